@@ -1,0 +1,173 @@
+"""Tier quota arithmetic, and the ResourceQuota/LimitRange objects that enforce it in each cluster.
+
+The portal refuses a submission with these verdicts before anything is written; the ResourceQuotas
+(one per tier, scoped by PriorityClass) make the apiserver enforce the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workloads.core.quantity import GPU_RESOURCE, Resources, format_amount
+from workloads.core.tiers import Tier
+
+# Requests assumed for a container that sets none; limit_range_manifest() makes the cluster agree.
+DEFAULT_CONTAINER_REQUEST = Resources(cpu_milli=100, memory_bytes=128 * 2**20)
+
+_QUOTA_KEYS = {"cpu": "requests.cpu", "memory": "requests.memory", "gpu": f"requests.{GPU_RESOURCE}"}
+
+
+@dataclass(frozen=True)
+class TierQuota:
+    """Granted limit per tier; a tier that is absent has a quota of zero."""
+
+    limits: Mapping[Tier, Resources] = field(default_factory=dict)
+
+    def for_tier(self, tier: Tier) -> Resources:
+        return self.limits.get(tier, Resources())
+
+    @classmethod
+    def from_k8s(cls, values: Mapping[str, Mapping[str, str | int]]) -> TierQuota:
+        """Build from ``{"Reserved": {"cpu": "8", "memory": "32Gi"}, ...}`` as stored by the portal."""
+        return cls({Tier.parse(name): Resources.from_k8s(res) for name, res in values.items()})
+
+
+@dataclass(frozen=True)
+class TierUsage:
+    """Requests already admitted per tier (from live ResourceQuota status or the portal's ledger)."""
+
+    used: Mapping[Tier, Resources] = field(default_factory=dict)
+
+    def for_tier(self, tier: Tier) -> Resources:
+        return self.used.get(tier, Resources())
+
+    def plus(self, tier: Tier, amount: Resources) -> TierUsage:
+        merged = dict(self.used)
+        merged[tier] = self.for_tier(tier) + amount
+        return TierUsage(merged)
+
+
+@dataclass(frozen=True)
+class QuotaViolation:
+    tier: Tier
+    resource: str
+    limit: int
+    used: int
+    requested: int
+    over_by: int
+    message: str
+
+
+@dataclass(frozen=True)
+class QuotaVerdict:
+    ok: bool
+    violations: list[QuotaViolation]
+
+
+def check_fit(quota: TierQuota, usage: TierUsage, request: Resources, tier: Tier) -> QuotaVerdict:
+    """Does ``request`` fit in ``tier`` on top of what is used? Names every resource that does not."""
+    limit = quota.for_tier(tier).amounts()
+    used = usage.for_tier(tier).amounts()
+    violations = []
+    for resource, requested in request.amounts().items():
+        over = requested + used[resource] - limit[resource]
+        if requested > 0 and over > 0:
+            def fmt(amount: int, resource: str = resource) -> str:
+                return format_amount(resource, amount)
+
+            message = (f"{tier.value} {resource}: requested {fmt(requested)} + used {fmt(used[resource])} "
+                       f"exceeds the quota of {fmt(limit[resource])} by {fmt(over)}")
+            violations.append(QuotaViolation(tier, resource, limit[resource], used[resource], requested,
+                                              over, message))
+    return QuotaVerdict(ok=not violations, violations=violations)
+
+
+def shrink_violation(new_pool: Resources, granted: Resources) -> list[str]:
+    """Why a cluster pool cannot shrink to ``new_pool``: one sentence per resource already over-granted."""
+    pool = new_pool.amounts()
+    return [
+        f"{resource}: the new pool of {format_amount(resource, pool[resource])} is "
+        f"{format_amount(resource, amount - pool[resource])} below the "
+        f"{format_amount(resource, amount)} already granted"
+        for resource, amount in granted.amounts().items()
+        if amount > pool[resource]
+    ]
+
+
+def pod_request(
+    containers: Sequence[Resources], init_containers: Sequence[tuple[Resources, bool]] = ()
+) -> Resources:
+    """Effective pod request as the scheduler and ResourceQuota count it.
+
+    ``init_containers`` are ``(request, is_native_sidecar)`` in order: sidecars add up with the main
+    containers, while a plain init container only needs its own request plus the sidecars started
+    before it, so the pod needs the max of the two phases, per resource.
+    """
+    sidecars = Resources()
+    init_peak = Resources()
+    for request, is_sidecar in init_containers:
+        if is_sidecar:
+            sidecars = sidecars + request
+            init_peak = _max(init_peak, sidecars)
+        else:
+            init_peak = _max(init_peak, sidecars + request)
+    running = sidecars
+    for request in containers:
+        running = running + request
+    return _max(running, init_peak)
+
+
+def _max(a: Resources, b: Resources) -> Resources:
+    return Resources(max(a.cpu_milli, b.cpu_milli), max(a.memory_bytes, b.memory_bytes), max(a.gpu, b.gpu))
+
+
+def resource_quota_manifests(namespace: str, quota: TierQuota, *, deny_unclassified: bool = False
+                             ) -> list[dict[str, Any]]:
+    """One ResourceQuota per tier scoped by the tier's PriorityClass (absent tiers get zero).
+
+    With ``deny_unclassified`` a further quota allows no pod without a PinCompute PriorityClass, closing
+    the loophole of a hand-made pod that no tier counts.
+    """
+    manifests: list[dict[str, Any]] = []
+    for tier in Tier:
+        amounts = quota.for_tier(tier)
+        hard = {_QUOTA_KEYS[name]: format_amount(name, value) for name, value in amounts.amounts().items()}
+        manifests.append(_quota(namespace, f"pincompute-{tier.label}", hard, "In", [tier.priority_class],
+                                tier.label))
+    if deny_unclassified:
+        manifests.append(_quota(namespace, "pincompute-unclassified", {"pods": "0"}, "NotIn",
+                                [t.priority_class for t in Tier], None))
+    return manifests
+
+
+def _quota(namespace: str, name: str, hard: dict[str, str], operator: str, values: list[str],
+           tier_label: str | None) -> dict[str, Any]:
+    labels = {"app.kubernetes.io/managed-by": "pincompute"}
+    if tier_label:
+        labels["pincompute.io/tier"] = tier_label
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "hard": hard,
+            "scopeSelector": {"matchExpressions": [
+                {"scopeName": "PriorityClass", "operator": operator, "values": values}]},
+        },
+    }
+
+
+def limit_range_manifest(namespace: str) -> dict[str, Any]:
+    """Default container requests so that quota counts every container the way core arithmetic does.
+
+    No default *limits*: a default memory limit below a user's request would make the pod invalid.
+    """
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "pincompute-defaults", "namespace": namespace,
+                     "labels": {"app.kubernetes.io/managed-by": "pincompute"}},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": DEFAULT_CONTAINER_REQUEST.to_k8s()}]},
+    }
