@@ -1,0 +1,82 @@
+"""Locate (and if needed build) the control plane binaries.
+
+The build is ``build_binaries.sh`` next to this file: idempotent and cached outside the repo under
+``$PINCONSOLE_CACHE`` (default ``~/.cache/pinconsole``), keyed by version.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+BUILD_SCRIPT = Path(__file__).with_name("build_binaries.sh")
+K8S_VERSION = os.environ.get("K8S_VERSION", "v1.34.10")
+ETCD_VERSION = os.environ.get("ETCD_VERSION", "v3.6.5")
+KWOK_VERSION = os.environ.get("KWOK_VERSION", "v0.8.0")
+DEX_VERSION = os.environ.get("DEX_VERSION", "v0.0.0-20260303133905-11d2eeb52b42")
+
+NAMES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "dex")
+
+
+class BinariesMissing(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Binaries:
+    dir: Path
+
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+    etcd = property(lambda self: self.dir / "etcd")
+    kube_apiserver = property(lambda self: self.dir / "kube-apiserver")
+    kube_controller_manager = property(lambda self: self.dir / "kube-controller-manager")
+    kube_scheduler = property(lambda self: self.dir / "kube-scheduler")
+    kubectl = property(lambda self: self.dir / "kubectl")
+    kwok = property(lambda self: self.dir / "kwok")
+    dex = property(lambda self: self.dir / "dex")
+
+    def missing(self, names: tuple[str, ...] = NAMES) -> list[str]:
+        return [n for n in names if not os.access(self.dir / n, os.X_OK)]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("PINCONSOLE_CACHE", Path.home() / ".cache" / "pinconsole"))
+
+
+def default_bin_dir() -> Path:
+    """Same naming as build_binaries.sh: ``bin/k8s-<v>-etcd-<v>-kwok-<v>-dex-<last 12 of pseudo-version>``."""
+    override = os.environ.get("PINCONSOLE_BIN_DIR")
+    if override:
+        return Path(override)
+    return (
+        cache_dir()
+        / "bin"
+        / (f"k8s-{K8S_VERSION}-etcd-{ETCD_VERSION}-kwok-{KWOK_VERSION}-dex-{DEX_VERSION[-12:]}")
+    )
+
+
+def build(target: str = "all") -> Path:
+    """Run build_binaries.sh (idempotent; prints the bin dir). Build output goes to stderr."""
+    out = subprocess.run(
+        ["bash", str(BUILD_SCRIPT), target], check=True, stdout=subprocess.PIPE, text=True
+    ).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def locate(names: tuple[str, ...] = NAMES, build_missing: bool = False) -> Binaries:
+    """Return the binaries; build the missing ones first if ``build_missing``, else raise."""
+    bins = Binaries(default_bin_dir())
+    missing = bins.missing(names)
+    if missing and build_missing:
+        bins = Binaries(build("all"))
+        missing = bins.missing(names)
+    if missing:
+        raise BinariesMissing(
+            f"missing binaries in {bins.dir}: {', '.join(missing)} "
+            f"(run `python -m clusters.localcp build` or {BUILD_SCRIPT})"
+        )
+    return bins
