@@ -18,6 +18,7 @@ KWOK_VERSION = os.environ.get("KWOK_VERSION", "v0.8.0")
 DEX_VERSION = os.environ.get("DEX_VERSION", "v0.0.0-20260303133905-11d2eeb52b42")
 
 NAMES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "dex")
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 
 
 class BinariesMissing(RuntimeError):

@@ -340,7 +340,7 @@ class LocalControlPlane:
             return previous.clusters
         if previous:
             self.down()
-        bins = _binaries.locate(build_missing=self.build_missing)
+        bins = _binaries.locate(_binaries.CONTROL_PLANE, build_missing=self.build_missing)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         _ = self.pki
         clusters = self._plan(previous)

@@ -29,11 +29,6 @@ def kwok_config(pod_log_file: Path, exec_workdir: Path, job_complete_delay_ms: i
     """Full ``--config`` for the kwok controller of one cluster (multi-document YAML)."""
     rules: list[dict[str, Any]] = [
         {
-            "apiVersion": "config.kwok.x-k8s.io/v1alpha1",
-            "kind": "KwokConfiguration",
-            "options": {"nodeLeaseDurationSeconds": 40},
-        },
-        {
             "apiVersion": "kwok.x-k8s.io/v1alpha1",
             "kind": "ClusterLogs",
             "metadata": {"name": "all-pods"},

@@ -13,6 +13,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -142,7 +143,8 @@ class Proc:
         self.pidfile.write_text(f"{p.pid} {ticks}\n")
         # Popen keeps a handle; drop it without waiting so the child is reaped by us only if it
         # exits while we are alive (avoids zombies in long-lived parents).
-        _REAPERS.append(p)
+        with _REAPERS_LOCK:
+            _REAPERS.append(p)
         return p.pid
 
     def stop(self, timeout: float = 15.0) -> None:
@@ -165,12 +167,15 @@ class Proc:
 
 
 _REAPERS: list[subprocess.Popen[bytes]] = []
+_REAPERS_LOCK = threading.Lock()
 
 
 def _reap() -> None:
-    for p in list(_REAPERS):
-        if p.poll() is not None:
-            _REAPERS.remove(p)
+    """Collect exit statuses of children we started (so they do not linger as zombies)."""
+    with _REAPERS_LOCK:
+        for p in list(_REAPERS):
+            if p.poll() is not None:
+                _REAPERS.remove(p)
 
 
 def _kill_group(pgid: int, sig: int) -> None:
