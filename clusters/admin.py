@@ -1,0 +1,18 @@
+from django.contrib import admin
+
+from clusters.models import Cluster, ClusterPool
+from console.admin import AuditedModelAdmin
+
+
+class ClusterPoolInline(admin.TabularInline):
+    model = ClusterPool
+    extra = 0
+
+
+@admin.register(Cluster)
+class ClusterAdmin(AuditedModelAdmin):
+    list_display = ("name", "role", "region", "zone", "schedulable", "healthy", "version", "last_probe_at")
+    list_filter = ("role", "region", "zone", "schedulable", "healthy")
+    search_fields = ("name",)
+    readonly_fields = ("healthy", "last_probe_at", "last_error", "version")
+    inlines = [ClusterPoolInline]

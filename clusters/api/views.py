@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from clusters import services
+from clusters.api.serializers import (
+    ClusterPatchSerializer,
+    ClusterSerializer,
+    PoolPatchSerializer,
+    PoolSerializer,
+)
+from clusters.models import Cluster
+from console.api.errors import ApiFieldErrors
+from console.permissions import IsPlatformAdmin
+
+
+def _field_errors(exc: services.ClusterEditError) -> ApiFieldErrors:
+    return ApiFieldErrors([{"path": k, "message": v} for k, v in exc.errors.items()], str(exc))
+
+
+class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
+    """Member and host clusters. Reading is open to signed-in users; editing to platform admins."""
+
+    serializer_class = ClusterSerializer
+    lookup_field = "name"
+    queryset = Cluster.objects.prefetch_related("pools")
+
+    @extend_schema(request=ClusterPatchSerializer, responses=ClusterSerializer)
+    def partial_update(self, request: Request, name: str) -> Response:
+        self.permission_denied_unless_admin(request)
+        cluster = self.get_object()
+        payload = ClusterPatchSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        changes: dict[str, Any] = dict(payload.validated_data)
+        try:
+            if "hardware_families" in changes:
+                changes["hardware_families"] = services.parse_families(",".join(changes["hardware_families"]))
+            if "labels" in changes:
+                changes["labels"] = services.parse_labels(",".join(f"{k}={v}" for k, v in changes["labels"].items()))
+            if "taints" in changes:
+                changes["taints"] = services.parse_taints(",".join(
+                    f"{t.get('key', '')}{'=' + t['value'] if t.get('value') else ''}:{t.get('effect', '')}"
+                    for t in changes["taints"]))
+            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
+        except services.ClusterEditError as exc:
+            raise _field_errors(exc) from exc
+        return Response(ClusterSerializer(cluster).data)
+
+    @extend_schema(request=PoolPatchSerializer, responses=PoolSerializer)
+    @action(detail=True, methods=["put"], url_path=r"pools/(?P<kind>[a-z]+)")
+    def pool(self, request: Request, name: str, kind: str) -> Response:
+        self.permission_denied_unless_admin(request)
+        cluster = self.get_object()
+        payload = PoolPatchSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data),
+                                        actor=request.user)
+        except services.ClusterEditError as exc:
+            raise _field_errors(exc) from exc
+        return Response(PoolSerializer(pool).data)
+
+    def permission_denied_unless_admin(self, request: Request) -> None:
+        if not IsPlatformAdmin().has_permission(request, self):
+            self.permission_denied(request, message=IsPlatformAdmin.message)

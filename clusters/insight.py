@@ -1,0 +1,129 @@
+"""Read models for the cluster pages, built from the registry and the watch caches (no apiserver LIST)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusters import runtime
+from clusters.models import Cluster, ClusterPool, PoolKind
+from clusters.services import granted_quota
+from workloads.core.quantity import Resources, format_cpu, format_memory
+
+TIER_POOLS = (PoolKind.RESERVED, PoolKind.ONDEMAND, PoolKind.BURST)
+TIER_PRIORITY = {"reserved": "pincompute-reserved", "ondemand": "pincompute-ondemand",
+                 "preemptible": "pincompute-preemptible"}
+GIB = 2**30
+
+
+def _resources(amounts: dict[str, int] | Resources | None) -> Resources:
+    if amounts is None:
+        return Resources()
+    if isinstance(amounts, Resources):
+        return amounts
+    return Resources(cpu_milli=int(amounts.get("cpu_milli", amounts.get("cpu", 0))),
+                     memory_bytes=int(amounts.get("memory_bytes", amounts.get("memory", 0))),
+                     gpu=int(amounts.get("gpu", 0)))
+
+
+def _cache_state(cache: Any) -> dict[str, Any]:
+    if cache is None:
+        return {"synced": False, "error": "watch cache disabled", "nodes": None, "ready_nodes": None}
+    summary = cache.summary()
+    return {"synced": cache.synced, "error": cache.last_error or "", "nodes": summary.node_total,
+            "ready_nodes": summary.node_ready, "summary": summary}
+
+
+def _tier_requested(state: dict[str, Any]) -> dict[str, Resources]:
+    summary = state.get("summary")
+    if summary is None:
+        return {}
+    return {tier: _resources(summary.requested_by_priority.get(pc)) for tier, pc in TIER_PRIORITY.items()}
+
+
+def registry_overview() -> dict[str, Any]:
+    clusters = list(Cluster.objects.prefetch_related("pools"))
+    caches = runtime.member_caches()
+    health = runtime.client_pool()
+    rows = []
+    labels, capacity_cpu, requested_cpu = [], {k: [] for k in TIER_POOLS}, {k: [] for k in TIER_PRIORITY}
+    for cluster in clusters:
+        pools = {p.kind: p for p in cluster.pools.all()}
+        state = _cache_state(caches.get(cluster.name)) if cluster.role == "member" else {}
+        breaker = health.health(cluster.name) if health.knows(cluster.name) else None
+        requested = _tier_requested(state)
+        rows.append({
+            "cluster": cluster, "pools": pools, "cache": state, "breaker": breaker, "requested": requested,
+            "requested_display": {t: format_cpu(r.cpu_milli) for t, r in requested.items()},
+        })
+        if cluster.role == "member":
+            labels.append(cluster.name)
+            for kind in TIER_POOLS:
+                pool = pools.get(kind)
+                capacity_cpu[kind].append(round((pool.cpu_milli if pool else 0) / 1000, 1))
+            for tier in TIER_PRIORITY:
+                requested_cpu[tier].append(round(requested.get(tier, Resources()).cpu_milli / 1000, 1))
+    chart = {
+        "type": "bar",
+        "data": {
+            "labels": labels,
+            "datasets": [
+                {"label": "Reserved pool", "data": capacity_cpu[PoolKind.RESERVED], "stack": "capacity",
+                 "backgroundColor": "rgba(79,70,229,0.35)"},
+                {"label": "OnDemand pool", "data": capacity_cpu[PoolKind.ONDEMAND], "stack": "capacity",
+                 "backgroundColor": "rgba(13,148,136,0.35)"},
+                {"label": "Burst buffer", "data": capacity_cpu[PoolKind.BURST], "stack": "capacity",
+                 "backgroundColor": "rgba(148,163,184,0.35)"},
+                {"label": "Reserved requested", "data": requested_cpu["reserved"], "stack": "requested",
+                 "backgroundColor": "rgba(79,70,229,0.9)"},
+                {"label": "OnDemand requested", "data": requested_cpu["ondemand"], "stack": "requested",
+                 "backgroundColor": "rgba(13,148,136,0.9)"},
+                {"label": "Preemptible requested", "data": requested_cpu["preemptible"], "stack": "requested",
+                 "backgroundColor": "rgba(217,119,6,0.9)"},
+            ],
+        },
+        "options": {"unit": "cores", "stacked": True,
+                    "plugins": {"title": {"display": True, "text": "CPU: pool capacity vs requested, per tier"}}},
+    }
+    return {"rows": rows, "chart": chart}
+
+
+def granted_display(cluster: Cluster, kind: str) -> dict[str, str] | None:
+    if kind not in (PoolKind.RESERVED, PoolKind.ONDEMAND):
+        return None
+    granted = granted_quota(cluster, kind)
+    return {"cpu": format_cpu(granted.cpu_milli), "memory": format_memory(granted.memory_bytes),
+            "gpu": str(granted.gpu)}
+
+
+def cluster_detail(cluster: Cluster) -> dict[str, Any]:
+    caches = runtime.member_caches() if cluster.role == "member" else {}
+    cache = caches.get(cluster.name)
+    state = _cache_state(cache) if cluster.role == "member" else {}
+    nodes, events, zones, families = [], [], [], []
+    if cache is not None:
+        for node in sorted(cache.list("nodes"), key=lambda n: n["metadata"]["name"]):
+            status = node.get("status", {})
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions", []))
+            alloc = status.get("allocatable", {})
+            nodes.append({"name": node["metadata"]["name"], "ready": ready, "cpu": alloc.get("cpu", ""),
+                          "memory": alloc.get("memory", ""), "gpu": alloc.get("nvidia.com/gpu", "0"),
+                          "labels": node["metadata"].get("labels", {})})
+        events = sorted(cache.list("events"), key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "",
+                        reverse=True)[:50]
+        summary = state["summary"]
+        zones = [{"name": z, **_fmt(r)} for z, r in sorted(summary.allocatable_by_zone.items())]
+        families = [{"name": f, **_fmt(r)} for f, r in sorted(summary.allocatable_by_family.items())]
+    pools = []
+    for kind in TIER_POOLS:
+        pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
+        from clusters.services import pool_snapshot
+
+        pools.append({"kind": kind, "label": PoolKind(kind).label, "pool": pool, "values": pool_snapshot(pool),
+                      "granted": granted_display(cluster, kind), "cluster": cluster})
+    return {"cluster": cluster, "cache": state, "nodes": nodes, "events": events, "zones": zones,
+            "families": families, "pools": pools}
+
+
+def _fmt(r: Any) -> dict[str, str]:
+    res = _resources(r)
+    return {"cpu": format_cpu(res.cpu_milli), "memory": format_memory(res.memory_bytes), "gpu": str(res.gpu)}

@@ -1,0 +1,76 @@
+"""Process-wide glue between the registry (ORM) and the Django-free kube layer (client pool, watch caches).
+
+Nothing starts at import: the pool and caches are created by the first caller that needs them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from clusters.models import Cluster, Role
+
+if TYPE_CHECKING:
+    from clusters.kube.cache import CacheRegistry, WatchCache
+    from clusters.kube.client import ClientPool, ClusterTarget
+
+_lock = threading.Lock()
+_pool: ClientPool | None = None
+_caches: CacheRegistry | None = None
+
+
+def target_for(cluster: Cluster) -> ClusterTarget:
+    from clusters.kube.client import ClusterTarget
+
+    return ClusterTarget(name=cluster.name, kubeconfig_path=cluster.kubeconfig_path or None,
+                         context=cluster.kube_context or None, in_cluster=cluster.in_cluster)
+
+
+def client_pool() -> ClientPool:
+    global _pool
+    with _lock:
+        if _pool is None:
+            from clusters.kube.client import ClientPool
+
+            _pool = ClientPool(timeout=(3, settings.KUBE_REQUEST_TIMEOUT))
+        return _pool
+
+
+def pool_for(cluster: Cluster) -> ClientPool:
+    pool = client_pool()
+    pool.register(target_for(cluster))
+    return pool
+
+
+def cache_registry() -> CacheRegistry:
+    global _caches
+    with _lock:
+        if _caches is None:
+            from clusters.kube.cache import CacheRegistry
+
+            _caches = CacheRegistry(client_pool())
+        return _caches
+
+
+def member_caches() -> dict[str, WatchCache]:
+    """Watch caches of all member clusters, started on first use; never LISTs per request."""
+    if not settings.WATCH_CACHE_ENABLED:
+        return {}
+    members = list(Cluster.objects.filter(role=Role.MEMBER))
+    registry = cache_registry()
+    for cluster in members:
+        client_pool().register(target_for(cluster))
+    registry.ensure([target_for(c) for c in members])
+    return {c.name: registry.get(c.name) for c in members if registry.get(c.name) is not None}
+
+
+def reset_for_tests() -> None:
+    global _pool, _caches
+    with _lock:
+        if _caches is not None:
+            _caches.stop_all()
+        if _pool is not None:
+            _pool.close()
+        _pool, _caches = None, None

@@ -1,0 +1,223 @@
+"""Named write actions on the cluster registry: attribute edits, pool edits, registration, probes.
+
+Every change is validated here (so the page, the API and the management commands agree), written in
+one transaction, and audited with before/after.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from clusters.models import Cluster, ClusterPool, PoolKind, Role
+from console import audit
+from workloads.core.quantity import (
+    QuantityError,
+    Resources,
+    format_cpu,
+    format_memory,
+    parse_cpu,
+    parse_gpu,
+    parse_memory,
+)
+from workloads.core.quota import shrink_violation
+
+_LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+_FAMILY = re.compile(r"^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+EDITABLE_FIELDS = ("region", "zone", "hardware_families", "labels", "taints", "schedulable")
+
+
+class ClusterEditError(ValueError):
+    """Carries field -> sentence, so a page shows them inline and the API returns them as fields."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class PoolInput:
+    cpu: str
+    memory: str
+    gpu: str
+
+
+def snapshot(cluster: Cluster) -> dict[str, Any]:
+    return {
+        "region": cluster.region, "zone": cluster.zone, "hardware_families": list(cluster.hardware_families),
+        "labels": dict(cluster.labels), "taints": list(cluster.taints), "schedulable": cluster.schedulable,
+    }
+
+
+def pool_snapshot(pool: ClusterPool) -> dict[str, str]:
+    return {"cpu": format_cpu(pool.cpu_milli), "memory": format_memory(pool.memory_bytes), "gpu": str(pool.gpu)}
+
+
+def parse_labels(text: str) -> dict[str, str]:
+    """`key=value` pairs separated by commas or newlines."""
+    labels: dict[str, str] = {}
+    for raw in re.split(r"[,\n]", text or ""):
+        item = raw.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ClusterEditError({"labels": f"{item!r} is not key=value."})
+        key, value = (part.strip() for part in item.split("=", 1))
+        if not _LABEL_KEY.match(key):
+            raise ClusterEditError({"labels": f"{key!r} is not a valid label key."})
+        if len(value) > 63 or not _LABEL_VALUE.match(value):
+            raise ClusterEditError({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
+        labels[key] = value
+    return labels
+
+
+def parse_taints(text: str) -> list[dict[str, str]]:
+    """`key=value:Effect` (value optional) separated by commas or newlines."""
+    taints: list[dict[str, str]] = []
+    for raw in re.split(r"[,\n]", text or ""):
+        item = raw.strip()
+        if not item:
+            continue
+        body, _, effect = item.rpartition(":")
+        if not body or effect not in TAINT_EFFECTS:
+            raise ClusterEditError({"taints": f"{item!r}: write key=value:Effect with Effect one of "
+                                              f"{', '.join(TAINT_EFFECTS)}."})
+        key, _, value = body.partition("=")
+        if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
+            raise ClusterEditError({"taints": f"{item!r}: the key or value is not a valid label key/value."})
+        taint = {"key": key, "effect": effect}
+        if value:
+            taint["value"] = value
+        taints.append(taint)
+    return taints
+
+
+def parse_families(text: str) -> list[str]:
+    families = sorted({f.strip() for f in re.split(r"[,\s]+", text or "") if f.strip()})
+    bad = [f for f in families if not _FAMILY.match(f)]
+    if bad:
+        raise ClusterEditError({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
+    return families
+
+
+def _validate_attributes(cluster: Cluster, changes: dict[str, Any]) -> None:
+    errors: dict[str, str] = {}
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+    if unknown:
+        errors[unknown[0]] = f"{', '.join(unknown)} cannot be edited here."
+    for name in ("region", "zone"):
+        if name in changes:
+            value = str(changes[name]).strip()
+            if not value or len(value) > 63 or not _FAMILY.match(value):
+                errors[name] = "Use 1-63 lowercase letters, digits and '-'."
+    if changes.get("schedulable") is False and cluster.role == Role.MEMBER:
+        pass  # cordoning a member is allowed; placement stops choosing it
+    if errors:
+        raise ClusterEditError(errors)
+
+
+@transaction.atomic
+def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor: Any) -> Cluster:
+    cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
+    _validate_attributes(cluster, changes)
+    before = snapshot(cluster)
+    for name, value in changes.items():
+        setattr(cluster, name, value.strip() if isinstance(value, str) else value)
+    cluster.save()
+    after = snapshot(cluster)
+    old, new = audit.changed_fields(before, after)
+    if old or new:
+        audit.record("cluster.update", actor=actor, target_kind="Cluster", target_name=cluster.name,
+                     cluster=cluster.name, before=old, after=new,
+                     summary=f"Changed {', '.join(sorted(new))}")
+    return cluster
+
+
+def granted_quota(cluster: Cluster, tier: str) -> Resources:
+    """Sum of the quota already granted to projects on this cluster in one tier."""
+    totals = cluster.quotas.filter(tier=tier).aggregate(cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"),
+                                                         gpu=Sum("gpu"))
+    return Resources(cpu_milli=totals["cpu"] or 0, memory_bytes=totals["mem"] or 0, gpu=totals["gpu"] or 0)
+
+
+def parse_pool(data: PoolInput) -> Resources:
+    errors: dict[str, str] = {}
+    values: dict[str, int] = {}
+    for field, parser, example in (("cpu", parse_cpu, "64 or 64000m"), ("memory", parse_memory, "256Gi"),
+                                   ("gpu", parse_gpu, "8")):
+        raw = str(getattr(data, field)).strip()
+        try:
+            amount = parser(raw or "0")
+        except QuantityError as exc:
+            errors[field] = f"{raw!r} is not a quantity ({exc}); for example {example}."
+            continue
+        if amount < 0:
+            errors[field] = "Capacity cannot be negative."
+        values[field] = amount
+    if errors:
+        raise ClusterEditError(errors)
+    return Resources(cpu_milli=values["cpu"], memory_bytes=values["memory"], gpu=values["gpu"])
+
+
+@transaction.atomic
+def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> ClusterPool:
+    if kind not in PoolKind.values:
+        raise ClusterEditError({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
+    cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
+    new = parse_pool(data)
+    if kind in (PoolKind.RESERVED, PoolKind.ONDEMAND):
+        problems = shrink_violation(new, granted_quota(cluster, kind))
+        if problems:
+            label = PoolKind(kind).label
+            raise ClusterEditError({
+                problem.split(":", 1)[0]: f"The {label} cannot shrink below the quota already granted on "
+                                          f"{cluster.name}:{problem.split(':', 1)[1]}."
+                for problem in problems
+            })
+    pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
+    before = pool_snapshot(pool)
+    pool.cpu_milli, pool.memory_bytes, pool.gpu = new.cpu_milli, new.memory_bytes, new.gpu
+    pool.save()
+    after = pool_snapshot(pool)
+    if before != after:
+        audit.record("cluster.pool.update", actor=actor, target_kind="ClusterPool",
+                     target_name=f"{cluster.name}/{kind}", cluster=cluster.name, before=before, after=after)
+    return pool
+
+
+@transaction.atomic
+def register_cluster(*, name: str, region: str, zone: str, role: str, api_server: str, kubeconfig_path: str,
+                     kube_context: str, actor: Any = None, hardware_families: list[str] | None = None,
+                     labels: dict[str, str] | None = None) -> tuple[Cluster, bool]:
+    """Create or refresh a registry entry from a kubeconfig context. Idempotent."""
+    defaults = {"region": region, "zone": zone, "role": role, "api_server": api_server,
+                "kubeconfig_path": kubeconfig_path, "kube_context": kube_context}
+    cluster, created = Cluster.objects.select_for_update().get_or_create(name=name, defaults=defaults)
+    before = None if created else {k: getattr(cluster, k) for k in defaults}
+    if not created:
+        for key, value in defaults.items():
+            setattr(cluster, key, value)
+    if created:
+        cluster.hardware_families = hardware_families or []
+        cluster.labels = labels or {}
+    cluster.full_clean()
+    cluster.save()
+    after = {k: getattr(cluster, k) for k in defaults}
+    if created or before != after:
+        audit.record("cluster.register", actor=actor, target_kind="Cluster", target_name=name, cluster=name,
+                     before=before, after=after, summary="created" if created else "refreshed")
+    return cluster, created
+
+
+def record_probe(cluster: Cluster, *, ok: bool, version: str = "", error: str = "") -> None:
+    """Probe results are status, not user mutations: saved without an audit row."""
+    Cluster.objects.filter(pk=cluster.pk).update(
+        healthy=ok, version=version or cluster.version, last_error=error[:500], last_probe_at=timezone.now()
+    )

@@ -1,0 +1,30 @@
+"""ASGI entry: HTTP through Django, websockets through Channels (Origin-checked, session-authenticated).
+
+The application is built in a function so importing this module does no routing work of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+
+
+def build_application() -> Any:
+    django_asgi = get_asgi_application()  # sets up Django before consumers import models
+    from channels.auth import AuthMiddlewareStack
+    from channels.routing import ProtocolTypeRouter, URLRouter
+    from channels.security.websocket import AllowedHostsOriginValidator
+
+    from debugging.routing import websocket_urlpatterns
+
+    return ProtocolTypeRouter({
+        "http": django_asgi,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    })
+
+
+application = build_application()

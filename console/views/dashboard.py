@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from clusters.models import Cluster
+from console.models import AuditEvent
+from console.permissions import is_platform_admin
+from projects.models import Project
+from projects.services import project_quota_rows
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    projects = list(Project.objects.visible_to(request.user)[:20])
+    quota_chart = {
+        "type": "bar",
+        "data": {
+            "labels": [p.name for p in projects],
+            "datasets": [
+                {"label": tier_label, "stack": "q", "backgroundColor": color,
+                 "data": [round(_cpu(project_quota_rows(p), tier), 1) for p in projects]}
+                for tier, tier_label, color in (("reserved", "Reserved", "#4f46e5"),
+                                                ("ondemand", "OnDemand", "#0d9488"),
+                                                ("preemptible", "Preemptible", "#d97706"))
+            ],
+        },
+        "options": {"unit": "cores", "stacked": True,
+                    "plugins": {"title": {"display": True, "text": "Granted CPU quota per tier"}}},
+    }
+    recent = AuditEvent.objects.filter(actor=request.user)[:10]
+    if is_platform_admin(request.user):
+        recent = AuditEvent.objects.all()[:10]
+    return render(request, "console/dashboard.html", {
+        "projects": projects,
+        "quota_chart": quota_chart,
+        "clusters": Cluster.objects.members(),
+        "recent": recent,
+    })
+
+
+def _cpu(rows: list[dict], tier: str) -> float:
+    from workloads.core.quantity import parse_cpu
+
+    for row in rows:
+        if row["tier"] == tier:
+            return parse_cpu(row["cpu"]) / 1000
+    return 0.0
