@@ -171,3 +171,54 @@ def limit_range_manifest(namespace: str) -> dict[str, Any]:
                      "labels": {"app.kubernetes.io/managed-by": "pincompute"}},
         "spec": {"limits": [{"type": "Container", "defaultRequest": DEFAULT_CONTAINER_REQUEST.to_k8s()}]},
     }
+
+
+def workload_request(workload: Any, *, profile: Any = None, node_count: int = 1) -> Resources:
+    """Total requests a workload holds when running, which is what its tier quota must cover.
+
+    Pods: PinPod 1; PinApp and PinterestService ``replicas``; PinterestJobSet ``parallelism`` (pods
+    running at once); PinterestCronJob 1 run; PinterestTrainingJob master + workers; PinterestDaemon one
+    per node, so ``node_count`` is the node count of the target cluster. PinScaler itself requests
+    nothing (its PinApp is counted, and the ResourceQuota bounds scale-ups). Paused or stopped
+    workloads still count: resuming them must not break the quota. With a ``profile``, the platform
+    sidecars and init containers are counted too, exactly as the ResourceQuota will.
+    """
+    # Imported here because the specs import this module for the default container request.
+    from workloads.core.specs import (
+        PinApp,
+        PinPod,
+        PinterestCronJob,
+        PinterestDaemon,
+        PinterestJobSet,
+        PinterestService,
+        PinterestTrainingJob,
+    )
+
+    pods: int
+    if isinstance(workload, PinApp):
+        pod, pods = workload.template, workload.replicas
+    elif isinstance(workload, PinterestService):
+        pod, pods = workload.pod, workload.replicas
+    elif isinstance(workload, PinterestJobSet):
+        pod, pods = workload.pod, workload.parallelism
+    elif isinstance(workload, PinterestTrainingJob):
+        pod, pods = workload.pod, workload.world_size
+    elif isinstance(workload, PinterestDaemon):
+        pod, pods = workload.pod, node_count
+    elif isinstance(workload, PinPod | PinterestCronJob):
+        pod, pods = workload.pod, 1
+    else:
+        return Resources()
+    return pod_request_with_profile(pod, workload.kind, profile) * pods
+
+
+def pod_request_with_profile(pod: Any, kind: str, profile: Any = None) -> Resources:
+    """One pod's effective request: user containers and sidecars, plus the profile's containers."""
+    init: list[tuple[Resources, bool]] = []
+    if profile is not None:
+        for name in profile.for_kind(kind).containers:
+            platform = profile.containers[name]
+            requests = (platform.manifest.get("resources") or {}).get("requests") or {}
+            init.append((Resources.from_k8s(requests), platform.role == "sidecar"))
+    init += [(c.effective_request(), True) for c in pod.sidecars]
+    return pod_request([c.effective_request() for c in pod.containers], init)

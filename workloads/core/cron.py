@@ -1,0 +1,117 @@
+"""A small five-field cron matcher: validation for CronJob specs and PinScaler schedule windows.
+
+croniter is not a dependency; the CronJob controller only needs the expression to be valid, and
+scheduled scaling only asks "when did this window last open", which a minute walk answers exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+_MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
+           "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_DAYS = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
+_FIELDS = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
+           ("month", 1, 12, _MONTHS), ("day of week", 0, 7, _DAYS))
+MAX_WINDOW = timedelta(days=7)
+
+
+class CronError(ValueError):
+    """The expression is invalid; the message says which field and why."""
+
+
+@dataclass(frozen=True)
+class CronSchedule:
+    minutes: frozenset[int]
+    hours: frozenset[int]
+    days: frozenset[int]
+    months: frozenset[int]
+    weekdays: frozenset[int]
+    days_restricted: bool
+    weekdays_restricted: bool
+
+    def matches(self, moment: datetime) -> bool:
+        """Does the schedule fire in the minute of ``moment`` (in moment's own timezone)?"""
+        if moment.minute not in self.minutes or moment.hour not in self.hours:
+            return False
+        if moment.month not in self.months:
+            return False
+        day_ok = moment.day in self.days
+        weekday_ok = (moment.isoweekday() % 7) in self.weekdays
+        if self.days_restricted and self.weekdays_restricted:
+            return day_ok or weekday_ok  # classic cron: either restricted day field may match
+        return day_ok and weekday_ok
+
+    def last_fire(self, now: datetime, within: timedelta) -> datetime | None:
+        """The latest fire time in ``(now - within, now]``, or None; bounded by MAX_WINDOW."""
+        within = min(within, MAX_WINDOW)
+        moment = now.replace(second=0, microsecond=0)
+        while now - moment < within:
+            if self.matches(moment):
+                return moment
+            moment -= timedelta(minutes=1)
+        return None
+
+
+def parse_cron(expression: str) -> CronSchedule:
+    """Parse a standard five-field expression (lists, ranges, steps, names) or an @macro."""
+    text = expression.strip()
+    text = _MACROS.get(text.lower(), text)
+    if text.startswith("@"):
+        raise CronError(f"unknown macro {expression!r}")
+    if "TZ=" in text:
+        raise CronError("set the timezone in the timeZone field, not in the schedule")
+    parts = text.split()
+    if len(parts) != 5:
+        raise CronError(f"expected 5 fields (minute hour day month weekday), got {len(parts)}")
+    values = [_parse_field(part, *spec) for part, spec in zip(parts, _FIELDS, strict=True)]
+    weekdays = frozenset(d % 7 for d in values[4])  # 7 is another Sunday
+    return CronSchedule(values[0], values[1], values[2], values[3], weekdays,
+                        days_restricted=not parts[2].startswith("*"),
+                        weekdays_restricted=not parts[4].startswith("*"))
+
+
+def _parse_field(text: str, name: str, low: int, high: int, names: dict[str, int]) -> frozenset[int]:
+    result: set[int] = set()
+    for item in text.split(","):
+        base, _, step_text = item.partition("/")
+        step = 1
+        if step_text:
+            if not step_text.isdigit() or int(step_text) == 0:
+                raise CronError(f"{name}: step {step_text!r} must be a positive number")
+            step = int(step_text)
+        if base in ("*", "?"):
+            start, end = low, high
+        elif "-" in base:
+            first, _, last = base.partition("-")
+            start, end = _value(first, name, low, high, names), _value(last, name, low, high, names)
+            if start > end:
+                raise CronError(f"{name}: range {base!r} runs backwards")
+        else:
+            start = _value(base, name, low, high, names)
+            end = high if step_text else start
+        result.update(range(start, end + 1, step))
+    return frozenset(result)
+
+
+def _value(text: str, name: str, low: int, high: int, names: dict[str, int]) -> int:
+    if text.lower() in names:
+        return names[text.lower()]
+    if not text.isdigit():
+        raise CronError(f"{name}: {text!r} is not a number")
+    number = int(text)
+    if not low <= number <= high:
+        raise CronError(f"{name}: {number} is outside {low}-{high}")
+    return number
+
+
+def zone(name: str | None) -> ZoneInfo:
+    """Resolve an IANA timezone (UTC when unset); raises CronError for an unknown name."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise CronError(f"unknown time zone {name!r}") from exc

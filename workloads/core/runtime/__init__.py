@@ -1,0 +1,13 @@
+"""Runtime profile: the versioned description of what the platform injects into every pod."""
+
+from workloads.core.runtime.inject import InjectedItem, InjectionReport, inject
+from workloads.core.runtime.profile import (
+    INJECTED_ANNOTATION,
+    PROFILE_ANNOTATION,
+    Identity,
+    RuntimeProfile,
+    load_profile,
+)
+
+__all__ = ["INJECTED_ANNOTATION", "PROFILE_ANNOTATION", "Identity", "InjectedItem", "InjectionReport",
+           "RuntimeProfile", "inject", "load_profile"]
