@@ -1,0 +1,153 @@
+"""Incremental cluster aggregates (requested resources, allocatable, counts).
+
+Each object's contribution is computed once when it enters the store and kept next to it; an update
+subtracts the stored contribution and adds the new one. Reads therefore never walk 10k pods, and a
+caller who mutates a returned object cannot corrupt the sums.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from . import quantity
+
+GPU = "nvidia.com/gpu"
+TIERS = ("pincompute-reserved", "pincompute-ondemand", "pincompute-preemptible")
+OTHER_TIER = "other"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+FAMILY_LABEL = "pincompute.io/hardware-family"
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+@dataclass(frozen=True)
+class Resources:
+    cpu_m: int = 0
+    memory: int = 0
+    gpu: int = 0
+    count: int = 0  # pods (requests) or nodes (allocatable)
+
+    def __add__(self, o: Resources) -> Resources:
+        return Resources(self.cpu_m + o.cpu_m, self.memory + o.memory, self.gpu + o.gpu, self.count + o.count)
+
+    def __sub__(self, o: Resources) -> Resources:
+        return Resources(self.cpu_m - o.cpu_m, self.memory - o.memory, self.gpu - o.gpu, self.count - o.count)
+
+
+ZERO = Resources()
+
+
+def _resources(values: dict[str, Any] | None, count: int) -> Resources:
+    values = values or {}
+    try:
+        return Resources(
+            quantity.millicores(values.get("cpu", 0)), quantity.to_int(values.get("memory", 0)),
+            quantity.to_int(values.get(GPU, 0)), count,
+        )
+    except ValueError:
+        return Resources(count=count)  # an unparsable quantity must not take the whole cache down
+
+
+def tier_of(pod: dict[str, Any]) -> str:
+    name = (pod.get("spec") or {}).get("priorityClassName")
+    return name if name in TIERS else OTHER_TIER
+
+
+def pod_requests(pod: dict[str, Any]) -> Resources:
+    """Sum of the containers' requests (init containers ignored: they don't run alongside)."""
+    total = Resources(count=1)
+    for c in (pod.get("spec") or {}).get("containers") or ():
+        total = total + _resources((c.get("resources") or {}).get("requests"), 0)
+    return total
+
+
+@dataclass(frozen=True)
+class PodContribution:
+    namespace: str
+    tier: str
+    phase: str
+    requests: Resources | None  # None for terminal pods
+
+
+@dataclass(frozen=True)
+class NodeContribution:
+    zone: str
+    family: str
+    ready: bool
+    allocatable: Resources
+
+
+def pod_contribution(pod: dict[str, Any]) -> PodContribution:
+    phase = (pod.get("status") or {}).get("phase") or "Unknown"
+    ns = (pod.get("metadata") or {}).get("namespace") or ""
+    req = None if phase in TERMINAL_PHASES else pod_requests(pod)
+    return PodContribution(ns, tier_of(pod), phase, req)
+
+
+def node_contribution(node: dict[str, Any]) -> NodeContribution:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    status = node.get("status") or {}
+    ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or ())
+    return NodeContribution(
+        labels.get(ZONE_LABEL, ""), labels.get(FAMILY_LABEL, ""), ready, _resources(status.get("allocatable"), 1)
+    )
+
+
+def _bump(table: dict[Any, Resources], key: Any, delta: Resources, sign: int) -> None:
+    value = table.get(key, ZERO) + delta if sign > 0 else table.get(key, ZERO) - delta
+    if value == ZERO:
+        table.pop(key, None)  # keep tables free of keys that no longer have members
+    else:
+        table[key] = value
+
+
+class PodAggregates:
+    def __init__(self) -> None:
+        self.by_namespace: dict[str, Resources] = {}
+        self.by_tier: dict[str, Resources] = {}
+        self.by_namespace_tier: dict[tuple[str, str], Resources] = {}
+        self.total = ZERO
+        self.phases: Counter[str] = Counter()
+
+    def apply(self, c: PodContribution, sign: int) -> None:
+        self.phases[c.phase] += sign
+        if self.phases[c.phase] == 0:
+            del self.phases[c.phase]
+        if c.requests is None:
+            return
+        _bump(self.by_namespace, c.namespace, c.requests, sign)
+        _bump(self.by_tier, c.tier, c.requests, sign)
+        _bump(self.by_namespace_tier, (c.namespace, c.tier), c.requests, sign)
+        self.total = self.total + c.requests if sign > 0 else self.total - c.requests
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "requests_total": self.total,
+            "requests_by_namespace": dict(self.by_namespace),
+            "requests_by_tier": dict(self.by_tier),
+            "requests_by_namespace_tier": dict(self.by_namespace_tier),
+            "pods_by_phase": dict(self.phases),
+        }
+
+
+class NodeAggregates:
+    def __init__(self) -> None:
+        self.by_zone: dict[str, Resources] = {}
+        self.by_family: dict[str, Resources] = {}
+        self.total = 0
+        self.ready = 0
+
+    def apply(self, c: NodeContribution, sign: int) -> None:
+        _bump(self.by_zone, c.zone, c.allocatable, sign)
+        _bump(self.by_family, c.family, c.allocatable, sign)
+        self.total += sign
+        self.ready += sign if c.ready else 0
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "allocatable_by_zone": dict(self.by_zone),
+            "allocatable_by_family": dict(self.by_family),
+            "nodes_total": self.total,
+            "nodes_ready": self.ready,
+        }

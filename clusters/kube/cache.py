@@ -1,0 +1,244 @@
+"""Watch-based cache of one member cluster, and the process-wide registry of them.
+
+Read pages and read APIs ask the cache; they never LIST an apiserver per request.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kubernetes.client.exceptions import ApiException
+
+from . import rawapi
+from .breaker import CircuitOpen
+from .client import ClientPool, ClusterHealth, ClusterTarget
+from .resources import DEFAULT_RESOURCES, ResourceSpec
+from .retry import TRANSPORT_ERRORS, describe
+from .store import DEFAULT_INDEXED_LABELS, Obj, Store
+from .watcher import ResourceStats, ResourceWatcher
+
+
+class WatchCache:
+    """LIST+WATCH every resource of one cluster into a Store; CRD resources follow discovery."""
+
+    def __init__(
+        self,
+        pool: ClientPool,
+        cluster_name: str,
+        resources: Iterable[ResourceSpec] = DEFAULT_RESOURCES,
+        *,
+        indexed_labels: frozenset[str] | None = DEFAULT_INDEXED_LABELS,
+        discovery_interval: float = 30.0,
+        watch_timeout: int = 300,
+        page_size: int = 500,
+    ) -> None:
+        self.pool, self.cluster = pool, cluster_name
+        self.resources = tuple(resources)
+        self.store = Store(indexed_labels)
+        self.discovery_interval = discovery_interval
+        self._watcher_kwargs: dict[str, Any] = {"watch_timeout": watch_timeout, "page_size": page_size}
+        self._watchers: dict[str, ResourceWatcher] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._discovered = threading.Event()
+        self._discovery_error: tuple[float, str] | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start watcher threads; returns at once (an unreachable cluster must not block the caller)."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            for spec in self.resources:
+                if not spec.optional:
+                    self._start_watcher(spec)
+            self._thread = threading.Thread(target=self._discover_loop, name=f"discovery-{self.cluster}",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop all threads; True when every one has ended within ``timeout``."""
+        self._stop.set()
+        with self._lock:
+            watchers = list(self._watchers.values())
+            thread = self._thread
+        for w in watchers:
+            w.stop()
+        deadline = time.monotonic() + timeout
+        ok = all(w.join(max(0.0, deadline - time.monotonic())) for w in watchers)
+        if thread is not None:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            ok = ok and not thread.is_alive()
+        return ok
+
+    def _start_watcher(self, spec: ResourceSpec) -> None:
+        w = ResourceWatcher(self.pool, self.cluster, spec, self.store, **self._watcher_kwargs)
+        self._watchers[spec.key] = w
+        w.start()
+
+    # -- discovery of optional (CRD) resources --------------------------------------------------
+    def _discover_loop(self) -> None:
+        while not self._stop.is_set():
+            self._discover_once()
+            self._stop.wait(self.discovery_interval)
+
+    def _discover_once(self) -> None:
+        optional = [s for s in self.resources if s.optional]
+        present: set[str] = set()
+        api = self.pool.api(self.cluster)
+        for gv in sorted({s.group_version_path for s in optional}):
+            try:
+                doc = self.pool.run(
+                    self.cluster, lambda gv=gv: rawapi.get_json(api, gv, [], self.pool.timeout),
+                    attempts=1, sleep=self._stop.wait,
+                )
+            except ApiException as exc:
+                if exc.status == 404:  # group not served: none of its CRDs installed
+                    continue
+                self._discovery_error = (time.time(), f"discovery {gv}: {describe(exc)}")
+                return
+            except (CircuitOpen, *TRANSPORT_ERRORS, ValueError) as exc:
+                self._discovery_error = (time.time(), f"discovery {gv}: {describe(exc)}")
+                return
+            present |= {f"{gv}/{r['name']}" for r in doc.get("resources") or () if "/" not in r.get("name", "/")}
+        with self._lock:
+            if self._stop.is_set():
+                return
+            for spec in optional:
+                w = self._watchers.get(spec.key)
+                if spec.path in present and (w is None or w.gone):
+                    self._start_watcher(spec)
+                elif spec.path not in present and w is not None:
+                    w.stop()
+                    del self._watchers[spec.key]
+                    self.store.drop(spec.key)
+        self._discovered.set()
+
+    # -- state ----------------------------------------------------------------------------------
+    @property
+    def synced(self) -> bool:
+        """Every watched resource has listed at least once and the cluster's breaker is not open."""
+        if not self._discovered.is_set() or self.pool.breaker(self.cluster).state == "open":
+            return False
+        with self._lock:
+            return all(w.synced.is_set() for w in self._watchers.values() if not w.gone)
+
+    def wait_synced(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not self.synced:
+            if time.monotonic() >= deadline or self._stop.is_set():
+                return False
+            time.sleep(0.05)
+        return True
+
+    @property
+    def last_error(self) -> str | None:
+        """The most recent error of any watch, of discovery, or of the breaker."""
+        with self._lock:
+            errors = [(w.last_error_at, w.last_error) for w in self._watchers.values() if w.last_error]
+        if self._discovery_error:
+            errors.append(self._discovery_error)
+        if errors:
+            return max(errors)[1]
+        return self.pool.breaker(self.cluster).last_error
+
+    def health(self) -> ClusterHealth:
+        return self.pool.health(self.cluster)
+
+    def stats(self) -> dict[str, ResourceStats]:
+        with self._lock:
+            watchers = dict(self._watchers)
+        return {k: w.stats() for k, w in sorted(watchers.items())}
+
+    def watched(self) -> list[str]:
+        with self._lock:
+            return sorted(k for k, w in self._watchers.items() if not w.gone)
+
+    # -- reads: see store.py for the read-only contract on returned objects ---------------------
+    def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
+        return self.store.get(kind, namespace, name)
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
+             owner_uid: str | None = None) -> list[Obj]:
+        return self.store.list(kind, namespace, label_selector, owner_uid)
+
+    def count(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
+              owner_uid: str | None = None) -> int:
+        return self.store.count(kind, namespace, label_selector, owner_uid)
+
+    def aggregates(self) -> dict[str, Any]:
+        return self.store.aggregates()
+
+    # -- test hooks -----------------------------------------------------------------------------
+    def drop_connections(self, kind: str | None = None) -> None:
+        with self._lock:
+            watchers = [w for k, w in self._watchers.items() if kind is None or k == kind]
+        for w in watchers:
+            w.drop_connection()
+
+    def force_resource_version(self, kind: str, rv: str) -> None:
+        with self._lock:
+            w = self._watchers[kind]
+        w.force_resource_version(rv)
+
+
+class CacheRegistry:
+    """One WatchCache per member cluster, shared by the whole process and started lazily."""
+
+    def __init__(self, pool: ClientPool | None = None, resources: Iterable[ResourceSpec] = DEFAULT_RESOURCES,
+                 **cache_kwargs: Any) -> None:
+        self.pool = pool or ClientPool()
+        self.resources = tuple(resources)
+        self._cache_kwargs = cache_kwargs
+        self._caches: dict[str, WatchCache] = {}
+        self._targets: dict[str, ClusterTarget] = {}
+        self._lock = threading.Lock()
+
+    def ensure(self, targets: Iterable[ClusterTarget]) -> None:
+        """Make the running caches match ``targets``: start new ones, restart changed, stop removed."""
+        wanted = {t.name: t for t in targets}
+        stopping: list[WatchCache] = []
+        with self._lock:
+            for name in list(self._caches):
+                if wanted.get(name) != self._targets.get(name):
+                    stopping.append(self._caches.pop(name))
+                    self._targets.pop(name, None)
+            for name, target in wanted.items():
+                if name not in self._caches:
+                    self.pool.add(target)
+                    cache = WatchCache(self.pool, name, self.resources, **self._cache_kwargs)
+                    cache.start()
+                    self._caches[name], self._targets[name] = cache, target
+        for cache in stopping:
+            cache.stop()
+
+    def get(self, name: str) -> WatchCache:
+        with self._lock:
+            return self._caches[name]
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._caches)
+
+    def stop_all(self, timeout: float = 5.0) -> None:
+        with self._lock:
+            caches, self._caches, self._targets = list(self._caches.values()), {}, {}
+        for cache in caches:
+            cache.stop(timeout)
+
+
+_registry: CacheRegistry | None = None
+_registry_lock = threading.Lock()
+
+
+def default_registry() -> CacheRegistry:
+    """The process-wide registry, created on first use (never at import time)."""
+    global _registry
+    with _registry_lock:
+        if _registry is None:
+            _registry = CacheRegistry()
+        return _registry

@@ -1,0 +1,45 @@
+"""What the watch cache watches: one ResourceSpec per collection path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PINCOMPUTE_GROUP_VERSION = "/apis/pincompute.io/v1"
+PINCOMPUTE_PLURALS = (
+    "pinpods", "pinapps", "pinscalers", "pinterestservices", "pinterestjobsets",
+    "pinterestcronjobs", "pinterestdaemons", "pinterestrainingjobs",
+)
+MAX_EVENTS = 2000
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """A watchable collection. ``optional`` ones are watched only while discovery lists them (CRDs)."""
+
+    key: str  # the name readers use: cache.list("pods")
+    path: str  # cluster-wide collection path, e.g. /api/v1/pods
+    namespaced: bool
+    optional: bool = False
+    max_objects: int | None = None  # keep only the newest N (events)
+
+    @property
+    def group_version_path(self) -> str:
+        return self.path.rsplit("/", 1)[0]
+
+    @property
+    def plural(self) -> str:
+        return self.path.rsplit("/", 1)[1]
+
+
+CORE_RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec("pods", "/api/v1/pods", True),
+    ResourceSpec("nodes", "/api/v1/nodes", False),
+    ResourceSpec("namespaces", "/api/v1/namespaces", False),
+    ResourceSpec("events", "/api/v1/events", True, max_objects=MAX_EVENTS),
+    ResourceSpec("deployments", "/apis/apps/v1/deployments", True),
+    ResourceSpec("jobs", "/apis/batch/v1/jobs", True),
+)
+PINCOMPUTE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
+    ResourceSpec(p, f"{PINCOMPUTE_GROUP_VERSION}/{p}", True, optional=True) for p in PINCOMPUTE_PLURALS
+)
+DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = CORE_RESOURCES + PINCOMPUTE_RESOURCES
