@@ -32,9 +32,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    cp = LocalControlPlane(
-        args.state_dir, members=args.members, nodes_per_member=args.nodes, region=args.region
-    )
+    cp = LocalControlPlane(args.state_dir, members=args.members, nodes_per_member=args.nodes, region=args.region)
 
     if args.command == "build":
         print(binaries.build("all"))

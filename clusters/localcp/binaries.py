@@ -53,18 +53,12 @@ def default_bin_dir() -> Path:
     override = os.environ.get("PINCONSOLE_BIN_DIR")
     if override:
         return Path(override)
-    return (
-        cache_dir()
-        / "bin"
-        / (f"k8s-{K8S_VERSION}-etcd-{ETCD_VERSION}-kwok-{KWOK_VERSION}-dex-{DEX_VERSION[-12:]}")
-    )
+    return cache_dir() / "bin" / (f"k8s-{K8S_VERSION}-etcd-{ETCD_VERSION}-kwok-{KWOK_VERSION}-dex-{DEX_VERSION[-12:]}")
 
 
 def build(target: str = "all") -> Path:
     """Run build_binaries.sh (idempotent; prints the bin dir). Build output goes to stderr."""
-    out = subprocess.run(
-        ["bash", str(BUILD_SCRIPT), target], check=True, stdout=subprocess.PIPE, text=True
-    ).stdout
+    out = subprocess.run(["bash", str(BUILD_SCRIPT), target], check=True, stdout=subprocess.PIPE, text=True).stdout
     return Path(out.strip().splitlines()[-1])
 
 

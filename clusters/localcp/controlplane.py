@@ -14,41 +14,20 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import binaries as _binaries
-from . import kwokcfg, procs
+from . import procs
+from .components import HOST_COMPONENTS, MEMBER_COMPONENTS, PORT_NAMES, Component, check, cluster_components
 from .layout import HOST, ClusterInfo, Layout, member_names, read_layout, write_kubeconfig, write_layout
 from .pki import PKI, ensure_pki
 from .procs import ComponentError, Proc
 
 SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-HOST_COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager"]
-MEMBER_COMPONENTS = [*HOST_COMPONENTS, "kube-scheduler", "kwok", "logpump"]
-PORT_NAMES = {
-    "etcd": ("etcd", "etcd_peer"),
-    "kube-apiserver": ("apiserver",),
-    "kube-controller-manager": ("controller_manager",),
-    "kube-scheduler": ("scheduler",),
-    "kwok": ("kwok",),
-}
-
-
-@dataclass
-class _Component:
-    name: str
-    argv: list[str]
-    probe_url: str | None  # None: alive is enough
-    ca: Path | None = None
-    insecure: bool = False
-    token: str | None = None
-    timeout: float = 120.0
 
 
 class LocalControlPlane:
@@ -86,8 +65,9 @@ class LocalControlPlane:
 
     @property
     def clusters(self) -> list[ClusterInfo]:
+        """Clusters of the layout written by ``up()`` (empty before the first ``up()``)."""
         layout = read_layout(self.state_dir)
-        return layout.clusters if layout else self._plan(None)
+        return layout.clusters if layout else []
 
     def cluster(self, name: str) -> ClusterInfo:
         for c in self.clusters:
@@ -99,8 +79,7 @@ class LocalControlPlane:
         """Cluster list with ports: reuse the previous ports when they are still free."""
         prev = {c.name: c for c in previous.clusters} if previous else {}
         names = [(HOST, "host", f"{self.region}a")] + [
-            (n, "member", f"{self.region}{chr(ord('a') + i)}")
-            for i, n in enumerate(member_names(self.members))
+            (n, "member", f"{self.region}{chr(ord('a') + i)}") for i, n in enumerate(member_names(self.members))
         ]
         taken: set[int] = set()
         out = []
@@ -134,158 +113,18 @@ class LocalControlPlane:
             )
         return out
 
+    def _component_opts(self) -> dict[str, Any]:
+        return {"job_complete_delay_ms": self.job_complete_delay_ms, "apiserver_extra_args": self.apiserver_extra_args}
+
     def _proc(self, c: ClusterInfo, comp: str) -> Proc:
         d = Path(c.dir)
         return Proc(comp, d / "run", d / "logs")
 
-    # --------------------------------------------------------------- commands
-    def _components(self, c: ClusterInfo, bins: _binaries.Binaries, write: bool = False) -> list[_Component]:
-        """Command lines and probes of one cluster; ``write`` also writes their config files."""
-        d, p, pk = Path(c.dir), c.ports, self.pki
-        kcfg = d / "admin.kubeconfig"
-        if write:
-            write_kubeconfig(kcfg, [c], pk.ca_crt, pk.admin_token)
-            pk.ensure_sa_keypair(c.name)
-        sa_key, sa_pub = pk.sa_key(c.name), pk.sa_pub(c.name)
-        lo = "127.0.0.1"
-        etcd = _Component(
-            "etcd",
-            [
-                str(bins.etcd),
-                "--name",
-                "node0",
-                "--data-dir",
-                str(d / "etcd"),
-                "--listen-client-urls",
-                f"http://{lo}:{p['etcd']}",
-                "--advertise-client-urls",
-                f"http://{lo}:{p['etcd']}",
-                "--listen-peer-urls",
-                f"http://{lo}:{p['etcd_peer']}",
-                "--initial-advertise-peer-urls",
-                f"http://{lo}:{p['etcd_peer']}",
-                "--initial-cluster",
-                f"node0=http://{lo}:{p['etcd_peer']}",
-                "--auto-compaction-retention=1",
-                "--unsafe-no-fsync",
-                "--log-level=warn",
-            ],
-            f"http://{lo}:{p['etcd']}/health",
-            timeout=60,
-        )
-        api_args = {
-            "etcd-servers": f"http://{lo}:{p['etcd']}",
-            "bind-address": lo,
-            "advertise-address": lo,
-            "secure-port": str(p["apiserver"]),
-            "tls-cert-file": str(pk.serving_crt),
-            "tls-private-key-file": str(pk.serving_key),
-            "client-ca-file": str(pk.ca_crt),
-            "token-auth-file": str(pk.tokens_csv),
-            "authorization-mode": "Node,RBAC",
-            "allow-privileged": "true",
-            "service-cluster-ip-range": "10.96.0.0/16",
-            "service-account-issuer": f"https://kubernetes.default.svc.cluster.local/{c.name}",
-            "service-account-key-file": str(sa_pub),
-            "service-account-signing-key-file": str(sa_key),
-            "kubelet-preferred-address-types": "InternalIP",
-            "cert-dir": str(d / "apiserver"),
-            "profiling": "false",
-            "event-ttl": "1h",
-        } | self.apiserver_extra_args
-        apiserver = _Component(
-            "kube-apiserver",
-            [str(bins.kube_apiserver), *(f"--{k}={v}" for k, v in api_args.items())],
-            f"https://{lo}:{p['apiserver']}/readyz",
-            ca=pk.ca_crt,
-            token=pk.admin_token,
-            timeout=180,
-        )
-        kcm = _Component(
-            "kube-controller-manager",
-            [
-                str(bins.kube_controller_manager),
-                f"--kubeconfig={kcfg}",
-                f"--bind-address={lo}",
-                f"--secure-port={p['controller_manager']}",
-                "--leader-elect=false",
-                f"--cluster-name={c.name}",
-                f"--root-ca-file={pk.ca_crt}",
-                f"--service-account-private-key-file={sa_key}",
-                "--node-monitor-period=5s",
-                "--node-monitor-grace-period=40s",
-                f"--cert-dir={d / 'kcm'}",
-                "--profiling=false",
-            ],
-            f"https://{lo}:{p['controller_manager']}/healthz",
-            insecure=True,
-        )
-        comps = [etcd, apiserver, kcm]
-        if c.role == "host":
-            return comps
-        sched = _Component(
-            "kube-scheduler",
-            [
-                str(bins.kube_scheduler),
-                f"--kubeconfig={kcfg}",
-                f"--bind-address={lo}",
-                f"--secure-port={p['scheduler']}",
-                "--leader-elect=false",
-                f"--cert-dir={d / 'scheduler'}",
-                "--profiling=false",
-            ],
-            f"https://{lo}:{p['scheduler']}/healthz",
-            insecure=True,
-        )
-        assert c.pod_log_file and c.exec_workdir
-        kwok_cfg = d / "kwok.yaml"
-        if write:
-            kwok_cfg.write_text(
-                kwokcfg.kwok_config(Path(c.pod_log_file), Path(c.exec_workdir), self.job_complete_delay_ms)
-            )
-        kwok = _Component(
-            "kwok",
-            [
-                str(bins.kwok),
-                f"--config={kwok_cfg}",
-                f"--kubeconfig={kcfg}",
-                f"--manage-nodes-with-annotation-selector={kwokcfg.KWOK_NODE_ANNOTATION}=fake",
-                f"--node-ip={lo}",
-                "--node-name=localhost",
-                f"--node-port={p['kwok']}",
-                f"--server-address={lo}:{p['kwok']}",
-                f"--tls-cert-file={pk.serving_crt}",
-                f"--tls-private-key-file={pk.serving_key}",
-                "--node-lease-duration-seconds=40",
-                "--cidr=10.244.0.0/16",
-            ],
-            f"http://{lo}:{p['kwok']}/healthz",
-            timeout=60,
-        )
-        pump = _Component(
-            "logpump",
-            [
-                sys.executable,
-                str(Path(__file__).with_name("logpump.py")),
-                c.pod_log_file,
-                c.name,
-            ],
-            None,
-        )
-        return [*comps, sched, kwok, pump]
-
-    # ---------------------------------------------------------------- health
-    def _check(self, comp: _Component) -> bool:
-        if comp.probe_url is None:
-            return True
-        if comp.insecure:
-            return _probe_insecure(comp.probe_url)
-        return procs.probe(comp.probe_url, comp.ca, comp.token)
-
-    def _component_status(self, c: ClusterInfo, comp: _Component) -> dict[str, Any]:
+    # ----------------------------------------------------------------- health
+    def _component_status(self, c: ClusterInfo, comp: Component) -> dict[str, Any]:
         proc = self._proc(c, comp.name)
         pid = proc.pid()
-        healthy = pid is not None and self._check(comp)
+        healthy = pid is not None and check(comp)
         return {
             "pid": pid,
             "alive": pid is not None,
@@ -308,7 +147,10 @@ class LocalControlPlane:
         bins = _binaries.Binaries(Path(layout.bin_dir))
         healthy = True
         for c in layout.clusters:
-            comps = {comp.name: self._component_status(c, comp) for comp in self._components(c, bins)}
+            comps = {
+                comp.name: self._component_status(c, comp)
+                for comp in cluster_components(c, bins, self.pki, **self._component_opts())
+            }
             healthy = healthy and all(v["healthy"] for v in comps.values())
             out["clusters"][c.name] = {
                 "server": c.server,
@@ -346,8 +188,7 @@ class LocalControlPlane:
         clusters = self._plan(previous)
         for c in clusters:
             if previous and any(
-                p.name == c.name and p.ports.get("etcd_peer") != c.ports["etcd_peer"]
-                for p in previous.clusters
+                p.name == c.name and p.ports.get("etcd_peer") != c.ports["etcd_peer"] for p in previous.clusters
             ):
                 shutil.rmtree(Path(c.dir) / "etcd", ignore_errors=True)  # etcd pins its peer URL
             for sub in ("run", "logs", "pod-logs", "exec"):
@@ -378,13 +219,11 @@ class LocalControlPlane:
     def _start_cluster(self, c: ClusterInfo, bins: _binaries.Binaries, t0: float, timeout: float) -> None:
         env = {"PATH": SAFE_PATH, "HOME": c.dir, "LANG": "C.UTF-8"}
         deadline = t0 + timeout
-        for comp in self._components(c, bins, write=True):
+        for comp in cluster_components(c, bins, self.pki, write=True, **self._component_opts()):
             proc = self._proc(c, comp.name)
             proc.start(comp.argv, env=env, cwd=Path(c.dir))
             remaining = max(5.0, min(comp.timeout, deadline - time.monotonic()))
-            procs.wait_until(
-                lambda comp=comp: self._check(comp), remaining, proc=proc, what=comp.probe_url or "alive"
-            )
+            procs.wait_until(lambda comp=comp: check(comp), remaining, proc=proc, what=comp.probe_url or "alive")
             with _TIMINGS_LOCK:
                 self.timings[f"{c.name}/{comp.name}"] = round(time.monotonic() - t0, 2)
         from .nodes import ensure_nodes, wait_default_service_account
@@ -441,20 +280,6 @@ def _ancestors() -> set[int]:
         except (OSError, ValueError, IndexError):
             break
     return out
-
-
-def _probe_insecure(url: str) -> bool:
-    import ssl
-    import urllib.request
-
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    try:
-        with urllib.request.urlopen(url, timeout=3, context=ctx) as resp:  # noqa: S310
-            return resp.status == 200
-    except OSError:
-        return False
 
 
 __all__ = ["ClusterInfo", "ComponentError", "LocalControlPlane"]

@@ -141,9 +141,7 @@ class DexServer:
         }
 
     def running(self) -> bool:
-        return self.proc.alive() and procs.probe(
-            f"{self.issuer}/.well-known/openid-configuration", self.ca_file
-        )
+        return self.proc.alive() and procs.probe(f"{self.issuer}/.well-known/openid-configuration", self.ca_file)
 
     def start(self, timeout: float = 30.0) -> DexServer:
         """Start dex (restarting it so the config always matches users/clients) and wait until ready."""

@@ -104,8 +104,7 @@ def kubeconfig_dict(clusters: list[ClusterInfo], ca_file: Path, token: str) -> d
         "preferences": {},
         "current-context": clusters[0].context if clusters else "",
         "clusters": [
-            {"name": c.name, "cluster": {"server": c.server, "certificate-authority": str(ca_file)}}
-            for c in clusters
+            {"name": c.name, "cluster": {"server": c.server, "certificate-authority": str(ca_file)}} for c in clusters
         ],
         "users": [{"name": "localcp-admin", "user": {"token": token}}],
         "contexts": [

@@ -29,9 +29,7 @@ def _node_ready(node: client.V1Node) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in (node.status.conditions or []))
 
 
-def ensure_nodes(
-    cp: LocalControlPlane, cluster: ClusterInfo, count: int, deadline: float | None = None
-) -> None:
+def ensure_nodes(cp: LocalControlPlane, cluster: ClusterInfo, count: int, deadline: float | None = None) -> None:
     """Create the missing kwok Nodes (0..count-1) and wait until all of them are Ready."""
     deadline = deadline or time.monotonic() + 120
     with api_client(str(cp.kubeconfig_path), cluster.context) as api:
@@ -66,9 +64,7 @@ def ensure_nodes(
     cluster.nodes = count
 
 
-def wait_default_service_account(
-    cp: LocalControlPlane, cluster: ClusterInfo, deadline: float | None = None
-) -> None:
+def wait_default_service_account(cp: LocalControlPlane, cluster: ClusterInfo, deadline: float | None = None) -> None:
     """The controller-manager creates ``default/default``; pods cannot be created before it exists."""
     deadline = deadline or time.monotonic() + 120
     with api_client(str(cp.kubeconfig_path), cluster.context) as api:

@@ -29,9 +29,7 @@ class ComponentError(RuntimeError):
         self.component = component
         self.log_file = log_file
         tail = log_tail(log_file) if log_file else ""
-        super().__init__(
-            f"{component}: {message}" + (f"\n--- tail of {log_file} ---\n{tail}" if tail else "")
-        )
+        super().__init__(f"{component}: {message}" + (f"\n--- tail of {log_file} ---\n{tail}" if tail else ""))
 
 
 def log_tail(path: Path | None, lines: int = 40) -> str:
@@ -112,9 +110,7 @@ class Proc:
     def alive(self) -> bool:
         return self.pid() is not None
 
-    def start(
-        self, argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | None = None
-    ) -> int:
+    def start(self, argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> int:
         """Start ``argv`` detached; returns the pid. No-op (returns pid) if already alive."""
         existing = self.pid()
         if existing:
@@ -209,9 +205,7 @@ def _ssl_context(ca_file: Path | None) -> ssl.SSLContext:
     return ctx
 
 
-def http_get(
-    url: str, ca_file: Path | None = None, token: str | None = None, timeout: float = 3.0
-) -> tuple[int, str]:
+def http_get(url: str, ca_file: Path | None = None, token: str | None = None, timeout: float = 3.0) -> tuple[int, str]:
     """GET ``url``; returns (status, body). Raises OSError on connection failure."""
     req = urllib.request.Request(url)  # noqa: S310 - URLs are built by us, http(s) only
     if token:
@@ -249,7 +243,5 @@ def wait_until(
             raise ComponentError(proc.name, f"exited before becoming ready ({what})", proc.log_file)
         if time.monotonic() > deadline:
             name = proc.name if proc else what
-            raise ComponentError(
-                name, f"not ready after {timeout:.0f}s ({what})", proc.log_file if proc else None
-            )
+            raise ComponentError(name, f"not ready after {timeout:.0f}s ({what})", proc.log_file if proc else None)
         time.sleep(interval)

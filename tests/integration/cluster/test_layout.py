@@ -33,9 +33,7 @@ def test_every_cluster_answers(cluster_api_clients: dict[str, client.ApiClient])
         assert version.git_version == "v1.34.10", (name, version.git_version)
 
 
-def test_member_nodes(
-    local_control_plane: LocalControlPlane, member_api_clients: dict[str, client.ApiClient]
-):
+def test_member_nodes(local_control_plane: LocalControlPlane, member_api_clients: dict[str, client.ApiClient]):
     for info in local_control_plane.clusters:
         if info.role != "member":
             continue

@@ -66,9 +66,7 @@ def test_up_status_reuse_down(tmp_path: Path) -> None:
         again = cli(state, "up", "--json")
         assert again.returncode == 0, again.stderr
         assert "reused" in json.loads(again.stdout)["timings"]
-        assert [c["server"] for c in json.loads(again.stdout)["clusters"]] == [
-            c["server"] for c in started["clusters"]
-        ]
+        assert [c["server"] for c in json.loads(again.stdout)["clusters"]] == [c["server"] for c in started["clusters"]]
     finally:
         down = cli(state, "down")
     assert down.returncode == 0, down.stderr

@@ -39,9 +39,7 @@ def test_deployment_pods_run_on_kwok_nodes(member: client.ApiClient, namespace: 
                             client.V1Container(
                                 name="web",
                                 image="nginx:1.27",
-                                resources=client.V1ResourceRequirements(
-                                    requests={"cpu": "500m", "memory": "256Mi"}
-                                ),
+                                resources=client.V1ResourceRequirements(requests={"cpu": "500m", "memory": "256Mi"}),
                             )
                         ]
                     ),

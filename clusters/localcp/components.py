@@ -1,0 +1,200 @@
+"""Command lines, probes and config files of the components of one local cluster."""
+
+from __future__ import annotations
+
+import ssl
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import binaries as _binaries
+from . import kwokcfg, procs
+from .layout import ClusterInfo, write_kubeconfig
+from .pki import PKI
+
+HOST_COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager"]
+MEMBER_COMPONENTS = [*HOST_COMPONENTS, "kube-scheduler", "kwok", "logpump"]
+PORT_NAMES = {
+    "etcd": ("etcd", "etcd_peer"),
+    "kube-apiserver": ("apiserver",),
+    "kube-controller-manager": ("controller_manager",),
+    "kube-scheduler": ("scheduler",),
+    "kwok": ("kwok",),
+}
+
+
+@dataclass
+class Component:
+    name: str
+    argv: list[str]
+    probe_url: str | None  # None: alive is enough
+    ca: Path | None = None
+    insecure: bool = False
+    token: str | None = None
+    timeout: float = 120.0
+
+
+def cluster_components(
+    c: ClusterInfo,
+    bins: _binaries.Binaries,
+    pk: PKI,
+    *,
+    job_complete_delay_ms: int = 3000,
+    apiserver_extra_args: dict[str, str] | None = None,
+    write: bool = False,
+) -> list[Component]:
+    """Command lines and probes of one cluster; ``write`` also writes their config files."""
+    d, p = Path(c.dir), c.ports
+    kcfg = d / "admin.kubeconfig"
+    if write:
+        write_kubeconfig(kcfg, [c], pk.ca_crt, pk.admin_token)
+        pk.ensure_sa_keypair(c.name)
+    sa_key, sa_pub = pk.sa_key(c.name), pk.sa_pub(c.name)
+    lo = "127.0.0.1"
+    etcd = Component(
+        "etcd",
+        [
+            str(bins.etcd),
+            "--name",
+            "node0",
+            "--data-dir",
+            str(d / "etcd"),
+            "--listen-client-urls",
+            f"http://{lo}:{p['etcd']}",
+            "--advertise-client-urls",
+            f"http://{lo}:{p['etcd']}",
+            "--listen-peer-urls",
+            f"http://{lo}:{p['etcd_peer']}",
+            "--initial-advertise-peer-urls",
+            f"http://{lo}:{p['etcd_peer']}",
+            "--initial-cluster",
+            f"node0=http://{lo}:{p['etcd_peer']}",
+            "--auto-compaction-retention=1",
+            "--unsafe-no-fsync",
+            "--log-level=warn",
+        ],
+        f"http://{lo}:{p['etcd']}/health",
+        timeout=60,
+    )
+    api_args = {
+        "etcd-servers": f"http://{lo}:{p['etcd']}",
+        "bind-address": lo,
+        "advertise-address": lo,
+        "secure-port": str(p["apiserver"]),
+        "tls-cert-file": str(pk.serving_crt),
+        "tls-private-key-file": str(pk.serving_key),
+        "client-ca-file": str(pk.ca_crt),
+        "token-auth-file": str(pk.tokens_csv),
+        "authorization-mode": "Node,RBAC",
+        "allow-privileged": "true",
+        "service-cluster-ip-range": "10.96.0.0/16",
+        "service-account-issuer": f"https://kubernetes.default.svc.cluster.local/{c.name}",
+        "service-account-key-file": str(sa_pub),
+        "service-account-signing-key-file": str(sa_key),
+        "kubelet-preferred-address-types": "InternalIP",
+        "cert-dir": str(d / "apiserver"),
+        "profiling": "false",
+        "event-ttl": "1h",
+    } | (apiserver_extra_args or {})
+    apiserver = Component(
+        "kube-apiserver",
+        [str(bins.kube_apiserver), *(f"--{k}={v}" for k, v in api_args.items())],
+        f"https://{lo}:{p['apiserver']}/readyz",
+        ca=pk.ca_crt,
+        token=pk.admin_token,
+        timeout=180,
+    )
+    kcm = Component(
+        "kube-controller-manager",
+        [
+            str(bins.kube_controller_manager),
+            f"--kubeconfig={kcfg}",
+            f"--bind-address={lo}",
+            f"--secure-port={p['controller_manager']}",
+            "--leader-elect=false",
+            f"--cluster-name={c.name}",
+            f"--root-ca-file={pk.ca_crt}",
+            f"--service-account-private-key-file={sa_key}",
+            "--node-monitor-period=5s",
+            "--node-monitor-grace-period=40s",
+            f"--cert-dir={d / 'kcm'}",
+            "--profiling=false",
+        ],
+        f"https://{lo}:{p['controller_manager']}/healthz",
+        insecure=True,
+    )
+    comps = [etcd, apiserver, kcm]
+    if c.role == "host":
+        return comps
+    sched = Component(
+        "kube-scheduler",
+        [
+            str(bins.kube_scheduler),
+            f"--kubeconfig={kcfg}",
+            f"--bind-address={lo}",
+            f"--secure-port={p['scheduler']}",
+            "--leader-elect=false",
+            f"--cert-dir={d / 'scheduler'}",
+            "--profiling=false",
+        ],
+        f"https://{lo}:{p['scheduler']}/healthz",
+        insecure=True,
+    )
+    assert c.pod_log_file and c.exec_workdir
+    kwok_cfg = d / "kwok.yaml"
+    if write:
+        kwok_cfg.write_text(kwokcfg.kwok_config(Path(c.pod_log_file), Path(c.exec_workdir), job_complete_delay_ms))
+    kwok = Component(
+        "kwok",
+        [
+            str(bins.kwok),
+            f"--config={kwok_cfg}",
+            f"--kubeconfig={kcfg}",
+            f"--manage-nodes-with-annotation-selector={kwokcfg.KWOK_NODE_ANNOTATION}=fake",
+            f"--node-ip={lo}",
+            "--node-name=localhost",
+            f"--node-port={p['kwok']}",
+            f"--server-address={lo}:{p['kwok']}",
+            f"--tls-cert-file={pk.serving_crt}",
+            f"--tls-private-key-file={pk.serving_key}",
+            "--node-lease-duration-seconds=40",
+            "--cidr=10.244.0.0/16",
+        ],
+        f"http://{lo}:{p['kwok']}/healthz",
+        timeout=60,
+    )
+    pump = Component(
+        "logpump",
+        [
+            sys.executable,
+            str(Path(__file__).with_name("logpump.py")),
+            c.pod_log_file,
+            c.name,
+        ],
+        None,
+    )
+    return [*comps, sched, kwok, pump]
+
+
+# ---------------------------------------------------------------- health
+
+
+def check(comp: Component) -> bool:
+    """Readiness/health probe of one component."""
+    if comp.probe_url is None:
+        return True
+    if comp.insecure:
+        return probe_insecure(comp.probe_url)
+    return procs.probe(comp.probe_url, comp.ca, comp.token)
+
+
+def probe_insecure(url: str) -> bool:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(url, timeout=3, context=ctx) as resp:  # noqa: S310
+            return resp.status == 200
+    except OSError:
+        return False
