@@ -30,7 +30,8 @@ def realistic_pod(i: int = 0, namespace: str = "proj-a", phase: str = "Running")
     managed = [
         {"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "v1",
          "time": "2025-11-22T04:00:00Z", "fieldsType": "FieldsV1",
-         "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, f"f:{k}": {}}, "f:labels": {f"f:{k}": {} for k in labels}},
+         "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, f"f:{k}": {}},
+                                     "f:labels": {f"f:{label}": {} for label in labels}},
                       "f:spec": {"f:containers": {'k:{"name":"app"}': {
                           ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {},
                           "f:ports": {".": {}, 'k:{"containerPort":8080,"protocol":"TCP"}': {}},
