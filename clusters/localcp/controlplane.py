@@ -12,10 +12,12 @@ own server has no authentication. Everything listens on 127.0.0.1 only; never ex
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -166,8 +168,28 @@ class LocalControlPlane:
         return bool(self.status()["healthy"])
 
     # ------------------------------------------------------------------ up/down
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Serialize up/down across processes sharing this state dir (dev command, test sessions)."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        with (self.state_dir / ".lock").open("a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
     def up(self, timeout: float = 300.0) -> list[ClusterInfo]:
         """Start everything (or reuse a healthy running control plane). Returns the clusters."""
+        with self._locked():
+            return self._up(timeout)
+
+    def down(self) -> list[str]:
+        """Stop every component of every cluster (reverse order). Returns leftover pids (empty on success)."""
+        with self._locked():
+            return self._down()
+
+    def _up(self, timeout: float) -> list[ClusterInfo]:
         t0 = time.monotonic()
         previous = read_layout(self.state_dir)
         want = [HOST, *member_names(self.members)]
@@ -181,7 +203,7 @@ class LocalControlPlane:
             self.timings["reused"] = time.monotonic() - t0
             return previous.clusters
         if previous:
-            self.down()
+            self._down()
         bins = _binaries.locate(_binaries.CONTROL_PLANE, build_missing=self.build_missing)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         _ = self.pki
@@ -209,7 +231,7 @@ class LocalControlPlane:
                 list(pool.map(lambda c: self._start_cluster(c, bins, t0, timeout), clusters))
         except BaseException:
             # Leave nothing half-started behind; the error carries the log tail.
-            self.down()
+            self._down()
             raise
         layout.startup_seconds = round(time.monotonic() - t0, 2)
         write_layout(self.state_dir, layout)
@@ -234,8 +256,7 @@ class LocalControlPlane:
         with _TIMINGS_LOCK:
             self.timings[f"{c.name}/ready"] = round(time.monotonic() - t0, 2)
 
-    def down(self) -> list[str]:
-        """Stop every component of every cluster (reverse order). Returns leftover pids (empty on success)."""
+    def _down(self) -> list[str]:
         layout = read_layout(self.state_dir)
         if layout is None:
             return []
