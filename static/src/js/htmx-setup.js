@@ -1,0 +1,143 @@
+// htmx configuration: CSRF header, global progress bar, error reporting,
+// and hx-confirm through a Bootstrap modal.
+import { Modal } from "bootstrap";
+import { showMessage } from "./messages.js";
+
+function csrfToken() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.getAttribute("content") : "";
+}
+
+function sameOrigin(path) {
+  try {
+    return new URL(path, window.location.href).origin === window.location.origin;
+  } catch {
+    return false;
+  }
+}
+
+export function setupHtmx(htmx) {
+  // Indicator styles live in app.css (no inline <style> injected by htmx).
+  htmx.config.includeIndicatorStyles = false;
+  htmx.config.defaultSettleDelay = 20;
+  // Never evaluate scripts from responses we did not ask for.
+  htmx.config.selfRequestsOnly = true;
+
+  document.addEventListener("htmx:configRequest", (evt) => {
+    const token = csrfToken();
+    if (token && sameOrigin(evt.detail.path)) evt.detail.headers["X-CSRFToken"] = token;
+  });
+
+  setupProgressBar();
+
+  document.addEventListener("htmx:responseError", (evt) => {
+    const xhr = evt.detail.xhr;
+    const text = {
+      400: "The request was not valid.",
+      403: "You do not have permission to do that.",
+      404: "That no longer exists.",
+      409: "Someone else changed this in the meantime. Reload and try again.",
+      429: "Too many requests. Wait a moment and try again.",
+    }[xhr.status] || `The server answered ${xhr.status} ${xhr.statusText || ""}.`;
+    showMessage("danger", text);
+  });
+  document.addEventListener("htmx:sendError", () =>
+    showMessage("danger", "Could not reach the server. Check your connection and try again."),
+  );
+  document.addEventListener("htmx:timeout", () => showMessage("warning", "The request timed out."));
+
+  // hx-confirm="Question?" -> Bootstrap modal instead of window.confirm().
+  document.addEventListener("htmx:confirm", (evt) => {
+    const question = evt.detail.question;
+    if (!question) return;
+    evt.preventDefault();
+    const danger = evt.detail.elt.closest("[data-confirm-danger], .btn-danger, .btn-outline-danger") !== null;
+    confirmDialog(question, { danger }).then((ok) => {
+      if (ok) evt.detail.issueRequest(true);
+    });
+  });
+}
+
+function setupProgressBar() {
+  const inflight = new Set();
+  let timer = null;
+  const bar = () => document.getElementById("htmx-progress");
+  const update = () => {
+    const el = bar();
+    if (!el) return;
+    if (inflight.size > 0) {
+      if (!timer && !el.classList.contains("active")) {
+        // Only show for requests that take a noticeable time (no flicker).
+        timer = setTimeout(() => {
+          timer = null;
+          if (inflight.size > 0) el.classList.add("active");
+        }, 120);
+      }
+    } else {
+      clearTimeout(timer);
+      timer = null;
+      el.classList.remove("active");
+    }
+    document.documentElement.classList.toggle("htmx-busy", inflight.size > 0);
+  };
+  document.addEventListener("htmx:beforeRequest", (evt) => {
+    const xhr = evt.detail.xhr;
+    if (!xhr) return;
+    inflight.add(xhr);
+    xhr.addEventListener("loadend", () => {
+      inflight.delete(xhr);
+      update();
+    });
+    update();
+  });
+}
+
+let modalEl = null;
+
+/** Promise<boolean>: Bootstrap confirm modal (falls back to window.confirm). */
+export function confirmDialog(question, { danger = false, confirmLabel = "Confirm" } = {}) {
+  if (!document.body) return Promise.resolve(window.confirm(question));
+  if (!modalEl) {
+    modalEl = document.createElement("div");
+    modalEl.className = "modal fade";
+    modalEl.id = "confirm-modal";
+    modalEl.tabIndex = -1;
+    modalEl.setAttribute("aria-hidden", "true");
+    modalEl.innerHTML = `
+      <div class="modal-dialog modal-dialog-centered">
+        <div class="modal-content">
+          <div class="modal-header"><h2 class="modal-title fs-6">Please confirm</h2>
+            <button type="button" class="btn-close" data-bs-dismiss="modal" aria-label="Close"></button></div>
+          <div class="modal-body" data-confirm-question></div>
+          <div class="modal-footer">
+            <button type="button" class="btn btn-sm btn-outline-secondary" data-bs-dismiss="modal">Cancel</button>
+            <button type="button" class="btn btn-sm" data-confirm-ok></button>
+          </div>
+        </div>
+      </div>`;
+    document.body.appendChild(modalEl);
+  }
+  modalEl.querySelector("[data-confirm-question]").textContent = question;
+  const ok = modalEl.querySelector("[data-confirm-ok]");
+  ok.textContent = confirmLabel;
+  ok.className = `btn btn-sm ${danger ? "btn-danger" : "btn-primary"}`;
+  const modal = Modal.getOrCreateInstance(modalEl);
+  return new Promise((resolve) => {
+    let answer = false;
+    const onOk = () => {
+      answer = true;
+      modal.hide();
+    };
+    ok.addEventListener("click", onOk, { once: true });
+    modalEl.addEventListener(
+      "hidden.bs.modal",
+      () => {
+        ok.removeEventListener("click", onOk);
+        resolve(answer);
+      },
+      { once: true },
+    );
+    modalEl.addEventListener("shown.bs.modal", () => ok.focus(), { once: true });
+    modal.show();
+  });
+}

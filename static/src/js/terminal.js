@@ -1,0 +1,194 @@
+// <div data-terminal data-ws-url="/ws/exec/..."></div>
+//
+// Becomes an xterm.js terminal (fit addon) connected to a WebSocket at
+// data-ws-url (ws:// or wss:// following the page protocol).
+//   client -> server  {"type":"stdin","data":"..."}
+//                     {"type":"resize","cols":N,"rows":M}   (on open and on every fit)
+//   server -> client  {"type":"stdout","data":"..."}        ("stderr" is accepted too)
+//                     {"type":"status","state":"connected|closed|error","message":"..."}
+//                     binary frames: raw bytes written to the terminal
+//                     any other text frame that is not JSON: written as is
+// A status badge [data-terminal-status] and a reconnect button
+// [data-terminal-reconnect] are looked up in the closest [data-terminal-panel]
+// (else the parent element); the button is created if missing.
+import { Terminal } from "@xterm/xterm";
+import { FitAddon } from "@xterm/addon-fit";
+import { findAll, setStatusBadge, track, wsUrl } from "./lifecycle.js";
+
+const owned = new WeakSet();
+
+const THEME = {
+  background: "#0d1117",
+  foreground: "#e6edf3",
+  cursor: "#e6edf3",
+  selectionBackground: "#264f78",
+  black: "#484f58",
+  red: "#ff7b72",
+  green: "#3fb950",
+  yellow: "#d29922",
+  blue: "#58a6ff",
+  magenta: "#bc8cff",
+  cyan: "#39c5cf",
+  white: "#b1bac4",
+  brightBlack: "#6e7681",
+  brightRed: "#ffa198",
+  brightGreen: "#56d364",
+  brightYellow: "#e3b341",
+  brightBlue: "#79c0ff",
+  brightMagenta: "#d2a8ff",
+  brightCyan: "#56d4dd",
+  brightWhite: "#f0f6fc",
+};
+
+function panelOf(el) {
+  return el.closest("[data-terminal-panel]") || el.parentElement || el;
+}
+
+class TerminalWidget {
+  constructor(el) {
+    this.el = el;
+    const panel = panelOf(el);
+    this.badge = panel.querySelector("[data-terminal-status]");
+    this.button = panel.querySelector("[data-terminal-reconnect]");
+    if (!this.button) {
+      this.button = document.createElement("button");
+      this.button.type = "button";
+      this.button.className = "btn btn-sm btn-outline-light terminal-reconnect";
+      this.button.innerHTML = '<i class="bi bi-arrow-clockwise" aria-hidden="true"></i> Reconnect';
+      (this.badge ? this.badge.parentElement : panel).appendChild(this.button);
+    }
+    this.button.hidden = true;
+    this.button.addEventListener("click", () => this.connect(true));
+
+    el.replaceChildren(); // drop stale markup (e.g. an htmx history snapshot)
+    el.classList.add("terminal-screen");
+    this.term = new Terminal({
+      cursorBlink: true,
+      convertEol: false,
+      fontFamily: 'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace',
+      fontSize: Number(el.dataset.fontSize) || 13,
+      scrollback: Number(el.dataset.scrollback) || 5000,
+      theme: THEME,
+    });
+    this.fit = new FitAddon();
+    this.term.loadAddon(this.fit);
+    this.term.open(el);
+
+    this.term.onData((data) => this.send({ type: "stdin", data }));
+    this.term.onBinary((data) => this.send({ type: "stdin", data }));
+    this.term.onResize(({ cols, rows }) => this.send({ type: "resize", cols, rows }));
+
+    let frame = 0;
+    this.observer = new ResizeObserver(() => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => this.refit());
+    });
+    this.observer.observe(el);
+    this.refit();
+    this.connect(false);
+    if (el.dataset.autofocus !== undefined) this.term.focus();
+  }
+
+  refit() {
+    if (!this.el.isConnected || this.el.offsetParent === null) return;
+    try {
+      this.fit.fit();
+    } catch {
+      /* not laid out yet */
+    }
+  }
+
+  status(state, message) {
+    setStatusBadge(this.badge, state, message);
+    this.button.hidden = !(state === "closed" || state === "error");
+    this.el.dataset.state = state;
+  }
+
+  connect(isRetry) {
+    this.closeSocket();
+    if (isRetry) this.term.write("\r\n\x1b[2m--- reconnecting ---\x1b[0m\r\n");
+    this.status("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(wsUrl(this.el.dataset.wsUrl));
+    } catch (err) {
+      this.status("error", String(err.message || err));
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      this.status("connected");
+      this.refit();
+      this.send({ type: "resize", cols: this.term.cols, rows: this.term.rows });
+      this.term.focus();
+    });
+    ws.addEventListener("message", (evt) => {
+      if (this.ws !== ws) return;
+      this.onMessage(evt.data);
+    });
+    ws.addEventListener("error", () => {
+      if (this.ws === ws) this.status("error", "connection failed");
+    });
+    ws.addEventListener("close", (evt) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      const state = this.el.dataset.state;
+      if (evt.reason || (state !== "error" && state !== "closed")) {
+        // Keep a reason the server already gave in a status message.
+        this.status(evt.code >= 4000 ? "error" : "closed", evt.reason || (evt.code !== 1000 ? `code ${evt.code}` : ""));
+      } else {
+        this.button.hidden = false;
+      }
+    });
+  }
+
+  onMessage(data) {
+    if (typeof data !== "string") {
+      this.term.write(new Uint8Array(data));
+      return;
+    }
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      this.term.write(data);
+      return;
+    }
+    if (!msg || typeof msg !== "object") {
+      this.term.write(data);
+    } else if (msg.type === "stdout" || msg.type === "stderr") {
+      this.term.write(msg.data ?? "");
+    } else if (msg.type === "status") {
+      this.status(msg.state || "connected", msg.message || "");
+      if (msg.message && msg.state !== "connected") this.term.write(`\r\n\x1b[2m${msg.message}\x1b[0m\r\n`);
+    }
+  }
+
+  send(obj) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(obj));
+  }
+
+  closeSocket() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, "client closed");
+  }
+
+  dispose() {
+    this.closeSocket();
+    this.observer.disconnect();
+    this.term.dispose();
+  }
+}
+
+export function initTerminals(root) {
+  for (const el of findAll(root, "[data-terminal][data-ws-url]")) {
+    if (owned.has(el)) continue;
+    owned.add(el);
+    const widget = new TerminalWidget(el);
+    el.pinTerminal = widget; // for tests / debugging from the console
+    track(el, () => widget.dispose());
+  }
+}
