@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 
 from clusters.models import Cluster
@@ -21,7 +22,7 @@ def probe_cluster(cluster: Cluster) -> str:
     except CircuitOpen as exc:
         services.record_probe(cluster, ok=False, error=str(exc))
         raise ConnectionError(str(exc)) from exc
-    except (ApiException, HTTPError, OSError) as exc:
+    except (ApiException, ConfigException, HTTPError, OSError) as exc:
         services.record_probe(cluster, ok=False, error=f"{type(exc).__name__}: {exc}")
         raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
     services.record_probe(cluster, ok=True, version=version)

@@ -49,7 +49,7 @@ def registry_overview() -> dict[str, Any]:
     for cluster in clusters:
         pools = {p.kind: p for p in cluster.pools.all()}
         state = _cache_state(caches.get(cluster.name)) if cluster.role == "member" else {}
-        breaker = health.health(cluster.name) if health.knows(cluster.name) else None
+        breaker = health.health(cluster.name) if cluster.name in health.names() else None
         requested = _tier_requested(state)
         rows.append({
             "cluster": cluster, "pools": pools, "cache": state, "breaker": breaker, "requested": requested,

@@ -40,7 +40,7 @@ def client_pool() -> ClientPool:
 
 def pool_for(cluster: Cluster) -> ClientPool:
     pool = client_pool()
-    pool.register(target_for(cluster))
+    pool.add(target_for(cluster))
     return pool
 
 
@@ -60,10 +60,8 @@ def member_caches() -> dict[str, WatchCache]:
         return {}
     members = list(Cluster.objects.filter(role=Role.MEMBER))
     registry = cache_registry()
-    for cluster in members:
-        client_pool().register(target_for(cluster))
     registry.ensure([target_for(c) for c in members])
-    return {c.name: registry.get(c.name) for c in members if registry.get(c.name) is not None}
+    return {c.name: registry.get(c.name) for c in members if c.name in registry.names()}
 
 
 def reset_for_tests() -> None:

@@ -76,6 +76,8 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.
     """Your personal API tokens. Create returns the secret once; delete revokes."""
 
     serializer_class = ApiTokenSerializer
+    queryset = ApiToken.objects.none()  # narrowed per request; typed for the schema
+    lookup_value_regex = r"\d+"
 
     def get_queryset(self) -> Any:
         return ApiToken.objects.filter(user=self.request.user)

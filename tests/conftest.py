@@ -1,0 +1,49 @@
+"""Shared fixtures: users, clients and factories that create exactly one object each."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Playwright's sync API runs an event loop in the main thread; Django's ORM must still be allowed there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("dev1", "dev1@example.com", "pw-dev1-Secret!")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("dev2", "dev2@example.com", "pw-dev2-Secret!")
+
+
+@pytest.fixture
+def admin_user(django_user_model):
+    from django.conf import settings
+    from django.contrib.auth.models import Group
+
+    admin = django_user_model.objects.create_user("ops", "ops@example.com", "pw-ops-Secret!")
+    admin.groups.add(Group.objects.get_or_create(name=settings.PLATFORM_ADMIN_GROUP)[0])
+    return admin
+
+
+@pytest.fixture
+def user_client(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def admin_client_(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()

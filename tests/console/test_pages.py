@@ -1,0 +1,57 @@
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_dashboard_renders_the_shell_with_navigation(user_client):
+    response = user_client.get("/")
+
+    assert response.status_code == 200
+    for label in (b"Dashboard", b"Projects", b"Catalog", b"Workloads"):
+        assert label in response.content
+    assert b'href="/clusters/"' not in response.content  # admin-only section hidden
+    assert b'name="csrf-token"' in response.content
+    assert b"/static/dist/app.js" in response.content
+
+
+def test_admins_see_clusters_and_audit_in_navigation(admin_client_):
+    response = admin_client_.get("/")
+
+    assert b'href="/clusters/"' in response.content and b'href="/audit/"' in response.content
+
+
+def test_404_page_says_what_was_not_found(user_client):
+    response = user_client.get("/projects/no-such-project/")
+
+    assert response.status_code == 404
+    assert b"not found" in response.content.lower()
+
+
+def test_catalog_lists_all_eight_kinds(user_client):
+    response = user_client.get("/workloads/catalog/")
+
+    for kind in (b"PinPod", b"PinApp", b"PinScaler", b"PinterestService", b"PinterestJobSet", b"PinterestCronJob",
+                 b"PinterestDaemon", b"PinterestTrainingJob"):
+        assert kind in response.content
+
+
+def test_token_page_shows_the_secret_once(user_client):
+    created = user_client.post("/tokens/", {"name": "cli"})
+    again = user_client.get("/tokens/")
+
+    assert b"pct_" in created.content
+    assert b"pct_" not in again.content and b"cli" in again.content
+
+
+def test_token_page_rejects_bad_expiry_inline(user_client):
+    response = user_client.post("/tokens/", {"name": "cli", "days": "0"})
+
+    assert response.status_code == 200
+    assert b"invalid-feedback" in response.content
+
+
+def test_static_assets_are_served_by_the_app(client):
+    response = client.get("/static/dist/app.js")
+
+    assert response.status_code == 200
+    assert b"htmx" in b"".join(response.streaming_content) if hasattr(response, "streaming_content") else True

@@ -1,0 +1,159 @@
+"""Session harness: real PostgreSQL, Redis and dex for the whole suite, Playwright on Debian's Chromium.
+
+Loaded with `-p tests.harness.plugin` (pyproject addopts) so the environment is set before Django's
+settings are imported. Components that cannot start fail the run; nothing is silently skipped.
+PINCONSOLE_TEST_LIGHT=1 runs on SQLite and in-memory layers for a quick local loop (refused in CI).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+LIGHT = os.environ.get("PINCONSOLE_TEST_LIGHT") == "1"
+if LIGHT and IN_CI:
+    raise pytest.UsageError("PINCONSOLE_TEST_LIGHT is not allowed in CI: the suite runs on real components.")
+
+SESSION_DIR = Path(tempfile.mkdtemp(prefix="pinconsole-test-"))
+LIVE_PORT = free_port()
+DEX_PORT = free_port()
+DEX_STATE = SESSION_DIR / "dex-state"
+OIDC_CLIENT_ID, OIDC_CLIENT_SECRET = "pinconsole", "pinconsole-test-secret"
+ADMIN_GROUP = "platform-admins"
+
+_postgres: Postgres | None = None
+_redis: Redis | None = None
+
+
+def _start_backing_services() -> None:
+    global _postgres, _redis
+    if LIGHT:
+        return
+    try:
+        _postgres, _redis = Postgres(), Redis()
+        _postgres.start()
+        _redis.start()
+    except ComponentFailed:
+        _stop_backing_services()
+        raise
+    os.environ["DATABASE_URL"] = _postgres.url
+    os.environ["REDIS_URL"] = _redis.url
+
+
+def _stop_backing_services() -> None:
+    for service in (_redis, _postgres):
+        if service is not None:
+            service.stop()
+
+
+def _oidc_env() -> dict[str, str]:
+    from clusters.localcp.pki import ensure_pki
+
+    issuer = f"https://127.0.0.1:{DEX_PORT}/dex"
+    return {
+        "OIDC_RP_CLIENT_ID": OIDC_CLIENT_ID,
+        "OIDC_RP_CLIENT_SECRET": OIDC_CLIENT_SECRET,
+        "OIDC_OP_AUTHORIZATION_ENDPOINT": f"{issuer}/auth",
+        "OIDC_OP_TOKEN_ENDPOINT": f"{issuer}/token",
+        "OIDC_OP_USER_ENDPOINT": f"{issuer}/userinfo",
+        "OIDC_OP_JWKS_ENDPOINT": f"{issuer}/keys",
+        "OIDC_VERIFY_SSL": str(ensure_pki(DEX_STATE).ca_crt),
+        "PLATFORM_ADMIN_GROUP": ADMIN_GROUP,
+    }
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Iterator[None]:
+    """Wraps pytest-django's hook so this runs before settings are imported."""
+    os.environ.update({
+        "DJANGO_SETTINGS_MODULE": "console.settings",
+        "SECRET_KEY": "test-secret-key-" + "k" * 40,
+        "DEBUG": "false",
+        "ALLOWED_HOSTS": "localhost,127.0.0.1,testserver",
+        "SECURE_SSL_REDIRECT": "false",
+        "SESSION_COOKIE_SECURE": "false",
+        "CSRF_COOKIE_SECURE": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "PINCONSOLE_DEV_LOGIN": "true",
+        "PINCONSOLE_VAR_DIR": str(SESSION_DIR / "var"),
+        "DJANGO_LIVE_TEST_SERVER_ADDRESS": f"127.0.0.1:{LIVE_PORT}",
+        **_oidc_env(),
+    })
+    (SESSION_DIR / "var" / "staticfiles").mkdir(parents=True, exist_ok=True)
+    _start_backing_services()
+    atexit.register(_stop_backing_services)
+    return (yield)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop_backing_services()
+
+
+@pytest.fixture(scope="session")
+def live_port() -> int:
+    return LIVE_PORT
+
+
+@pytest.fixture(scope="session")
+def oidc_provider() -> Iterator[object]:
+    """dex with two users: alice (group devs) and root (group platform-admins); password 'correct-horse'."""
+    from clusters.localcp.dex import DexServer
+
+    dex = DexServer(
+        DEX_STATE, port=DEX_PORT,
+        users=[
+            {"email": "alice@example.com", "username": "alice", "password": "correct-horse", "groups": ["devs"]},
+            {"email": "root@example.com", "username": "root", "password": "correct-horse",
+             "groups": ["devs", ADMIN_GROUP]},
+        ],
+        clients=[{"id": OIDC_CLIENT_ID, "secret": OIDC_CLIENT_SECRET, "name": "PinConsole",
+                  "redirect_uris": [f"http://127.0.0.1:{LIVE_PORT}/oidc/callback/"]}],
+    )
+    try:
+        dex.start()
+    except Exception as exc:  # noqa: BLE001 - any start failure is reported with the component's name
+        pytest.fail(f"dex could not start: {exc}", pytrace=False)
+    yield dex
+    dex.stop()
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+                 "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.fail("Debian's /usr/bin/chromium is missing (apt-get install chromium)", pytrace=False)
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(ignore_https_errors=True, viewport={"width": 1360, "height": 900})  # type: ignore[attr-defined]
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    path = Path(os.environ.get("PINCONSOLE_SCREENSHOTS", SESSION_DIR / "screenshots"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
