@@ -1,0 +1,147 @@
+"""CustomResourceDefinitions generated from the spec registry, plus a structural-schema checker.
+
+Generated, not hand-written, so the apiserver validates exactly the fields ``specs.validate`` knows.
+The checker enforces the apiextensions.k8s.io/v1 structural rules the apiserver applies on create.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from workloads.core import GROUP, VERSION
+from workloads.core.specs import KINDS, KindDef
+from workloads.core.specs.schema import Arr, Field, Int, Obj, Str, obj
+
+_CONDITION = obj(
+    Field("type", Str(), required=True),
+    Field("status", Str(enum=("True", "False", "Unknown")), required=True),
+    Field("reason", Str()),
+    Field("message", Str()),
+    Field("lastTransitionTime", Str()),
+    Field("observedGeneration", Int()),
+)
+_SHARD = obj(
+    Field("name", Str()), Field("cluster", Str()), Field("zone", Str()), Field("state", Str()),
+    Field("message", Str()), Field("replicas", Int()), Field("readyReplicas", Int()),
+    Field("updatedReplicas", Int()),
+)
+STATUS = obj(
+    Field("observedGeneration", Int()),
+    Field("phase", Str()),
+    Field("replicas", Int()),
+    Field("readyReplicas", Int()),
+    Field("updatedReplicas", Int()),
+    Field("selector", Str(description="Label selector string for the scale subresource.")),
+    Field("active", Int()),
+    Field("succeeded", Int()),
+    Field("failed", Int()),
+    Field("lastScheduleTime", Str()),
+    Field("lastContainerRestart", Str()),
+    Field("conditions", Arr(items=_CONDITION)),
+    Field("shards", Arr(items=_SHARD)),
+)
+
+_READY = {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'}
+_TIER = {"name": "Tier", "type": "string", "jsonPath": ".spec.tier"}
+_AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
+_EXTRA_COLUMNS: dict[str, list[dict[str, str]]] = {
+    "PinApp": [{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+               {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"}],
+    "PinterestService": [{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+                         {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"}],
+    "PinterestDaemon": [{"name": "Ready Pods", "type": "integer", "jsonPath": ".status.readyReplicas"}],
+    "PinScaler": [{"name": "Target", "type": "string", "jsonPath": ".spec.targetRef.name"},
+                  {"name": "Min", "type": "integer", "jsonPath": ".spec.minReplicas"},
+                  {"name": "Max", "type": "integer", "jsonPath": ".spec.maxReplicas"}],
+    "PinterestJobSet": [{"name": "Shards", "type": "integer", "jsonPath": ".spec.shards"},
+                        {"name": "Succeeded", "type": "integer", "jsonPath": ".status.succeeded"}],
+    "PinterestCronJob": [{"name": "Schedule", "type": "string", "jsonPath": ".spec.schedule"},
+                         {"name": "Last Schedule", "type": "date", "jsonPath": ".status.lastScheduleTime"}],
+    "PinterestTrainingJob": [{"name": "Framework", "type": "string", "jsonPath": ".spec.framework"},
+                             {"name": "Workers", "type": "integer", "jsonPath": ".spec.workers"}],
+    "PinPod": [{"name": "Phase", "type": "string", "jsonPath": ".status.phase"}],
+}
+
+
+def crd_manifest(definition: KindDef) -> dict[str, Any]:
+    schema = Obj(fields=(
+        Field("apiVersion", Str()), Field("kind", Str()), Field("metadata", Obj()),
+        Field("spec", definition.schema, required=True), Field("status", STATUS),
+    )).openapi()
+    subresources: dict[str, Any] = {"status": {}}
+    if definition.scalable:
+        subresources["scale"] = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+                                 "labelSelectorPath": ".status.selector"}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{definition.plural}.{GROUP}",
+                     "labels": {"app.kubernetes.io/managed-by": "pincompute"}},
+        "spec": {
+            "group": GROUP,
+            "scope": "Namespaced",
+            "names": {"kind": definition.kind, "listKind": f"{definition.kind}List", "plural": definition.plural,
+                      "singular": definition.kind.lower(), "shortNames": [definition.short_name],
+                      "categories": ["pincompute"]},
+            "versions": [{
+                "name": VERSION, "served": True, "storage": True,
+                "schema": {"openAPIV3Schema": schema},
+                "subresources": subresources,
+                "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(definition.kind, []), _AGE],
+            }],
+        },
+    }
+
+
+def crd_manifests() -> list[dict[str, Any]]:
+    """One CRD per kind, in registry order."""
+    return [crd_manifest(definition) for definition in KINDS.values()]
+
+
+_FORBIDDEN = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id", "$schema")
+_TYPES = ("object", "array", "string", "integer", "number", "boolean")
+
+
+def structural_problems(schema: Mapping[str, Any], path: str = "", root: bool = True) -> list[str]:
+    """Why ``schema`` is not structural in the apiextensions.k8s.io/v1 sense ([] when it is)."""
+    problems: list[str] = []
+    where = path or "<root>"
+    for key in _FORBIDDEN:
+        if key in schema:
+            problems.append(f"{where}: {key} is not allowed")
+    if schema.get("uniqueItems") is True:
+        problems.append(f"{where}: uniqueItems: true is not allowed")
+    kind = schema.get("type")
+    free = schema.get("x-kubernetes-preserve-unknown-fields") is True
+    if schema.get("x-kubernetes-int-or-string") is True:
+        if kind is not None:
+            problems.append(f"{where}: x-kubernetes-int-or-string must not set a type")
+    elif kind not in _TYPES:
+        problems.append(f"{where}: every node needs a type, got {kind!r}")
+    if root and kind != "object":
+        problems.append("<root>: the root must be type object")
+    if "properties" in schema and "additionalProperties" in schema:
+        problems.append(f"{where}: properties and additionalProperties are mutually exclusive")
+    if ("properties" in schema or "additionalProperties" in schema) and kind != "object":
+        problems.append(f"{where}: properties need type object")
+    if kind == "array" and not isinstance(schema.get("items"), Mapping):
+        problems.append(f"{where}: an array needs a single items schema")
+    for name in schema.get("required") or []:
+        if name not in (schema.get("properties") or {}) and not free:
+            problems.append(f"{where}: required field {name!r} is not a property")
+    if "enum" in schema and kind == "string" and not all(isinstance(v, str) for v in schema["enum"]):
+        problems.append(f"{where}: enum values must be strings")
+    for name, child in (schema.get("properties") or {}).items():
+        child_path = f"{path}.{name}" if path else name
+        if root and name == "metadata" and set(child) - {"type", "properties"}:
+            problems.append("metadata: only type (and name/generateName limits) may be set at the root")
+        problems += structural_problems(child, child_path, root=False)
+    if isinstance(schema.get("items"), Mapping):
+        problems += structural_problems(schema["items"], f"{path}[]", root=False)
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        problems += structural_problems(schema["additionalProperties"], f"{path}{{}}", root=False)
+    for junctor in ("allOf", "anyOf", "oneOf", "not"):
+        if junctor in schema:
+            problems.append(f"{where}: {junctor} is not generated by this core and is not checked")
+    return problems
