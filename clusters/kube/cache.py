@@ -83,8 +83,16 @@ class WatchCache:
     # -- discovery of optional (CRD) resources --------------------------------------------------
     def _discover_loop(self) -> None:
         while not self._stop.is_set():
+            self._restart_crashed()
             self._discover_once()
             self._stop.wait(self.discovery_interval)
+
+    def _restart_crashed(self) -> None:
+        with self._lock:
+            for spec in self.resources:
+                w = self._watchers.get(spec.key)
+                if w is not None and w.crashed and not self._stop.is_set():
+                    self._start_watcher(spec)
 
     def _discover_once(self) -> None:
         optional = [s for s in self.resources if s.optional]
@@ -110,7 +118,7 @@ class WatchCache:
                 return
             for spec in optional:
                 w = self._watchers.get(spec.key)
-                if spec.path in present and (w is None or w.gone):
+                if spec.path in present and (w is None or w.gone or w.crashed):
                     self._start_watcher(spec)
                 elif spec.path not in present and w is not None:
                     w.stop()
@@ -125,7 +133,7 @@ class WatchCache:
         if not self._discovered.is_set() or self.pool.breaker(self.cluster).state == "open":
             return False
         with self._lock:
-            return all(w.synced.is_set() for w in self._watchers.values() if not w.gone)
+            return all(w.synced.is_set() and not w.crashed for w in self._watchers.values() if not w.gone)
 
     def wait_synced(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

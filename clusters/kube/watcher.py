@@ -7,15 +7,18 @@ the cluster's breaker so the cluster's health reflects what the watches see.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
+import socket
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
+from urllib3.exceptions import HTTPError
 from urllib3.response import BaseHTTPResponse
 
 from . import rawapi
@@ -40,6 +43,19 @@ class ResourceStats:
     last_error: str | None
 
 
+def _interrupt(resp: BaseHTTPResponse) -> None:
+    """Unblock a read in another thread without close(): closing under a reader crashes urllib3."""
+    try:
+        resp.shutdown()  # urllib3 >= 2.3
+        return
+    except (ValueError, RuntimeError, NotImplementedError, OSError):
+        pass
+    sock = getattr(getattr(resp, "connection", None), "sock", None)
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class ResourceWatcher:
     def __init__(
         self,
@@ -58,6 +74,7 @@ class ResourceWatcher:
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
         self.synced = threading.Event()
         self.gone = False  # optional resource answered 404: its CRD is not installed
+        self.crashed = False
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._resp: BaseHTTPResponse | None = None
@@ -88,10 +105,7 @@ class ResourceWatcher:
         with self._lock:
             resp = self._resp
         if resp is not None:
-            shutdown = getattr(resp, "shutdown", None)  # urllib3 >= 2.3 unblocks a read in another thread
-            if shutdown is not None:
-                shutdown()
-            resp.close()
+            _interrupt(resp)
 
     def force_resource_version(self, rv: str) -> None:
         """Make the next watch start from ``rv`` (a too-old one provokes 410 -> relist)."""
@@ -108,6 +122,16 @@ class ResourceWatcher:
 
     # -- the loop -------------------------------------------------------------------------------
     def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:
+            # A bug must not leave a silently frozen resource: record it; the cache restarts us.
+            self._note(exc)
+            self.crashed = True
+            log.exception("watch %s/%s crashed", self.cluster, self.spec.key)
+            raise
+
+    def _loop(self) -> None:
         need_list, failures = True, 0
         while not self._stop.is_set():
             try:
@@ -139,7 +163,7 @@ class ResourceWatcher:
                     self.gone = True
                     return
                 self._note(exc)
-            except (*TRANSPORT_ERRORS, rawapi.WatchError, json.JSONDecodeError) as exc:
+            except (*TRANSPORT_ERRORS, HTTPError, rawapi.WatchError, json.JSONDecodeError) as exc:
                 self._note(exc)
             with self._lock:
                 self._reconnects += 1
