@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
+
+pytest_plugins = ["tests.harness.localcp"]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 LIGHT = os.environ.get("PINCONSOLE_TEST_LIGHT") == "1"
@@ -97,6 +100,8 @@ def pytest_load_initial_conftests(
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_backing_services()
+    if "PINCONSOLE_SCREENSHOTS" not in os.environ:
+        shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,47 @@
+"""Sign in through the real OIDC redirect flow: Chromium -> portal -> dex (TLS) -> portal callback."""
+
+import pytest
+
+from console.models import AuditEvent
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def _sign_in_with_sso(page, live_server, email: str) -> None:
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_role("link", name="Sign in with SSO").click()
+    page.wait_for_url("**/dex/auth/**")
+    page.fill("input[name=login]", email)
+    page.fill("input[name=password]", "correct-horse")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_sso_sign_in_lands_on_the_dashboard_with_groups_mapped(page, live_server, oidc_provider, screenshot_dir,
+                                                                django_user_model):
+    _sign_in_with_sso(page, live_server, "alice@example.com")
+
+    assert page.locator("h1.page-title").inner_text().startswith("Welcome")
+    page.screenshot(path=str(screenshot_dir / "dashboard-after-sso.png"), full_page=True)
+    alice = django_user_model.objects.get(email="alice@example.com")
+    assert list(alice.groups.values_list("name", flat=True)) == ["devs"]
+    assert page.locator('a[href="/audit/"]').count() == 0
+    assert AuditEvent.objects.filter(action="user.create", actor=alice).exists()
+
+
+def test_sso_admin_group_grants_the_admin_sections(page, live_server, oidc_provider):
+    _sign_in_with_sso(page, live_server, "root@example.com")
+
+    assert page.locator('a[href="/clusters/"]').count() >= 1
+    page.goto(f"{live_server.url}/audit/")
+    assert page.locator("h1.page-title").inner_text() == "Audit log"
+
+
+def test_sign_out_ends_the_session(page, live_server, oidc_provider):
+    _sign_in_with_sso(page, live_server, "alice@example.com")
+
+    page.locator("button.dropdown-toggle[data-bs-toggle=dropdown]").first.click()
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(f"{live_server.url}/login/")
+    page.goto(f"{live_server.url}/")
+    assert "/login/" in page.url
