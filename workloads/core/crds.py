@@ -24,7 +24,8 @@ _CONDITION = obj(
 _SHARD = obj(
     Field("name", Str()), Field("cluster", Str()), Field("zone", Str()), Field("state", Str()),
     Field("message", Str()), Field("replicas", Int()), Field("readyReplicas", Int()),
-    Field("updatedReplicas", Int()),
+    Field("updatedReplicas", Int()), Field("phase", Str()), Field("active", Int()), Field("succeeded", Int()),
+    Field("failed", Int()),
 )
 STATUS = obj(
     Field("observedGeneration", Int()),
