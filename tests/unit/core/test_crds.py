@@ -96,3 +96,12 @@ def test_crd_schema_rejects_an_unknown_field_like_validate_does():
     del container["properties"]["livenessProbe"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(manifest, schema)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_crd_round_trips_through_the_kubernetes_model(kind):
+    from kubernetes.client import ApiClient
+
+    client = ApiClient()
+    model = client._ApiClient__deserialize(CRDS[kind], "V1CustomResourceDefinition")
+    assert client.sanitize_for_serialization(model) == CRDS[kind]
