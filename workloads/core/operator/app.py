@@ -1,0 +1,160 @@
+"""Command line and assembly: one ApiClient per context, never the global kube configuration.
+
+``python -m workloads.core.operator [run] --kubeconfig PATH --context member-a --context member-b
+    [--lease-context host] [--workers 4] [--metrics-port 0] ...``
+``python -m workloads.core.operator install-crds --kubeconfig PATH --context member-a ...``
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from workloads.core.errors import CoreError
+from workloads.core.operator.cluster import ClusterRuntime, Key, Topology
+from workloads.core.operator.controller import Operator, Options
+from workloads.core.operator.install import install
+from workloads.core.operator.kubeio import Kube, new_api_client
+from workloads.core.operator.leader import KubeLeaseStore, LeaderElector
+from workloads.core.operator.metrics import Metrics, serve
+from workloads.core.runtime import load_profile
+
+log = logging.getLogger("workloads.core.operator")
+
+
+@dataclass(frozen=True)
+class ClusterTarget:
+    """A member cluster to reconcile: a kubeconfig context (or an explicit zone override)."""
+
+    name: str
+    kubeconfig: str
+    context: str
+    zone: str = ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    clusters: list[ClusterTarget]
+    lease: ClusterTarget | None = None  # None: no leader election (single replica)
+    lease_namespace: str = "kube-system"
+    lease_name: str = "pincompute-operator"
+    lease_duration: float = 10.0
+    renew_period: float = 2.0
+    identity: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
+    options: Options = field(default_factory=Options)
+    metrics_port: int | None = None
+
+
+def build_operator(settings: Settings, stop: threading.Event) -> Operator:
+    """Everything wired, nothing started (``Operator.run`` starts informers once it leads)."""
+    metrics = Metrics()
+    holder: list[Operator] = []
+
+    def enqueue(key: Key) -> None:
+        holder[0].enqueue(key)
+
+    clusters = {}
+    for target in settings.clusters:
+        kube = Kube(new_api_client(target.kubeconfig, target.context), target.name)
+        clusters[target.name] = ClusterRuntime(kube, enqueue, stop, instance=settings.identity,
+                                               topology=Topology(zone=target.zone) if target.zone else None)
+    elector = None
+    if settings.lease is not None:
+        lease_kube = Kube(new_api_client(settings.lease.kubeconfig, settings.lease.context), settings.lease.name)
+        elector = LeaderElector(KubeLeaseStore(lease_kube, settings.lease_namespace, settings.lease_name),
+                                settings.identity, lease_duration=settings.lease_duration,
+                                renew_deadline=settings.lease_duration * 0.7, retry_period=settings.renew_period)
+    operator = Operator(clusters, load_profile(), stop, options=settings.options, elector=elector, metrics=metrics)
+    holder.append(operator)
+    return operator
+
+
+def _zones(values: Sequence[str]) -> dict[str, str]:
+    return dict(v.split("=", 1) for v in values if "=" in v)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m workloads.core.operator", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds"))
+    p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig file (or $KUBECONFIG)")
+    p.add_argument("--context", action="append", default=[], help="member cluster context; repeat for each")
+    p.add_argument("--zone", action="append", default=[], metavar="CONTEXT=ZONE",
+                   help="override a cluster's zone (default: the most common node zone)")
+    p.add_argument("--lease-context", help="context holding the leader Lease (default: the first --context)")
+    p.add_argument("--lease-namespace", default="kube-system")
+    p.add_argument("--lease-name", default="pincompute-operator")
+    p.add_argument("--lease-duration", type=float, default=10.0)
+    p.add_argument("--renew-period", type=float, default=2.0)
+    p.add_argument("--no-leader-election", action="store_true")
+    p.add_argument("--identity", help="leader election identity (default: hostname-pid)")
+    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--resync-seconds", type=float, default=300.0)
+    p.add_argument("--shutdown-timeout", type=float, default=20.0)
+    p.add_argument("--metrics-port", type=int, help="serve /metrics on 127.0.0.1:PORT (0 = any free port)")
+    p.add_argument("--log-level", default="INFO")
+    return p
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    if not args.kubeconfig or not args.context:
+        raise SystemExit("--kubeconfig and at least one --context are required")
+    zones = _zones(args.zone)
+    clusters = [ClusterTarget(c, args.kubeconfig, c, zones.get(c, "")) for c in args.context]
+    lease = None if args.no_leader_election else ClusterTarget(
+        args.lease_context or args.context[0], args.kubeconfig, args.lease_context or args.context[0])
+    extra = {"identity": args.identity} if args.identity else {}
+    return Settings(clusters, lease, args.lease_namespace, args.lease_name, args.lease_duration, args.renew_period,
+                    options=Options(workers=args.workers, resync_seconds=args.resync_seconds,
+                                    shutdown_timeout=args.shutdown_timeout),
+                    metrics_port=args.metrics_port, **extra)
+
+
+def run(settings: Settings) -> int:
+    """Run until SIGTERM/SIGINT (exit 0 after draining) or lost leadership (exit 1)."""
+    stop = threading.Event()
+    operator = build_operator(settings, stop)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("signal %s: shutting down", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    if settings.metrics_port is not None:
+        server = serve(operator.metrics, settings.metrics_port)
+        log.info("metrics on http://127.0.0.1:%d/metrics", server.server_port)
+    log.info("operator %s for %s", settings.identity, ", ".join(c.name for c in settings.clusters))
+    return operator.run()
+
+
+def install_crds(targets: Sequence[ClusterTarget]) -> int:
+    for target in targets:
+        api = new_api_client(target.kubeconfig, target.context)
+        try:
+            names = install(Kube(api, target.name))
+        except CoreError as exc:
+            log.error("%s: %s", target.name, exc)
+            return 1
+        finally:
+            api.close()
+        log.info("%s: %d CRDs Established, tier PriorityClasses applied", target.name, len(names))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
+    logging.getLogger("urllib3").setLevel(logging.ERROR)
+    settings = settings_from_args(args)
+    if args.command == "install-crds":
+        return install_crds(settings.clusters)
+    return run(settings)

@@ -1,0 +1,183 @@
+"""The operator process: leader election, informers on every member cluster, N workers, resync.
+
+Error handling follows the core taxonomy: Conflict -> re-read the CR and retry at once (3 times);
+TemporaryError -> per-key exponential backoff; PermanentError -> Degraded, no retry until the CR
+changes; SpecInvalid never escapes the reconciler (it becomes a Degraded status).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from workloads.core.errors import Conflict, CoreError, PermanentError, TemporaryError
+from workloads.core.operator.cluster import ClusterRuntime, Key
+from workloads.core.operator.kubeio import NotFound
+from workloads.core.operator.leader import LeaderElector
+from workloads.core.operator.metrics import Metrics
+from workloads.core.operator.reconciler import Reconciler
+from workloads.core.operator.workqueue import WorkQueue
+from workloads.core.runtime import RuntimeProfile
+
+log = logging.getLogger(__name__)
+CONFLICT_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class Options:
+    workers: int = 4
+    resync_seconds: float = 300.0
+    shutdown_timeout: float = 20.0
+    sync_timeout: float = 60.0
+
+
+class Operator:
+    def __init__(self, clusters: Mapping[str, ClusterRuntime], profile: RuntimeProfile, stop: threading.Event,
+                 *, options: Options | None = None, elector: LeaderElector | None = None,
+                 metrics: Metrics | None = None) -> None:
+        self.clusters, self.stop = clusters, stop
+        self.options = options or Options()
+        self.elector = elector
+        self.metrics = metrics or Metrics()
+        self.queue: WorkQueue[Key] = WorkQueue()
+        self.reconciler = Reconciler(clusters, profile)
+        self._workers: list[threading.Thread] = []
+        self._started = False
+        self.exit_code = 0
+        self.metrics.gauges["queue_depth"] = lambda: float(self.queue.depth()[0])
+        self.metrics.gauges["queue_waiting"] = lambda: float(self.queue.depth()[2])
+        self.metrics.gauges["leading"] = lambda: float(self._started)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Block until ``stop`` is set (signal) or leadership is lost; then drain and release."""
+        if self.elector is None:
+            self._start()
+            self.stop.wait()
+        else:
+            self.elector.run(self.stop, self._start, self._lost)
+        self._shutdown()
+        return self.exit_code
+
+    def _start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        log.info("starting: clusters %s, %d workers", ", ".join(self.clusters), self.options.workers)
+        for cluster in self.clusters.values():
+            cluster.start()
+        for index in range(self.options.workers):
+            thread = threading.Thread(target=self._work, name=f"worker-{index}", daemon=True)
+            thread.start()
+            self._workers.append(thread)
+        threading.Thread(target=self._resync_loop, name="resync", daemon=True).start()
+
+    def _lost(self) -> None:
+        """Another replica may already be reconciling: stop at once; a supervisor restarts us as standby."""
+        log.error("leadership lost; stopping")
+        self.exit_code = 1
+        self.stop.set()
+
+    def _shutdown(self) -> None:
+        self.queue.shutdown()
+        deadline = time.monotonic() + self.options.shutdown_timeout
+        for thread in self._workers:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        stuck = [t.name for t in self._workers if t.is_alive()]
+        if stuck:
+            log.warning("shutdown: %s still busy after %.0fs", ", ".join(stuck), self.options.shutdown_timeout)
+        if self.elector is not None and self.elector.release():
+            log.info("lease released")
+        log.info("stopped: %s", self.metrics.snapshot())
+
+    def _resync_loop(self) -> None:
+        """Level-triggered safety net: requeue every CR periodically, even if no event arrives."""
+        while not self.stop.wait(self.options.resync_seconds):
+            for cluster in self.clusters.values():
+                for key in cluster.all_cr_keys():
+                    self.queue.add(key)
+            self.metrics.inc("resyncs")
+
+    def enqueue(self, key: Key) -> None:
+        self.queue.add(key)
+
+    # -- workers --------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            key = self.queue.get()
+            if key is None:
+                return
+            started = time.monotonic()
+            try:
+                self._process(key)
+            finally:
+                self.metrics.observe(time.monotonic() - started)
+                self.queue.done(key)
+
+    def _process(self, key: Key) -> None:
+        cluster = self.clusters[key.cluster]
+        for _attempt in range(CONFLICT_RETRIES):
+            try:
+                outcome = self.reconciler.reconcile(key)
+            except Conflict as exc:
+                self.metrics.inc("conflicts")
+                log.info("%s: conflict (%s); re-reading", key, exc)
+                if not self._reread(cluster, key):
+                    return
+                continue
+            except NotFound:
+                self.queue.forget(key)
+                return
+            except TemporaryError as exc:
+                self.metrics.inc("errors_temporary")
+                delay = max(self.queue.add_rate_limited(key), 0.0)
+                log.warning("%s: %s; retry in %.2fs", key, exc, delay)
+                self._record(cluster, key, "Warning", "ReconcileError", str(exc))
+                return
+            except PermanentError as exc:
+                self.metrics.inc("errors_permanent")
+                log.warning("%s: permanent: %s", key, exc)
+                self._degrade(cluster, key, "ReconcileFailed", str(exc))
+                self.queue.forget(key)
+                return
+            self.metrics.inc("reconciles")
+            self.metrics.inc("writes", outcome.wrote)
+            self.queue.forget(key)
+            if outcome.requeue_after is not None:
+                self.queue.add_after(key, outcome.requeue_after)
+            return
+        self.queue.add_rate_limited(key)
+
+    def _reread(self, cluster: ClusterRuntime, key: Key) -> bool:
+        res = cluster.cr_resource(key.kind)
+        if res is None:
+            return False
+        try:
+            cluster.remember(cluster.kube.get(res, key.namespace, key.name))
+        except NotFound:
+            return False
+        except CoreError as exc:
+            log.info("%s: re-read failed (%s)", key, exc)
+            self.queue.add_rate_limited(key)
+            return False
+        return True
+
+    def _degrade(self, cluster: ClusterRuntime, key: Key, reason: str, message: str) -> None:
+        cr = cluster.get_cr(key.kind, key.namespace, key.name)
+        if cr is None:
+            return
+        try:
+            self.reconciler.degrade(cluster, cr, reason, message)
+        except CoreError as exc:
+            log.warning("%s: cannot record Degraded (%s); retrying", key, exc)
+            self.queue.add_rate_limited(key)
+
+    def _record(self, cluster: ClusterRuntime, key: Key, type_: str, reason: str, message: str) -> None:
+        cr = cluster.get_cr(key.kind, key.namespace, key.name)
+        if cr is not None:
+            cluster.events.record(cr, type_, reason, message)

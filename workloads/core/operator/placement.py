@@ -1,0 +1,38 @@
+"""Read the placement the portal wrote on a CR (labels or annotations), defaulting to this cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from workloads.core.placement import Placement
+
+CLUSTER = "pincompute.io/cluster"
+ZONE = "pincompute.io/zone"
+REGION = "pincompute.io/region"
+SHARD_INDEX = "pincompute.io/shard-index"
+SHARD_COUNT = "pincompute.io/shard-count"
+REPLICAS = "pincompute.io/replicas"
+
+
+def _int(value: str | None, default: int | None, minimum: int) -> int | None:
+    try:
+        return max(minimum, int(value)) if value not in (None, "") else default
+    except ValueError:
+        return default
+
+
+def placement_for(cr: Mapping[str, Any], cluster: str, zone: str, region: str = "") -> Placement:
+    """Annotations win over labels (a label value cannot be empty or long); missing keys take this
+    cluster's name and dominant node zone, shard 0 of 1 and the spec's own replica count.
+
+    An explicitly empty zone (``pincompute.io/zone: ""`` annotation) means "this cluster spans the
+    spec's zones": PinApp then makes one Deployment per zone pinned by node selector.
+    """
+    metadata = cr.get("metadata") or {}
+    notes = {**(metadata.get("labels") or {}), **(metadata.get("annotations") or {})}
+    count = _int(notes.get(SHARD_COUNT), 1, 1) or 1
+    index = min(_int(notes.get(SHARD_INDEX), 0, 0) or 0, count - 1)
+    return Placement(cluster=str(notes.get(CLUSTER) or cluster), zone=str(notes.get(ZONE, zone)),
+                     region=str(notes.get(REGION) or region), shard_index=index, shard_count=count,
+                     replicas=_int(notes.get(REPLICAS), None, 0))
