@@ -37,6 +37,9 @@ def main() -> None:
     if command == "test":
         os.execv(sys.executable, [sys.executable, "-m", "pytest", *sys.argv[2:]])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+    if command == "dev":  # the embedded default: debug on, local password sign-in with demo users
+        os.environ.setdefault("DEBUG", "true")
+        os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

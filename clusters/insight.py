@@ -6,38 +6,38 @@ from typing import Any
 
 from clusters import runtime
 from clusters.models import Cluster, ClusterPool, PoolKind
-from clusters.services import granted_quota
+from clusters.services import granted_quota, pool_snapshot
 from workloads.core.quantity import Resources, format_cpu, format_memory
 
 TIER_POOLS = (PoolKind.RESERVED, PoolKind.ONDEMAND, PoolKind.BURST)
 TIER_PRIORITY = {"reserved": "pincompute-reserved", "ondemand": "pincompute-ondemand",
                  "preemptible": "pincompute-preemptible"}
-GIB = 2**30
 
 
-def _resources(amounts: dict[str, int] | Resources | None) -> Resources:
+
+def _resources(amounts: Any) -> Resources:
+    """Convert the watch cache's aggregate (cpu_m, memory, gpu) into the core's Resources."""
     if amounts is None:
         return Resources()
     if isinstance(amounts, Resources):
         return amounts
-    return Resources(cpu_milli=int(amounts.get("cpu_milli", amounts.get("cpu", 0))),
-                     memory_bytes=int(amounts.get("memory_bytes", amounts.get("memory", 0))),
-                     gpu=int(amounts.get("gpu", 0)))
+    return Resources(cpu_milli=int(amounts.cpu_m), memory_bytes=int(amounts.memory), gpu=int(amounts.gpu))
 
 
 def _cache_state(cache: Any) -> dict[str, Any]:
     if cache is None:
         return {"synced": False, "error": "watch cache disabled", "nodes": None, "ready_nodes": None}
-    summary = cache.summary()
-    return {"synced": cache.synced, "error": cache.last_error or "", "nodes": summary.node_total,
-            "ready_nodes": summary.node_ready, "summary": summary}
+    aggregates = cache.aggregates()
+    return {"synced": cache.synced, "error": cache.last_error or "", "nodes": aggregates["nodes_total"],
+            "ready_nodes": aggregates["nodes_ready"], "aggregates": aggregates}
 
 
 def _tier_requested(state: dict[str, Any]) -> dict[str, Resources]:
-    summary = state.get("summary")
-    if summary is None:
+    aggregates = state.get("aggregates")
+    if aggregates is None:
         return {}
-    return {tier: _resources(summary.requested_by_priority.get(pc)) for tier, pc in TIER_PRIORITY.items()}
+    by_tier = aggregates["requests_by_tier"]
+    return {tier: _resources(by_tier.get(pc)) for tier, pc in TIER_PRIORITY.items()}
 
 
 def registry_overview() -> dict[str, Any]:
@@ -110,14 +110,12 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
                           "labels": node["metadata"].get("labels", {})})
         events = sorted(cache.list("events"), key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "",
                         reverse=True)[:50]
-        summary = state["summary"]
-        zones = [{"name": z, **_fmt(r)} for z, r in sorted(summary.allocatable_by_zone.items())]
-        families = [{"name": f, **_fmt(r)} for f, r in sorted(summary.allocatable_by_family.items())]
+        aggregates = state["aggregates"]
+        zones = [{"name": z, **_fmt(r)} for z, r in sorted(aggregates["allocatable_by_zone"].items())]
+        families = [{"name": f, **_fmt(r)} for f, r in sorted(aggregates["allocatable_by_family"].items())]
     pools = []
     for kind in TIER_POOLS:
         pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
-        from clusters.services import pool_snapshot
-
         pools.append({"kind": kind, "label": PoolKind(kind).label, "pool": pool, "values": pool_snapshot(pool),
                       "granted": granted_display(cluster, kind), "cluster": cluster})
     return {"cluster": cluster, "cache": state, "nodes": nodes, "events": events, "zones": zones,
@@ -126,4 +124,5 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
 
 def _fmt(r: Any) -> dict[str, str]:
     res = _resources(r)
-    return {"cpu": format_cpu(res.cpu_milli), "memory": format_memory(res.memory_bytes), "gpu": str(res.gpu)}
+    return {"cpu": format_cpu(res.cpu_milli), "memory": format_memory(res.memory_bytes), "gpu": str(res.gpu),
+            "nodes": str(getattr(r, "count", ""))}

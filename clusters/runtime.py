@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from clusters.kube.cache import CacheRegistry, WatchCache
     from clusters.kube.client import ClientPool, ClusterTarget
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _pool: ClientPool | None = None
 _caches: CacheRegistry | None = None
 

@@ -23,3 +23,69 @@ def project_quota_rows(project: Project) -> list[dict[str, Any]]:
             "gpu": row.get("gpu") or 0,
         })
     return rows
+
+
+class ProjectError(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+def create_project(*, name: str, team: str, cost_center: str, actor: Any, display_name: str = "",
+                   description: str = "") -> Project:
+    from django.core.exceptions import ValidationError
+    from django.db import transaction
+
+    from console import audit
+
+    with transaction.atomic():
+        if Project.objects.filter(name=name).exists():
+            raise ProjectError("name", f"A project named {name!r} already exists.")
+        project = Project(name=name, team=team, cost_center=cost_center, display_name=display_name,
+                          description=description)
+        try:
+            project.full_clean()
+        except ValidationError as exc:
+            field, messages = next(iter(exc.message_dict.items()))
+            raise ProjectError(field, " ".join(messages)) from exc
+        project.save()
+        audit.record("project.create", actor=actor, target_kind="Project", target_name=name, project=name,
+                     after={"team": team, "cost_center": cost_center})
+    return project
+
+
+def add_member(*, project: Project, user: Any, role: str, actor: Any) -> None:
+    from django.db import transaction
+
+    from console import audit
+    from projects.models import Membership
+
+    with transaction.atomic():
+        membership, created = Membership.objects.get_or_create(project=project, user=user, defaults={"role": role})
+        before = None if created else membership.role
+        if not created and membership.role != role:
+            membership.role = role
+            membership.save(update_fields=["role"])
+        if created or before != role:
+            audit.record("project.member.set", actor=actor, target_kind="Membership",
+                         target_name=user.get_username(), project=project.name, before={"role": before},
+                         after={"role": role})
+
+
+def grant_quota(*, project: Project, cluster: Any, tier: str, cpu_milli: int, memory_bytes: int, gpu: int,
+                actor: Any) -> None:
+    from django.db import transaction
+
+    from console import audit
+    from projects.models import TierQuota
+
+    with transaction.atomic():
+        quota, _ = TierQuota.objects.select_for_update().get_or_create(project=project, cluster=cluster, tier=tier)
+        before = {"cpu_milli": quota.cpu_milli, "memory_bytes": quota.memory_bytes, "gpu": quota.gpu}
+        quota.cpu_milli, quota.memory_bytes, quota.gpu = cpu_milli, memory_bytes, gpu
+        quota.save()
+        after = {"cpu_milli": cpu_milli, "memory_bytes": memory_bytes, "gpu": gpu}
+        if before != after:
+            audit.record("project.quota.set", actor=actor, target_kind="TierQuota",
+                         target_name=f"{project.name}/{cluster.name}/{tier}", project=project.name,
+                         cluster=cluster.name, before=before, after=after)

@@ -1,0 +1,165 @@
+"""The embedded default's moving parts: local clusters, their registration, platform install, demo data.
+
+`manage.py dev` calls these in order; each step is idempotent so a second run takes seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from clusters import provision
+from clusters import services as cluster_services
+from clusters.models import Cluster, Role
+from projects.models import Project, TierQuota
+from workloads.core.crds import crd_manifests
+from workloads.core.quantity import Resources
+from workloads.core.quota import TierQuota as CoreTierQuota
+from workloads.core.quota import limit_range_manifest, resource_quota_manifests
+from workloads.core.tiers import Tier, priority_class_manifests
+
+DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", Path.home() / ".cache" / "pinconsole" / "state" / "dev"))
+
+
+def start_clusters(members: int, nodes: int) -> Any:
+    from clusters.localcp import LocalControlPlane
+
+    cp = LocalControlPlane(DEV_STATE, members=members, nodes_per_member=nodes)
+    cp.up()
+    return cp
+
+
+def register(cp: Any) -> list[Cluster]:
+    registered = []
+    for info in cp.clusters:
+        cluster, _ = cluster_services.register_cluster(
+            name=info.name, region=info.region, zone=info.zone, role=info.role, api_server=info.server,
+            kubeconfig_path=str(cp.kubeconfig_path), kube_context=info.context)
+        registered.append(cluster)
+    return registered
+
+
+def api_for(cluster: Cluster) -> ApiClient:
+    from clusters import runtime
+
+    return runtime.pool_for(cluster).api(cluster.name)
+
+
+def install_platform(cluster: Cluster) -> None:
+    """CRDs and tier PriorityClasses on a member; waits until the CRDs are served."""
+    api = api_for(cluster)
+    provision.apply_all(api, [*priority_class_manifests(), *crd_manifests()])
+    ext = provision.dynamic_client(api).resources.get(api_version="apiextensions.k8s.io/v1",
+                                                       kind="CustomResourceDefinition")
+    deadline = time.monotonic() + 60
+    for crd in crd_manifests():
+        while True:
+            live = ext.get(name=crd["metadata"]["name"]).to_dict()
+            conditions = {c["type"]: c["status"] for c in live.get("status", {}).get("conditions", [])}
+            if conditions.get("Established") == "True":
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"CRD {crd['metadata']['name']} not Established on {cluster.name}")
+            time.sleep(0.2)
+
+
+def provision_project(project: Project, cluster: Cluster) -> None:
+    """Namespace, one ResourceQuota per tier and a LimitRange on one member cluster."""
+    limits = {}
+    for quota in TierQuota.objects.filter(project=project, cluster=cluster):
+        limits[Tier.parse(quota.tier)] = Resources(quota.cpu_milli, quota.memory_bytes, quota.gpu)
+    namespace = {
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": project.namespace, "labels": {
+            "pincompute.io/project": project.name, "pincompute.io/team": project.team,
+            "app.kubernetes.io/managed-by": "pincompute"}},
+    }
+    manifests = [namespace, *resource_quota_manifests(project.namespace, CoreTierQuota(limits)),
+                 limit_range_manifest(project.namespace)]
+    provision.apply_all(api_for(cluster), manifests)
+
+
+def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Cluster, dict[str, Any]]]:
+    """A PinApp sharded over every member zone, and a job set on the first member."""
+    out = []
+    for index, cluster in enumerate(members):
+        app = {
+            "apiVersion": "pincompute.io/v1", "kind": "PinApp",
+            "metadata": {"name": "ranker", "namespace": project.namespace, "annotations": {
+                "pincompute.io/cluster": cluster.name, "pincompute.io/zone": cluster.zone,
+                "pincompute.io/shard-index": str(index), "pincompute.io/shard-count": str(len(members))}},
+            "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
+                     "tier": "OnDemand", "replicas": 2, "zones": [cluster.zone],
+                     "template": {"containers": [{"name": "ranker", "image": "registry.local/ads/ranker:1.8.2",
+                                                  "ports": [{"name": "http", "containerPort": 8080}],
+                                                  "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
+        }
+        out.append((cluster, app))
+    first = members[0]
+    jobset = {
+        "apiVersion": "pincompute.io/v1", "kind": "PinterestJobSet",
+        "metadata": {"name": "feature-backfill", "namespace": project.namespace, "annotations": {
+            "pincompute.io/cluster": first.name, "pincompute.io/zone": first.zone}},
+        "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
+                 "tier": "Preemptible", "shards": 4,
+                 "containers": [{"name": "backfill", "image": "registry.local/ads/backfill:2.0.0",
+                                 "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}}}]},
+    }
+    out.append((first, jobset))
+    return out
+
+
+def apply_demo_workloads(project: Project, members: list[Cluster]) -> list[str]:
+    """Write the demo custom resources; returns human-readable problems instead of raising."""
+    problems = []
+    for cluster, manifest in demo_workloads(project, members):
+        try:
+            provision.apply_all(api_for(cluster), [manifest])
+        except ApiException as exc:
+            problems.append(f"{cluster.name}: {manifest['kind']}/{manifest['metadata']['name']}: {exc.reason}")
+    return problems
+
+
+def start_operator(cp: Any, members: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes] | None:
+    """The operator as a child process (the same entry point production runs)."""
+    try:
+        import workloads.core.operator  # noqa: F401
+    except ImportError:
+        return None
+    log_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(cp.kubeconfig_path)]
+    for cluster in members:
+        cmd += ["--context", cluster.kube_context]
+    log = (log_dir / "operator.log").open("ab")
+    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR,
+                            preexec_fn=_die_with_parent)
+
+
+def _die_with_parent() -> None:
+    """Linux: the child gets SIGTERM when the dev process dies, even by SIGKILL, so nothing is orphaned."""
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def members_of(clusters: list[Cluster]) -> list[Cluster]:
+    return [c for c in clusters if c.role == Role.MEMBER]
