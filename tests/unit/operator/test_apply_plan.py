@@ -121,3 +121,16 @@ def test_comparable_pod_keeps_user_tolerations_and_volumes():
 
     assert result["spec"] == {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
                               "volumes": [{"name": "data"}]}
+
+
+def test_empty_values_dropped_by_the_apiserver_are_not_a_change():
+    cr = _pinpod()
+    del cr["spec"]["costCenter"]  # PINCOMPUTE_COST_CENTER gets value "" which the apiserver omits
+    desired = _desired(cr)
+    live = _live(desired)
+    for container in live[0]["spec"]["containers"] + live[0]["spec"]["initContainers"]:
+        for env in container.get("env", []):
+            if env.get("value") == "":
+                del env["value"]
+
+    assert plan_writes(desired, live, owner_uid="uid-notebook", owner_name="notebook").empty

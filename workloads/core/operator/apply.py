@@ -70,12 +70,34 @@ def comparable_pod(live: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[
     return pod
 
 
+def fill_omitted(desired: Any, live: Any) -> Any:
+    """Copy of ``live`` where every empty value we set ("" / false / 0) that the apiserver dropped on
+    serialization (Go ``omitempty``, e.g. an env var with ``value: ""``) is put back, so it compares equal."""
+    if isinstance(desired, dict) and isinstance(live, dict):
+        result = dict(live)
+        for key, value in desired.items():
+            if key not in live:
+                if value in ("", False, 0) and not isinstance(value, (dict, list)):
+                    result[key] = value
+            else:
+                result[key] = fill_omitted(value, live[key])
+        return result
+    if isinstance(desired, list) and isinstance(live, list) and len(desired) == len(live):
+        return [fill_omitted(d, x) for d, x in zip(desired, live, strict=True)]
+    return live
+
+
 def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, Any]], *,
                 owner_uid: str, owner_name: str) -> WritePlan:
     """What to write so the cluster matches ``desired``; ``live`` are the objects the CR controls."""
     live_by_key = {object_key(o): o for o in live}
-    normalized = [comparable_pod(o, desired_by) if (desired_by := _find(desired, o)) is not None
-                  and o.get("kind") == "Pod" else o for o in live]
+    normalized = []
+    for obj in live:
+        wanted = _find(desired, obj)
+        if wanted is not None:
+            obj = fill_omitted(wanted, comparable_pod(obj, wanted) if obj.get("kind") == "Pod" else obj)
+        normalized.append(obj)
+    normalized_by_key = {object_key(o): o for o in normalized}
     diff = diff_objects(desired, normalized, owner_uid=owner_uid, owner_name=owner_name)
     plan = WritePlan(prune=[live_by_key[object_key(o)] for o in diff.prune])
     for obj in diff.create:
@@ -88,7 +110,7 @@ def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, A
         if obj.get("kind") != "Pod":
             plan.apply.append(obj)
             continue
-        comparable = comparable_pod(current, obj)
+        comparable = normalized_by_key[object_key(obj)]
         if pod_needs_recreate(comparable, obj):
             plan.recreate.append(current)
             continue
