@@ -1,4 +1,6 @@
+from django import forms
 from django.contrib import admin
+from django.db import models
 
 from clusters.models import Cluster, ClusterPool
 from console.admin import AuditedModelAdmin
@@ -16,3 +18,4 @@ class ClusterAdmin(AuditedModelAdmin):
     search_fields = ("name",)
     readonly_fields = ("healthy", "last_probe_at", "last_error", "version")
     inlines = [ClusterPoolInline]
+    formfield_overrides = {models.URLField: {"form_class": forms.URLField, "assume_scheme": "https"}}
