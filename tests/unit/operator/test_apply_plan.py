@@ -134,3 +134,19 @@ def test_empty_values_dropped_by_the_apiserver_are_not_a_change():
                 del env["value"]
 
     assert plan_writes(desired, live, owner_uid="uid-notebook", owner_name="notebook").empty
+
+
+def test_an_app_taken_over_by_a_scaler_is_applied_once_to_release_replicas():
+    cr = example("PinApp")
+    desired = translate(cr, load_profile(), Placement(cluster="member-a", zone="us-east-1a"), autoscaled=True)
+    live = _live(desired)
+    deployment = next(o for o in live if o["kind"] == "Deployment")
+    deployment["spec"]["replicas"] = 3
+    deployment["metadata"]["managedFields"] = [{"manager": "pincompute-operator", "operation": "Apply",
+                                                "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
+
+    plan = plan_writes(desired, live, owner_uid="uid-web", owner_name="web")
+
+    assert [o["kind"] for o in plan.apply] == ["Deployment"] and "replicas" not in plan.apply[0]["spec"]
+    deployment["metadata"]["managedFields"][0]["fieldsV1"] = {"f:spec": {"f:template": {}}}
+    assert plan_writes(desired, live, owner_uid="uid-web", owner_name="web").empty

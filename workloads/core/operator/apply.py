@@ -88,7 +88,7 @@ def fill_omitted(desired: Any, live: Any) -> Any:
 
 
 def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, Any]], *,
-                owner_uid: str, owner_name: str) -> WritePlan:
+                owner_uid: str, owner_name: str, manager: str = "pincompute-operator") -> WritePlan:
     """What to write so the cluster matches ``desired``; ``live`` are the objects the CR controls."""
     live_by_key = {object_key(o): o for o in live}
     normalized = []
@@ -102,6 +102,11 @@ def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, A
     plan = WritePlan(prune=[live_by_key[object_key(o)] for o in diff.prune])
     for obj in diff.create:
         plan.apply.append(obj)
+    updating = {object_key(o) for o in diff.update}
+    for obj in desired:
+        current = live_by_key.get(object_key(obj))
+        if current is not None and object_key(obj) not in updating and still_owns_replicas(obj, current, manager):
+            plan.apply.append(obj)
     for obj in diff.update:
         current = live_by_key[object_key(obj)]
         if (current.get("metadata") or {}).get("deletionTimestamp"):
@@ -120,6 +125,18 @@ def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, A
         else:
             plan.apply.append(obj)  # only metadata (labels/annotations) differs: apply is allowed in place
     return plan
+
+
+def still_owns_replicas(desired: Mapping[str, Any], live: Mapping[str, Any], manager: str) -> bool:
+    """True when our last apply set ``spec.replicas`` but the desired object leaves it out (a PinScaler
+    took over): only a new apply releases the field, otherwise SSA keeps fighting the HPA."""
+    if "replicas" in (desired.get("spec") or {}):
+        return False
+    for entry in (live.get("metadata") or {}).get("managedFields") or []:
+        fields = (entry.get("fieldsV1") or {}).get("f:spec") or {}
+        if entry.get("manager") == manager and entry.get("operation") == "Apply" and "f:replicas" in fields:
+            return True
+    return False
 
 
 def _find(desired: Sequence[Mapping[str, Any]], live: Mapping[str, Any]) -> Mapping[str, Any] | None:
