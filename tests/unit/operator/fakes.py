@@ -57,7 +57,8 @@ class FakeKube:
 def fake_cluster(kube=None, zone="local-1a"):
     kube = kube or FakeKube()
     stop = threading.Event()
-    cluster = ClusterRuntime(kube, lambda key: None, stop, instance="test", topology=Topology(zone))
+    cluster = ClusterRuntime(kube, lambda key: None, stop, instance="test", topology=Topology(zone),
+                             background_events=False)
     for kind, res in NATIVE.items():
         cluster.native[kind] = Informer(kube, res, lambda *_: None, stop)
     for kind, definition in KINDS.items():

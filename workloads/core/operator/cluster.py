@@ -45,9 +45,10 @@ class Topology:
 
 class ClusterRuntime:
     def __init__(self, kube: Kube, enqueue: Callable[[Key], None], stop: threading.Event, *,
-                 instance: str, topology: Topology | None = None, discovery_period: float = 15.0) -> None:
+                 instance: str, topology: Topology | None = None, discovery_period: float = 15.0,
+                 background_events: bool = True) -> None:
         self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
-        self.events = EventRecorder(kube, instance)
+        self.events = EventRecorder(kube, instance, background=background_events)
         self.topology = topology or Topology()
         self.crs: dict[str, Informer] = {}
         self.native: dict[str, Informer] = {}

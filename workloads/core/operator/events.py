@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -76,14 +77,34 @@ def _ts(moment: float) -> str:
 
 
 class EventRecorder:
-    """Writes Events for one cluster; failures to record are logged, never fail a reconcile."""
+    """Writes Events for one cluster off the reconcile path (a bounded queue drained by one thread):
+    an Event is best effort, so it must never add apiserver round trips to a reconcile or fail one."""
 
-    def __init__(self, kube: Kube, instance: str, aggregator: EventAggregator | None = None) -> None:
+    def __init__(self, kube: Kube, instance: str, aggregator: EventAggregator | None = None,
+                 background: bool = True) -> None:
         self.kube, self.instance = kube, instance
         self.aggregator = aggregator or EventAggregator()
         self._lock = threading.Lock()
+        self._pending: queue.Queue[tuple[Mapping[str, Any], str, str, str]] | None = None
+        if background:
+            self._pending = queue.Queue(maxsize=10000)
+            threading.Thread(target=self._drain, name=f"events-{kube.name}", daemon=True).start()
 
     def record(self, cr: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
+        if self._pending is None:
+            self.write(cr, type_, reason, message)
+            return
+        try:
+            self._pending.put_nowait((cr, type_, reason, message))
+        except queue.Full:
+            log.info("event queue full; dropping %s %s", reason, message)
+
+    def _drain(self) -> None:
+        assert self._pending is not None
+        while True:
+            self.write(*self._pending.get())
+
+    def write(self, cr: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
         metadata = cr.get("metadata") or {}
         uid, namespace = str(metadata.get("uid") or ""), str(metadata.get("namespace") or "default")
         message = message[:1000]
