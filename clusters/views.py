@@ -12,6 +12,7 @@ from clusters import insight, services
 from clusters.forms import ClusterAttributesForm, PoolForm
 from clusters.health import probe_cluster
 from clusters.models import Cluster, ClusterPool, PoolKind
+from clusters.tasks import probe_stale
 from console.htmx import is_partial
 from console.permissions import require_platform_admin
 
@@ -24,6 +25,7 @@ def _admin_cluster(request: HttpRequest, name: str) -> Cluster:
 @login_required
 def cluster_list(request: HttpRequest) -> HttpResponse:
     require_platform_admin(request.user)
+    probe_stale()
     overview = insight.registry_overview()
     template = "clusters/partials/cluster_table.html" if is_partial(request) else "clusters/list.html"
     return render(request, template, overview)

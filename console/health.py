@@ -48,7 +48,7 @@ def check_channel_layer() -> str:
         channel = await layer.new_channel("readyz.")
         payload = {"type": "readyz.ping", "nonce": uuid.uuid4().hex}
         await layer.send(channel, payload)
-        received = await asyncio.wait_for(layer.receive(channel), timeout=2)
+        received = await asyncio.wait_for(layer.receive(channel), timeout=5)
         if received.get("nonce") != payload["nonce"]:
             raise RuntimeError("channel layer returned a different message")
 

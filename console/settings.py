@@ -125,6 +125,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "pinconsole"
+CELERY_BEAT_SCHEDULE = {
+    "probe-clusters": {"task": "clusters.probe_all", "schedule": env_int("CLUSTER_PROBE_SECONDS", 30)},
+}
 
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)

@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The suite shares 2 cores with real apiservers: generation speed is not what property tests check.
+settings.register_profile("pinconsole", suppress_health_check=[HealthCheck.too_slow], deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "pinconsole"))
 
 # Playwright's sync API runs an event loop in the main thread; Django's ORM must still be allowed there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
