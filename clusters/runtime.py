@@ -64,6 +64,11 @@ def member_caches() -> dict[str, WatchCache]:
     return {c.name: registry.get(c.name) for c in members if c.name in registry.names()}
 
 
+def shutdown() -> None:
+    """Stop every watch cache and close every client (process exit, tests)."""
+    reset_for_tests()
+
+
 def reset_for_tests() -> None:
     global _pool, _caches
     with _lock:

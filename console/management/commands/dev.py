@@ -73,6 +73,9 @@ class Command(BaseCommand):
             if not opts["no_serve"]:
                 self._serve(opts["host"], opts["port"])
         finally:
+            from clusters import runtime as cluster_runtime
+
+            cluster_runtime.shutdown()
             if operator is not None:
                 devstack.stop_process(operator)
             if cp is not None and not opts["keep_clusters"] and not opts["no_serve"]:
