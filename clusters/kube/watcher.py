@@ -217,9 +217,10 @@ class ResourceWatcher:
         )
         with self._lock:
             self._resp = resp
+            forced = self._forced_rv is not None  # set while we were connecting: drop_connection missed us
         clean = False
         try:
-            if self._stop.is_set():
+            if self._stop.is_set() or forced:
                 return
             for event in rawapi.iter_events(resp):
                 etype, obj = event.get("type"), event.get("object") or {}
