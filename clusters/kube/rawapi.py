@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kubernetes.client import ApiClient
+from urllib3.exceptions import ProtocolError
 from urllib3.response import BaseHTTPResponse
 
 Timeout = tuple[float, float]
@@ -67,7 +68,11 @@ def iter_events(resp: BaseHTTPResponse) -> Iterator[dict[str, Any]]:
             line, buf = buf[:nl], buf[nl + 1:]
             if not line.strip():
                 continue
-            event: dict[str, Any] = json.loads(line)
+            try:
+                event: dict[str, Any] = json.loads(line)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                # A frame cut by a dropped connection: a broken stream, so reconnect, don't crash.
+                raise ProtocolError(f"corrupt watch frame ({exc.__class__.__name__})") from exc
             if event.get("type") == "ERROR":
                 status = event.get("object") or {}
                 if status.get("code") == 410:
