@@ -11,19 +11,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from console.bootstrap import find_postgres_bin
+
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def find_postgres_bin() -> Path | None:
-    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
-        if (candidate / "postgres").exists() and (candidate / "initdb").exists():
-            return candidate
-    found = shutil.which("postgres")
-    return Path(found).parent if found else None
 
 
 class ComponentFailed(RuntimeError):
