@@ -48,6 +48,7 @@ class ClusterRuntime:
                  instance: str, topology: Topology | None = None, discovery_period: float = 15.0,
                  background_events: bool = True) -> None:
         self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
+        self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self.events = EventRecorder(kube, instance, background=background_events)
         self.topology = topology or Topology()
         self.crs: dict[str, Informer] = {}
@@ -119,10 +120,16 @@ class ClusterRuntime:
         metadata = obj.get("metadata") or {}
         kind = str(obj.get("kind"))
         namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name"))
+        key = Key(self.name, kind, namespace, name)
         if event == "DELETED":
             self.events.forget(str(metadata.get("uid") or ""))
+            self._fingerprints.pop(key, None)
             return  # the apiserver's garbage collector removes what it owned
-        self.enqueue(Key(self.name, kind, namespace, name))
+        fingerprint = _spec_fingerprint(metadata)
+        if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
+            return  # only status changed (usually our own write): nothing to reconcile
+        self._fingerprints[key] = fingerprint
+        self.enqueue(key)
         if kind == "PinScaler":  # the target PinApp must stop (or start) setting replicas
             target = ((obj.get("spec") or {}).get("targetRef") or {}).get("name")
             if target:
@@ -176,3 +183,9 @@ class ClusterRuntime:
                 metadata = obj.get("metadata") or {}
                 keys.append(Key(self.name, kind, str(metadata.get("namespace") or ""), str(metadata.get("name"))))
         return keys
+
+
+def _spec_fingerprint(metadata: dict[str, Any]) -> tuple[Any, ...]:
+    """What a reconcile depends on besides owned objects: spec (via generation), placement, deletion."""
+    return (metadata.get("uid"), metadata.get("generation"), repr(sorted((metadata.get("labels") or {}).items())),
+            repr(sorted((metadata.get("annotations") or {}).items())), metadata.get("deletionTimestamp"))
