@@ -12,6 +12,7 @@ bench/results/operator.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kubernetes import client, watch  # noqa: E402
+from kubernetes.client.exceptions import ApiException  # noqa: E402
+from urllib3.exceptions import ProtocolError  # noqa: E402
 
 from clusters.localcp import LocalControlPlane  # noqa: E402
 from clusters.localcp.nodes import api_client  # noqa: E402
@@ -62,23 +66,41 @@ class Observer:
     def _crs(self) -> None:
         custom = client.CustomObjectsApi(self.api)
         while not self.stop.is_set():
-            for event in watch.Watch().stream(custom.list_namespaced_custom_object, "pincompute.io", "v1",
-                                              self.namespace, "pinpods", timeout_seconds=30):
-                obj = event["object"]
-                status = obj.get("status") or {}
-                ready = any(c.get("type") == "Ready" and c.get("status") == "True"
-                            for c in status.get("conditions") or [])
-                if ready and status.get("observedGeneration") == obj["metadata"].get("generation"):
-                    self.ready.setdefault(obj["metadata"]["name"], time.monotonic())
+            with _quiet_at_teardown(self.stop):
+                self._crs_once(custom)
+
+    def _crs_once(self, custom: client.CustomObjectsApi) -> None:
+        for event in watch.Watch().stream(custom.list_namespaced_custom_object, "pincompute.io", "v1",
+                                          self.namespace, "pinpods", timeout_seconds=30):
+            obj = event["object"]
+            status = obj.get("status") or {}
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                        for c in status.get("conditions") or [])
+            if ready and status.get("observedGeneration") == obj["metadata"].get("generation"):
+                self.ready.setdefault(obj["metadata"]["name"], time.monotonic())
 
     def _pods(self) -> None:
         core = client.CoreV1Api(self.api)
         while not self.stop.is_set():
-            for event in watch.Watch().stream(core.list_namespaced_pod, self.namespace, timeout_seconds=30):
-                self.pod_seen.setdefault(event["object"].metadata.name, time.monotonic())
+            with _quiet_at_teardown(self.stop):
+                self._pods_once(core)
+
+    def _pods_once(self, core: client.CoreV1Api) -> None:
+        for event in watch.Watch().stream(core.list_namespaced_pod, self.namespace, timeout_seconds=30):
+            self.pod_seen.setdefault(event["object"].metadata.name, time.monotonic())
 
 
-def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess) -> dict[str, Any]:
+@contextlib.contextmanager
+def _quiet_at_teardown(stop: threading.Event) -> Iterator[None]:
+    """Watches break when the namespace or cluster goes away at the end; only then is that expected."""
+    try:
+        yield
+    except (ProtocolError, ApiException, OSError):
+        if not stop.is_set():
+            time.sleep(0.5)
+
+
+def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess, rate: float = 0.0) -> dict[str, Any]:
     namespace = f"bench-op-{n}-{uuid.uuid4().hex[:4]}"
     for api in apis.values():
         client.CoreV1Api(api).create_namespace({"metadata": {"name": namespace}})
@@ -99,7 +121,12 @@ def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess) -> 
 
     start = time.monotonic()
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(create, range(n)))
+        if rate > 0:  # paced arrivals: latency of one object when the system keeps up
+            for index in range(n):
+                time.sleep(max(0.0, start + index / rate - time.monotonic()))
+                pool.submit(create, index)
+        else:  # a burst: as fast as 8 client threads can create
+            list(pool.map(create, range(n)))
     create_seconds = time.monotonic() - start
 
     def all_ready() -> bool:
@@ -114,7 +141,8 @@ def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess) -> 
     for obs in observers.values():
         obs.stop.set()
     result = {
-        "resources": n, "create_seconds": round(create_seconds, 2), "all_ready_seconds": round(total, 2),
+        "resources": n, "arrival": f"{rate:g}/s paced" if rate > 0 else "burst",
+        "create_seconds": round(create_seconds, 2), "all_ready_seconds": round(total, 2),
         "cr_to_pod_created_p50_ms": round(pct(pod_lat, 50) * 1000, 1),
         "cr_to_pod_created_p99_ms": round(pct(pod_lat, 99) * 1000, 1),
         "cr_to_ready_p50_ms": round(pct(ready_lat, 50) * 1000, 1),
@@ -136,6 +164,7 @@ def main() -> None:
     parser.add_argument("--state-dir", default="/tmp/op-cp")
     parser.add_argument("--sizes", default="100,1000")
     parser.add_argument("--workers", default="4")
+    parser.add_argument("--rate", type=float, default=0.0, help="CRs per second (0 = burst)")
     args = parser.parse_args()
     cp = LocalControlPlane(Path(args.state_dir), members=2, nodes_per_member=20)
     started = not cp.is_healthy()
@@ -154,7 +183,7 @@ def main() -> None:
         wait_for(lambda: op.metrics().get("leading") == 1.0, 30, what="operator leading")
         time.sleep(1)
         for n in (int(s) for s in args.sizes.split(",")):
-            result = run_size(n, apis, op)
+            result = run_size(n, apis, op, args.rate)
             print(json.dumps(result, indent=2), flush=True)
             results.append(result)
     finally:

@@ -62,7 +62,8 @@ class Command(BaseCommand):
                 self.say(f"warning: {problem}")
             operator = devstack.start_operator(cp, members, Path(settings.VAR_DIR) / "logs")
             self.say("operator running (log: var/logs/operator.log)" if operator else "operator not available")
-            runtime.member_caches()
+            for cache in runtime.member_caches().values():
+                cache.wait_synced(30)  # so the first page already shows live data
         url = f"http://{opts['host']}:{opts['port']}/"
         self.say(self.style.SUCCESS(f"PinConsole is ready at {url}"))
         for login in logins:

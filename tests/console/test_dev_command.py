@@ -1,0 +1,66 @@
+"""The README's run command: the portal answers on the printed URL and the printed demo login works;
+Ctrl-C leaves no operator or cluster process behind."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.harness.services import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+
+def _wait_for_line(proc, pattern, lines, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            if proc.poll() is not None:
+                break
+            continue
+        lines.append(line)
+        if re.search(pattern, line):
+            return line
+    raise AssertionError(f"{pattern!r} not printed within {timeout}s:\n{''.join(lines[-40:])}")
+
+
+def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY"}}
+    env.update({"PINCONSOLE_VAR_DIR": str(tmp_path / "var"), "PINCONSOLE_DEV_STATE": str(tmp_path / "state"),
+                "PINCONSOLE_BOOTSTRAPPED": "1", "DEBUG": "true", "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "dev", "--port", str(port), "--nodes", "4"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    lines: list[str] = []
+    try:
+        url = re.search(r"ready at (\S+)", _wait_for_line(proc, r"ready at http", lines, 240)).group(1)
+        login = re.search(r"sign in as demo / (\S+)", _wait_for_line(proc, r"sign in as demo", lines, 10)).group(1)
+        _wait_for_line(proc, r"Uvicorn running", lines, 60)
+
+        with httpx.Client(base_url=url, follow_redirects=False, timeout=20) as http:
+            page = http.get("/login/")
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+            signed_in = http.post("/login/", data={"username": "demo", "password": login,
+                                                   "csrfmiddlewaretoken": token}, headers={"Referer": url})
+            dashboard = http.get("/")
+            workloads = http.get("/workloads/")
+            ready = http.get("/readyz").json()
+
+        assert signed_in.status_code == 302
+        assert dashboard.status_code == 200 and "Welcome" in dashboard.text
+        assert "ranker" in workloads.text  # demo workload, read from the watch cache
+        assert ready["failed"] == [], ready
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=90)
+    leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
+    assert leftovers == "", leftovers
