@@ -1,0 +1,233 @@
+"""Blocking Kubernetes streams (pod logs, pod exec) run in worker threads, handed to asyncio boundedly.
+
+The kubernetes client is blocking, so every read happens in a thread of its own; the event loop only
+ever touches bounded structures:
+- logs go through `LineBuffer`, a deque with a maximum length: when the browser is slower than the pod
+  the oldest lines are dropped and counted (a log viewer may lose lines, it must not grow memory);
+- terminal output goes through an `asyncio.Queue(maxsize)` that the reader thread fills with a blocking
+  `run_coroutine_threadsafe(...).result()`: a full queue pauses the reader (nothing is dropped from a
+  terminal; the pod's websocket simply is not read until the browser catches up).
+Stopping closes the underlying socket so a blocked read returns at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
+from kubernetes.stream import stream as k8s_stream
+from urllib3.exceptions import HTTPError, ProtocolError
+from websocket import WebSocketException
+
+LOG_TAIL_LINES = 200
+LOG_BUFFER_LINES = 2000
+EXEC_QUEUE_CHUNKS = 64
+
+
+def ts_micros(ts: str) -> int:
+    """RFC3339(Nano) -> integer microseconds since the epoch (0 when unparsable)."""
+    try:
+        main, _, frac = ts.rstrip("Z").partition(".")
+        seconds = calendar.timegm(time.strptime(main, "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return 0
+    return seconds * 1_000_000 + int((frac + "000000")[:6] or 0)
+
+
+@dataclass(frozen=True)
+class RawLine:
+    pod: str
+    container: str
+    ts: str
+    text: str
+
+
+class LineBuffer:
+    """Thread-safe bounded buffer from reader threads to one async sender; oldest lines drop first."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, maxlen: int = LOG_BUFFER_LINES) -> None:
+        self._lines: deque[RawLine] = deque(maxlen=maxlen)
+        self._lock = threading.Lock()
+        self._loop = loop
+        self.ready = asyncio.Event()
+        self.dropped = 0
+
+    def put(self, line: RawLine) -> None:
+        with self._lock:
+            if len(self._lines) == self._lines.maxlen:
+                self.dropped += 1
+            was_empty = not self._lines
+            self._lines.append(line)
+        if was_empty:
+            self._loop.call_soon_threadsafe(self.ready.set)
+
+    def drain(self) -> tuple[list[RawLine], int]:
+        """All buffered lines and the number dropped since the previous drain."""
+        with self._lock:
+            lines, dropped = list(self._lines), self.dropped
+            self._lines.clear()
+            self.dropped = 0
+            self.ready.clear()
+        return lines, dropped
+
+
+class LogFollower(threading.Thread):
+    """Follows one container's log (`pods/log?follow&timestamps`) and pushes lines into a LineBuffer."""
+
+    def __init__(self, api: k8s.ApiClient, namespace: str, pod: str, container: str, sink: LineBuffer, *,
+                 tail_lines: int | None = LOG_TAIL_LINES, since_seconds: int | None = None,
+                 on_end: Callable[[str, str, str], None] | None = None) -> None:
+        super().__init__(name=f"logs-{pod}-{container}", daemon=True)
+        self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
+        self.sink, self.tail_lines, self.since_seconds, self.on_end = sink, tail_lines, since_seconds, on_end
+        self._stop_event = threading.Event()
+        self._resp: Any = None
+
+    def run(self) -> None:
+        reason = "ended"
+        kwargs: dict[str, Any] = {"container": self.container, "follow": True, "timestamps": True,
+                                  "_preload_content": False, "_request_timeout": (5, None)}
+        if self.since_seconds is not None:
+            kwargs["since_seconds"] = self.since_seconds
+        elif self.tail_lines is not None:
+            kwargs["tail_lines"] = self.tail_lines
+        try:
+            self._resp = k8s.CoreV1Api(self.api).read_namespaced_pod_log(self.pod, self.namespace, **kwargs)
+            if self._stop_event.is_set():
+                return
+            pending = b""
+            for chunk in self._resp.stream(8192, decode_content=True):
+                pending += chunk
+                *complete, pending = pending.split(b"\n")
+                for raw in complete:
+                    self._emit(raw)
+            if pending:
+                self._emit(pending)
+        except ApiException as exc:
+            reason = f"error: {exc.status} {exc.reason}"
+        except (HTTPError, ProtocolError, OSError, ValueError, AttributeError) as exc:
+            # ValueError/AttributeError: urllib3 reading from a response closed under it by stop().
+            reason = "stopped" if self._stop_event.is_set() else f"error: {type(exc).__name__}"
+        finally:
+            if self.on_end is not None and not self._stop_event.is_set():
+                self.on_end(self.pod, self.container, reason)
+
+    def _emit(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").rstrip("\r")
+        ts, _, body = text.partition(" ")
+        self.sink.put(RawLine(self.pod, self.container, ts, body))
+
+    def stop(self) -> None:
+        """Unblocks the read by shutting the socket down; the thread ends promptly."""
+        self._stop_event.set()
+        resp = self._resp
+        if resp is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                resp.shutdown()
+            resp.release_conn()
+
+
+def _exit_code(ws: Any) -> int | None:
+    """The exit status from the error channel; None when the server sent none (e.g. pod deleted)."""
+    try:
+        return int(ws.returncode)
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+
+
+@dataclass
+class ExecResult:
+    reason: str
+    exit_code: int | None = None
+
+
+class ExecSession:
+    """One pod exec (TTY) bridged to an asyncio queue; writes go through a single ordered worker."""
+
+    def __init__(self, api: k8s.ApiClient, namespace: str, pod: str, container: str,
+                 loop: asyncio.AbstractEventLoop, command: list[str] | None = None) -> None:
+        # stream() swaps api_client.request while it connects: use a private ApiClient (same config)
+        # so concurrent REST calls on the shared pooled client are never routed through a websocket.
+        self._api = k8s.ApiClient(configuration=api.configuration)
+        self.namespace, self.pod, self.container = namespace, pod, container
+        self.command = command or ["/bin/sh", "-c", "command -v bash >/dev/null && exec bash || exec sh"]
+        self.loop = loop
+        self.output: asyncio.Queue[str | ExecResult] = asyncio.Queue(maxsize=EXEC_QUEUE_CHUNKS)
+        self.bytes_out = 0
+        self._ws: Any = None
+        self._stopping = threading.Event()
+        self._write_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def open(self) -> None:
+        """Blocking: connect the exec websocket (call from a worker thread)."""
+        self._ws = k8s_stream(
+            k8s.CoreV1Api(self._api).connect_get_namespaced_pod_exec, self.pod, self.namespace,
+            container=self.container, command=self.command, stdin=True, stdout=True, stderr=True,
+            tty=True, _preload_content=False,
+        )
+
+    def start_reader(self) -> None:
+        self._thread = threading.Thread(target=self._read_loop, name=f"exec-{self.pod}", daemon=True)
+        self._thread.start()
+
+    def _put(self, item: str | ExecResult) -> bool:
+        """Blocking put into the bounded asyncio queue: a full queue pauses this reader (backpressure)."""
+        fut = asyncio.run_coroutine_threadsafe(self.output.put(item), self.loop)
+        while True:
+            try:
+                fut.result(timeout=0.5)
+                return True
+            except FutureTimeout:
+                if self._stopping.is_set():
+                    fut.cancel()
+                    return False
+
+    def _read_loop(self) -> None:
+        ws, result = self._ws, ExecResult("exited")
+        try:
+            while ws.is_open() and not self._stopping.is_set():
+                ws.update(timeout=0.25)
+                for data in (ws.read_stdout() if ws.peek_stdout() else "",
+                             ws.read_stderr() if ws.peek_stderr() else ""):
+                    if data:
+                        self.bytes_out += len(data.encode())
+                        if not self._put(data):
+                            return
+            if not self._stopping.is_set():
+                result.exit_code = _exit_code(ws)
+        except (WebSocketException, OSError, ValueError) as exc:
+            result = ExecResult("stopped" if self._stopping.is_set() else f"error: {type(exc).__name__}")
+        if not self._stopping.is_set():
+            self._put(result)
+
+    def write_stdin(self, data: str) -> None:
+        with self._write_lock:
+            if self._ws is not None and self._ws.is_open():
+                self._ws.write_stdin(data)
+
+    def resize(self, cols: int, rows: int) -> None:
+        with self._write_lock:
+            if self._ws is not None and self._ws.is_open():
+                self._ws.write_channel(4, json.dumps({"Width": cols, "Height": rows}))
+
+    def close(self) -> None:
+        """Blocking: end the exec (closing the pod websocket ends the remote shell's stdin)."""
+        self._stopping.set()
+        if self._ws is not None:
+            with contextlib.suppress(WebSocketException, OSError):
+                self._ws.close()
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+        self._api.close()

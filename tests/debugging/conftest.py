@@ -1,0 +1,72 @@
+"""Fixtures for the debugging tests: one project per fixture, members by role, websocket headers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from clusters.models import Cluster
+from projects.models import Membership, Project
+
+ORIGIN = b"http://127.0.0.1"
+
+
+@pytest.fixture
+def project(db: Any) -> Project:
+    return Project.objects.create(name="ads", team="ads", cost_center="CC-1")
+
+
+@pytest.fixture
+def other_project(db: Any) -> Project:
+    return Project.objects.create(name="ml", team="ml", cost_center="CC-2")
+
+
+def member(project: Project, user: Any, role: str) -> Membership:
+    return Membership.objects.create(project=project, user=user, role=role)
+
+
+def ws_headers(user: Any | None, origin: bytes = ORIGIN) -> list[tuple[bytes, bytes]]:
+    """Headers of a browser websocket handshake: Origin plus the session cookie of a force_login."""
+    headers = [(b"origin", origin)]
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
+    return headers
+
+
+def fake_pod(name: str, namespace: str, containers: tuple[str, ...] = ("app",), phase: str = "Running",
+             labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+            "spec": {"containers": [{"name": c, "image": "busybox"} for c in containers]},
+            "status": {"phase": phase}}
+
+
+class FakeCache:
+    """Read-only stand-in for a WatchCache (get/list of slimmed pods)."""
+
+    synced, last_error = True, None
+
+    def __init__(self, pods: list[dict[str, Any]]) -> None:
+        self.pods = pods
+
+    def get(self, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
+        return next((p for p in self.pods if kind == "pods" and p["metadata"]["namespace"] == namespace
+                     and p["metadata"]["name"] == name), None)
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: dict[str, str] | None = None,
+             **_: Any) -> list[dict[str, Any]]:
+        return [p for p in self.pods if p["metadata"]["namespace"] == namespace
+                and all(p["metadata"]["labels"].get(k) == v for k, v in (label_selector or {}).items())]
+
+
+@pytest.fixture
+def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FakeCache:
+    """A member cluster `member-x` whose cache holds proj-ads/web-1 (container app) and proj-ml/train-1."""
+    Cluster.objects.create(name="member-x", region="r", zone="r-a", role="member", api_server="https://127.0.0.1:1")
+    cache = FakeCache([fake_pod("web-1", "proj-ads", labels={"pincompute.io/workload": "web"}),
+                       fake_pod("train-1", "proj-ml")])
+    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
+    return cache
