@@ -16,6 +16,7 @@ import asyncio
 import calendar
 import contextlib
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -139,11 +140,21 @@ class LogFollower(threading.Thread):
 
 
 def _exit_code(ws: Any) -> int | None:
-    """The exit status from the error channel; None when the server sent none (e.g. pod deleted)."""
+    """Exit status from the error channel (3): a v1 Status. Kubernetes puts the code in
+    details.causes[ExitCode]; some runtimes (kwok) only say "exit status N" in the message."""
     try:
-        return int(ws.returncode)
-    except (TypeError, KeyError, IndexError, ValueError):
+        status = json.loads(ws.read_channel(3) or "null")
+    except ValueError:
         return None
+    if not isinstance(status, dict):
+        return None
+    if status.get("status") == "Success":
+        return 0
+    for cause in (status.get("details") or {}).get("causes") or []:
+        if cause.get("reason") == "ExitCode" and str(cause.get("message", "")).isdigit():
+            return int(cause["message"])
+    found = re.search(r"exit (?:status|code) (\d+)", str(status.get("message", "")))
+    return int(found.group(1)) if found else None
 
 
 @dataclass

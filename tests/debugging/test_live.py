@@ -1,0 +1,165 @@
+"""Happy paths against the real local control plane: a shell round-trip, resize, audit, live logs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
+
+from clusters import runtime
+from clusters.localcp.nodes import api_client
+from console.asgi import application
+from console.models import AuditEvent
+from tests.debugging.conftest import member, ws_headers
+from tests.debugging.wsclient import WebsocketCommunicator
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+
+WORKLOAD = "pincompute.io/workload"
+
+
+@pytest.fixture
+def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]]:
+    """Registers the local clusters and runs two Running pods of workload `web` in proj-ads on member-a."""
+    call_command("import_clusters", "--kubeconfig", str(local_control_plane.kubeconfig_path),
+                 *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters])
+    core = k8s.CoreV1Api(api_client(str(local_control_plane.kubeconfig_path), "member-a"))
+    try:
+        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=project.namespace)))
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    workload = f"web-{uuid.uuid4().hex[:6]}"
+    names = [f"{workload}-{i}" for i in range(2)]
+    for name in names:
+        core.create_namespaced_pod(project.namespace, k8s.V1Pod(
+            metadata=k8s.V1ObjectMeta(name=name, labels={WORKLOAD: workload}),
+            spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")])))
+    cache = runtime.member_caches()["member-a"]
+    deadline = time.monotonic() + 60
+    while not all((cache.get("pods", project.namespace, n) or {}).get("status", {}).get("phase") == "Running"
+                  for n in names):
+        assert time.monotonic() < deadline, "pods did not become Running in the cache"
+        time.sleep(0.2)
+    yield {"names": names, "workload": workload, "namespace": project.namespace}
+    for name in names:
+        core.delete_namespaced_pod(name, project.namespace, grace_period_seconds=0)
+    runtime.reset_for_tests()
+
+
+async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 20) -> str:
+    """Concatenate stdout until `needle` appears."""
+    seen, deadline = "", time.monotonic() + timeout
+    while needle not in seen:
+        msg = await comm.receive_json_from(timeout=max(0.1, deadline - time.monotonic()))
+        if msg["type"] == "stdout":
+            seen += msg["data"]
+    return seen
+
+
+async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
+    member(project, user, "developer")
+    pod = live_pods["names"][0]
+    comm = WebsocketCommunicator(application, f"/ws/exec/member-a/{project.namespace}/{pod}/app/",
+                                 headers=ws_headers(user))
+    connected, _ = await comm.connect(timeout=20)
+    assert connected
+    status = await comm.receive_json_from(timeout=20)
+    assert status["state"] == "connected", status
+
+    await comm.send_json_to({"type": "resize", "cols": 91, "rows": 27})
+    await comm.send_json_to({"type": "stdin", "data": "echo hello-$((6*7)); stty size\r"})
+    output = await read_until(comm, "27 91")
+    assert "hello-42" in output
+
+    await comm.send_json_to({"type": "stdin", "data": "exit 3\r"})
+    closed_status = None
+    while closed_status is None:
+        msg = await comm.receive_json_from(timeout=20)
+        closed_status = msg if msg["type"] == "status" else None
+    close = await comm.receive_output(timeout=10)
+    await comm.wait()
+
+    assert closed_status["state"] == "closed" and "exit 3" in closed_status["message"]
+    assert close == {"type": "websocket.close", "code": 1000}
+    opened, ended = [await asyncio.to_thread(lambda a=a: AuditEvent.objects.get(action=a))
+                     for a in ("shell.open", "shell.close")]
+    assert opened.actor_id == user.pk and opened.cluster == "member-a" and opened.project_name == "ads"
+    assert ended.target_name == f"{project.namespace}/{pod}/app"
+    assert ended.after["bytes_in"] > 20 and ended.after["bytes_out"] > 20 and ended.after["reason"] == "exit 3"
+    assert ended.after["duration_s"] > 0
+
+
+async def test_closing_the_browser_ends_the_shell_and_audits_it(live_pods, project, user):
+    member(project, user, "owner")
+    comm = WebsocketCommunicator(application, f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/",
+                                 headers=ws_headers(user))
+    await comm.connect(timeout=20)
+    assert (await comm.receive_json_from(timeout=20))["state"] == "connected"
+    await comm.send_json_to({"type": "stdin", "data": "echo ready-$((1+1))\r"})
+    await read_until(comm, "ready-2")
+
+    await comm.disconnect()
+
+    ended = await asyncio.to_thread(lambda: AuditEvent.objects.get(action="shell.close"))
+    assert ended.after["reason"] == "client closed" and ended.after["bytes_out"] > 0
+
+
+async def collect_lines(comm: WebsocketCommunicator, count: int, timeout: float = 30) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout
+    while len(lines) < count:
+        msg = await comm.receive_json_from(timeout=max(0.1, deadline - time.monotonic()))
+        if msg["type"] == "lines":
+            lines.extend(msg["lines"])
+        elif msg["type"] == "line":
+            lines.append(msg)
+    return lines
+
+
+async def test_log_stream_has_increasing_seq_keeps_following_and_resumes(live_pods, project, user):
+    member(project, user, "viewer")
+    path = f"/ws/logs/member-a/{project.namespace}/{live_pods['names'][0]}/app/"
+    comm = WebsocketCommunicator(application, path, headers=ws_headers(user))
+    assert (await comm.connect(timeout=20))[0]
+
+    first = await collect_lines(comm, 5)
+    tail_end = first[-1]["seq"]
+    later = await collect_lines(comm, 2, timeout=10)  # the log pump writes one line a second
+    await comm.disconnect()
+
+    seqs = [line["seq"] for line in first + later]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert later[-1]["seq"] > tail_end and "seq=" in later[-1]["text"]
+    assert {(line["pod"], line["container"]) for line in first} == {(live_pods["names"][0], "app")}
+
+    resumed = WebsocketCommunicator(application, path, headers=ws_headers(user))
+    assert (await resumed.connect(timeout=20))[0]
+    await resumed.send_json_to({"type": "resume", "after_seq": later[-1]["seq"]})
+    again = await collect_lines(resumed, 1, timeout=10)
+    await resumed.disconnect()
+
+    assert all(line["seq"] > later[-1]["seq"] for line in again)
+    assert all(line["text"] != later[-1]["text"] for line in again)
+
+
+async def test_selector_stream_interleaves_lines_of_every_matching_pod(live_pods, project, user):
+    member(project, user, "viewer")
+    comm = WebsocketCommunicator(
+        application, f"/ws/logs/member-a/{project.namespace}/?selector={WORKLOAD}={live_pods['workload']}",
+        headers=ws_headers(user))
+    assert (await comm.connect(timeout=20))[0]
+
+    lines = await collect_lines(comm, 20)
+    await comm.disconnect()
+
+    assert {line["pod"] for line in lines} == set(live_pods["names"])
+    assert [line["seq"] for line in lines] == sorted({line["seq"] for line in lines})
+    assert await asyncio.to_thread(lambda: AuditEvent.objects.filter(action="logs.open").count()) == 1
