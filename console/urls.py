@@ -26,6 +26,7 @@ urlpatterns = [
     path("projects/", include("projects.urls")),
     path("clusters/", include("clusters.urls")),
     path("workloads/", include("workloads.urls")),
+    path("debug/", include("debugging.urls")),
     path("api/v1/", include("console.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
