@@ -70,3 +70,14 @@ def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FakeCache:
                        fake_pod("train-1", "proj-ml")])
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
     return cache
+
+
+@pytest.fixture
+async def close_thread_connections() -> Any:
+    """Consumers reach the ORM from asgiref's sync thread; close that thread's connections afterwards
+    so the test database can be dropped at the end of the session."""
+    from channels.db import database_sync_to_async
+    from django.db import connections
+
+    yield
+    await database_sync_to_async(connections.close_all)()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.core.management import call_command
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
@@ -20,7 +20,8 @@ from console.models import AuditEvent
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("close_thread_connections")]
 
 WORKLOAD = "pincompute.io/workload"
 
@@ -89,7 +90,7 @@ async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
 
     assert closed_status["state"] == "closed" and "exit 3" in closed_status["message"]
     assert close == {"type": "websocket.close", "code": 1000}
-    opened, ended = [await asyncio.to_thread(lambda a=a: AuditEvent.objects.get(action=a))
+    opened, ended = [await database_sync_to_async(lambda a=a: AuditEvent.objects.get(action=a))()
                      for a in ("shell.open", "shell.close")]
     assert opened.actor_id == user.pk and opened.cluster == "member-a" and opened.project_name == "ads"
     assert ended.target_name == f"{project.namespace}/{pod}/app"
@@ -108,7 +109,7 @@ async def test_closing_the_browser_ends_the_shell_and_audits_it(live_pods, proje
 
     await comm.disconnect()
 
-    ended = await asyncio.to_thread(lambda: AuditEvent.objects.get(action="shell.close"))
+    ended = await database_sync_to_async(lambda: AuditEvent.objects.get(action="shell.close"))()
     assert ended.after["reason"] == "client closed" and ended.after["bytes_out"] > 0
 
 
@@ -162,4 +163,4 @@ async def test_selector_stream_interleaves_lines_of_every_matching_pod(live_pods
 
     assert {line["pod"] for line in lines} == set(live_pods["names"])
     assert [line["seq"] for line in lines] == sorted({line["seq"] for line in lines})
-    assert await asyncio.to_thread(lambda: AuditEvent.objects.filter(action="logs.open").count()) == 1
+    assert await database_sync_to_async(lambda: AuditEvent.objects.filter(action="logs.open").count())() == 1

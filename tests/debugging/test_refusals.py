@@ -14,7 +14,7 @@ from console.asgi import application
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
 EXEC = "/ws/exec/member-x/proj-ads/web-1/app/"
 LOGS = "/ws/logs/member-x/proj-ads/web-1/app/"
