@@ -99,7 +99,7 @@ def cluster_pool(request: HttpRequest, name: str, kind: str) -> HttpResponse:
     else:
         form = PoolForm(initial=services.pool_snapshot(pool))
     context = {
-        "cluster": cluster, "pool": pool, "kind": kind, "label": PoolKind(kind).label, "form": form,
+        "cluster": cluster, "pool": pool, "kind": kind, "pool_label": PoolKind(kind).label, "form": form,
         "editing": editing, "values": services.pool_snapshot(pool),
         "granted": insight.granted_display(cluster, kind),
     }
