@@ -32,7 +32,8 @@ def _wait_for_line(proc, pattern, lines, timeout):
     raise AssertionError(f"{pattern!r} not printed within {timeout}s:\n{''.join(lines[-40:])}")
 
 
-def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path):
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_signal):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY"}}
     env.update({"PINCONSOLE_VAR_DIR": str(tmp_path / "var"), "PINCONSOLE_DEV_STATE": str(tmp_path / "state"),
@@ -60,7 +61,8 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path):
         assert "ranker" in workloads.text  # demo workload, read from the watch cache
         assert ready["failed"] == [], ready
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop_signal)
         proc.wait(timeout=90)
+    assert "stopping local clusters" in "".join(lines) + proc.stdout.read()
     leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
     assert leftovers == "", leftovers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,9 +71,14 @@ class Command(BaseCommand):
             self.say(f"  sign in as {login.username} / {login.password}   ({login.role})")
         if cp is not None:
             self.say(f"  kubeconfig: {cp.kubeconfig_path}   (stop clusters: python -m clusters.localcp down)")
+        # uvicorn re-raises SIGTERM after its graceful shutdown; turn it into the same path as Ctrl-C so the
+        # operator and the clusters are stopped either way.
+        signal.signal(signal.SIGTERM, _interrupt)
         try:
             if not opts["no_serve"]:
                 self._serve(opts["host"], opts["port"])
+        except KeyboardInterrupt:
+            self.say("interrupted")
         finally:
             from clusters import runtime as cluster_runtime
 
@@ -88,6 +94,10 @@ class Command(BaseCommand):
 
         sys.stdout.flush()
         uvicorn.run("console.asgi:application", host=host, port=port, log_level="info", lifespan="off")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _users() -> list[Any]:
