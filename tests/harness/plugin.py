@@ -104,6 +104,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Browser tests last: Playwright's sync API keeps an event loop running in the main thread for the
+    rest of the session, and async tests (websocket consumers) cannot start their own after that."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 @pytest.fixture(scope="session")
 def live_port() -> int:
     return LIVE_PORT
