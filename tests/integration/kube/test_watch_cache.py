@@ -82,8 +82,9 @@ def test_a_too_old_resource_version_triggers_a_relist(cache: WatchCache, core: k
 
     cache.force_resource_version("pods", "1")
 
-    eventually(lambda: cache.stats()["pods"].relists >= 1, timeout=10, what="410 -> relist")
-    assert cache.stats()["pods"].lists == lists + 1
+    # relists counts the decision, lists the completed LIST: wait for both (the LIST finishes a moment later)
+    eventually(lambda: cache.stats()["pods"].relists >= 1 and cache.stats()["pods"].lists == lists + 1,
+               timeout=10, what="410 -> relist")
     core.create_namespaced_pod(namespace, pod_manifest("after-relist"))
     eventually(lambda: cache.get("pods", namespace, "after-relist"), what="watch after relist")
     assert cache.synced and "Gone" in (cache.stats()["pods"].last_error or "")
