@@ -220,6 +220,12 @@ class ExecSession:
                 result.exit_code = _exit_code(ws)
         except (WebSocketException, OSError, ValueError) as exc:
             result = ExecResult("stopped" if self._stopping.is_set() else f"error: {type(exc).__name__}")
+        except (TypeError, AttributeError):
+            # close() from the event loop set the client's socket to None under ws.update(): the
+            # kubernetes WSClient then fails inside poll(). Only expected while stopping.
+            if not self._stopping.is_set():
+                raise
+            return
         if not self._stopping.is_set():
             self._put(result)
 
