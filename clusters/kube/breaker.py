@@ -78,7 +78,8 @@ class CircuitBreaker:
         with self._lock:
             if not self._open or self.opened_at is None:
                 return 0.0
-            return max(0.0, self.opened_at + self.cooloff - self._clock())
+            elapsed = self._clock() - self.opened_at  # elapsed first: opened_at + cooloff loses precision
+            return min(self.cooloff, max(0.0, self.cooloff - elapsed))
 
     def before_call(self) -> None:
         """Raise CircuitOpen unless a call may go ahead now (claims the half_open trial slot)."""
