@@ -13,6 +13,8 @@ from django.conf import settings
 from clusters.models import Cluster, Role
 
 if TYPE_CHECKING:
+    from kubernetes.client import ApiClient
+
     from clusters.kube.cache import CacheRegistry, WatchCache
     from clusters.kube.client import ClientPool, ClusterTarget
 
@@ -44,6 +46,11 @@ def pool_for(cluster: Cluster) -> ClientPool:
     return pool
 
 
+def api_for(cluster: Cluster) -> ApiClient:
+    """The cluster's pooled ApiClient (never the process-global kube config)."""
+    return pool_for(cluster).api(cluster.name)
+
+
 def cache_registry() -> CacheRegistry:
     global _caches
     with _lock:
@@ -66,10 +73,6 @@ def member_caches() -> dict[str, WatchCache]:
 
 def shutdown() -> None:
     """Stop every watch cache and close every client (process exit, tests)."""
-    reset_for_tests()
-
-
-def reset_for_tests() -> None:
     global _pool, _caches
     with _lock:
         if _caches is not None:

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from clusters.models import Cluster, ClusterPool, PoolKind, Role
+from clusters.models import Cluster, ClusterPool, PoolKind
 from console import audit
 from workloads.core.quantity import (
     QuantityError,
@@ -60,54 +60,80 @@ def pool_snapshot(pool: ClusterPool) -> dict[str, str]:
     return {"cpu": format_cpu(pool.cpu_milli), "memory": format_memory(pool.memory_bytes), "gpu": str(pool.gpu)}
 
 
-def parse_labels(text: str) -> dict[str, str]:
-    """`key=value` pairs separated by commas or newlines."""
-    labels: dict[str, str] = {}
-    for raw in re.split(r"[,\n]", text or ""):
-        item = raw.strip()
-        if not item:
-            continue
-        if "=" not in item:
-            raise ClusterEditError({"labels": f"{item!r} is not key=value."})
-        key, value = (part.strip() for part in item.split("=", 1))
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in re.split(r"[,\n]", text or "") if item.strip()]
+
+
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """Validate structured labels (API) as the page's text form is validated."""
+    for key, value in labels.items():
         if not _LABEL_KEY.match(key):
             raise ClusterEditError({"labels": f"{key!r} is not a valid label key."})
         if len(value) > 63 or not _LABEL_VALUE.match(value):
             raise ClusterEditError({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
+    return dict(labels)
+
+
+def parse_labels(text: str) -> dict[str, str]:
+    """`key=value` pairs separated by commas or newlines."""
+    labels: dict[str, str] = {}
+    for item in _items(text):
+        if "=" not in item:
+            raise ClusterEditError({"labels": f"{item!r} is not key=value."})
+        key, value = (part.strip() for part in item.split("=", 1))
         labels[key] = value
-    return labels
+    return check_labels(labels)
+
+
+def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Validate structured taints ({key, value?, effect}); returns them normalised."""
+    out: list[dict[str, str]] = []
+    for taint in taints:
+        key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
+        shown = f"{key}{'=' + value if value else ''}:{effect}"
+        if effect not in TAINT_EFFECTS:
+            raise ClusterEditError({"taints": f"{shown!r}: write key=value:Effect with Effect one of "
+                                              f"{', '.join(TAINT_EFFECTS)}."})
+        if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
+            raise ClusterEditError({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
+        out.append({"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect})
+    return out
 
 
 def parse_taints(text: str) -> list[dict[str, str]]:
     """`key=value:Effect` (value optional) separated by commas or newlines."""
-    taints: list[dict[str, str]] = []
-    for raw in re.split(r"[,\n]", text or ""):
-        item = raw.strip()
-        if not item:
-            continue
+    taints = []
+    for item in _items(text):
         body, _, effect = item.rpartition(":")
-        if not body or effect not in TAINT_EFFECTS:
-            raise ClusterEditError({"taints": f"{item!r}: write key=value:Effect with Effect one of "
-                                              f"{', '.join(TAINT_EFFECTS)}."})
         key, _, value = body.partition("=")
-        if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
-            raise ClusterEditError({"taints": f"{item!r}: the key or value is not a valid label key/value."})
-        taint = {"key": key, "effect": effect}
-        if value:
-            taint["value"] = value
-        taints.append(taint)
-    return taints
+        taints.append({"key": key, "value": value, "effect": effect if body else ""})
+    return check_taints(taints)
+
+
+def check_families(families: list[str]) -> list[str]:
+    unique = sorted({f.strip() for f in families if f.strip()})
+    bad = [f for f in unique if not _FAMILY.match(f)]
+    if bad:
+        raise ClusterEditError({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
+    return unique
 
 
 def parse_families(text: str) -> list[str]:
-    families = sorted({f.strip() for f in re.split(r"[,\s]+", text or "") if f.strip()})
-    bad = [f for f in families if not _FAMILY.match(f)]
-    if bad:
-        raise ClusterEditError({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
-    return families
+    return check_families(re.split(r"[,\s]+", text or ""))
 
 
-def _validate_attributes(cluster: Cluster, changes: dict[str, Any]) -> None:
+def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
+    """The page's text fields (families, labels, taints as lines) -> structured attribute changes."""
+    return {
+        "region": data["region"], "zone": data["zone"],
+        "hardware_families": parse_families(data["hardware_families"]),
+        "labels": parse_labels(data["labels"]),
+        "taints": parse_taints(data["taints"]),
+        "schedulable": data["schedulable"],
+    }
+
+
+def _validate_attributes(changes: dict[str, Any]) -> None:
     errors: dict[str, str] = {}
     unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
     if unknown:
@@ -117,8 +143,6 @@ def _validate_attributes(cluster: Cluster, changes: dict[str, Any]) -> None:
             value = str(changes[name]).strip()
             if not value or len(value) > 63 or not _FAMILY.match(value):
                 errors[name] = "Use 1-63 lowercase letters, digits and '-'."
-    if changes.get("schedulable") is False and cluster.role == Role.MEMBER:
-        pass  # cordoning a member is allowed; placement stops choosing it
     if errors:
         raise ClusterEditError(errors)
 
@@ -126,7 +150,7 @@ def _validate_attributes(cluster: Cluster, changes: dict[str, Any]) -> None:
 @transaction.atomic
 def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor: Any) -> Cluster:
     cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
-    _validate_attributes(cluster, changes)
+    _validate_attributes(changes)
     before = snapshot(cluster)
     for name, value in changes.items():
         setattr(cluster, name, value.strip() if isinstance(value, str) else value)

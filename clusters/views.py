@@ -45,15 +45,8 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     if request.method == "POST":
         form = ClusterAttributesForm(request.POST)
         if form.is_valid():
-            data = form.cleaned_data
             try:
-                changes = {
-                    "region": data["region"], "zone": data["zone"],
-                    "hardware_families": services.parse_families(data["hardware_families"]),
-                    "labels": services.parse_labels(data["labels"]),
-                    "taints": services.parse_taints(data["taints"]),
-                    "schedulable": data["schedulable"],
-                }
+                changes = services.attributes_from_text(form.cleaned_data)
                 cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
                 messages.success(request, f"Saved the attributes of {cluster.name}.")
                 editing = False

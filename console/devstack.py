@@ -8,23 +8,26 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from kubernetes.client import ApiClient
+from django.contrib.auth import get_user_model
 from kubernetes.client.exceptions import ApiException
 
-from clusters import provision
+from clusters import provision, runtime
 from clusters import services as cluster_services
+from clusters.health import probe_cluster
 from clusters.models import Cluster, Role
+from clusters.runtime import api_for
+from console import demo
 from projects.models import Project, TierQuota
-from workloads.core.crds import crd_manifests
+from workloads.core.operator.install import install
+from workloads.core.operator.kubeio import Kube
 from workloads.core.quantity import Resources
 from workloads.core.quota import TierQuota as CoreTierQuota
 from workloads.core.quota import limit_range_manifest, resource_quota_manifests
-from workloads.core.tiers import Tier, priority_class_manifests
+from workloads.core.tiers import Tier
 
 DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", Path.home() / ".cache" / "pinconsole" / "state" / "dev"))
 
@@ -47,28 +50,9 @@ def register(cp: Any) -> list[Cluster]:
     return registered
 
 
-def api_for(cluster: Cluster) -> ApiClient:
-    from clusters import runtime
-
-    return runtime.pool_for(cluster).api(cluster.name)
-
-
 def install_platform(cluster: Cluster) -> None:
-    """CRDs and tier PriorityClasses on a member; waits until the CRDs are served."""
-    api = api_for(cluster)
-    provision.apply_all(api, [*priority_class_manifests(), *crd_manifests()])
-    ext = provision.dynamic_client(api).resources.get(api_version="apiextensions.k8s.io/v1",
-                                                       kind="CustomResourceDefinition")
-    deadline = time.monotonic() + 60
-    for crd in crd_manifests():
-        while True:
-            live = ext.get(name=crd["metadata"]["name"]).to_dict()
-            conditions = {c["type"]: c["status"] for c in live.get("status", {}).get("conditions", [])}
-            if conditions.get("Established") == "True":
-                break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"CRD {crd['metadata']['name']} not Established on {cluster.name}")
-            time.sleep(0.2)
+    """CRDs and tier PriorityClasses on a member, exactly as `python -m workloads.core.operator install-crds`."""
+    install(Kube(api_for(cluster), cluster.name))
 
 
 def provision_project(project: Project, cluster: Cluster) -> None:
@@ -128,12 +112,8 @@ def apply_demo_workloads(project: Project, members: list[Cluster]) -> list[str]:
     return problems
 
 
-def start_operator(cp: Any, members: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes] | None:
+def start_operator(cp: Any, members: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes]:
     """The operator as a child process (the same entry point production runs)."""
-    try:
-        import workloads.core.operator  # noqa: F401
-    except ImportError:
-        return None
     log_dir.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(cp.kubeconfig_path)]
     for cluster in members:
@@ -163,3 +143,32 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
 
 def members_of(clusters: list[Cluster]) -> list[Cluster]:
     return [c for c in clusters if c.role == Role.MEMBER]
+
+
+def prepare_clusters(cp: Any) -> tuple[list[Cluster], list[Cluster]]:
+    """Register, probe, install the platform on members and derive their demo attributes from real nodes."""
+    clusters = register(cp)
+    for cluster in clusters:
+        probe_cluster(cluster)
+    members = members_of(clusters)
+    for cluster in members:
+        install_platform(cluster)
+        nodes = provision.dynamic_client(api_for(cluster)).resources.get(api_version="v1", kind="Node").get()
+        demo.ensure_cluster_attributes(cluster, nodes.to_dict()["items"])
+    return clusters, members
+
+
+def seed_demo(members: list[Cluster]) -> list[str]:
+    """Demo projects with quotas provisioned on every member, and demo workloads; returns problems."""
+    users = get_user_model().objects.in_bulk(["demo", "admin"], field_name="username")
+    projects = demo.ensure_projects(members, users["demo"], users["admin"])
+    for project in projects:
+        for cluster in members:
+            provision_project(project, cluster)
+    return apply_demo_workloads(projects[0], members)
+
+
+def wait_for_caches(timeout: float = 30) -> None:
+    """So the first page already shows live data."""
+    for cache in runtime.member_caches().values():
+        cache.wait_synced(timeout)

@@ -15,11 +15,10 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 from websocket import WebSocketException
 
-from clusters.models import Cluster
+from clusters.runtime import api_for
 from console import audit
 from debugging.authz import MAX_STREAM_PODS, PodRef, Refused, resolve_pod, resolve_selector
 from debugging.streams import LOG_TAIL_LINES, ExecResult, ExecSession, LineBuffer, LogFollower, RawLine, ts_micros
@@ -28,12 +27,6 @@ BATCH_SECONDS = 0.05
 RESUME_WAIT_SECONDS = 0.3
 MAX_STDIN_CHARS = 64 * 1024
 MULTI_POD_TAIL_LINES = 50
-
-
-def api_for(cluster: Cluster) -> k8s.ApiClient:
-    from clusters.runtime import pool_for
-
-    return pool_for(cluster).api(cluster.name)
 
 
 class _Base(AsyncJsonWebsocketConsumer):

@@ -40,13 +40,11 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         changes: dict[str, Any] = dict(payload.validated_data)
         try:
             if "hardware_families" in changes:
-                changes["hardware_families"] = services.parse_families(",".join(changes["hardware_families"]))
+                changes["hardware_families"] = services.check_families(changes["hardware_families"])
             if "labels" in changes:
-                changes["labels"] = services.parse_labels(",".join(f"{k}={v}" for k, v in changes["labels"].items()))
+                changes["labels"] = services.check_labels(changes["labels"])
             if "taints" in changes:
-                changes["taints"] = services.parse_taints(",".join(
-                    f"{t.get('key', '')}{'=' + t['value'] if t.get('value') else ''}:{t.get('effect', '')}"
-                    for t in changes["taints"]))
+                changes["taints"] = services.check_taints(changes["taints"])
             cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
         except services.ClusterEditError as exc:
             raise _field_errors(exc) from exc

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from . import quantity
+from workloads.core.quantity import parse_cpu, parse_memory
 
 GPU = "nvidia.com/gpu"
 TIERS = ("pincompute-reserved", "pincompute-ondemand", "pincompute-preemptible")
@@ -42,8 +42,8 @@ def _resources(values: dict[str, Any] | None, count: int) -> Resources:
     values = values or {}
     try:
         return Resources(
-            quantity.millicores(values.get("cpu", 0)), quantity.to_int(values.get("memory", 0)),
-            quantity.to_int(values.get(GPU, 0)), count,
+            parse_cpu(values.get("cpu", 0)), parse_memory(values.get("memory", 0)),
+            parse_memory(values.get(GPU, 0)), count,  # memory rounding: counts round up the same way
         )
     except ValueError:
         return Resources(count=count)  # an unparsable quantity must not take the whole cache down

@@ -17,7 +17,7 @@ def registered(local_control_plane):
     zones = [f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters]
     call_command("import_clusters", "--kubeconfig", str(local_control_plane.kubeconfig_path), *zones)
     yield {c.name: c for c in Cluster.objects.all()}
-    runtime.reset_for_tests()
+    runtime.shutdown()
 
 
 def test_import_registers_host_and_members_from_kubeconfig_contexts(registered, local_control_plane):

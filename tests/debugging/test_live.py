@@ -52,7 +52,7 @@ def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]
     yield {"names": names, "workload": workload, "namespace": project.namespace}
     for name in names:
         core.delete_namespaced_pod(name, project.namespace, grace_period_seconds=0)
-    runtime.reset_for_tests()
+    runtime.shutdown()
 
 
 async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 20) -> str:

@@ -40,31 +40,13 @@ class Command(BaseCommand):
         if not opts["no_clusters"]:
             self.say("starting local clusters (host + members; the first run builds binaries)...")
             cp = devstack.start_clusters(opts["members"], opts["nodes"])
-            clusters = devstack.register(cp)
-            members = devstack.members_of(clusters)
-            from clusters import runtime
-            from clusters.health import probe_cluster
-
-            for cluster in clusters:
-                probe_cluster(cluster)
-            for cluster in members:
-                devstack.install_platform(cluster)
-                nodes = [n for n in devstack.provision.dynamic_client(devstack.api_for(cluster)).resources.get(
-                    api_version="v1", kind="Node").get().to_dict()["items"]]
-                demo.ensure_cluster_attributes(cluster, nodes)
+            clusters, members = devstack.prepare_clusters(cp)
             self.say(f"clusters ready: {', '.join(f'{c.name} ({c.role}, {c.zone})' for c in clusters)}")
-            demo_user = next(u for u in _users() if u.username == "demo")
-            admin_user = next(u for u in _users() if u.username == "admin")
-            projects = demo.ensure_projects(members, demo_user, admin_user)
-            for project in projects:
-                for cluster in members:
-                    devstack.provision_project(project, cluster)
-            for problem in devstack.apply_demo_workloads(projects[0], members):
+            for problem in devstack.seed_demo(members):
                 self.say(f"warning: {problem}")
             operator = devstack.start_operator(cp, members, Path(settings.VAR_DIR) / "logs")
-            self.say("operator running (log: var/logs/operator.log)" if operator else "operator not available")
-            for cache in runtime.member_caches().values():
-                cache.wait_synced(30)  # so the first page already shows live data
+            self.say("operator running (log: var/logs/operator.log)")
+            devstack.wait_for_caches()
         url = f"http://{opts['host']}:{opts['port']}/"
         self.say(self.style.SUCCESS(f"PinConsole is ready at {url}"))
         for login in logins:
@@ -98,9 +80,3 @@ class Command(BaseCommand):
 
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
-
-
-def _users() -> list[Any]:
-    from django.contrib.auth import get_user_model
-
-    return list(get_user_model().objects.filter(username__in=["demo", "admin"]))

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from clusters.kube import quantity
 from clusters.kube.slim import LAST_APPLIED, slim
 from tests.unit.kube.podfactory import realistic_pod
+from workloads.core import quantity
 
 
 def test_slim_removes_noise_and_keeps_what_pages_read():
@@ -44,7 +44,7 @@ def test_slim_tolerates_minimal_and_odd_objects():
     ("500m", 500), ("2", 2000), ("0.5", 500), ("1.25", 1250), ("0.1m", 1), ("1e3", 1_000_000), (3, 3000),
 ])
 def test_cpu_millicores(text, millicores):
-    assert quantity.millicores(text) == millicores
+    assert quantity.parse_cpu(text) == millicores
 
 
 @pytest.mark.parametrize(("text", "value"), [
@@ -52,10 +52,10 @@ def test_cpu_millicores(text, millicores):
     ("100m", 1), ("2E", 2 * 10**18), ("1Ki", 1024), ("0", 0), (".5Ki", 512),
 ])
 def test_memory_and_counts(text, value):
-    assert quantity.to_int(text) == value
+    assert quantity.parse_memory(text) == value
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "1Kb", "--1", "1.2.3", "Mi", True])
 def test_garbage_is_refused(bad):
     with pytest.raises(ValueError):
-        quantity.parse(bad)
+        quantity.parse_quantity(bad)
