@@ -8,14 +8,13 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 
+from clusters import runtime, services
+from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster
 
 
 def probe_cluster(cluster: Cluster) -> str:
     """GET /version through the cluster's breaker; records the result on the registry row."""
-    from clusters import runtime, services
-    from clusters.kube.breaker import CircuitOpen
-
     pool = runtime.pool_for(cluster)
     try:
         version = pool.probe(cluster.name)

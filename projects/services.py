@@ -2,27 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Sum
 
-from projects.models import Project, Tier
+from console import audit
+from projects.models import Membership, Project, Tier, TierQuota
 from workloads.core.quantity import format_cpu, format_memory
 
 
-def project_quota_rows(project: Project) -> list[dict[str, Any]]:
-    """Granted quota per tier summed over member clusters, formatted for display."""
-    totals = {row["tier"]: row for row in project.quotas.values("tier").annotate(
-        cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))}
-    rows = []
-    for tier in Tier:
-        row = totals.get(tier.value, {})
-        rows.append({
-            "tier": tier.value, "label": tier.label,
-            "cpu": format_cpu(row.get("cpu") or 0), "memory": format_memory(row.get("mem") or 0),
-            "gpu": row.get("gpu") or 0,
-        })
+def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]]]:
+    """Granted quota per tier summed over member clusters, for many projects in one query.
+
+    Each row carries raw amounts (for charts) and formatted ones (for tables)."""
+    ids = [p.pk for p in projects]
+    totals: dict[tuple[int, str], dict[str, Any]] = {
+        (row["project_id"], row["tier"]): row
+        for row in TierQuota.objects.filter(project_id__in=ids).values("project_id", "tier").annotate(
+            cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))
+    }
+    rows: dict[int, list[dict[str, Any]]] = {}
+    for pk in ids:
+        rows[pk] = []
+        for tier in Tier:
+            row = totals.get((pk, tier.value), {})
+            cpu, mem = row.get("cpu") or 0, row.get("mem") or 0
+            rows[pk].append({"tier": tier.value, "label": tier.label, "cpu_milli": cpu, "memory_bytes": mem,
+                             "cpu": format_cpu(cpu), "memory": format_memory(mem), "gpu": row.get("gpu") or 0})
     return rows
+
+
+def project_quota_rows(project: Project) -> list[dict[str, Any]]:
+    return quota_rows_for([project])[project.pk]
 
 
 class ProjectError(ValueError):
@@ -33,11 +47,6 @@ class ProjectError(ValueError):
 
 def create_project(*, name: str, team: str, cost_center: str, actor: Any, display_name: str = "",
                    description: str = "") -> Project:
-    from django.core.exceptions import ValidationError
-    from django.db import transaction
-
-    from console import audit
-
     with transaction.atomic():
         if Project.objects.filter(name=name).exists():
             raise ProjectError("name", f"A project named {name!r} already exists.")
@@ -55,11 +64,6 @@ def create_project(*, name: str, team: str, cost_center: str, actor: Any, displa
 
 
 def add_member(*, project: Project, user: Any, role: str, actor: Any) -> None:
-    from django.db import transaction
-
-    from console import audit
-    from projects.models import Membership
-
     with transaction.atomic():
         membership, created = Membership.objects.get_or_create(project=project, user=user, defaults={"role": role})
         before = None if created else membership.role
@@ -74,11 +78,6 @@ def add_member(*, project: Project, user: Any, role: str, actor: Any) -> None:
 
 def grant_quota(*, project: Project, cluster: Any, tier: str, cpu_milli: int, memory_bytes: int, gpu: int,
                 actor: Any) -> None:
-    from django.db import transaction
-
-    from console import audit
-    from projects.models import TierQuota
-
     with transaction.atomic():
         quota, _ = TierQuota.objects.select_for_update().get_or_create(project=project, cluster=cluster, tier=tier)
         before = {"cpu_milli": quota.cpu_milli, "memory_bytes": quota.memory_bytes, "gpu": quota.gpu}

@@ -5,14 +5,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from projects.models import Membership, Project
-from projects.services import project_quota_rows
+from projects.services import project_quota_rows, quota_rows_for
 
 
 @login_required
 def project_list(request: HttpRequest) -> HttpResponse:
-    projects = Project.objects.visible_to(request.user).prefetch_related("quotas")
+    projects = list(Project.objects.visible_to(request.user))
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
-    rows = [{"project": p, "role": roles.get(p.pk, "admin"), "quota": project_quota_rows(p)} for p in projects]
+    quotas = quota_rows_for(projects)
+    rows = [{"project": p, "role": roles.get(p.pk, "admin"), "quota": quotas[p.pk]} for p in projects]
     return render(request, "projects/list.html", {"rows": rows})
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
 
 from console.htmx import render_page
 from console.models import AuditEvent
@@ -28,7 +29,5 @@ def audit_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     require_platform_admin(request.user)
-    from django.shortcuts import get_object_or_404, render
-
     event = get_object_or_404(AuditEvent, pk=pk)
     return render(request, "console/audit_detail.html", {"event": event})

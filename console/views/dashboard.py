@@ -8,19 +8,20 @@ from clusters.models import Cluster
 from console.models import AuditEvent
 from console.permissions import is_platform_admin
 from projects.models import Project
-from projects.services import project_quota_rows
+from projects.services import quota_rows_for
 
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     projects = list(Project.objects.visible_to(request.user)[:20])
+    quotas = quota_rows_for(projects)
     quota_chart = {
         "type": "bar",
         "data": {
             "labels": [p.name for p in projects],
             "datasets": [
                 {"label": tier_label, "stack": "q", "backgroundColor": color,
-                 "data": [round(_cpu(project_quota_rows(p), tier), 1) for p in projects]}
+                 "data": [round(_tier(quotas[p.pk], tier)["cpu_milli"] / 1000, 1) for p in projects]}
                 for tier, tier_label, color in (("reserved", "Reserved", "#4f46e5"),
                                                 ("ondemand", "OnDemand", "#0d9488"),
                                                 ("preemptible", "Preemptible", "#d97706"))
@@ -40,10 +41,5 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     })
 
 
-def _cpu(rows: list[dict], tier: str) -> float:
-    from workloads.core.quantity import parse_cpu
-
-    for row in rows:
-        if row["tier"] == tier:
-            return parse_cpu(row["cpu"]) / 1000
-    return 0.0
+def _tier(rows: list[dict], tier: str) -> dict:
+    return next(row for row in rows if row["tier"] == tier)

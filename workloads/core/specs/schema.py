@@ -6,6 +6,7 @@ on what a field is called or which type it has; semantic rules ride along as ``c
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,17 +21,17 @@ def join(path: str, key: str | int) -> str:
 
 
 @dataclass(frozen=True)
-class Node:
+class Node(ABC):
     """Base of all schema nodes; ``checks`` return a human sentence when a well-typed value is wrong."""
 
     description: str = ""
     checks: tuple[Check, ...] = ()
 
-    def openapi(self) -> dict[str, Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def openapi(self) -> dict[str, Any]: ...
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
-        raise NotImplementedError
+    @abstractmethod
+    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool: ...
 
     def check(self, value: Any, path: str, errors: list[FieldError]) -> None:
         if self.check_type(value, path, errors):
