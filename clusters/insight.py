@@ -8,10 +8,10 @@ from clusters import runtime
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.services import granted_quota, pool_snapshot
 from workloads.core.quantity import Resources, format_cpu, format_memory
+from workloads.core.tiers import Tier
 
 TIER_POOLS = (PoolKind.RESERVED, PoolKind.ONDEMAND, PoolKind.BURST)
-TIER_PRIORITY = {"reserved": "pincompute-reserved", "ondemand": "pincompute-ondemand",
-                 "preemptible": "pincompute-preemptible"}
+TIER_PRIORITY = {tier.label: tier.priority_class for tier in Tier}
 
 
 

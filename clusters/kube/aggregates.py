@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.core.quantity import parse_cpu, parse_memory
+from workloads.core.tiers import Tier
 
 GPU = "nvidia.com/gpu"
-TIERS = ("pincompute-reserved", "pincompute-ondemand", "pincompute-preemptible")
+TIERS = tuple(tier.priority_class for tier in Tier)
 OTHER_TIER = "other"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 FAMILY_LABEL = "pincompute.io/hardware-family"
