@@ -2,8 +2,8 @@ from django import forms
 from django.contrib import admin
 from django.db import models
 
+from base.admin import AuditedModelAdmin
 from clusters.models import Cluster, ClusterPool
-from console.admin import AuditedModelAdmin
 
 
 class ClusterPoolInline(admin.TabularInline):

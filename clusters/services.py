@@ -14,8 +14,9 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from base import audit
+from base.errors import Invalid, NotFound
 from clusters.models import Cluster, ClusterPool, PoolKind
-from console import audit
 from workloads.core.quantity import (
     QuantityError,
     Resources,
@@ -32,14 +33,6 @@ _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 _FAMILY = re.compile(r"^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 EDITABLE_FIELDS = ("region", "zone", "hardware_families", "labels", "taints", "schedulable")
-
-
-class ClusterEditError(ValueError):
-    """Carries field -> sentence, so a page shows them inline and the API returns them as fields."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
 
 
 @dataclass(frozen=True)
@@ -68,9 +61,9 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
     """Validate structured labels (API) as the page's text form is validated."""
     for key, value in labels.items():
         if not _LABEL_KEY.match(key):
-            raise ClusterEditError({"labels": f"{key!r} is not a valid label key."})
+            raise Invalid.on_fields({"labels": f"{key!r} is not a valid label key."})
         if len(value) > 63 or not _LABEL_VALUE.match(value):
-            raise ClusterEditError({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
+            raise Invalid.on_fields({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
     return dict(labels)
 
 
@@ -79,7 +72,7 @@ def parse_labels(text: str) -> dict[str, str]:
     labels: dict[str, str] = {}
     for item in _items(text):
         if "=" not in item:
-            raise ClusterEditError({"labels": f"{item!r} is not key=value."})
+            raise Invalid.on_fields({"labels": f"{item!r} is not key=value."})
         key, value = (part.strip() for part in item.split("=", 1))
         labels[key] = value
     return check_labels(labels)
@@ -92,10 +85,10 @@ def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
         key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
         shown = f"{key}{'=' + value if value else ''}:{effect}"
         if effect not in TAINT_EFFECTS:
-            raise ClusterEditError({"taints": f"{shown!r}: write key=value:Effect with Effect one of "
+            raise Invalid.on_fields({"taints": f"{shown!r}: write key=value:Effect with Effect one of "
                                               f"{', '.join(TAINT_EFFECTS)}."})
         if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
-            raise ClusterEditError({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
+            raise Invalid.on_fields({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
         out.append({"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect})
     return out
 
@@ -114,7 +107,7 @@ def check_families(families: list[str]) -> list[str]:
     unique = sorted({f.strip() for f in families if f.strip()})
     bad = [f for f in unique if not _FAMILY.match(f)]
     if bad:
-        raise ClusterEditError({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
+        raise Invalid.on_fields({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
     return unique
 
 
@@ -133,7 +126,8 @@ def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _validate_attributes(changes: dict[str, Any]) -> None:
+def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
+    """Every attribute change checked and normalised here, whichever page, API or command sent it."""
     errors: dict[str, str] = {}
     unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
     if unknown:
@@ -144,13 +138,21 @@ def _validate_attributes(changes: dict[str, Any]) -> None:
             if not value or len(value) > 63 or not _FAMILY.match(value):
                 errors[name] = "Use 1-63 lowercase letters, digits and '-'."
     if errors:
-        raise ClusterEditError(errors)
+        raise Invalid.on_fields(errors)
+    checked = dict(changes)
+    for name, check in (("hardware_families", check_families), ("labels", check_labels),
+                        ("taints", check_taints)):
+        if name in checked:
+            checked[name] = check(checked[name])
+    return checked
 
 
 @transaction.atomic
 def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor: Any) -> Cluster:
-    cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
-    _validate_attributes(changes)
+    changes = _validate_attributes(changes)
+    cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
+    if cluster is None:
+        raise NotFound("No such cluster.")
     before = snapshot(cluster)
     for name, value in changes.items():
         setattr(cluster, name, value.strip() if isinstance(value, str) else value)
@@ -186,24 +188,26 @@ def parse_pool(data: PoolInput) -> Resources:
             errors[field] = "Capacity cannot be negative."
         values[field] = amount
     if errors:
-        raise ClusterEditError(errors)
+        raise Invalid.on_fields(errors)
     return Resources(cpu_milli=values["cpu"], memory_bytes=values["memory"], gpu=values["gpu"])
 
 
 @transaction.atomic
 def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> ClusterPool:
     if kind not in PoolKind.values:
-        raise ClusterEditError({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
-    cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
+        raise Invalid.on_fields({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
+    cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
+    if cluster is None:
+        raise NotFound("No such cluster.")
     new = parse_pool(data)
     if kind in (PoolKind.RESERVED, PoolKind.ONDEMAND):
-        problems = shrink_violation(new, granted_quota(cluster, kind))
-        if problems:
+        shortfalls = shrink_violation(new, granted_quota(cluster, kind))
+        if shortfalls:
             label = PoolKind(kind).label
-            raise ClusterEditError({
-                problem.split(":", 1)[0]: f"The {label} cannot shrink below the quota already granted on "
-                                          f"{cluster.name}:{problem.split(':', 1)[1]}."
-                for problem in problems
+            raise Invalid.on_fields({
+                s.resource: f"The {label} cannot shrink below the quota already granted on {cluster.name}: "
+                            f"{s.message}."
+                for s in shortfalls
             })
     pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
     before = pool_snapshot(pool)

@@ -8,13 +8,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from base.errors import Invalid, add_to_form
+from base.htmx import is_partial
+from base.permissions import require_platform_admin
 from clusters import insight, services
 from clusters.forms import ClusterAttributesForm, PoolForm
 from clusters.health import probe_cluster
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.tasks import probe_stale
-from console.htmx import is_partial
-from console.permissions import require_platform_admin
 
 
 def _admin_cluster(request: HttpRequest, name: str) -> Cluster:
@@ -50,9 +51,8 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
                 cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
                 messages.success(request, f"Saved the attributes of {cluster.name}.")
                 editing = False
-            except services.ClusterEditError as exc:
-                for field, message in exc.errors.items():
-                    form.add_error(field if field in form.fields else None, message)
+            except Invalid as exc:
+                add_to_form(form, exc)
                 editing = True
         else:
             editing = True
@@ -83,9 +83,8 @@ def cluster_pool(request: HttpRequest, name: str, kind: str) -> HttpResponse:
                 pool = services.update_pool(cluster.pk, kind, services.PoolInput(**form.cleaned_data),
                                             actor=request.user)
                 editing = False
-            except services.ClusterEditError as exc:
-                for field, message in exc.errors.items():
-                    form.add_error(field if field in form.fields else None, message)
+            except Invalid as exc:
+                add_to_form(form, exc)
                 editing, status = True, 400
         else:
             editing, status = True, 400

@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from console.permissions import is_platform_admin
+from base.permissions import is_platform_admin
 
 
 def portal(request: HttpRequest) -> dict[str, Any]:

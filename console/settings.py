@@ -52,6 +52,8 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "mozilla_django_oidc",
+    "base",
+    "accounts",
     "console",
     "projects",
     "clusters",
@@ -60,7 +62,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "console.middleware.RequestIdMiddleware",
+    "base.requestid.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -70,6 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "base.middleware.ServiceErrorMiddleware",
 ]
 
 ROOT_URLCONF = "console.urls"
@@ -137,7 +140,7 @@ OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups") or "groups"
 
 AUTHENTICATION_BACKENDS = []
 if OIDC_ENABLED:
-    AUTHENTICATION_BACKENDS.append("console.auth.oidc.PortalOIDCBackend")
+    AUTHENTICATION_BACKENDS.append("accounts.oidc.PortalOIDCBackend")
 if DEV_LOGIN_ENABLED:
     AUTHENTICATION_BACKENDS.append("django.contrib.auth.backends.ModelBackend")
 
@@ -168,12 +171,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # --- API -----------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "console.auth.tokens.ApiTokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "console.api.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "base.api.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
@@ -216,7 +219,7 @@ WATCH_CACHE_ENABLED = env_bool("WATCH_CACHE_ENABLED", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "console.middleware.RequestIdLogFilter"}},
+    "filters": {"request_id": {"()": "base.requestid.RequestIdLogFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },

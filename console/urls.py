@@ -2,27 +2,18 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from console.views import audit, auth, dashboard, health, tokens
-
-audit_patterns = ([
-    path("", audit.audit_list, name="list"),
-    path("<int:pk>/", audit.audit_detail, name="detail"),
-], "audit")
-
-token_patterns = ([
-    path("", tokens.token_list, name="list"),
-    path("<int:pk>/revoke/", tokens.token_revoke, name="revoke"),
-], "tokens")
+from accounts import views as accounts_views
+from console.views import dashboard, health
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
-    path("login/", auth.login_view, name="login"),
-    path("logout/", auth.logout_view, name="logout"),
+    path("login/", accounts_views.login_view, name="login"),
+    path("logout/", accounts_views.logout_view, name="logout"),
     path("oidc/", include("mozilla_django_oidc.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
-    path("audit/", include(audit_patterns)),
-    path("tokens/", include(token_patterns)),
+    path("audit/", include("base.audit.urls")),
+    path("tokens/", include("accounts.urls")),
     path("projects/", include("projects.urls")),
     path("clusters/", include("clusters.urls")),
     path("workloads/", include("workloads.urls")),

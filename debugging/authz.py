@@ -1,11 +1,13 @@
 """Who may debug which pod: one resolver shared by the debug pages and the websocket consumers.
 
 Rules (decided against the object, never just the URL):
-- no authenticated user -> 4401;
+- no authenticated user -> Unauthenticated (401 / close 4401);
 - the namespace must be `proj-<name>` of a project the user can see (`Project.objects.visible_to`),
-  otherwise 4404: another tenant's pods are reported as missing, not forbidden, so their names leak nothing;
-- the pod must be in the member cluster's watch cache and the container in its spec -> else 4404;
-- a shell needs owner/developer (or platform admin) -> else 4403; logs need any visible membership.
+  otherwise NotFound (404 / 4404): another tenant's pods are reported as missing, not forbidden, so their
+  names leak nothing;
+- the pod must be in the member cluster's watch cache and the container in its spec -> else NotFound;
+- a shell needs owner/developer (or platform admin) -> else Forbidden (403 / 4403); logs need any
+  visible membership.
 """
 
 from __future__ import annotations
@@ -13,27 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from base.errors import Forbidden, NotFound, Unauthenticated
 from clusters.models import Cluster, Role
 from projects.models import Project
 from projects.models import Role as ProjectRole
 
-NO_SESSION, FORBIDDEN, NOT_FOUND = 4401, 4403, 4404
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 MAX_STREAM_PODS = 20
 PROJECT_PREFIX = "proj-"
-
-
-class Refused(Exception):
-    """A connection or page request that must not proceed; `code` is the websocket close code."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    @property
-    def http_status(self) -> int:
-        return {NO_SESSION: 401, FORBIDDEN: 403}.get(self.code, 404)
 
 
 @dataclass(frozen=True)
@@ -66,10 +55,10 @@ def parse_selector(raw: str) -> dict[str, str]:
         key, sep, value = part.partition("=")
         key, value = key.strip(), value.strip().lstrip("=")
         if not sep or not key or not value:
-            raise Refused(NOT_FOUND, f"Unsupported selector term {part!r} (use key=value).")
+            raise NotFound(f"Unsupported selector term {part!r} (use key=value).")
         out[key] = value
     if not out:
-        raise Refused(NOT_FOUND, "A label selector is required.")
+        raise NotFound("A label selector is required.")
     return out
 
 
@@ -81,12 +70,12 @@ def container_names(pod: dict[str, Any]) -> list[str]:
 
 def _project(user: Any, namespace: str) -> tuple[Project, bool]:
     if not getattr(user, "is_authenticated", False):
-        raise Refused(NO_SESSION, "Sign in first.")
+        raise Unauthenticated("Sign in first.")
     project = None
     if namespace.startswith(PROJECT_PREFIX):
         project = Project.objects.visible_to(user).filter(name=namespace.removeprefix(PROJECT_PREFIX)).first()
     if project is None:
-        raise Refused(NOT_FOUND, "No such pod.")
+        raise NotFound("No such pod.")
     can_exec = Project.objects.for_role(user, EXEC_ROLES).filter(pk=project.pk).exists()
     return project, can_exec
 
@@ -97,23 +86,24 @@ def _cache(cluster_name: str) -> tuple[Cluster, Any]:
     cluster = Cluster.objects.filter(name=cluster_name, role=Role.MEMBER).first()
     cache = runtime.member_caches().get(cluster_name) if cluster is not None else None
     if cluster is None or cache is None:
-        raise Refused(NOT_FOUND, "No such pod.")
+        raise NotFound("No such pod.")
     return cluster, cache
 
 
 def resolve_pod(user: Any, cluster_name: str, namespace: str, pod_name: str, *,
                 container: str | None = None, need_exec: bool = False) -> PodRef:
-    """Raise Refused unless `user` may see (and, with need_exec, shell into) this pod/container."""
+    """The pod if `user` may see it (and, with need_exec, shell into it); else NotFound, Forbidden or
+    Unauthenticated."""
     project, can_exec = _project(user, namespace)
     cluster, cache = _cache(cluster_name)
     pod = cache.get("pods", namespace, pod_name)
     if pod is None:
-        raise Refused(NOT_FOUND, "No such pod.")
+        raise NotFound("No such pod.")
     names = container_names(pod)
     if container is not None and container not in names:
-        raise Refused(NOT_FOUND, f"Pod {pod_name} has no container {container!r}.")
+        raise NotFound(f"Pod {pod_name} has no container {container!r}.")
     if need_exec and not can_exec:
-        raise Refused(FORBIDDEN, "Viewers can read logs but not open a shell.")
+        raise Forbidden("Viewers can read logs but not open a shell.")
     phase = (pod.get("status") or {}).get("phase", "")
     return PodRef(cluster, project, namespace, pod_name, pod, names, can_exec, phase)
 

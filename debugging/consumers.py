@@ -18,9 +18,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from kubernetes.client.rest import ApiException
 from websocket import WebSocketException
 
+from base import audit
+from base.errors import ServiceError, close_code
 from clusters.runtime import api_for
-from console import audit
-from debugging.authz import MAX_STREAM_PODS, PodRef, Refused, resolve_pod, resolve_selector
+from debugging.authz import MAX_STREAM_PODS, PodRef, resolve_pod, resolve_selector
 from debugging.streams import LOG_TAIL_LINES, ExecResult, ExecSession, LineBuffer, LogFollower, RawLine, ts_micros
 
 BATCH_SECONDS = 0.05
@@ -33,9 +34,9 @@ class _Base(AsyncJsonWebsocketConsumer):
     async def status(self, state: str, message: str) -> None:
         await self.send_json({"type": "status", "state": state, "message": message})
 
-    async def refuse(self, refused: Refused) -> None:
+    async def refuse(self, refused: ServiceError) -> None:
         await self.status("error", refused.message)
-        await self.close(code=refused.code)
+        await self.close(code=close_code(refused))
 
     def kwargs(self) -> dict[str, str]:
         return dict(self.scope["url_route"]["kwargs"])
@@ -57,7 +58,7 @@ class ExecConsumer(_Base):
             self.ref = await database_sync_to_async(resolve_pod)(
                 self.scope.get("user"), kw["cluster"], kw["namespace"], kw["pod"],
                 container=kw["container"], need_exec=True)
-        except Refused as refused:
+        except ServiceError as refused:
             await self.refuse(refused)
             return
         loop = asyncio.get_running_loop()
@@ -161,7 +162,7 @@ class LogConsumer(_Base):
                 target = f"{sel.namespace}?{raw}"
                 if not self.targets:
                     await self.status("connected", f"No running pods match {raw}.")
-        except Refused as refused:
+        except ServiceError as refused:
             await self.refuse(refused)
             return
         await database_sync_to_async(audit.record)(

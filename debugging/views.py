@@ -2,6 +2,7 @@
 
 Pods are read from the watch cache; a namespace of a project the user cannot see is a 404, like a
 missing pod, so other tenants' pod names are never disclosed. Viewers get logs, not shells (403).
+Refusals are ServiceErrors that base.middleware turns into the matching error page.
 """
 
 from __future__ import annotations
@@ -9,22 +10,16 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from debugging.authz import FORBIDDEN, PodRef, Refused, resolve_pod, resolve_selector
+from debugging.authz import PodRef, resolve_pod, resolve_selector
 
 
 def _pod(request: HttpRequest, cluster: str, namespace: str, pod: str, *,
          need_exec: bool = False) -> tuple[PodRef, str]:
     container = request.GET.get("container") or None
-    try:
-        ref = resolve_pod(request.user, cluster, namespace, pod, container=container, need_exec=need_exec)
-    except Refused as refused:
-        if refused.code == FORBIDDEN:
-            raise PermissionDenied(refused.message) from refused
-        raise Http404(refused.message) from refused
+    ref = resolve_pod(request.user, cluster, namespace, pod, container=container, need_exec=need_exec)
     if not ref.containers:
         raise Http404("The pod has no containers.")
     return ref, container or ref.containers[0]
@@ -52,9 +47,6 @@ def shell_panel(request: HttpRequest, cluster: str, namespace: str, pod: str) ->
 @login_required
 def workload_logs(request: HttpRequest, cluster: str, namespace: str) -> HttpResponse:
     raw = request.GET.get("selector", "")
-    try:
-        sel = resolve_selector(request.user, cluster, namespace, raw)
-    except Refused as refused:
-        raise Http404(refused.message) from refused
+    sel = resolve_selector(request.user, cluster, namespace, raw)
     logs_url = f"/ws/logs/{sel.cluster.name}/{sel.namespace}/?{urlencode({'selector': raw})}"
     return render(request, "debugging/logs.html", {"sel": sel, "raw_selector": raw, "logs_url": logs_url})

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from console.admin import AuditedModelAdmin
+from base.admin import AuditedModelAdmin
 from projects.models import Membership, Project, TierQuota
 
 

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
+from base.permissions import is_platform_admin
+
 DNS_LABEL = RegexValidator(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$",
                            "Use lowercase letters, digits and '-', starting with a letter (max 63).")
 
@@ -27,8 +29,6 @@ class Role(models.TextChoices):
 class ProjectQuerySet(models.QuerySet["Project"]):
     def visible_to(self, user: Any) -> ProjectQuerySet:
         """The one place tenant scoping is decided: admins see all, others their memberships."""
-        from console.permissions import is_platform_admin
-
         if not getattr(user, "is_authenticated", False):
             return self.none()
         if is_platform_admin(user):
@@ -36,8 +36,6 @@ class ProjectQuerySet(models.QuerySet["Project"]):
         return self.filter(memberships__user=user).distinct()
 
     def for_role(self, user: Any, roles: tuple[str, ...]) -> ProjectQuerySet:
-        from console.permissions import is_platform_admin
-
         if is_platform_admin(user):
             return self.all()
         if not getattr(user, "is_authenticated", False):

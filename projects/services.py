@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Sum
 
-from console import audit
+from base import audit
+from base.errors import Conflict, Invalid
 from projects.models import Membership, Project, Tier, TierQuota
 from workloads.core.quantity import format_cpu, format_memory
 
@@ -39,24 +40,17 @@ def project_quota_rows(project: Project) -> list[dict[str, Any]]:
     return quota_rows_for([project])[project.pk]
 
 
-class ProjectError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field, self.message = field, message
-
-
 def create_project(*, name: str, team: str, cost_center: str, actor: Any, display_name: str = "",
                    description: str = "") -> Project:
     with transaction.atomic():
         if Project.objects.filter(name=name).exists():
-            raise ProjectError("name", f"A project named {name!r} already exists.")
+            raise Conflict.on("name", f"A project named {name!r} already exists.")
         project = Project(name=name, team=team, cost_center=cost_center, display_name=display_name,
                           description=description)
         try:
             project.full_clean()
         except ValidationError as exc:
-            field, messages = next(iter(exc.message_dict.items()))
-            raise ProjectError(field, " ".join(messages)) from exc
+            raise Invalid.on_fields({field: " ".join(msgs) for field, msgs in exc.message_dict.items()}) from exc
         project.save()
         audit.record("project.create", actor=actor, target_kind="Project", target_name=name, project=name,
                      after={"team": team, "cost_center": cost_center})

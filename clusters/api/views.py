@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from base.permissions import IsPlatformAdmin
 from clusters import services
 from clusters.api.serializers import (
     ClusterPatchSerializer,
@@ -16,12 +17,6 @@ from clusters.api.serializers import (
     PoolSerializer,
 )
 from clusters.models import Cluster
-from console.api.errors import ApiFieldErrors
-from console.permissions import IsPlatformAdmin
-
-
-def _field_errors(exc: services.ClusterEditError) -> ApiFieldErrors:
-    return ApiFieldErrors([{"path": k, "message": v} for k, v in exc.errors.items()], str(exc))
 
 
 class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
@@ -38,16 +33,7 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         payload = ClusterPatchSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         changes: dict[str, Any] = dict(payload.validated_data)
-        try:
-            if "hardware_families" in changes:
-                changes["hardware_families"] = services.check_families(changes["hardware_families"])
-            if "labels" in changes:
-                changes["labels"] = services.check_labels(changes["labels"])
-            if "taints" in changes:
-                changes["taints"] = services.check_taints(changes["taints"])
-            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
-        except services.ClusterEditError as exc:
-            raise _field_errors(exc) from exc
+        cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
         return Response(ClusterSerializer(cluster).data)
 
     @extend_schema(request=PoolPatchSerializer, responses=PoolSerializer)
@@ -57,11 +43,8 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         cluster = self.get_object()
         payload = PoolPatchSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data),
-                                        actor=request.user)
-        except services.ClusterEditError as exc:
-            raise _field_errors(exc) from exc
+        pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data),
+                                    actor=request.user)
         return Response(PoolSerializer(pool).data)
 
     def permission_denied_unless_admin(self, request: Request) -> None:

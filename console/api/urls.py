@@ -1,17 +1,21 @@
+"""``/api/v1/``: every app's API views, wired into one namespace."""
+
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from console.api import views
+from accounts.api import ApiTokenViewSet, MeView
+from base.audit.api import AuditEventViewSet
+from console.api.views import ApiRootView
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
-router.register("audit", views.AuditEventViewSet, basename="audit")
-router.register("tokens", views.ApiTokenViewSet, basename="token")
+router.register("audit", AuditEventViewSet, basename="audit")
+router.register("tokens", ApiTokenViewSet, basename="token")
 
 app_name = "api"
 urlpatterns = [
-    path("", views.ApiRootView.as_view(), name="root"),
-    path("me/", views.MeView.as_view(), name="me"),
+    path("", ApiRootView.as_view(), name="root"),
+    path("me/", MeView.as_view(), name="me"),
     path("", include(router.urls)),
     path("", include("clusters.api.urls")),
 ]

@@ -4,9 +4,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from base.models import AuditEvent
+from base.permissions import is_platform_admin
 from clusters.models import Cluster
-from console.models import AuditEvent
-from console.permissions import is_platform_admin
 from projects.models import Project
 from projects.services import quota_rows_for
 

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import loader
 
-from console.api.errors import json_error
+from base.api import json_error
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from console.models import AuditEvent
+from base.models import AuditEvent
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

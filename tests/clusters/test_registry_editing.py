@@ -2,12 +2,17 @@
 
 import pytest
 
+from base.errors import Invalid
+from base.models import AuditEvent
 from clusters import services
 from clusters.models import Cluster, ClusterPool
-from console.models import AuditEvent
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 
 pytestmark = pytest.mark.django_db
+
+
+def by_field(error: Invalid) -> dict[str, str]:
+    return {f.path: f.message for f in error.fields}
 
 
 def test_reserved_pool_cannot_shrink_below_granted_quota_and_says_by_how_much(admin_user):
@@ -16,12 +21,12 @@ def test_reserved_pool_cannot_shrink_below_granted_quota_and_says_by_how_much(ad
     make_quota(cluster, "reserved", 40, project="ads", mem_gib=100)
     make_quota(cluster, "reserved", 30, project="ml", mem_gib=100)
 
-    with pytest.raises(services.ClusterEditError) as refused:
+    with pytest.raises(Invalid) as refused:
         services.update_pool(cluster.pk, "reserved", services.PoolInput(cpu="64", memory="400Gi", gpu="0"),
                              actor=admin_user)
 
-    assert "cpu" in refused.value.errors
-    assert "6 below the 70 already granted" in refused.value.errors["cpu"]
+    assert "cpu" in by_field(refused.value)
+    assert "6 below the 70 already granted" in by_field(refused.value)["cpu"]
     assert ClusterPool.objects.get(cluster=cluster, kind="reserved").cpu_milli == 100_000
     assert not AuditEvent.objects.filter(action="cluster.pool.update").exists()
 
@@ -42,11 +47,11 @@ def test_pool_edit_is_audited_with_before_and_after(admin_user):
 def test_bad_quantities_name_every_field():
     cluster = make_cluster()
 
-    with pytest.raises(services.ClusterEditError) as refused:
+    with pytest.raises(Invalid) as refused:
         services.update_pool(cluster.pk, "burst", services.PoolInput(cpu="lots", memory="-3Gi", gpu="1.5"),
                              actor=None)
 
-    assert set(refused.value.errors) == {"cpu", "memory", "gpu"}
+    assert set(by_field(refused.value)) == {"cpu", "memory", "gpu"}
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -55,16 +60,16 @@ def test_bad_quantities_name_every_field():
     ("team=has space", "not a valid label value"),
 ])
 def test_label_errors_explain_themselves(text, message):
-    with pytest.raises(services.ClusterEditError) as refused:
+    with pytest.raises(Invalid) as refused:
         services.parse_labels(text)
-    assert message in refused.value.errors["labels"]
+    assert message in by_field(refused.value)["labels"]
 
 
 def test_taints_need_a_known_effect():
     assert services.parse_taints("gpu=true:NoSchedule") == [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]
-    with pytest.raises(services.ClusterEditError) as refused:
+    with pytest.raises(Invalid) as refused:
         services.parse_taints("gpu=true:Sometimes")
-    assert "NoSchedule" in refused.value.errors["taints"]
+    assert "NoSchedule" in by_field(refused.value)["taints"]
 
 
 def test_attribute_edit_page_is_refused_to_non_admins(user_client):

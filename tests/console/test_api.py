@@ -1,6 +1,7 @@
 import pytest
 
-from console.models import ApiToken, AuditEvent
+from accounts.models import ApiToken
+from base.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +104,7 @@ def test_non_admin_gets_403_on_the_audit_api(api_client, user):
 
 
 def test_admin_reads_and_filters_the_audit_api(api_client, admin_user, user):
-    from console import audit
+    from base import audit
 
     audit.record("cluster.update", actor=admin_user, target_kind="Cluster", target_name="member-a", cluster="member-a")
     audit.record("token.create", actor=user, target_kind="ApiToken", target_name="x")

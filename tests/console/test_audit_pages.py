@@ -1,6 +1,6 @@
 import pytest
 
-from console import audit
+from base import audit
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ def test_admin_filters_the_audit_page_and_htmx_gets_rows_only(admin_client_, adm
 
 
 def test_audit_row_carries_request_id_and_before_after(admin_client_, admin_user):
-    from console.models import AuditEvent
+    from base.models import AuditEvent
 
     response = admin_client_.post("/tokens/", {"name": "t1"})
     event = AuditEvent.objects.get(action="token.create")

@@ -1,7 +1,7 @@
 import pytest
 from django.test import override_settings
 
-from console.models import AuditEvent
+from base.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,7 @@ def test_dev_login_signs_in_when_the_dev_setting_is_on(client, user):
 
 
 @override_settings(DEV_LOGIN_ENABLED=False,
-                   AUTHENTICATION_BACKENDS=["console.auth.oidc.PortalOIDCBackend"])
+                   AUTHENTICATION_BACKENDS=["accounts.oidc.PortalOIDCBackend"])
 def test_dev_login_is_refused_when_the_dev_setting_is_off(client, user):
     page = client.get("/login/")
     response = client.post("/login/", {"username": "dev1", "password": "pw-dev1-Secret!"})
@@ -59,8 +59,8 @@ def test_anonymous_pages_redirect_to_sign_in(client):
 
 
 def test_oidc_groups_claim_maps_to_django_groups_and_admin_flag(db, settings):
-    from console.auth.oidc import PortalOIDCBackend
-    from console.permissions import is_platform_admin
+    from accounts.oidc import PortalOIDCBackend
+    from base.permissions import is_platform_admin
 
     backend = PortalOIDCBackend()
     claims = {"email": "root@example.com", "email_verified": True, "groups": ["devs", settings.PLATFORM_ADMIN_GROUP]}
@@ -77,7 +77,7 @@ def test_oidc_groups_claim_maps_to_django_groups_and_admin_flag(db, settings):
 
 
 def test_oidc_refuses_claims_without_a_verified_email():
-    from console.auth.oidc import PortalOIDCBackend
+    from accounts.oidc import PortalOIDCBackend
 
     backend = PortalOIDCBackend()
     assert not backend.verify_claims({"email": "a@example.com", "email_verified": False})

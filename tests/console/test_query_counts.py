@@ -2,7 +2,7 @@
 
 import pytest
 
-from console import audit
+from base import audit
 from tests.clusters.factories import make_cluster, make_pool
 
 pytestmark = pytest.mark.django_db

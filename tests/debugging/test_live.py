@@ -13,10 +13,10 @@ from django.core.management import call_command
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
+from base.models import AuditEvent
 from clusters import runtime
 from clusters.localcp.nodes import api_client
 from console.asgi import application
-from console.models import AuditEvent
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 

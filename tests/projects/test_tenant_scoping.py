@@ -60,12 +60,13 @@ def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, use
 
 
 def test_project_names_are_validated_and_creation_is_audited(admin_user):
-    from console.models import AuditEvent
+    from base.errors import Conflict, Invalid
+    from base.models import AuditEvent
 
-    with pytest.raises(services.ProjectError) as refused:
+    with pytest.raises(Invalid) as refused:
         services.create_project(name="Bad_Name", team="t", cost_center="c", actor=admin_user)
-    assert refused.value.field == "name"
+    assert [f.path for f in refused.value.fields] == ["name"]
     services.create_project(name="good", team="t", cost_center="c", actor=admin_user)
-    with pytest.raises(services.ProjectError, match="already exists"):
+    with pytest.raises(Conflict, match="already exists"):
         services.create_project(name="good", team="t", cost_center="c", actor=admin_user)
     assert AuditEvent.objects.filter(action="project.create").count() == 1

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, TIER_LABEL
 from workloads.core.quantity import GPU_RESOURCE, Resources, format_amount
 from workloads.core.tiers import Tier
 
@@ -84,13 +85,32 @@ def check_fit(quota: TierQuota, usage: TierUsage, request: Resources, tier: Tier
     return QuotaVerdict(ok=not violations, violations=violations)
 
 
-def shrink_violation(new_pool: Resources, granted: Resources) -> list[str]:
-    """Why a cluster pool cannot shrink to ``new_pool``: one sentence per resource already over-granted."""
+@dataclass(frozen=True)
+class PoolShortfall:
+    """A pool that would hold less of ``resource`` than is already granted from it."""
+
+    resource: str
+    pool: int
+    granted: int
+
+    @property
+    def below_by(self) -> int:
+        return self.granted - self.pool
+
+    @property
+    def message(self) -> str:
+        def fmt(amount: int) -> str:
+            return format_amount(self.resource, amount)
+
+        return (f"the new pool of {fmt(self.pool)} is {fmt(self.below_by)} below the "
+                f"{fmt(self.granted)} already granted")
+
+
+def shrink_violation(new_pool: Resources, granted: Resources) -> list[PoolShortfall]:
+    """Why a cluster pool cannot shrink to ``new_pool``: one shortfall per resource already over-granted."""
     pool = new_pool.amounts()
     return [
-        f"{resource}: the new pool of {format_amount(resource, pool[resource])} is "
-        f"{format_amount(resource, amount - pool[resource])} below the "
-        f"{format_amount(resource, amount)} already granted"
+        PoolShortfall(resource, pool[resource], amount)
         for resource, amount in granted.amounts().items()
         if amount > pool[resource]
     ]
@@ -144,9 +164,9 @@ def resource_quota_manifests(namespace: str, quota: TierQuota, *, deny_unclassif
 
 def _quota(namespace: str, name: str, hard: dict[str, str], operator: str, values: list[str],
            tier_label: str | None) -> dict[str, Any]:
-    labels = {"app.kubernetes.io/managed-by": "pincompute"}
+    labels = {MANAGED_BY_LABEL: MANAGED_BY}
     if tier_label:
-        labels["pincompute.io/tier"] = tier_label
+        labels[TIER_LABEL] = tier_label
     return {
         "apiVersion": "v1",
         "kind": "ResourceQuota",
@@ -168,7 +188,7 @@ def limit_range_manifest(namespace: str) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "LimitRange",
         "metadata": {"name": "pincompute-defaults", "namespace": namespace,
-                     "labels": {"app.kubernetes.io/managed-by": "pincompute"}},
+                     "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
         "spec": {"limits": [{"type": "Container", "defaultRequest": DEFAULT_CONTAINER_REQUEST.to_k8s()}]},
     }
 

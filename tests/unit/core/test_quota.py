@@ -49,8 +49,9 @@ def test_quota_from_portal_dict():
 
 
 def test_shrink_violation_says_by_how_much():
-    messages = shrink_violation(Resources(10000, 64 * GI, 4), Resources(12000, 32 * GI, 4))
-    assert messages == ["cpu: the new pool of 10 is 2 below the 12 already granted"]
+    shortfalls = shrink_violation(Resources(10000, 64 * GI, 4), Resources(12000, 32 * GI, 4))
+    assert [(s.resource, s.pool, s.granted, s.below_by) for s in shortfalls] == [("cpu", 10000, 12000, 2000)]
+    assert shortfalls[0].message == "the new pool of 10 is 2 below the 12 already granted"
     assert shrink_violation(Resources(1, 1, 1), Resources()) == []
 
 

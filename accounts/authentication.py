@@ -1,0 +1,38 @@
+"""Personal API tokens for the CLI/SDK: `Authorization: Bearer pct_...`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+
+from accounts.models import TOKEN_PREFIX, ApiToken, hash_token
+
+_TOUCH_EVERY = timedelta(minutes=1)
+
+
+class ApiTokenAuthentication(BaseAuthentication):
+    keywords = (b"bearer", b"token")
+
+    def authenticate(self, request: Any) -> tuple[Any, ApiToken] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in self.keywords:
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("Malformed Authorization header: expected 'Bearer <token>'.")
+        raw = parts[1].decode(errors="replace")
+        if not raw.startswith(TOKEN_PREFIX):
+            raise AuthenticationFailed("Unknown token format.")
+        token = ApiToken.objects.active().select_related("user").filter(digest=hash_token(raw)).first()
+        if token is None or not token.user.is_active:
+            raise AuthenticationFailed("Invalid, expired or revoked API token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > _TOUCH_EVERY:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token.user, token
+
+    def authenticate_header(self, request: Any) -> str:
+        return 'Bearer realm="pinconsole"'

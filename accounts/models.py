@@ -1,0 +1,59 @@
+"""Personal API tokens for the CLI and SDK. Only a SHA-256 digest of each secret is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TOKEN_PREFIX = "pct_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def active(self) -> ApiTokenQuerySet:
+        now = timezone.now()
+        return self.filter(revoked_at__isnull=True).filter(
+            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+        )
+
+
+class ApiToken(models.Model):
+    """A personal token for the CLI/SDK. Only its SHA-256 is stored; the secret is shown once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80)
+    key_id = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["user", "name"], name="unique_token_name_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key_id})"
+
+    @staticmethod
+    def generate() -> tuple[str, str, str]:
+        """Return (raw token, key id, digest)."""
+        key_id = secrets.token_hex(4)
+        raw = f"{TOKEN_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+        return raw, key_id, hash_token(raw)
+
+    @property
+    def is_active(self) -> bool:
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > timezone.now()

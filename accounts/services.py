@@ -1,0 +1,48 @@
+"""Named write actions on personal API tokens. Pages, API views and commands call these."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from base import audit
+from base.errors import Invalid, NotFound
+
+MAX_TOKENS_PER_USER = 20
+MAX_TOKEN_DAYS = 365
+
+
+@transaction.atomic
+def create_api_token(*, user: Any, name: str, days: int | None) -> tuple[ApiToken, str]:
+    """Create a token and return it with its one-time secret."""
+    name = (name or "").strip()
+    if not name or len(name) > 80:
+        raise Invalid.on("name", "Give the token a name of 1 to 80 characters.")
+    if days is not None and not 1 <= days <= MAX_TOKEN_DAYS:
+        raise Invalid.on("days", f"Expiry must be between 1 and {MAX_TOKEN_DAYS} days.")
+    if ApiToken.objects.filter(user=user, name=name).exists():
+        raise Invalid.on("name", f"You already have a token named {name!r}.")
+    if ApiToken.objects.active().filter(user=user).count() >= MAX_TOKENS_PER_USER:
+        raise Invalid.on("name", f"You have {MAX_TOKENS_PER_USER} active tokens; revoke one first.")
+    raw, key_id, digest = ApiToken.generate()
+    expires = timezone.now() + timedelta(days=days) if days else None
+    token = ApiToken.objects.create(user=user, name=name, key_id=key_id, digest=digest, expires_at=expires)
+    audit.record("token.create", actor=user, target_kind="ApiToken", target_name=f"{name} ({key_id})",
+                 after={"expires_at": expires})
+    return token, raw
+
+
+@transaction.atomic
+def revoke_api_token(*, user: Any, token_id: int) -> ApiToken:
+    token = ApiToken.objects.select_for_update().filter(pk=token_id, user=user).first()
+    if token is None:
+        raise NotFound("No such token.")
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        audit.record("token.revoke", actor=user, target_kind="ApiToken", target_name=f"{token.name} ({token.key_id})")
+    return token

@@ -1,0 +1,91 @@
+"""Sign-in (SSO button when configured; username/password only with the dev setting on), sign-out, API tokens."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login as auth_login
+from django.contrib.auth import logout as auth_logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.http import require_POST
+
+from accounts import services
+from accounts.models import ApiToken
+from base import audit
+from base.errors import ServiceError, add_to_form
+
+
+def _safe_next(request: HttpRequest) -> str:
+    nxt = request.POST.get("next") or request.GET.get("next") or ""
+    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure()):
+        return nxt
+    return settings.LOGIN_REDIRECT_URL
+
+
+@never_cache
+@csrf_protect
+def login_view(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect(_safe_next(request))
+    form = AuthenticationForm(request, data=request.POST or None)
+    if request.method == "POST":
+        if not settings.DEV_LOGIN_ENABLED:
+            return HttpResponseForbidden(
+                "Password sign-in is disabled; use single sign-on.", content_type="text/plain"
+            )
+        if form.is_valid():
+            user = form.get_user()
+            auth_login(request, user)
+            audit.record("user.login", actor=user, target_kind="User", target_name=user.get_username(),
+                         summary="Dev password login")
+            return redirect(_safe_next(request))
+    return render(request, "registration/login.html", {"form": form, "next": _safe_next(request)})
+
+
+@require_POST
+def logout_view(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        audit.record("user.logout", actor=request.user, target_kind="User", target_name=request.user.get_username())
+    auth_logout(request)
+    messages.info(request, "You are signed out.")
+    return redirect(settings.LOGOUT_REDIRECT_URL)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(max_length=80, help_text="What uses this token, e.g. 'laptop CLI'.")
+    days = forms.IntegerField(required=False, min_value=1, max_value=services.MAX_TOKEN_DAYS,
+                              help_text="Expiry in days; leave empty for a token that does not expire.")
+
+
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    new_secret = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, new_secret = services.create_api_token(
+                user=request.user, name=form.cleaned_data["name"], days=form.cleaned_data.get("days")
+            )
+            messages.success(request, f"Token {token.name} created. Copy it now: it will not be shown again.")
+            form = TokenForm()
+        except ServiceError as exc:
+            add_to_form(form, exc)
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(request, "accounts/tokens.html", {"form": form, "tokens": tokens, "new_secret": new_secret})
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    services.revoke_api_token(user=request.user, token_id=token.pk)
+    messages.info(request, f"Token {token.name} revoked.")
+    return redirect("tokens:list")
