@@ -1,4 +1,4 @@
-"""CustomResourceDefinitions generated from the spec registry, plus a structural-schema checker.
+"""CustomResourceDefinitions generated from the kind registry and the specs, plus a structural-schema checker.
 
 Generated, not hand-written, so the apiserver validates exactly the fields ``specs.validate`` knows.
 The checker enforces the apiextensions.k8s.io/v1 structural rules the apiserver applies on create.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workloads.core import GROUP, VERSION
+from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL
 from workloads.core.specs import KINDS, KindDef
 from workloads.core.specs.schema import Arr, Field, Int, Obj, Str, obj
 
@@ -66,30 +66,30 @@ _EXTRA_COLUMNS: dict[str, list[dict[str, str]]] = {
 
 
 def crd_manifest(definition: KindDef) -> dict[str, Any]:
+    info = definition.info
     schema = Obj(fields=(
         Field("apiVersion", Str()), Field("kind", Str()), Field("metadata", Obj()),
         Field("spec", definition.schema, required=True), Field("status", STATUS),
     )).openapi()
     subresources: dict[str, Any] = {"status": {}}
-    if definition.scalable:
+    if info.scalable:
         subresources["scale"] = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
                                  "labelSelectorPath": ".status.selector"}
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{definition.plural}.{GROUP}",
-                     "labels": {"app.kubernetes.io/managed-by": "pincompute"}},
+        "metadata": {"name": info.crd_name, "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
         "spec": {
-            "group": GROUP,
+            "group": info.group,
             "scope": "Namespaced",
-            "names": {"kind": definition.kind, "listKind": f"{definition.kind}List", "plural": definition.plural,
-                      "singular": definition.kind.lower(), "shortNames": [definition.short_name],
+            "names": {"kind": info.kind, "listKind": info.list_kind, "plural": info.plural,
+                      "singular": info.singular, "shortNames": list(info.short_names),
                       "categories": ["pincompute"]},
             "versions": [{
-                "name": VERSION, "served": True, "storage": True,
+                "name": info.version, "served": True, "storage": True,
                 "schema": {"openAPIV3Schema": schema},
                 "subresources": subresources,
-                "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(definition.kind, []), _AGE],
+                "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
             }],
         },
     }

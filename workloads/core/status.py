@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from workloads.core.labels import ZONE_LABEL, workload_selector
+
 _STUCK_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
                             "InvalidImageName"})
 
@@ -46,7 +48,7 @@ def _conditions(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 def _shard(obj: Mapping[str, Any], desired: int, ready: int, updated: int, state: str, message: str = ""
            ) -> dict[str, Any]:
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    return {"name": (obj.get("metadata") or {}).get("name", ""), "zone": labels.get("pincompute.io/zone", ""),
+    return {"name": (obj.get("metadata") or {}).get("name", ""), "zone": labels.get(ZONE_LABEL, ""),
             "replicas": desired, "readyReplicas": ready, "updatedReplicas": updated, "state": state,
             "message": message}
 
@@ -135,7 +137,7 @@ def derive_status(kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapp
     status = {"observedGeneration": generation, "conditions": conditions, "shards": shards,
               "replicas": sum(s["replicas"] for s in shards), "readyReplicas": sum(s["readyReplicas"] for s in shards),
               "updatedReplicas": sum(s["updatedReplicas"] for s in shards),
-              "selector": f"pincompute.io/kind={kind},pincompute.io/workload={metadata.get('name', '')}", **extra}
+              "selector": workload_selector(kind, str(metadata.get("name", ""))), **extra}
     if "phase" not in status:
         status["phase"] = "Paused" if operations.get("paused") or operations.get("stopped") else reason
     return status

@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, TIER_LABEL
+
 
 class Tier(enum.Enum):
     """Spelled as in the spec (``spec.tier``); ``label`` is the lower-case form used in labels."""
@@ -63,7 +65,7 @@ def priority_class_manifests() -> list[dict[str, Any]]:
             "kind": "PriorityClass",
             "metadata": {
                 "name": tier.priority_class,
-                "labels": {"app.kubernetes.io/managed-by": "pincompute", "pincompute.io/tier": tier.label},
+                "labels": {MANAGED_BY_LABEL: MANAGED_BY, TIER_LABEL: tier.label},
             },
             "value": tier.priority,
             "preemptionPolicy": tier.preemption_policy,

@@ -3,7 +3,8 @@ import copy
 import jsonschema
 import pytest
 
-from workloads.core.crds import crd_manifests, structural_problems
+from workloads.core.crds import _EXTRA_COLUMNS, crd_manifests, structural_problems
+from workloads.core.kinds import KINDS as REGISTRY
 from workloads.core.specs import KINDS
 
 from .examples import EXAMPLES, example
@@ -47,9 +48,24 @@ def test_scale_subresource_for_replicated_kinds():
     assert scale["statusReplicasPath"] == ".status.replicas"
 
 
-def test_short_names_are_unique():
-    shorts = [crd["spec"]["names"]["shortNames"][0] for crd in CRDS.values()]
-    assert sorted(shorts) == sorted(["ppod", "papp", "pscaler", "psvc", "pjobset", "pcron", "pdaemon", "ptrain"])
+def test_short_names_come_from_the_registry_and_are_unique():
+    shorts = [short for crd in CRDS.values() for short in crd["spec"]["names"]["shortNames"]]
+    assert shorts == [short for info in REGISTRY.values() for short in info.short_names]
+    assert len(set(shorts)) == len(shorts)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_crd_names_come_from_the_registry(kind):
+    crd, info = CRDS[kind], REGISTRY[kind]
+    names = crd["spec"]["names"]
+    assert (crd["metadata"]["name"], crd["spec"]["group"]) == (info.crd_name, info.group)
+    assert (names["plural"], names["singular"], names["listKind"]) == (info.plural, info.singular, info.list_kind)
+    assert crd["spec"]["versions"][0]["name"] == info.version
+    assert ("scale" in crd["spec"]["versions"][0]["subresources"]) == info.scalable
+
+
+def test_printer_columns_name_only_registered_kinds():
+    assert set(_EXTRA_COLUMNS) <= set(REGISTRY)
 
 
 def free_form_paths(schema, path=""):

@@ -5,10 +5,10 @@ import itertools
 import threading
 
 from workloads.core.errors import Conflict
+from workloads.core.kinds import KINDS
 from workloads.core.operator.cluster import ClusterRuntime, Topology
 from workloads.core.operator.kubeio import NATIVE, NotFound, cr_resource
 from workloads.core.operator.watch import Informer
-from workloads.core.specs import KINDS
 
 
 class FakeKube:
@@ -61,6 +61,6 @@ def fake_cluster(kube=None, zone="local-1a"):
                              background_events=False)
     for kind, res in NATIVE.items():
         cluster.native[kind] = Informer(kube, res, lambda *_: None, stop)
-    for kind, definition in KINDS.items():
-        cluster.crs[kind] = Informer(kube, cr_resource(kind, definition.plural), lambda *_: None, stop)
+    for kind, info in KINDS.items():
+        cluster.crs[kind] = Informer(kube, cr_resource(kind, info.plural), lambda *_: None, stop)
     return cluster

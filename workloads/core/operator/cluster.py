@@ -15,14 +15,13 @@ from typing import Any, NamedTuple
 
 from workloads.core import API_VERSION, VERSION
 from workloads.core.errors import CoreError
+from workloads.core.kinds import KINDS
+from workloads.core.labels import KIND_LABEL, MANAGED_SELECTOR, NODE_REGION_LABEL, NODE_ZONE_LABEL
 from workloads.core.operator.events import EventRecorder
-from workloads.core.operator.kubeio import KUBEFLOW, MANAGED_SELECTOR, NATIVE, NODE, Kube, Resource, cr_resource
+from workloads.core.operator.kubeio import KUBEFLOW, NATIVE, NODE, Kube, Resource, cr_resource
 from workloads.core.operator.watch import Informer
-from workloads.core.specs import KINDS
 
 log = logging.getLogger(__name__)
-ZONE_NODE_LABEL = "topology.kubernetes.io/zone"
-REGION_NODE_LABEL = "topology.kubernetes.io/region"
 
 
 class Key(NamedTuple):
@@ -81,8 +80,8 @@ class ClusterRuntime:
         except CoreError as exc:
             log.warning("%s: cannot list nodes for the zone (%s)", self.name, exc)
             return Topology()
-        zones = Counter(((n.get("metadata") or {}).get("labels") or {}).get(ZONE_NODE_LABEL) for n in nodes)
-        regions = Counter(((n.get("metadata") or {}).get("labels") or {}).get(REGION_NODE_LABEL) for n in nodes)
+        zones = Counter(((n.get("metadata") or {}).get("labels") or {}).get(NODE_ZONE_LABEL) for n in nodes)
+        regions = Counter(((n.get("metadata") or {}).get("labels") or {}).get(NODE_REGION_LABEL) for n in nodes)
         zones.pop(None, None)
         regions.pop(None, None)
         return Topology(zones.most_common(1)[0][0] if zones else "", regions.most_common(1)[0][0] if regions else "")
@@ -95,11 +94,11 @@ class ClusterRuntime:
             log.warning("%s: discovery failed (%s)", self.name, exc)
             return
         with self._lock:
-            for kind, plural in served.items():
-                if kind in KINDS and kind not in self.crs:
-                    log.info("%s: watching %s", self.name, kind)
-                    informer = Informer(self.kube, cr_resource(kind, plural), self._on_cr, self.stop)
-                    self.crs[kind] = informer
+            for info in KINDS.values():
+                if info.kind in served and info.kind not in self.crs:
+                    log.info("%s: watching %s", self.name, info.kind)
+                    informer = Informer(self.kube, cr_resource(info.kind, info.plural), self._on_cr, self.stop)
+                    self.crs[info.kind] = informer
                     informer.start()
             self.capabilities = frozenset(f"kubeflow.org/{VERSION}/{kind}" for kind in kubeflow if kind in KUBEFLOW)
             for kind in kubeflow:
@@ -160,7 +159,7 @@ class ClusterRuntime:
         if pods is None:
             return []
         return [p for p in pods.store.of_workload(namespace, workload)
-                if ((p.get("metadata") or {}).get("labels") or {}).get("pincompute.io/kind") == kind]
+                if ((p.get("metadata") or {}).get("labels") or {}).get(KIND_LABEL) == kind]
 
     def scalers_of(self, namespace: str, app: str) -> list[Mapping[str, Any]]:
         informer = self.crs.get("PinScaler")

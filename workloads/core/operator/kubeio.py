@@ -23,7 +23,6 @@ from workloads.core.errors import Conflict, CoreError, PermanentError, Temporary
 
 T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
-MANAGED_SELECTOR = "app.kubernetes.io/managed-by=pincompute"
 _AUTH = ["BearerToken"]
 _TIMEOUT = (5.0, 30.0)
 _RETRY = frozenset({429, 500, 502, 503, 504})

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from workloads.core.labels import (
+    CLUSTER_ANNOTATION,
+    REGION_ANNOTATION,
+    REPLICAS_ANNOTATION,
+    SHARD_COUNT_ANNOTATION,
+    SHARD_INDEX_ANNOTATION,
+    ZONE_ANNOTATION,
+)
 from workloads.core.placement import Placement
-
-CLUSTER = "pincompute.io/cluster"
-ZONE = "pincompute.io/zone"
-REGION = "pincompute.io/region"
-SHARD_INDEX = "pincompute.io/shard-index"
-SHARD_COUNT = "pincompute.io/shard-count"
-REPLICAS = "pincompute.io/replicas"
 
 
 def _int(value: str | None, default: int | None, minimum: int) -> int | None:
@@ -31,8 +32,8 @@ def placement_for(cr: Mapping[str, Any], cluster: str, zone: str, region: str = 
     """
     metadata = cr.get("metadata") or {}
     notes = {**(metadata.get("labels") or {}), **(metadata.get("annotations") or {})}
-    count = _int(notes.get(SHARD_COUNT), 1, 1) or 1
-    index = min(_int(notes.get(SHARD_INDEX), 0, 0) or 0, count - 1)
-    return Placement(cluster=str(notes.get(CLUSTER) or cluster), zone=str(notes.get(ZONE, zone)),
-                     region=str(notes.get(REGION) or region), shard_index=index, shard_count=count,
-                     replicas=_int(notes.get(REPLICAS), None, 0))
+    count = _int(notes.get(SHARD_COUNT_ANNOTATION), 1, 1) or 1
+    index = min(_int(notes.get(SHARD_INDEX_ANNOTATION), 0, 0) or 0, count - 1)
+    return Placement(cluster=str(notes.get(CLUSTER_ANNOTATION) or cluster), zone=str(notes.get(ZONE_ANNOTATION, zone)),
+                     region=str(notes.get(REGION_ANNOTATION) or region), shard_index=index, shard_count=count,
+                     replicas=_int(notes.get(REPLICAS_ANNOTATION), None, 0))

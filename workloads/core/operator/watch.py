@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from workloads.core.errors import CoreError
+from workloads.core.labels import WORKLOAD_LABEL
 from workloads.core.operator.kubeio import Kube, Resource
 
 log = logging.getLogger(__name__)
-WORKLOAD_LABEL = "pincompute.io/workload"
 ObjKey = tuple[str, str]  # (namespace, name)
 Handler = Callable[[str, dict[str, Any]], None]
 

@@ -16,9 +16,8 @@ from typing import Any
 import yaml
 
 from workloads.core.errors import PermanentError
+from workloads.core.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
 
-PROFILE_ANNOTATION = "pincompute.io/runtime-profile"
-INJECTED_ANNOTATION = "pincompute.io/injected"
 IDENTITY_ATTRIBUTES = ("project", "team", "cost_center", "workload", "kind", "tier", "tier_label",
                        "cluster", "zone", "shard")
 

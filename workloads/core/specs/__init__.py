@@ -1,6 +1,7 @@
 """Typed specs for the eight PinCompute kinds: ``validate`` reports every error, ``parse`` builds.
 
-The registry below is the single source for validation, CRD generation (crds.py) and translation
+Each kind's schema, cross-field check and typed builder are keyed by the one kind registry
+(``workloads.core.kinds``); together they drive validation, CRD generation (crds.py) and translation
 dispatch, so a kind cannot be half-added.
 """
 
@@ -12,6 +13,8 @@ from typing import Any
 
 from workloads.core import API_VERSION
 from workloads.core.errors import FieldError, SpecInvalid
+from workloads.core.kinds import KINDS as KIND_REGISTRY
+from workloads.core.kinds import KindInfo
 from workloads.core.specs import apps, batch
 from workloads.core.specs import checks as c
 from workloads.core.specs.apps import Ingress, Metric, Persistence, PinApp, PinPod, PinScaler, PinterestService
@@ -23,35 +26,37 @@ Workload = (PinPod | PinApp | PinScaler | PinterestService | PinterestJobSet | P
             | PinterestDaemon | PinterestTrainingJob)
 
 
+Check = Callable[[Mapping[str, Any], list[FieldError]], None]
+Build = Callable[[Mapping[str, Any]], Any]
+
+
 @dataclass(frozen=True)
 class KindDef:
-    kind: str
-    plural: str
-    short_name: str
+    """The spec-specific half of a kind; names, plural, tier and the rest live in ``kinds.KINDS``."""
+
+    info: KindInfo
     schema: Obj
-    check: Callable[[Mapping[str, Any], list[FieldError]], None]
-    build: Callable[[Mapping[str, Any]], Any]
-    scalable: bool = False
-    runs_pods: bool = True
+    check: Check
+    build: Build
+
+    @property
+    def kind(self) -> str:
+        return self.info.kind
 
 
-KINDS: dict[str, KindDef] = {k.kind: k for k in (
-    KindDef("PinPod", "pinpods", "ppod", apps.PINPOD_SPEC, apps.check_pinpod, apps.build_pinpod),
-    KindDef("PinApp", "pinapps", "papp", apps.PINAPP_SPEC, apps.check_pinapp, apps.build_pinapp,
-            scalable=True),
-    KindDef("PinScaler", "pinscalers", "pscaler", apps.PINSCALER_SPEC, apps.check_pinscaler,
-            apps.build_pinscaler, runs_pods=False),
-    KindDef("PinterestService", "pinterestservices", "psvc", apps.PINTERESTSERVICE_SPEC,
-            apps.check_pinterestservice, apps.build_pinterestservice, scalable=True),
-    KindDef("PinterestJobSet", "pinterestjobsets", "pjobset", batch.PINTERESTJOBSET_SPEC,
-            batch.check_pinterestjobset, batch.build_pinterestjobset),
-    KindDef("PinterestCronJob", "pinterestcronjobs", "pcron", batch.PINTERESTCRONJOB_SPEC,
-            batch.check_pinterestcronjob, batch.build_pinterestcronjob),
-    KindDef("PinterestDaemon", "pinterestdaemons", "pdaemon", batch.PINTERESTDAEMON_SPEC,
-            batch.check_pinterestdaemon, batch.build_pinterestdaemon),
-    KindDef("PinterestTrainingJob", "pinteresttrainingjobs", "ptrain", batch.PINTERESTTRAININGJOB_SPEC,
-            batch.check_pinteresttrainingjob, batch.build_pinteresttrainingjob),
-)}
+_SPECS: dict[str, tuple[Obj, Check, Build]] = {
+    "PinPod": (apps.PINPOD_SPEC, apps.check_pinpod, apps.build_pinpod),
+    "PinApp": (apps.PINAPP_SPEC, apps.check_pinapp, apps.build_pinapp),
+    "PinScaler": (apps.PINSCALER_SPEC, apps.check_pinscaler, apps.build_pinscaler),
+    "PinterestService": (apps.PINTERESTSERVICE_SPEC, apps.check_pinterestservice, apps.build_pinterestservice),
+    "PinterestJobSet": (batch.PINTERESTJOBSET_SPEC, batch.check_pinterestjobset, batch.build_pinterestjobset),
+    "PinterestCronJob": (batch.PINTERESTCRONJOB_SPEC, batch.check_pinterestcronjob, batch.build_pinterestcronjob),
+    "PinterestDaemon": (batch.PINTERESTDAEMON_SPEC, batch.check_pinterestdaemon, batch.build_pinterestdaemon),
+    "PinterestTrainingJob": (batch.PINTERESTTRAININGJOB_SPEC, batch.check_pinteresttrainingjob,
+                             batch.build_pinteresttrainingjob),
+}
+KINDS: dict[str, KindDef] = {kind: KindDef(info, *_SPECS[kind]) for kind, info in KIND_REGISTRY.items()}
+"""Spec definitions by kind, in registry order."""
 
 _METADATA = obj(
     Field("name", Str(checks=(c.workload_name,)), required=True),

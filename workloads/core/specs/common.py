@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloads.core.errors import FieldError
+from workloads.core.kinds import default_tier
+from workloads.core.labels import HARDWARE_FAMILY_LABEL
 from workloads.core.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, parse_memory
 from workloads.core.quota import DEFAULT_CONTAINER_REQUEST, pod_request
 from workloads.core.runtime.profile import load_profile
 from workloads.core.specs import checks as c
 from workloads.core.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, join, obj
-from workloads.core.tiers import DEFAULT_TIER, Tier
+from workloads.core.tiers import Tier
 
-HARDWARE_LABEL = "pincompute.io/hardware-family"
 RESERVED_PREFIX = "pincompute-"
 FREE = Obj(open=True, description="Passed through to Kubernetes unchanged.")
 
@@ -297,7 +298,7 @@ class PodFields:
             spec["volumes"] = copy.deepcopy([dict(v) for v in self.volumes])
         selector = dict(self.node_selector)
         if self.hardware_family:
-            selector[HARDWARE_LABEL] = self.hardware_family
+            selector[HARDWARE_FAMILY_LABEL] = self.hardware_family
         if selector:
             spec["nodeSelector"] = selector
         if self.tolerations:
@@ -310,7 +311,7 @@ def build_meta(manifest: Mapping[str, Any]) -> WorkloadMeta:
     return WorkloadMeta(
         name=metadata["name"], namespace=metadata.get("namespace") or "", project=spec["project"],
         team=spec.get("team") or "", cost_center=spec.get("costCenter") or "",
-        tier=Tier.parse(spec["tier"]) if spec.get("tier") else DEFAULT_TIER,
+        tier=Tier.parse(spec["tier"]) if spec.get("tier") else default_tier(manifest.get("kind")),
         labels=dict(metadata.get("labels") or {}), uid=metadata.get("uid") or "",
         generation=int(metadata.get("generation") or 0))
 

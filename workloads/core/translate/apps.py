@@ -6,21 +6,15 @@ from datetime import datetime
 from typing import Any
 
 from workloads.core.errors import PermanentError
+from workloads.core.labels import CONFIG_HASH_ANNOTATION, NODE_ZONE_LABEL, ZONE_LABEL
 from workloads.core.placement import split_counts, split_replicas
 from workloads.core.schedule_windows import active_schedule_bounds
 from workloads.core.specs import PinApp, PinPod, PinScaler, PinterestService
-from workloads.core.translate.common import (
-    CONFIG_HASH_ANNOTATION,
-    ZONE_LABEL,
-    Context,
-    add_volume,
-    content_hash,
-)
+from workloads.core.translate.common import Context, add_volume, content_hash
 
 DATA_VOLUME = "pincompute-data"
 CONFIG_VOLUME = "pincompute-config"
 CONFIG_MOUNT = "/etc/pincompute/config"
-ZONE_NODE_LABEL = "topology.kubernetes.io/zone"
 
 
 def pinpod(ctx: Context) -> list[dict[str, Any]]:
@@ -68,7 +62,7 @@ def pinapp(ctx: Context, *, autoscaled: bool = False) -> list[dict[str, Any]]:
         identity = ctx.identity(zone=zone, shard=shard)
         spec = app.template.to_pod_spec()
         if not placement.zone:
-            spec.setdefault("nodeSelector", {})[ZONE_NODE_LABEL] = zone
+            spec.setdefault("nodeSelector", {})[NODE_ZONE_LABEL] = zone
         deployment_spec: dict[str, Any] = {
             "selector": {"matchLabels": ctx.selector(**{ZONE_LABEL: zone})},
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {

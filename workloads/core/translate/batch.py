@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from workloads.core.labels import DAEMON_PAUSED_LABEL
 from workloads.core.specs import PinterestCronJob, PinterestDaemon, PinterestJobSet, PinterestTrainingJob
 from workloads.core.translate.common import Context, add_env
 
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
-PAUSED_DAEMON_LABEL = "pincompute.io/daemon-paused"  # no node may carry it: a paused daemon matches none
 KUBEFLOW_PYTORCH = "kubeflow.org/v1/PyTorchJob"
 KUBEFLOW_TF = "kubeflow.org/v1/TFJob"
 
@@ -63,7 +63,7 @@ def pinterestdaemon(ctx: Context) -> list[dict[str, Any]]:
     daemon: PinterestDaemon = ctx.workload
     pod_spec = daemon.pod.to_pod_spec()
     if daemon.operations.halted:
-        pod_spec.setdefault("nodeSelector", {})[PAUSED_DAEMON_LABEL] = "true"
+        pod_spec.setdefault("nodeSelector", {})[DAEMON_PAUSED_LABEL] = "true"
     strategy: dict[str, Any] = {"type": daemon.update_strategy}
     if daemon.update_strategy == "RollingUpdate":
         strategy["rollingUpdate"] = {"maxUnavailable": daemon.max_unavailable}

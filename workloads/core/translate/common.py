@@ -10,14 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.core import API_VERSION
+from workloads.core.labels import KIND_LABEL, RESTARTED_AT_ANNOTATION, WORKLOAD_LABEL
 from workloads.core.placement import Placement
 from workloads.core.runtime import Identity, RuntimeProfile, inject
-
-RESTARTED_AT_ANNOTATION = "pincompute.io/restartedAt"
-CONFIG_HASH_ANNOTATION = "pincompute.io/config-hash"
-ZONE_LABEL = "pincompute.io/zone"
-WORKLOAD_LABEL = "pincompute.io/workload"
-KIND_LABEL = "pincompute.io/kind"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.core.translate.common import WORKLOAD_LABEL, object_key
+from workloads.core.labels import WORKLOAD_LABEL
+from workloads.core.translate.common import object_key
 from workloads.core.translate.compare import is_subset
 
 

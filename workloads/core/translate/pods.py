@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.core.translate.common import RESTARTED_AT_ANNOTATION
+from workloads.core.labels import RESTARTED_AT_ANNOTATION
 from workloads.core.translate.compare import is_subset
 
 _GROUPS = ("containers", "initContainers")

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workloads.core.labels import ZONE_LABEL
 from workloads.core.specs import PinApp
-from workloads.core.translate.common import ZONE_LABEL, object_key
+from workloads.core.translate.common import object_key
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,128 @@
+"""The one kind registry: every fact about the eight PinCompute kinds except their spec schemas.
+
+CRD names (crds.py), the spec registry (specs/), the operator's watches, the portal's watch caches,
+the catalog and the test helpers all read this table, so a kind or a plural is spelled exactly once.
+The spec-specific parts (schema, cross-field checks, typed builders) stay in ``specs.KINDS``, keyed
+by the same kind names.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from workloads.core import GROUP, VERSION
+from workloads.core.tiers import DEFAULT_TIER, Tier
+
+
+class Category(enum.Enum):
+    """What a kind is for, as the catalog groups it."""
+
+    GENERAL = "General purpose compute"
+    RUN_TO_FINISH = "Run to finish"
+    INFRASTRUCTURE = "Infrastructure services"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """One custom resource kind of the ``pincompute.io`` API group."""
+
+    kind: str
+    plural: str
+    short_names: tuple[str, ...]
+    title: str  # the name people say ("Training job")
+    category: Category
+    description: str  # what it is for and when to pick it
+    becomes: str  # the native objects it turns into, as a sentence
+    native_kinds: tuple[str, ...]  # every native kind its translation may emit
+    default_tier: Tier = DEFAULT_TIER
+    runs_pods: bool = True  # False: it only steers other workloads (PinScaler)
+    scalable: bool = False  # has the scale subresource (``spec.replicas``)
+    group: str = GROUP
+    version: str = VERSION
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}"
+
+    @property
+    def singular(self) -> str:
+        return self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        return f"{self.kind}List"
+
+    @property
+    def crd_name(self) -> str:
+        return f"{self.plural}.{self.group}"
+
+    @property
+    def collection_path(self) -> str:
+        """Cluster-wide REST collection, e.g. ``/apis/pincompute.io/v1/pinapps``."""
+        return f"/apis/{self.api_version}/{self.plural}"
+
+
+_REGISTRY: tuple[KindInfo, ...] = (
+    KindInfo(
+        "PinPod", "pinpods", ("ppod",), title="PinPod", category=Category.GENERAL,
+        description="A single pod with managed sidecars, per-container update and optional persistent "
+                    "storage. Good for notebooks and one-off services.",
+        becomes="Pod (+ PersistentVolumeClaim)", native_kinds=("Pod", "PersistentVolumeClaim")),
+    KindInfo(
+        "PinApp", "pinapps", ("papp",), title="PinApp", category=Category.GENERAL,
+        description="A long-running application: replicas of a PinPod spread over zones, rolled out "
+                    "zone by zone.",
+        becomes="Deployment per zone shard (+ Service)", native_kinds=("Deployment", "Service"),
+        scalable=True),
+    KindInfo(
+        "PinScaler", "pinscalers", ("pscaler",), title="PinScaler", category=Category.GENERAL,
+        description="Autoscaling for a PinApp on CPU, memory or a custom metric, with cooldowns, min/max "
+                    "and scheduled windows.",
+        becomes="HorizontalPodAutoscaler (+ scheduled bounds)", native_kinds=("HorizontalPodAutoscaler",),
+        runs_pods=False),
+    KindInfo(
+        "PinterestService", "pinterestservices", ("psvc",), title="Service bundle", category=Category.GENERAL,
+        description="A stateless service with its DNS name, ingress and configuration managed together.",
+        becomes="Deployment + Service + Ingress + ConfigMap",
+        native_kinds=("Deployment", "Service", "Ingress", "ConfigMap"), scalable=True),
+    KindInfo(
+        "PinterestJobSet", "pinterestjobsets", ("pjobset",), title="Job set", category=Category.RUN_TO_FINISH,
+        description="N parallel copies of the same container, each taking its own fraction of the work.",
+        becomes="Indexed Job", native_kinds=("Job",)),
+    KindInfo(
+        "PinterestCronJob", "pinterestcronjobs", ("pcron",), title="Cron job", category=Category.RUN_TO_FINISH,
+        description="A periodic job on a cron schedule, with the platform runtime injected.",
+        becomes="CronJob", native_kinds=("CronJob",)),
+    KindInfo(
+        "PinterestDaemon", "pinterestdaemons", ("pdaemon",), title="Daemon", category=Category.INFRASTRUCTURE,
+        description="An infrastructure agent that runs one copy on every node.",
+        becomes="DaemonSet", native_kinds=("DaemonSet",)),
+    KindInfo(
+        "PinterestTrainingJob", "pinteresttrainingjobs", ("ptrain",), title="Training job",
+        category=Category.RUN_TO_FINISH,
+        description="Distributed PyTorch or TensorFlow training with rank and world size wired in.",
+        becomes="PyTorchJob/TFJob, or Indexed Job + headless Service",
+        native_kinds=("PyTorchJob", "TFJob", "Job", "Service")),
+)
+
+KINDS: Mapping[str, KindInfo] = MappingProxyType({info.kind: info for info in _REGISTRY})
+"""Every kind by name, in registry order (the order of CRDs, watches and the catalog)."""
+
+BY_PLURAL: Mapping[str, KindInfo] = MappingProxyType({info.plural: info for info in _REGISTRY})
+
+
+def kind_info(kind: str) -> KindInfo:
+    """The registry entry of ``kind``; ``KeyError`` naming the known kinds when there is none."""
+    try:
+        return KINDS[kind]
+    except KeyError:
+        raise KeyError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}") from None
+
+
+def default_tier(kind: object) -> Tier:
+    """The tier a workload of ``kind`` runs in when its spec names none."""
+    info = KINDS.get(kind) if isinstance(kind, str) else None
+    return info.default_tier if info else DEFAULT_TIER

@@ -1,0 +1,52 @@
+"""Every ``pincompute.io/...`` label and annotation key (and the well-known ones we read), spelled once.
+
+The portal writes some of them (placement, namespace ownership), the translator stamps others on
+native objects, and the operator, the watch caches and the pages select by them; a key that two of
+them spelled differently would silently match nothing. The versioned runtime profile
+(``runtime/profile-v1.yaml``) names the identity labels as data; a unit test keeps both in step
+with this module.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# -- identity labels (runtime profile, translation, namespaces) -------------------------------------
+PROJECT_LABEL: Final = "pincompute.io/project"
+TEAM_LABEL: Final = "pincompute.io/team"
+WORKLOAD_LABEL: Final = "pincompute.io/workload"
+KIND_LABEL: Final = "pincompute.io/kind"
+TIER_LABEL: Final = "pincompute.io/tier"  # value: Tier.label (``reserved``, ``ondemand``, ``preemptible``)
+SHARD_LABEL: Final = "pincompute.io/shard"
+ZONE_LABEL: Final = "pincompute.io/zone"  # also a placement annotation (ZONE_ANNOTATION)
+
+# -- node labels ------------------------------------------------------------------------------------
+HARDWARE_FAMILY_LABEL: Final = "pincompute.io/hardware-family"
+DAEMON_PAUSED_LABEL: Final = "pincompute.io/daemon-paused"  # no node may carry it: a paused daemon matches none
+NODE_ZONE_LABEL: Final = "topology.kubernetes.io/zone"  # well-known Kubernetes node labels
+NODE_REGION_LABEL: Final = "topology.kubernetes.io/region"
+NODE_INSTANCE_TYPE_LABEL: Final = "node.kubernetes.io/instance-type"
+
+# -- placement the portal writes on a CR (annotations win over labels of the same key) ---------------
+CLUSTER_ANNOTATION: Final = "pincompute.io/cluster"
+ZONE_ANNOTATION: Final = ZONE_LABEL
+REGION_ANNOTATION: Final = "pincompute.io/region"
+SHARD_INDEX_ANNOTATION: Final = "pincompute.io/shard-index"
+SHARD_COUNT_ANNOTATION: Final = "pincompute.io/shard-count"
+REPLICAS_ANNOTATION: Final = "pincompute.io/replicas"
+
+# -- pod template annotations -------------------------------------------------------------------------
+RESTARTED_AT_ANNOTATION: Final = "pincompute.io/restartedAt"
+CONFIG_HASH_ANNOTATION: Final = "pincompute.io/config-hash"
+PROFILE_ANNOTATION: Final = "pincompute.io/runtime-profile"
+INJECTED_ANNOTATION: Final = "pincompute.io/injected"
+
+# -- ownership of everything PinCompute creates --------------------------------------------------------
+MANAGED_BY_LABEL: Final = "app.kubernetes.io/managed-by"
+MANAGED_BY: Final = "pincompute"
+MANAGED_SELECTOR: Final = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
+
+
+def workload_selector(kind: str, name: str) -> str:
+    """Label selector string matching the pods of one workload (the scale subresource's selector)."""
+    return f"{KIND_LABEL}={kind},{WORKLOAD_LABEL}={name}"
