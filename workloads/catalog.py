@@ -1,44 +1,64 @@
-"""The workload catalog as users see it: what each kind is for and what it becomes."""
+"""The workload catalog as users see it: the kind registry plus the icon each card shows.
+
+What a kind is, what it is for and what it becomes live in ``workloads.core.kinds``; only the icon
+(a Bootstrap Icons name) is a page concern and stays here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workloads.core.kinds import KINDS, KindInfo
+
+ICONS: dict[str, str] = {
+    "PinPod": "box",
+    "PinApp": "boxes",
+    "PinScaler": "graph-up-arrow",
+    "PinterestService": "hdd-network",
+    "PinterestJobSet": "list-task",
+    "PinterestCronJob": "clock",
+    "PinterestDaemon": "hdd-stack",
+    "PinterestTrainingJob": "cpu",
+}
+DEFAULT_ICON = "box"
+
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    kind: str
-    plural: str
-    title: str
-    category: str
-    summary: str
-    becomes: str
+    info: KindInfo
     icon: str
 
+    @property
+    def kind(self) -> str:
+        return self.info.kind
 
-CATALOG: tuple[CatalogEntry, ...] = (
-    CatalogEntry("PinPod", "pinpods", "PinPod", "General purpose compute",
-                 "A single pod with managed sidecars, per-container update and optional persistent storage. "
-                 "Good for notebooks and one-off services.", "Pod (+ PersistentVolumeClaim)", "box"),
-    CatalogEntry("PinApp", "pinapps", "PinApp", "General purpose compute",
-                 "A long-running application: replicas of a PinPod spread over zones, rolled out zone by zone.",
-                 "Deployment per zone shard (+ Service)", "boxes"),
-    CatalogEntry("PinScaler", "pinscalers", "PinScaler", "General purpose compute",
-                 "Autoscaling for a PinApp on CPU, memory or a custom metric, with cooldowns, min/max and "
-                 "scheduled windows.", "HorizontalPodAutoscaler (+ scheduled bounds)", "graph-up-arrow"),
-    CatalogEntry("PinterestService", "pinterestservices", "Service bundle", "General purpose compute",
-                 "A stateless service with its DNS name, ingress and configuration managed together.",
-                 "Deployment + Service + Ingress + ConfigMap", "hdd-network"),
-    CatalogEntry("PinterestJobSet", "pinterestjobsets", "Job set", "Run to finish",
-                 "N parallel copies of the same container, each taking its own fraction of the work.",
-                 "Indexed Job", "list-task"),
-    CatalogEntry("PinterestCronJob", "pinterestcronjobs", "Cron job", "Run to finish",
-                 "A periodic job on a cron schedule, with the platform runtime injected.", "CronJob", "clock"),
-    CatalogEntry("PinterestTrainingJob", "pinterestrainingjobs", "Training job", "Run to finish",
-                 "Distributed PyTorch or TensorFlow training with rank and world size wired in.",
-                 "PyTorchJob/TFJob, or Indexed Job + headless Service", "cpu"),
-    CatalogEntry("PinterestDaemon", "pinterestdaemons", "Daemon", "Infrastructure services",
-                 "An infrastructure agent that runs one copy on every node.", "DaemonSet", "hdd-stack"),
+    @property
+    def plural(self) -> str:
+        return self.info.plural
+
+    @property
+    def api_version(self) -> str:
+        return self.info.api_version
+
+    @property
+    def title(self) -> str:
+        return self.info.title
+
+    @property
+    def category(self) -> str:
+        return self.info.category.value
+
+    @property
+    def summary(self) -> str:
+        return self.info.description
+
+    @property
+    def becomes(self) -> str:
+        return self.info.becomes
+
+
+CATALOG: tuple[CatalogEntry, ...] = tuple(
+    CatalogEntry(info, ICONS.get(kind, DEFAULT_ICON)) for kind, info in KINDS.items()
 )
 
 BY_KIND = {entry.kind: entry for entry in CATALOG}

@@ -6,7 +6,8 @@ from typing import Any
 
 from clusters import runtime
 from projects.models import Project
-from workloads.catalog import CATALOG
+from workloads.core.kinds import KINDS
+from workloads.core.labels import WORKLOAD_LABEL
 
 
 def _condition(obj: dict[str, Any], kind: str) -> str:
@@ -26,13 +27,14 @@ def visible_workloads(user: Any) -> tuple[list[dict[str, Any]], list[str]]:
     for cluster_name, cache in sorted(runtime.member_caches().items()):
         if not cache.synced:
             problems.append(f"{cluster_name}: cache not synced yet ({cache.last_error or 'starting'})")
-        for entry in CATALOG:
+        for info in KINDS.values():
             for namespace, project in projects.items():
-                for obj in cache.list(entry.plural, namespace=namespace):
+                for obj in cache.list(info.plural, namespace=namespace):
                     meta = obj.get("metadata", {})
+                    name = meta.get("name", "")
                     rows.append({
-                        "cluster": cluster_name, "kind": entry.kind, "project": project.name,
-                        "namespace": namespace, "name": meta.get("name", ""),
+                        "cluster": cluster_name, "kind": info.kind, "project": project.name,
+                        "namespace": namespace, "name": name, "logs_selector": f"{WORKLOAD_LABEL}={name}",
                         "created": meta.get("creationTimestamp", ""),
                         "ready": _condition(obj, "Ready"), "degraded": _condition(obj, "Degraded"),
                         "tier": obj.get("spec", {}).get("tier", ""),

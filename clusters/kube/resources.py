@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PINCOMPUTE_GROUP_VERSION = "/apis/pincompute.io/v1"
-PINCOMPUTE_PLURALS = (
-    "pinpods", "pinapps", "pinscalers", "pinterestservices", "pinterestjobsets",
-    "pinterestcronjobs", "pinterestdaemons", "pinterestrainingjobs",
-)
+from workloads.core.kinds import KINDS
+
+PINCOMPUTE_PLURALS = tuple(info.plural for info in KINDS.values())  # from the one kind registry
 MAX_EVENTS = 2000
 
 
@@ -40,6 +38,6 @@ CORE_RESOURCES: tuple[ResourceSpec, ...] = (
     ResourceSpec("jobs", "/apis/batch/v1/jobs", True),
 )
 PINCOMPUTE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
-    ResourceSpec(p, f"{PINCOMPUTE_GROUP_VERSION}/{p}", True, optional=True) for p in PINCOMPUTE_PLURALS
+    ResourceSpec(info.plural, info.collection_path, True, optional=True) for info in KINDS.values()
 )
 DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = CORE_RESOURCES + PINCOMPUTE_RESOURCES
