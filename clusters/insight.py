@@ -7,11 +7,13 @@ from typing import Any
 from clusters import runtime
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.services import granted_quota, pool_snapshot
+from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
 from workloads.core.quantity import Resources, format_cpu, format_memory
 from workloads.core.tiers import Tier
 
 TIER_POOLS = (PoolKind.RESERVED, PoolKind.ONDEMAND, PoolKind.BURST)
 TIER_PRIORITY = {tier.label: tier.priority_class for tier in Tier}
+POOL_TIERS = (Tier.RESERVED, Tier.ONDEMAND)  # tiers with a pool of their own (requested vs pool)
 
 
 
@@ -53,7 +55,8 @@ def registry_overview() -> dict[str, Any]:
         requested = _tier_requested(state)
         rows.append({
             "cluster": cluster, "pools": pools, "cache": state, "breaker": breaker, "requested": requested,
-            "requested_display": {t: format_cpu(r.cpu_milli) for t, r in requested.items()},
+            "requested_by_pool_tier": [format_cpu(requested[t.label].cpu_milli) if t.label in requested else None
+                                       for t in POOL_TIERS],
         })
         if cluster.role == "member":
             labels.append(cluster.name)
@@ -62,29 +65,24 @@ def registry_overview() -> dict[str, Any]:
                 capacity_cpu[kind].append(round((pool.cpu_milli if pool else 0) / 1000, 1))
             for tier in TIER_PRIORITY:
                 requested_cpu[tier].append(round(requested.get(tier, Resources()).cpu_milli / 1000, 1))
+    # Colours come from the tier palette in app.css (charts.js reads ``tier``); ``alpha`` sets the shade.
     chart = {
         "type": "bar",
         "data": {
             "labels": labels,
             "datasets": [
-                {"label": "Reserved pool", "data": capacity_cpu[PoolKind.RESERVED], "stack": "capacity",
-                 "backgroundColor": "rgba(79,70,229,0.35)"},
-                {"label": "OnDemand pool", "data": capacity_cpu[PoolKind.ONDEMAND], "stack": "capacity",
-                 "backgroundColor": "rgba(13,148,136,0.35)"},
-                {"label": "Burst buffer", "data": capacity_cpu[PoolKind.BURST], "stack": "capacity",
+                *({"label": PoolKind(kind).label, "data": capacity_cpu[kind], "stack": "capacity",
+                   "tier": Tier.parse(kind).label, "alpha": 0.35} for kind in (PoolKind.RESERVED, PoolKind.ONDEMAND)),
+                {"label": PoolKind.BURST.label, "data": capacity_cpu[PoolKind.BURST], "stack": "capacity",
                  "backgroundColor": "rgba(148,163,184,0.35)"},
-                {"label": "Reserved requested", "data": requested_cpu["reserved"], "stack": "requested",
-                 "backgroundColor": "rgba(79,70,229,0.9)"},
-                {"label": "OnDemand requested", "data": requested_cpu["ondemand"], "stack": "requested",
-                 "backgroundColor": "rgba(13,148,136,0.9)"},
-                {"label": "Preemptible requested", "data": requested_cpu["preemptible"], "stack": "requested",
-                 "backgroundColor": "rgba(217,119,6,0.9)"},
+                *({"label": f"{tier.value} requested", "data": requested_cpu[tier.label], "stack": "requested",
+                   "tier": tier.label, "alpha": 0.9} for tier in Tier),
             ],
         },
         "options": {"unit": "cores", "stacked": True,
                     "plugins": {"title": {"display": True, "text": "CPU: pool capacity vs requested, per tier"}}},
     }
-    return {"rows": rows, "chart": chart}
+    return {"rows": rows, "chart": chart, "pool_tiers": POOL_TIERS}
 
 
 def granted_display(cluster: Cluster, kind: str) -> dict[str, str] | None:
@@ -105,9 +103,11 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
             status = node.get("status", {})
             ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions", []))
             alloc = status.get("allocatable", {})
+            labels = node["metadata"].get("labels", {})
             nodes.append({"name": node["metadata"]["name"], "ready": ready, "cpu": alloc.get("cpu", ""),
                           "memory": alloc.get("memory", ""), "gpu": alloc.get("nvidia.com/gpu", "0"),
-                          "labels": node["metadata"].get("labels", {})})
+                          "instance_type": labels.get(NODE_INSTANCE_TYPE_LABEL, ""),
+                          "family": labels.get(HARDWARE_FAMILY_LABEL, ""), "zone": labels.get(NODE_ZONE_LABEL, "")})
         events = sorted(cache.list("events"), key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "",
                         reverse=True)[:50]
         aggregates = state["aggregates"]

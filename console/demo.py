@@ -20,6 +20,7 @@ from clusters import services as cluster_services
 from clusters.models import Cluster, ClusterPool, PoolKind
 from projects import services as project_services
 from projects.models import Project, Role, Tier
+from workloads.core.labels import HARDWARE_FAMILY_LABEL
 
 GIB = 2**30
 PROJECTS = (
@@ -68,7 +69,7 @@ def ensure_cluster_attributes(cluster: Cluster, nodes: list[dict[str, Any]]) -> 
     cpu = sum(_cpu(n["status"]["allocatable"].get("cpu", "0")) for n in nodes)
     mem = sum(_mem(n["status"]["allocatable"].get("memory", "0")) for n in nodes)
     gpu = sum(int(n["status"]["allocatable"].get("nvidia.com/gpu", "0")) for n in nodes)
-    families = sorted({n["metadata"].get("labels", {}).get("pincompute.io/hardware-family", "general") for n in nodes})
+    families = sorted({n["metadata"].get("labels", {}).get(HARDWARE_FAMILY_LABEL, "general") for n in nodes})
     if not cluster.hardware_families:
         cluster_services.update_cluster_attributes(cluster.pk, {"hardware_families": families}, actor=None)
     for kind, share in ((PoolKind.RESERVED, 0.45), (PoolKind.ONDEMAND, 0.40), (PoolKind.BURST, 0.10)):

@@ -22,6 +22,17 @@ from clusters.models import Cluster, Role
 from clusters.runtime import api_for
 from console import demo
 from projects.models import Project, TierQuota
+from workloads.core import API_VERSION
+from workloads.core.labels import (
+    CLUSTER_ANNOTATION,
+    MANAGED_BY,
+    MANAGED_BY_LABEL,
+    PROJECT_LABEL,
+    SHARD_COUNT_ANNOTATION,
+    SHARD_INDEX_ANNOTATION,
+    TEAM_LABEL,
+    ZONE_ANNOTATION,
+)
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
 from workloads.core.quantity import Resources
@@ -63,8 +74,7 @@ def provision_project(project: Project, cluster: Cluster) -> None:
     namespace = {
         "apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": project.namespace, "labels": {
-            "pincompute.io/project": project.name, "pincompute.io/team": project.team,
-            "app.kubernetes.io/managed-by": "pincompute"}},
+            PROJECT_LABEL: project.name, TEAM_LABEL: project.team, MANAGED_BY_LABEL: MANAGED_BY}},
     }
     manifests = [namespace, *resource_quota_manifests(project.namespace, CoreTierQuota(limits)),
                  limit_range_manifest(project.namespace)]
@@ -76,12 +86,12 @@ def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Clust
     out = []
     for index, cluster in enumerate(members):
         app = {
-            "apiVersion": "pincompute.io/v1", "kind": "PinApp",
+            "apiVersion": API_VERSION, "kind": "PinApp",
             "metadata": {"name": "ranker", "namespace": project.namespace, "annotations": {
-                "pincompute.io/cluster": cluster.name, "pincompute.io/zone": cluster.zone,
-                "pincompute.io/shard-index": str(index), "pincompute.io/shard-count": str(len(members))}},
+                CLUSTER_ANNOTATION: cluster.name, ZONE_ANNOTATION: cluster.zone,
+                SHARD_INDEX_ANNOTATION: str(index), SHARD_COUNT_ANNOTATION: str(len(members))}},
             "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
-                     "tier": "OnDemand", "replicas": 2, "zones": [cluster.zone],
+                     "tier": Tier.ONDEMAND.value, "replicas": 2, "zones": [cluster.zone],
                      "template": {"containers": [{"name": "ranker", "image": "registry.local/ads/ranker:1.8.2",
                                                   "ports": [{"name": "http", "containerPort": 8080}],
                                                   "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
@@ -89,11 +99,11 @@ def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Clust
         out.append((cluster, app))
     first = members[0]
     jobset = {
-        "apiVersion": "pincompute.io/v1", "kind": "PinterestJobSet",
+        "apiVersion": API_VERSION, "kind": "PinterestJobSet",
         "metadata": {"name": "feature-backfill", "namespace": project.namespace, "annotations": {
-            "pincompute.io/cluster": first.name, "pincompute.io/zone": first.zone}},
+            CLUSTER_ANNOTATION: first.name, ZONE_ANNOTATION: first.zone}},
         "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
-                 "tier": "Preemptible", "shards": 4,
+                 "tier": Tier.PREEMPTIBLE.value, "shards": 4,
                  "containers": [{"name": "backfill", "image": "registry.local/ads/backfill:2.0.0",
                                  "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}}}]},
     }

@@ -9,15 +9,18 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from base.permissions import is_platform_admin
+from workloads.core.tiers import Tier as CoreTier
 
 DNS_LABEL = RegexValidator(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$",
                            "Use lowercase letters, digits and '-', starting with a letter (max 63).")
 
 
 class Tier(models.TextChoices):
-    RESERVED = "reserved", "Reserved"
-    ONDEMAND = "ondemand", "OnDemand"
-    PREEMPTIBLE = "preemptible", "Preemptible"
+    """Stored as the core tier's label, shown as its name (``ondemand`` / ``OnDemand``)."""
+
+    RESERVED = CoreTier.RESERVED.label, CoreTier.RESERVED.value
+    ONDEMAND = CoreTier.ONDEMAND.label, CoreTier.ONDEMAND.value
+    PREEMPTIBLE = CoreTier.PREEMPTIBLE.label, CoreTier.PREEMPTIBLE.value
 
 
 class Role(models.TextChoices):

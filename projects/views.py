@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from projects.models import Membership, Project
+from projects.models import Membership, Project, Tier
 from projects.services import project_quota_rows, quota_rows_for
 
 
@@ -14,7 +14,7 @@ def project_list(request: HttpRequest) -> HttpResponse:
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
     quotas = quota_rows_for(projects)
     rows = [{"project": p, "role": roles.get(p.pk, "admin"), "quota": quotas[p.pk]} for p in projects]
-    return render(request, "projects/list.html", {"rows": rows})
+    return render(request, "projects/list.html", {"rows": rows, "tiers": list(Tier)})
 
 
 @login_required

@@ -11,14 +11,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_ZONE_LABEL
 from workloads.core.quantity import parse_cpu, parse_memory
 from workloads.core.tiers import Tier
 
 GPU = "nvidia.com/gpu"
 TIERS = tuple(tier.priority_class for tier in Tier)
 OTHER_TIER = "other"
-ZONE_LABEL = "topology.kubernetes.io/zone"
-FAMILY_LABEL = "pincompute.io/hardware-family"
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -91,7 +90,8 @@ def node_contribution(node: dict[str, Any]) -> NodeContribution:
     status = node.get("status") or {}
     ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or ())
     return NodeContribution(
-        labels.get(ZONE_LABEL, ""), labels.get(FAMILY_LABEL, ""), ready, _resources(status.get("allocatable"), 1)
+        labels.get(NODE_ZONE_LABEL, ""), labels.get(HARDWARE_FAMILY_LABEL, ""), ready,
+        _resources(status.get("allocatable"), 1),
     )
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_REGION_LABEL, NODE_ZONE_LABEL
+
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 COMPLETE_DELAY_ANNOTATION = "pod-complete.stage.kwok.x-k8s.io/delay"
 
@@ -91,10 +93,10 @@ def node_manifest(
         "kubernetes.io/hostname": name,
         "beta.kubernetes.io/arch": "amd64",
         "beta.kubernetes.io/os": "linux",
-        "node.kubernetes.io/instance-type": "g5.48xlarge" if gpu else "m5.8xlarge",
-        "topology.kubernetes.io/region": region,
-        "topology.kubernetes.io/zone": zone,
-        "pincompute.io/hardware-family": "gpu" if gpu else "general",
+        NODE_INSTANCE_TYPE_LABEL: "g5.48xlarge" if gpu else "m5.8xlarge",
+        NODE_REGION_LABEL: region,
+        NODE_ZONE_LABEL: zone,
+        HARDWARE_FAMILY_LABEL: "gpu" if gpu else "general",
         "type": "kwok",
     }
     if gpu:

@@ -9,6 +9,7 @@ from base.permissions import is_platform_admin
 from clusters.models import Cluster
 from projects.models import Project
 from projects.services import quota_rows_for
+from workloads.core.tiers import Tier
 
 
 @login_required
@@ -20,11 +21,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "data": {
             "labels": [p.name for p in projects],
             "datasets": [
-                {"label": tier_label, "stack": "q", "backgroundColor": color,
-                 "data": [round(_tier(quotas[p.pk], tier)["cpu_milli"] / 1000, 1) for p in projects]}
-                for tier, tier_label, color in (("reserved", "Reserved", "#4f46e5"),
-                                                ("ondemand", "OnDemand", "#0d9488"),
-                                                ("preemptible", "Preemptible", "#d97706"))
+                {"label": tier.value, "stack": "q", "tier": tier.label, "alpha": 1,  # colour: app.css --tier-*
+                 "data": [round(_tier(quotas[p.pk], tier.label)["cpu_milli"] / 1000, 1) for p in projects]}
+                for tier in Tier
             ],
         },
         "options": {"unit": "cores", "stacked": True,

@@ -4,7 +4,9 @@
 // Extra (non-Chart.js) options understood here:
 //   options.unit:    "cores" | "GiB" | ...  appended to tooltips and value-axis ticks
 //   options.stacked: true                    stack bars/areas on both axes
-//   dataset.tier:    "reserved" | "ondemand" | "preemptible"  use the tier colour
+//   dataset.tier:    "reserved" | "ondemand" | "preemptible"  use the tier colour (--tier-* in app.css,
+//                    the one place tier colours are defined)
+//   dataset.alpha:   0..1                    opacity of the fill (default 0.85 for bars, 0.15 for lines)
 // Datasets without colours get the tier colour when their label names a tier
 // (Reserved / OnDemand / Preemptible), otherwise a palette colour.
 import Chart from "chart.js/auto";
@@ -33,7 +35,7 @@ function tierOf(label) {
 }
 
 function tierColor(tier) {
-  return cssVar(`--tier-${tier}`, { reserved: "#4f46e5", ondemand: "#0d9488", preemptible: "#d97706" }[tier]);
+  return cssVar(`--tier-${tier}`, PALETTE[0]);
 }
 
 function withAlpha(hex, alpha) {
@@ -83,10 +85,12 @@ function applyDefaults(config, canvas) {
       return;
     }
     const tier = ds.tier || tierOf(ds.label);
+    const alpha = typeof ds.alpha === "number" ? ds.alpha : dsType === "line" ? 0.15 : 0.85;
     delete ds.tier;
+    delete ds.alpha;
     const base = tier ? tierColor(tier) : PALETTE[i % PALETTE.length];
     if (!ds.borderColor) ds.borderColor = base;
-    if (!ds.backgroundColor) ds.backgroundColor = dsType === "line" ? withAlpha(base, 0.15) : withAlpha(base, 0.85);
+    if (!ds.backgroundColor) ds.backgroundColor = withAlpha(base, alpha);
     if (dsType === "bar" && ds.borderRadius === undefined) ds.borderRadius = 2;
     if (dsType === "line") {
       if (ds.tension === undefined) ds.tension = 0.25;
