@@ -13,12 +13,12 @@ from pathlib import Path
 
 from kubernetes import client
 
+from workloads.core import GROUP, VERSION
+from workloads.core.kinds import KINDS
+from workloads.core.labels import WORKLOAD_LABEL
+
 ROOT = Path(__file__).resolve().parents[3]
-GROUP, VERSION = "pincompute.io", "v1"
-PLURALS = {"PinPod": "pinpods", "PinApp": "pinapps", "PinScaler": "pinscalers",
-           "PinterestService": "pinterestservices", "PinterestJobSet": "pinterestjobsets",
-           "PinterestCronJob": "pinterestcronjobs", "PinterestDaemon": "pinterestdaemons",
-           "PinterestTrainingJob": "pinteresttrainingjobs"}
+PLURALS = {kind: info.plural for kind, info in KINDS.items()}
 
 
 def free_port() -> int:
@@ -131,7 +131,7 @@ def is_ready(api: client.ApiClient, kind: str, namespace: str, name: str) -> dic
 
 def owned(api: client.ApiClient, namespace: str, workload: str) -> dict[str, list[dict]]:
     """Every managed object of the workload by kind (as plain dicts)."""
-    selector = f"pincompute.io/workload={workload}"
+    selector = f"{WORKLOAD_LABEL}={workload}"
     sanitize = api.sanitize_for_serialization
     core, apps, batch = client.CoreV1Api(api), client.AppsV1Api(api), client.BatchV1Api(api)
     net, hpa = client.NetworkingV1Api(api), client.AutoscalingV2Api(api)
