@@ -1,4 +1,5 @@
-"""A fake Kube that records writes and echoes objects back, and a ClusterRuntime over it."""
+"""A fake Kube that records writes and echoes objects back, and a ClusterRuntime over it (watches not started:
+tests fill ``cluster.store`` directly, as the list-watch would)."""
 
 import copy
 import itertools
@@ -8,7 +9,6 @@ from workloads.core.errors import Conflict
 from workloads.core.kinds import KINDS
 from workloads.core.operator.cluster import ClusterRuntime, Topology
 from workloads.core.operator.kubeio import NATIVE, NotFound, cr_resource
-from workloads.core.operator.watch import Informer
 
 
 class FakeKube:
@@ -59,8 +59,7 @@ def fake_cluster(kube=None, zone="local-1a"):
     stop = threading.Event()
     cluster = ClusterRuntime(kube, lambda key: None, stop, instance="test", topology=Topology(zone),
                              background_events=False)
-    for kind, res in NATIVE.items():
-        cluster.native[kind] = Informer(kube, res, lambda *_: None, stop)
+    cluster.native.update(NATIVE)
     for kind, info in KINDS.items():
-        cluster.crs[kind] = Informer(kube, cr_resource(kind, info.plural), lambda *_: None, stop)
+        cluster.crs[kind] = cr_resource(kind, info.plural)
     return cluster

@@ -24,7 +24,7 @@ def _cr(kind, **labels):
 
 def _reconcile(cluster, cr):
     cluster.kube.crs[cr["metadata"]["name"]] = cr
-    cluster.crs[cr["kind"]].store.upsert(cr)
+    cluster.store.apply(cr["kind"], "ADDED", cr)
     reconciler = Reconciler({"member-a": cluster}, load_profile(), now=lambda: NOW)
     return reconciler.reconcile(Key("member-a", cr["kind"], "search", cr["metadata"]["name"]))
 
@@ -51,9 +51,9 @@ def test_running_pod_makes_the_pinpod_ready_and_a_second_pass_writes_nothing():
     cluster = fake_cluster(kube)
     cr = _cr("PinPod")
     _reconcile(cluster, cr)
-    pod = copy.deepcopy(cluster.native["Pod"].store.get("search", "notebook"))
+    pod = copy.deepcopy(cluster.store.get("Pod", "search", "notebook"))
     pod["status"] = {"phase": "Running", "containerStatuses": [{"name": "jupyter", "ready": True}]}
-    cluster.native["Pod"].store.upsert(pod)
+    cluster.store.apply("Pod", "MODIFIED", pod)
 
     _reconcile(cluster, cr)
     status = _status_patch(kube)
@@ -87,11 +87,11 @@ def test_pinapp_uses_the_placement_zone_and_leaves_replicas_to_a_scaler():
     kube = FakeKube()
     cluster = fake_cluster(kube)
     scaler = _cr("PinScaler")
-    cluster.crs["PinScaler"].store.upsert(scaler)
+    cluster.store.apply("PinScaler", "ADDED", scaler)
 
     _reconcile(cluster, _cr("PinApp", **{"pincompute.io/zone": "us-east-1b"}))
 
-    deployment = cluster.native["Deployment"].store.get("search", "web-us-east-1b")
+    deployment = cluster.store.get("Deployment", "search", "web-us-east-1b")
     assert deployment is not None and "replicas" not in deployment["spec"]
 
 
@@ -120,7 +120,7 @@ def test_conflict_is_retried_at_once_then_backs_off():
     kube = FakeKube()
     cluster = fake_cluster(kube)
     cr = _cr("PinPod")
-    cluster.crs["PinPod"].store.upsert(cr)
+    cluster.store.apply("PinPod", "ADDED", cr)
     kube.crs["notebook"] = cr
     operator = Operator({"member-a": cluster}, load_profile(), threading.Event())
     key = Key("member-a", "PinPod", "search", "notebook")
@@ -132,6 +132,6 @@ def test_conflict_is_retried_at_once_then_backs_off():
     assert operator.metrics.counters["conflicts"] == 2
     assert kube.writes("apply") == [("apply", "Pod", "notebook")]
     kube.conflicts = 5
-    cluster.native["Pod"].store.delete({"metadata": {"namespace": "search", "name": "notebook"}})
+    cluster.store.apply("Pod", "DELETED", {"metadata": {"namespace": "search", "name": "notebook"}})
     operator._process(key)
     assert operator.queue.failures(key) == 1  # gave up after 3 immediate retries: rate-limited requeue

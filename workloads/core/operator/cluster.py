@@ -1,5 +1,10 @@
 """Per-member-cluster runtime: its Kube adapter, informers for CRs and owned objects, Event recorder.
 
+Informers are the core's list-watch (``workloads.core.kube.listwatch``) filling one Store per cluster,
+keyed by kind ("Pod", "PinApp", ...). Reconciles read owned objects from that store instead of issuing a
+LIST per reconcile, which is what lets one process handle thousands of custom resources; the store's
+owner-uid and label indexes make the per-reconcile lookup O(objects of that workload).
+
 Owned-object events are mapped back to the owning CR's key (controller ownerReference with the
 pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired.
 """
@@ -8,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,12 +22,23 @@ from typing import Any, NamedTuple
 from workloads.core import API_VERSION, VERSION
 from workloads.core.errors import CoreError
 from workloads.core.kinds import KINDS
-from workloads.core.labels import KIND_LABEL, MANAGED_SELECTOR, NODE_REGION_LABEL, NODE_ZONE_LABEL
+from workloads.core.kube.listwatch import ListWatch
+from workloads.core.kube.rawapi import Obj
+from workloads.core.kube.store import Store
+from workloads.core.labels import KIND_LABEL, MANAGED_SELECTOR, NODE_REGION_LABEL, NODE_ZONE_LABEL, WORKLOAD_LABEL
 from workloads.core.operator.events import EventRecorder
 from workloads.core.operator.kubeio import KUBEFLOW, NATIVE, NODE, Kube, Resource, cr_resource
-from workloads.core.operator.watch import Informer
 
 log = logging.getLogger(__name__)
+REQUEST_TIMEOUT = (5.0, 30.0)  # LIST pages and the watch's connect
+WATCH_TIMEOUT = 240  # server-side timeoutSeconds of one watch request
+
+
+def controller_uid(obj: Mapping[str, Any]) -> str | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return str(ref.get("uid"))
+    return None
 
 
 class Key(NamedTuple):
@@ -50,8 +67,10 @@ class ClusterRuntime:
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self.events = EventRecorder(kube, instance, background=background_events)
         self.topology = topology or Topology()
-        self.crs: dict[str, Informer] = {}
-        self.native: dict[str, Informer] = {}
+        self.store = Store()  # full objects: the SSA plan reads managedFields, so nothing is slimmed
+        self.crs: dict[str, Resource] = {}  # watched kinds -> where they live
+        self.native: dict[str, Resource] = {}
+        self.watches: dict[str, ListWatch] = {}  # by kind
         self.capabilities: frozenset[str] = frozenset()
         self.discovery_period = discovery_period
         self._lock = threading.Lock()
@@ -69,9 +88,34 @@ class ClusterRuntime:
         threading.Thread(target=self._discovery_loop, name=f"discovery-{self.name}", daemon=True).start()
 
     def _start_native(self, res: Resource) -> None:
-        informer = Informer(self.kube, res, self._on_owned, self.stop, selector=MANAGED_SELECTOR)
-        self.native[res.kind] = informer
-        informer.start()
+        self.native[res.kind] = res
+        self._watch(res, self._on_owned, MANAGED_SELECTOR)
+
+    def _watch(self, res: Resource, handler: Callable[[str, Obj], None], selector: str | None = None) -> None:
+        watch = ListWatch(lambda: self.kube.api, self.store, res.kind, res.path(), name=f"{self.name}-{res.plural}",
+                          label_selector=selector, on_event=handler, timeout=REQUEST_TIMEOUT,
+                          watch_timeout=WATCH_TIMEOUT, backoff_base=0.2)
+        self.watches[res.kind] = watch
+        watch.start()
+
+    def _restart_crashed(self) -> None:
+        """A list-watch whose thread died of a bug (recorded in its last_error) starts again, relisting."""
+        for kind, watch in list(self.watches.items()):
+            if watch.crashed and not self.stop.is_set():
+                res = self.native.get(kind) or self.crs[kind]
+                log.warning("%s: restarting the %s watch (%s)", self.name, kind, watch.last_error)
+                if kind in self.native:
+                    self._watch(res, self._on_owned, MANAGED_SELECTOR)
+                else:
+                    self._watch(res, self._on_cr)
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop every list-watch (unblocking their reads); True when all ended within ``timeout``."""
+        watches = list(self.watches.values())
+        for watch in watches:
+            watch.stop()
+        deadline = time.monotonic() + timeout
+        return all([watch.join(max(0.0, deadline - time.monotonic())) for watch in watches])
 
     def _discover_topology(self) -> Topology:
         """The most common node zone/region; a cluster without nodes keeps an empty zone."""
@@ -94,12 +138,13 @@ class ClusterRuntime:
             log.warning("%s: discovery failed (%s)", self.name, exc)
             return
         with self._lock:
+            if self.stop.is_set():
+                return
             for info in KINDS.values():
                 if info.kind in served and info.kind not in self.crs:
                     log.info("%s: watching %s", self.name, info.kind)
-                    informer = Informer(self.kube, cr_resource(info.kind, info.plural), self._on_cr, self.stop)
-                    self.crs[info.kind] = informer
-                    informer.start()
+                    res = self.crs[info.kind] = cr_resource(info.kind, info.plural)
+                    self._watch(res, self._on_cr)
             self.capabilities = frozenset(f"kubeflow.org/{VERSION}/{kind}" for kind in kubeflow if kind in KUBEFLOW)
             for kind in kubeflow:
                 if kind in KUBEFLOW and kind not in self.native:
@@ -107,11 +152,12 @@ class ClusterRuntime:
 
     def _discovery_loop(self) -> None:
         while not self.stop.wait(self.discovery_period):
+            with self._lock:
+                self._restart_crashed()
             self._discover()
 
     def wait_synced(self, timeout: float) -> bool:
-        informers = list(self.native.values()) + list(self.crs.values())
-        return all(i.store.synced.wait(timeout) for i in informers)
+        return all(watch.synced.wait(timeout) for watch in list(self.watches.values()))
 
     # -- event mapping --------------------------------------------------------------------------
 
@@ -144,41 +190,41 @@ class ClusterRuntime:
     # -- reads for the reconciler ---------------------------------------------------------------
 
     def get_cr(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        informer = self.crs.get(kind)
-        return informer.store.get(namespace, name) if informer else None
+        return self.store.get(kind, namespace, name) if kind in self.crs else None
+
+    def live(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A managed native object as last seen (None when absent or its kind is not watched)."""
+        return self.store.get(kind, namespace, name) if kind in self.native else None
 
     def cr_resource(self, kind: str) -> Resource | None:
-        informer = self.crs.get(kind)
-        return informer.res if informer else None
+        return self.crs.get(kind)
 
     def owned(self, uid: str) -> list[dict[str, Any]]:
-        return [obj for informer in list(self.native.values()) for obj in informer.store.owned_by(uid)]
+        """Managed native objects whose controller ownerReference is ``uid``."""
+        return [obj for kind in list(self.native) for obj in self.store.list(kind, owner_uid=uid)
+                if controller_uid(obj) == uid]
 
     def workload_pods(self, namespace: str, workload: str, kind: str) -> list[dict[str, Any]]:
-        pods = self.native.get("Pod")
-        if pods is None:
+        if "Pod" not in self.native:
             return []
-        return [p for p in pods.store.of_workload(namespace, workload)
-                if ((p.get("metadata") or {}).get("labels") or {}).get(KIND_LABEL) == kind]
+        return self.store.list("Pod", namespace, label_selector={WORKLOAD_LABEL: workload, KIND_LABEL: kind})
 
     def scalers_of(self, namespace: str, app: str) -> list[Mapping[str, Any]]:
-        informer = self.crs.get("PinScaler")
-        if informer is None:
+        if "PinScaler" not in self.crs:
             return []
-        return [s for s in informer.store.items() if (s.get("metadata") or {}).get("namespace") == namespace
-                and ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app]
+        return [s for s in self.store.list("PinScaler", namespace)
+                if ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app]
 
     def remember(self, obj: dict[str, Any]) -> None:
         """Put a write's result in the store so the next reconcile does not redo it before the watch catches up."""
-        kind = obj.get("kind")
-        informer = self.native.get(str(kind)) or self.crs.get(str(kind))
-        if informer is not None:
-            informer.store.upsert(obj, newer_only=True)
+        kind = str(obj.get("kind"))
+        if kind in self.native or kind in self.crs:
+            self.store.put_if_newer(kind, obj)
 
     def all_cr_keys(self) -> list[Key]:
         keys = []
-        for kind, informer in list(self.crs.items()):
-            for obj in informer.store.items():
+        for kind in list(self.crs):
+            for obj in self.store.list(kind):
                 metadata = obj.get("metadata") or {}
                 keys.append(Key(self.name, kind, str(metadata.get("namespace") or ""), str(metadata.get("name"))))
         return keys

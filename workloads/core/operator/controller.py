@@ -90,6 +90,9 @@ class Operator:
         stuck = [t.name for t in self._workers if t.is_alive()]
         if stuck:
             log.warning("shutdown: %s still busy after %.0fs", ", ".join(stuck), self.options.shutdown_timeout)
+        for cluster in self.clusters.values():
+            if not cluster.close(timeout=max(1.0, deadline - time.monotonic())):
+                log.warning("shutdown: %s watches still running", cluster.name)
         if self.elector is not None and self.elector.release():
             log.info("lease released")
         log.info("stopped: %s", self.metrics.snapshot())

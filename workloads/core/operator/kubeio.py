@@ -1,5 +1,8 @@
 """The operator's Kubernetes I/O: raw JSON over one ApiClient per cluster, errors mapped to the core taxonomy.
 
+Requests go through ``workloads.core.kube.rawapi``; the operator's informers are the core list-watch
+(``workloads.core.kube.listwatch``), wired in ``cluster.py``.
+
 Raw JSON (``_preload_content=False``) because the operator only handles dicts, and generated models
 cost far more than the JSON parse. Every ApiException is classified by status here, once, so callers
 catch ``Conflict`` / ``TemporaryError`` / ``PermanentError`` / ``NotFound`` and never ``Exception``.
@@ -8,7 +11,7 @@ catch ``Conflict`` / ``TemporaryError`` / ``PermanentError`` / ``NotFound`` and 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -16,15 +19,15 @@ from urllib.parse import quote
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError as Urllib3Error
-from urllib3.response import BaseHTTPResponse
 
 from workloads.core import GROUP, VERSION
 from workloads.core.errors import Conflict, CoreError, PermanentError, TemporaryError
+from workloads.core.kube import rawapi
+from workloads.core.kube.rawapi import Timeout
 
 T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
-_AUTH = ["BearerToken"]
-_TIMEOUT = (5.0, 30.0)
+_TIMEOUT: Timeout = (5.0, 30.0)
 _RETRY = frozenset({429, 500, 502, 503, 504})
 
 
@@ -133,18 +136,12 @@ class Kube:
         except (ApiException, Urllib3Error, OSError) as exc:
             raise classify(exc) from exc
 
-    def request(self, method: str, path: str, *, body: Any = None, query: Mapping[str, Any] | None = None,
-                content_type: str = "application/json", timeout: tuple[float, float] = _TIMEOUT) -> dict[str, Any]:
+    def request(self, method: str, path: str, *, body: Any = None, query: Mapping[str, str | int] | None = None,
+                content_type: str = "application/json", timeout: Timeout = _TIMEOUT) -> dict[str, Any]:
         def go() -> dict[str, Any]:
-            resp = self.api.call_api(
-                path, method, query_params=list((query or {}).items()), body=body,
-                header_params={"Accept": "application/json", "Content-Type": content_type},
-                auth_settings=_AUTH, _preload_content=False, _request_timeout=timeout, _return_http_data_only=True)
-            try:
-                data = resp.data
-            finally:
-                resp.release_conn()
-            return json.loads(data) if data else {}
+            resp = rawapi.request(self.api, method, path, list((query or {}).items()), timeout, body=body,
+                                  content_type=content_type)
+            return rawapi.read_json(resp)
         return self._call(go)
 
     def get(self, res: Resource, namespace: str | None, name: str) -> dict[str, Any]:
@@ -156,7 +153,7 @@ class Kube:
         items: list[dict[str, Any]] = []
         cont: str | None = None
         while True:
-            query: dict[str, Any] = {"limit": limit}
+            query: dict[str, str | int] = {"limit": limit}
             if selector:
                 query["labelSelector"] = selector
             if cont:
@@ -199,36 +196,6 @@ class Kube:
             self.request("DELETE", res.path(namespace, name), body=body)
         except NotFound:
             return
-
-    def open_watch(self, res: Resource, resource_version: str, *, selector: str | None = None,
-                   timeout_seconds: int = 240) -> BaseHTTPResponse:
-        query: list[tuple[str, Any]] = [("watch", "true"), ("resourceVersion", resource_version),
-                                        ("allowWatchBookmarks", "true"), ("timeoutSeconds", timeout_seconds)]
-        if selector:
-            query.append(("labelSelector", selector))
-
-        def go() -> BaseHTTPResponse:
-            resp: BaseHTTPResponse = self.api.call_api(
-                res.path(), "GET", query_params=query, header_params={"Accept": "application/json"},
-                auth_settings=_AUTH, _preload_content=False, _request_timeout=(5.0, timeout_seconds + 30),
-                _return_http_data_only=True)
-            return resp
-        return self._call(go)
-
-    def iter_watch(self, resp: BaseHTTPResponse) -> Iterator[dict[str, Any]]:
-        """Decoded watch events; transport errors surface as TemporaryError."""
-        buf = b""
-        try:
-            for chunk in resp.stream(amt=None, decode_content=False):
-                buf += chunk
-                while (nl := buf.find(b"\n")) >= 0:
-                    line, buf = buf[:nl], buf[nl + 1:]
-                    if line.strip():
-                        yield json.loads(line)
-        except (Urllib3Error, OSError) as exc:
-            raise classify(exc) from exc
-        finally:
-            resp.release_conn()
 
     def served_kinds(self, group_version: str) -> dict[str, str]:
         """{kind: plural} served under ``group_version`` (subresources skipped); {} when the group is absent."""

@@ -1,6 +1,6 @@
 """Reconcile one custom resource: validate, translate, apply, prune, status, Events.
 
-Level-triggered: every step reads the current state (the informer stores) and writes only the
+Level-triggered: every step reads the current state (the informers' store) and writes only the
 difference, so running it again, or after a crash at any point, converges to the same objects.
 """
 
@@ -100,8 +100,7 @@ class Reconciler:
         wrote = 0
         for obj in plan.apply:
             res = _resource(obj["kind"])
-            live = cluster.native[obj["kind"]].store.get(obj["metadata"]["namespace"], obj["metadata"]["name"]) \
-                if obj["kind"] in cluster.native else None
+            live = cluster.live(obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"])
             if obj["kind"] == "Job" and live is not None and not is_subset(obj["spec"]["template"],
                                                                            (live.get("spec") or {}).get("template")):
                 # a Job's pod template is immutable: replace the Job (the next reconcile creates it)
