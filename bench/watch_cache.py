@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kubernetes import client as k8s
 from kubernetes.client.exceptions import ApiException
 
-from clusters.kube import ClientPool, ClusterTarget, Store, WatchCache, rawapi
+from clusters.kube import ClientPool, ClusterTarget, WatchCache, cluster_store
 from clusters.localcp import LocalControlPlane
+from workloads.core.kube import rawapi
 
 NS = "bench-watch-cache"
 AUTH = ["BearerToken"]
@@ -121,7 +122,7 @@ def measure_memory(api: k8s.ApiClient, indexed: frozenset[str] | None, clones: i
         items = [json.loads(json.dumps(o)) for _ in range(clones) for o in base]
         for i, o in enumerate(items):
             o["metadata"]["name"] = f"{o['metadata']['name']}-c{i}"
-    store = Store(indexed_labels=indexed)
+    store = cluster_store(indexed)
     t0 = time.perf_counter()
     store.replace("pods", items)
     replace_s = time.perf_counter() - t0

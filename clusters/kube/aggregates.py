@@ -1,15 +1,16 @@
 """Incremental cluster aggregates (requested resources, allocatable, counts).
 
-Each object's contribution is computed once when it enters the store and kept next to it; an update
-subtracts the stored contribution and adds the new one. Reads therefore never walk 10k pods, and a
-caller who mutates a returned object cannot corrupt the sums.
+Each object's contribution is computed once when it enters the store and kept by its aggregator
+(keyed like the store); an update subtracts the stored contribution and adds the new one. Reads
+therefore never walk 10k pods, and a caller who mutates a returned object cannot corrupt the sums.
+``PodAggregates`` and ``NodeAggregates`` are the store's ``Aggregator``s for "pods" and "nodes".
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_ZONE_LABEL
 from workloads.core.quantity import parse_cpu, parse_memory
@@ -36,6 +37,26 @@ class Resources:
 
 
 ZERO = Resources()
+Key = tuple[str, str]  # (namespace or "", name), as the store keys objects
+
+
+class PodSnapshot(TypedDict):
+    requests_total: Resources
+    requests_by_namespace: dict[str, Resources]
+    requests_by_tier: dict[str, Resources]
+    requests_by_namespace_tier: dict[tuple[str, str], Resources]
+    pods_by_phase: dict[str, int]
+
+
+class NodeSnapshot(TypedDict):
+    allocatable_by_zone: dict[str, Resources]
+    allocatable_by_family: dict[str, Resources]
+    nodes_total: int
+    nodes_ready: int
+
+
+class ClusterAggregates(PodSnapshot, NodeSnapshot):
+    """What ``WatchCache.aggregates()`` returns: both snapshots in one dict."""
 
 
 def _resources(values: dict[str, Any] | None, count: int) -> Resources:
@@ -95,7 +116,7 @@ def node_contribution(node: dict[str, Any]) -> NodeContribution:
     )
 
 
-def _bump(table: dict[Any, Resources], key: Any, delta: Resources, sign: int) -> None:
+def _bump(table: dict[Any, Resources], key: str | tuple[str, str], delta: Resources, sign: int) -> None:
     value = table.get(key, ZERO) + delta if sign > 0 else table.get(key, ZERO) - delta
     if value == ZERO:
         table.pop(key, None)  # keep tables free of keys that no longer have members
@@ -110,6 +131,17 @@ class PodAggregates:
         self.by_namespace_tier: dict[tuple[str, str], Resources] = {}
         self.total = ZERO
         self.phases: Counter[str] = Counter()
+        self._contrib: dict[Key, PodContribution] = {}
+
+    def add(self, key: Key, obj: dict[str, Any]) -> None:
+        self.discard(key)
+        c = self._contrib[key] = pod_contribution(obj)
+        self.apply(c, +1)
+
+    def discard(self, key: Key) -> None:
+        c = self._contrib.pop(key, None)
+        if c is not None:
+            self.apply(c, -1)
 
     def apply(self, c: PodContribution, sign: int) -> None:
         self.phases[c.phase] += sign
@@ -122,7 +154,7 @@ class PodAggregates:
         _bump(self.by_namespace_tier, (c.namespace, c.tier), c.requests, sign)
         self.total = self.total + c.requests if sign > 0 else self.total - c.requests
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> PodSnapshot:
         return {
             "requests_total": self.total,
             "requests_by_namespace": dict(self.by_namespace),
@@ -138,6 +170,17 @@ class NodeAggregates:
         self.by_family: dict[str, Resources] = {}
         self.total = 0
         self.ready = 0
+        self._contrib: dict[Key, NodeContribution] = {}
+
+    def add(self, key: Key, obj: dict[str, Any]) -> None:
+        self.discard(key)
+        c = self._contrib[key] = node_contribution(obj)
+        self.apply(c, +1)
+
+    def discard(self, key: Key) -> None:
+        c = self._contrib.pop(key, None)
+        if c is not None:
+            self.apply(c, -1)
 
     def apply(self, c: NodeContribution, sign: int) -> None:
         _bump(self.by_zone, c.zone, c.allocatable, sign)
@@ -145,7 +188,7 @@ class NodeAggregates:
         self.total += sign
         self.ready += sign if c.ready else 0
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> NodeSnapshot:
         return {
             "allocatable_by_zone": dict(self.by_zone),
             "allocatable_by_family": dict(self.by_family),

@@ -7,18 +7,52 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypedDict, TypeVar, Unpack, cast
 
 from kubernetes.client.exceptions import ApiException
 
-from . import rawapi
+from workloads.core.errors import TemporaryError
+from workloads.core.kube import rawapi
+from workloads.core.kube.listwatch import ListWatch, ListWatchStats
+from workloads.core.kube.rawapi import Obj
+from workloads.core.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store
+
+from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
 from .breaker import CircuitOpen
 from .client import ClientPool, ClusterHealth, ClusterTarget
 from .resources import DEFAULT_RESOURCES, ResourceSpec
 from .retry import TRANSPORT_ERRORS, describe
-from .store import DEFAULT_INDEXED_LABELS, Obj, Store
-from .watcher import ResourceStats, ResourceWatcher
+from .slim import slim
+
+T = TypeVar("T")
+DISCOVERY_ERRORS: tuple[type[BaseException], ...] = (CircuitOpen, *TRANSPORT_ERRORS, ValueError)
+AGGREGATORS: dict[str, Callable[[], Aggregator]] = {"pods": PodAggregates, "nodes": NodeAggregates}
+
+
+def cluster_store(indexed_labels: frozenset[str] | None = DEFAULT_INDEXED_LABELS) -> Store:
+    """The portal's store for one cluster: slimmed objects, pod and node aggregates."""
+    return Store(slimmer=slim, indexed_labels=indexed_labels, aggregators=AGGREGATORS)
+
+
+class CacheOptions(TypedDict, total=False):
+    indexed_labels: frozenset[str] | None
+    discovery_interval: float
+    watch_timeout: int
+    page_size: int
+
+
+class BreakerGate:
+    """The list-watch's gate for one cluster: the pool's retry around its circuit breaker."""
+
+    def __init__(self, pool: ClientPool, cluster: str) -> None:
+        self.pool, self.cluster = pool, cluster
+
+    def __call__(self, fn: Callable[[], T], *, attempts: int, sleep: Callable[[float], object]) -> T:
+        try:
+            return self.pool.run(self.cluster, fn, attempts=attempts, sleep=sleep)
+        except CircuitOpen as exc:
+            raise TemporaryError(describe(exc), delay=exc.retry_in) from exc
 
 
 class WatchCache:
@@ -37,10 +71,11 @@ class WatchCache:
     ) -> None:
         self.pool, self.cluster = pool, cluster_name
         self.resources = tuple(resources)
-        self.store = Store(indexed_labels)
+        self.store = cluster_store(indexed_labels)
         self.discovery_interval = discovery_interval
-        self._watcher_kwargs: dict[str, Any] = {"watch_timeout": watch_timeout, "page_size": page_size}
-        self._watchers: dict[str, ResourceWatcher] = {}
+        self.watch_timeout, self.page_size = watch_timeout, page_size
+        self._gate = BreakerGate(pool, cluster_name)
+        self._watchers: dict[str, ListWatch] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._discovered = threading.Event()
@@ -76,7 +111,11 @@ class WatchCache:
         return ok
 
     def _start_watcher(self, spec: ResourceSpec) -> None:
-        w = ResourceWatcher(self.pool, self.cluster, spec, self.store, **self._watcher_kwargs)
+        w = ListWatch(
+            lambda: self.pool.api(self.cluster), self.store, spec.key, spec.path, name=f"{self.cluster}-{spec.key}",
+            optional=spec.optional, max_objects=spec.max_objects, gate=self._gate, timeout=self.pool.timeout,
+            page_size=self.page_size, watch_timeout=self.watch_timeout,
+        )
         self._watchers[spec.key] = w
         w.start()
 
@@ -99,17 +138,17 @@ class WatchCache:
         present: set[str] = set()
         api = self.pool.api(self.cluster)
         for gv in sorted({s.group_version_path for s in optional}):
+            def discover(gv: str = gv) -> Obj:
+                return rawapi.get_json(api, gv, [], self.pool.timeout)
+
             try:
-                doc = self.pool.run(
-                    self.cluster, lambda gv=gv: rawapi.get_json(api, gv, [], self.pool.timeout),
-                    attempts=1, sleep=self._stop.wait,
-                )
+                doc = self.pool.run(self.cluster, discover, attempts=1, sleep=self._stop.wait)
             except ApiException as exc:
                 if exc.status == 404:  # group not served: none of its CRDs installed
                     continue
                 self._discovery_error = (time.time(), f"discovery {gv}: {describe(exc)}")
                 return
-            except (CircuitOpen, *TRANSPORT_ERRORS, ValueError) as exc:
+            except DISCOVERY_ERRORS as exc:
                 self._discovery_error = (time.time(), f"discovery {gv}: {describe(exc)}")
                 return
             present |= {f"{gv}/{r['name']}" for r in doc.get("resources") or () if "/" not in r.get("name", "/")}
@@ -157,7 +196,7 @@ class WatchCache:
     def health(self) -> ClusterHealth:
         return self.pool.health(self.cluster)
 
-    def stats(self) -> dict[str, ResourceStats]:
+    def stats(self) -> dict[str, ListWatchStats]:
         with self._lock:
             watchers = dict(self._watchers)
         return {k: w.stats() for k, w in sorted(watchers.items())}
@@ -178,8 +217,8 @@ class WatchCache:
               owner_uid: str | None = None) -> int:
         return self.store.count(kind, namespace, label_selector, owner_uid)
 
-    def aggregates(self) -> dict[str, Any]:
-        return self.store.aggregates()
+    def aggregates(self) -> ClusterAggregates:
+        return cast(ClusterAggregates, self.store.aggregates())  # the keys of AGGREGATORS' snapshots
 
     # -- test hooks -----------------------------------------------------------------------------
     def drop_connections(self, kind: str | None = None) -> None:
@@ -198,7 +237,7 @@ class CacheRegistry:
     """One WatchCache per member cluster, shared by the whole process and started lazily."""
 
     def __init__(self, pool: ClientPool | None = None, resources: Iterable[ResourceSpec] = DEFAULT_RESOURCES,
-                 **cache_kwargs: Any) -> None:
+                 **cache_kwargs: Unpack[CacheOptions]) -> None:
         self.pool = pool or ClientPool()
         self.resources = tuple(resources)
         self._cache_kwargs = cache_kwargs

@@ -5,8 +5,8 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from clusters.kube import rawapi
 from clusters.kube.client import ClientPool, ClusterTarget, TimedApiClient
+from workloads.core.kube import rawapi
 
 
 def kubeconfig(tmp_path):

@@ -3,7 +3,7 @@
 import pytest
 from urllib3.exceptions import ProtocolError
 
-from clusters.kube import rawapi
+from workloads.core.kube import rawapi
 
 
 class Chunks:

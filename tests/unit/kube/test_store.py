@@ -4,8 +4,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusters.kube.aggregates import Resources, node_contribution, pod_requests, tier_of
-from clusters.kube.store import Store
+from clusters.kube.cache import cluster_store
 from tests.unit.kube.podfactory import realistic_pod
+from workloads.core.kube.store import Store
 
 
 def pod(ns, name, *, phase="Running", tier="pincompute-ondemand", cpu="500m", mem="1Gi", gpu=0,
@@ -26,7 +27,7 @@ def node(name, zone, family, *, ready=True, cpu="32", mem="128Gi", gpu=0):
 
 
 def test_objects_are_slimmed_and_found_by_key_namespace_label_and_owner():
-    store = Store()
+    store = cluster_store()
     store.replace("pods", [pod("a", "p1", labels={"app": "web"}, owner="rs1"), pod("b", "p2", labels={"app": "db"})])
 
     assert "managedFields" not in store.get("pods", "a", "p1")["metadata"]
@@ -39,8 +40,42 @@ def test_objects_are_slimmed_and_found_by_key_namespace_label_and_owner():
     assert store.list("nodes") == [] and store.count("unknown") == 0
 
 
+def test_the_core_store_without_slimmer_or_aggregators_keeps_objects_whole():
+    store = Store()  # the operator's: its server-side-apply plan reads managedFields
+    store.replace("Pod", [pod("a", "p1")])
+
+    assert store.get("Pod", "a", "p1")["metadata"]["managedFields"] == [{"manager": "x"}]
+    assert store.aggregates() == {}
+
+
+def test_replace_returns_what_vanished_since_the_last_list():
+    store = Store()
+    assert store.replace("Pod", [pod("a", "p1"), pod("a", "p2")]) == []
+
+    gone = store.replace("Pod", [pod("a", "p2"), pod("a", "p3")])
+
+    assert [p["metadata"]["name"] for p in gone] == ["p1"]
+    assert [p["metadata"]["name"] for p in store.list("Pod")] == ["p2", "p3"]
+
+
+def test_put_if_newer_never_moves_an_object_back_in_time():
+    store = Store()
+    newer = pod("a", "p1", labels={"v": "2"})
+    newer["metadata"]["resourceVersion"] = "20"
+    older = pod("a", "p1", labels={"v": "1"})
+    older["metadata"]["resourceVersion"] = "19"
+    store.apply("Pod", "MODIFIED", newer)
+
+    assert not store.put_if_newer("Pod", older)
+    assert store.get("Pod", "a", "p1")["metadata"]["labels"] == {"v": "2"}
+    newest = pod("a", "p1", labels={"v": "3"})
+    newest["metadata"]["resourceVersion"] = "21"
+    assert store.put_if_newer("Pod", newest) and store.list("Pod", label_selector={"v": "2"}) == []
+    assert store.put_if_newer("Pod", pod("a", "p2"))  # not stored yet: always taken
+
+
 def test_label_selector_on_a_non_indexed_label_falls_back_to_scanning():
-    store = Store(indexed_labels=frozenset({"pincompute.io/project"}))
+    store = cluster_store(frozenset({"pincompute.io/project"}))
     store.replace("pods", [pod("a", "p1", labels={"app": "web", "pincompute.io/project": "a"}),
                            pod("a", "p2", labels={"app": "db", "pincompute.io/project": "a"})])
 
@@ -50,7 +85,7 @@ def test_label_selector_on_a_non_indexed_label_falls_back_to_scanning():
 
 
 def test_modified_replaces_and_deleted_removes_including_from_indexes():
-    store = Store()
+    store = cluster_store()
     store.apply("pods", "ADDED", pod("a", "p1", labels={"app": "web"}))
     store.apply("pods", "MODIFIED", pod("a", "p1", labels={"app": "api"}))
 
@@ -63,7 +98,7 @@ def test_modified_replaces_and_deleted_removes_including_from_indexes():
 
 
 def test_events_are_bounded_to_the_newest():
-    store = Store()
+    store = cluster_store()
     events = [{"metadata": {"namespace": "a", "name": f"e{i}"}, "lastTimestamp": f"2025-01-01T00:{i % 60:02d}:00Z"}
               for i in range(60)]
     store.replace("events", reversed(events), max_objects=10)
@@ -76,7 +111,7 @@ def test_events_are_bounded_to_the_newest():
 
 
 def test_aggregates_requests_by_namespace_tier_and_phase_and_nodes_by_zone_and_family():
-    store = Store()
+    store = cluster_store()
     store.replace("pods", [
         pod("a", "p1", cpu="500m", mem="1Gi", gpu=1, tier="pincompute-reserved"),
         pod("a", "p2", cpu="1", mem="512Mi", tier="custom-class"),
@@ -99,7 +134,7 @@ def test_aggregates_requests_by_namespace_tier_and_phase_and_nodes_by_zone_and_f
 
 
 def test_an_unparsable_quantity_counts_the_pod_but_not_its_request():
-    store = Store()
+    store = cluster_store()
     store.apply("pods", "ADDED", pod("a", "p1", cpu="lots"))
     assert store.aggregates()["requests_by_namespace"]["a"] == Resources(count=1)
 
@@ -145,7 +180,7 @@ def recompute(pods, nodes):
 @settings(max_examples=300, deadline=None)
 @given(ops)
 def test_incremental_aggregates_equal_a_recompute_of_the_final_objects(seq):
-    store, final = Store(), {"pods": {}, "nodes": {}}
+    store, final = cluster_store(), {"pods": {}, "nodes": {}}
     for kind, etype, obj in seq:
         key = (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
         store.apply(kind, etype, obj)
@@ -161,7 +196,7 @@ def test_incremental_aggregates_equal_a_recompute_of_the_final_objects(seq):
     assert agg["pods_by_phase"] == phases
     assert agg["allocatable_by_zone"] == zones
     assert (agg["nodes_total"], agg["nodes_ready"]) == (total, ready)
-    fresh = Store()
+    fresh = cluster_store()
     fresh.replace("pods", final["pods"].values())
     fresh.replace("nodes", final["nodes"].values())
     assert fresh.aggregates() == agg
