@@ -1,0 +1,196 @@
+"""The Django admin is no side door: every admin is read-only or writes through the services.
+
+Each test posts what the admin's own change form would post, then checks that the change was either
+refused (read-only admins) or made by the service (validated, with its audit row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.test import RequestFactory
+from django.utils import timezone
+
+from accounts import services as token_services
+from accounts.models import ApiToken
+from base.models import AuditEvent
+from clusters.models import Cluster, ClusterPool
+from projects import services as project_services
+from projects.models import Membership, Project, TierQuota
+from tests.clusters.factories import make_cluster, make_pool, make_quota
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def superuser_client(client, admin_user):
+    """A platform admin as OIDC sign-in makes one: staff and superuser."""
+    admin_user.is_staff = admin_user.is_superuser = True
+    admin_user.save()
+    client.force_login(admin_user)
+    return client
+
+
+def form_data(page: Any) -> dict[str, Any]:
+    """What the admin change page would post unchanged: the main form, every inline, management forms."""
+    data: dict[str, Any] = {}
+    forms = [page.context["adminform"].form]
+    for inline in page.context["inline_admin_formsets"]:
+        formset = inline.formset
+        forms.append(formset.management_form)
+        forms.extend(formset.forms)
+    for form in forms:
+        for field in form:
+            value = field.value()
+            if value is None or value is False:
+                continue
+            data[field.html_name] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
+    return data
+
+
+def test_every_admin_is_read_only_or_writes_through_services(admin_user):
+    admin_user.is_staff = admin_user.is_superuser = True
+    request = RequestFactory().get("/admin/")
+    request.user = admin_user
+
+    for model, model_admin in admin.site._registry.items():
+        admins = [model_admin, *model_admin.get_inline_instances(request)]
+        for each in admins:
+            writes = [name for name, allowed in (
+                ("add", each.has_add_permission(request) if each is model_admin
+                 else each.has_add_permission(request, None)),
+                ("change", each.has_change_permission(request)),
+                ("delete", each.has_delete_permission(request)),
+            ) if allowed]
+            if writes:
+                assert getattr(model_admin, "writes_through_services", False), (
+                    f"{type(each).__name__} ({model._meta.label}) may {', '.join(writes)} around the services")
+
+
+def test_admin_cannot_shrink_a_pool_below_granted_quota(superuser_client):
+    cluster = make_cluster()
+    make_pool(cluster, "reserved", 100, 400)
+    make_quota(cluster, "reserved", 70)
+    url = f"/admin/clusters/cluster/{cluster.pk}/change/"
+    page = superuser_client.get(url)
+    data = form_data(page)
+    data.update({"pools-TOTAL_FORMS": "1", "pools-INITIAL_FORMS": "1",
+                 "pools-0-id": str(cluster.pools.get().pk), "pools-0-cluster": str(cluster.pk),
+                 "pools-0-kind": "reserved", "pools-0-cpu_milli": "10000", "pools-0-memory_bytes": str(400 * 2**30),
+                 "pools-0-gpu": "0"})
+
+    superuser_client.post(url, data)
+
+    assert ClusterPool.objects.get(cluster=cluster, kind="reserved").cpu_milli == 100_000
+    assert not AuditEvent.objects.filter(action__startswith="cluster.").exists()
+
+
+def test_cluster_admin_is_a_view_with_a_link_to_the_portal_page(superuser_client):
+    cluster = make_cluster()
+    url = f"/admin/clusters/cluster/{cluster.pk}/change/"
+
+    page = superuser_client.get(url)
+    post = superuser_client.post(url, {"name": cluster.name, "region": "local-9"})
+
+    assert page.status_code == 200 and f'href="/clusters/{cluster.name}/"'.encode() in page.content
+    assert post.status_code == 403 and Cluster.objects.get(pk=cluster.pk).region == "local-1"
+
+
+def test_admin_membership_change_goes_through_the_service(superuser_client, admin_user, user):
+    project = project_services.create_project(name="ads", team="t", cost_center="cc", actor=admin_user)
+    project_services.add_member(project=project, user=user, role="viewer", actor=admin_user)
+    url = f"/admin/projects/project/{project.pk}/change/"
+    data = form_data(superuser_client.get(url))
+    data["memberships-0-role"] = "owner"
+
+    response = superuser_client.post(url, data)
+
+    assert response.status_code == 302, response.content[:3000]
+    assert Membership.objects.get(project=project, user=user).role == "owner"
+    event = AuditEvent.objects.get(action="project.member.set", after={"role": "owner"})
+    assert event.actor == admin_user and event.before == {"role": "viewer"}
+
+
+def test_admin_member_removal_is_audited(superuser_client, admin_user, user):
+    project = project_services.create_project(name="ads", team="t", cost_center="cc", actor=admin_user)
+    project_services.add_member(project=project, user=user, role="developer", actor=admin_user)
+    url = f"/admin/projects/project/{project.pk}/change/"
+    data = form_data(superuser_client.get(url))
+    data["memberships-0-DELETE"] = "on"
+
+    response = superuser_client.post(url, data)
+
+    assert response.status_code == 302, response.content[:3000]
+    assert not Membership.objects.filter(project=project).exists()
+    assert AuditEvent.objects.get(action="project.member.remove").target_name == user.username
+
+
+def test_admin_quota_change_goes_through_the_service(superuser_client, admin_user):
+    cluster = make_cluster()
+    quota = make_quota(cluster, "reserved", 8)
+    url = f"/admin/projects/project/{quota.project.pk}/change/"
+    data = form_data(superuser_client.get(url))
+    data["quotas-0-cpu_milli"] = "12000"
+
+    response = superuser_client.post(url, data)
+
+    assert response.status_code == 302, response.content[:3000]
+    assert TierQuota.objects.get(pk=quota.pk).cpu_milli == 12_000
+    event = AuditEvent.objects.get(action="project.quota.set")
+    assert event.before["cpu_milli"] == 8000 and event.after["cpu_milli"] == 12000
+
+
+def test_admin_project_creation_goes_through_the_service(superuser_client, admin_user):
+    page = superuser_client.get("/admin/projects/project/add/")
+    data = form_data(page)
+    data.update({"name": "search", "team": "search", "cost_center": "CC-9"})
+
+    response = superuser_client.post("/admin/projects/project/add/", data)
+
+    assert response.status_code == 302, response.content[:3000]
+    assert Project.objects.filter(name="search").exists()
+    assert AuditEvent.objects.get(action="project.create").project_name == "search"
+
+
+def test_admin_cannot_make_a_user_a_platform_admin(superuser_client, user):
+    group = Group.objects.get_or_create(name=settings.PLATFORM_ADMIN_GROUP)[0]
+    url = f"/admin/auth/user/{user.pk}/change/"
+
+    superuser_client.post(url, {"username": user.username, "groups": [str(group.pk)], "is_active": "on",
+                                "is_staff": "on", "is_superuser": "on", "date_joined_0": "2026-01-01",
+                                "date_joined_1": "00:00:00"})
+
+    user.refresh_from_db()
+    assert not user.groups.exists() and not user.is_superuser
+    assert superuser_client.post("/admin/auth/group/add/", {"name": "sneaky"}).status_code == 403
+    assert not Group.objects.filter(name="sneaky").exists()
+
+
+def test_admin_cannot_unrevoke_or_forge_a_token(superuser_client, user):
+    token, _ = token_services.create_api_token(user=user, name="cli", days=None)
+    token_services.revoke_api_token(user=user, token_id=token.pk)
+    url = f"/admin/accounts/apitoken/{token.pk}/change/"
+
+    superuser_client.post(url, {"user": str(user.pk), "name": "cli", "created_at_0": "2026-01-01",
+                                "created_at_1": "00:00:00"})
+
+    assert ApiToken.objects.get(pk=token.pk).revoked_at is not None
+    assert superuser_client.post("/admin/accounts/apitoken/add/", {"user": str(user.pk), "name": "x",
+                                                                   "key_id": "k", "digest": "d"}).status_code == 403
+
+
+def test_admin_revoke_action_goes_through_the_service(superuser_client, admin_user, user):
+    token, _ = token_services.create_api_token(user=user, name="cli", days=None)
+
+    response = superuser_client.post("/admin/accounts/apitoken/", {"action": "revoke_tokens",
+                                                                  "_selected_action": [str(token.pk)]})
+
+    assert response.status_code == 302
+    token.refresh_from_db()
+    assert token.revoked_at is not None and token.revoked_at <= timezone.now()
+    event = AuditEvent.objects.get(action="token.revoke")
+    assert event.actor == admin_user and user.username in event.summary

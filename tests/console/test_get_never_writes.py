@@ -1,0 +1,116 @@
+"""A GET never writes: every page (full and htmx partial) and every read API runs without INSERT, UPDATE
+or DELETE. Health, usage and the like are written by background work, never by the page that shows them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from base import audit
+from projects import services as project_services
+from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.debugging.conftest import FakeCache, fake_pod
+
+pytestmark = pytest.mark.django_db
+
+WRITES = ("insert", "update", "delete", "replace", "merge")
+NOT_PAGES = ("admin", "oidc", "api-schema", "api-docs", "api-redoc")  # third-party views
+
+
+class FakeMemberCache(FakeCache):
+    """Enough of a WatchCache for the cluster pages and the debug pages."""
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: dict[str, str] | None = None,
+             **_: Any) -> list[dict[str, Any]]:
+        if kind != "pods":
+            return []
+        return super().list(kind, namespace, label_selector)
+
+    def aggregates(self) -> dict[str, Any]:
+        return {"nodes_total": 0, "nodes_ready": 0, "requests_by_tier": {}, "allocatable_by_zone": {},
+                "allocatable_by_family": {}}
+
+
+@pytest.fixture
+def world(admin_user, monkeypatch):
+    """One of everything a page can show: a project, a member cluster with pools and quota, an audit row."""
+    cluster = make_cluster("member-x", kubeconfig_path="/nonexistent/kubeconfig")
+    make_pool(cluster, "reserved", 10)
+    make_quota(cluster, "reserved", 4, project="ads")
+    project_services.add_member(project=cluster.quotas.get().project, user=admin_user, role="owner",
+                                actor=admin_user)
+    event = audit.record("x.y", actor=admin_user, target_kind="Thing", target_name="t")
+    cache = FakeMemberCache([fake_pod("web-1", "proj-ads", labels={"app": "web"})])
+    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
+    return {"event": event.pk}
+
+
+def page_urls() -> dict[str, list[str]]:
+    """Every named URL with the GETs to try; ``{event}`` is filled in from the fixture."""
+    return {
+        "dashboard": ["/"],
+        "login": ["/login/"],
+        "logout": ["/logout/"],
+        "healthz": ["/healthz"],
+        "readyz": ["/readyz"],
+        "audit:list": ["/audit/", "/audit/?action=x"],
+        "audit:detail": ["/audit/{event}/"],
+        "tokens:list": ["/tokens/"],
+        "tokens:revoke": ["/tokens/1/revoke/"],
+        "projects:list": ["/projects/"],
+        "projects:detail": ["/projects/ads/"],
+        "clusters:list": ["/clusters/"],
+        "clusters:detail": ["/clusters/member-x/"],
+        "clusters:attributes": ["/clusters/member-x/attributes/", "/clusters/member-x/attributes/?edit=1"],
+        "clusters:pool": ["/clusters/member-x/pools/reserved/", "/clusters/member-x/pools/reserved/?edit=1"],
+        "clusters:probe": ["/clusters/member-x/probe/"],
+        "workloads:list": ["/workloads/"],
+        "workloads:catalog": ["/workloads/catalog/"],
+        "debugging:logs": ["/debug/member-x/proj-ads/logs/?selector=app=web"],
+        "debugging:pod": ["/debug/member-x/proj-ads/web-1/"],
+        "debugging:shell": ["/debug/member-x/proj-ads/web-1/shell/"],
+        "api:root": ["/api/v1/"],
+        "api:me": ["/api/v1/me/"],
+        "api:audit-list": ["/api/v1/audit/"],
+        "api:audit-detail": ["/api/v1/audit/{event}/"],
+        "api:token-list": ["/api/v1/tokens/"],
+        "api:token-detail": ["/api/v1/tokens/1/"],
+        "api:cluster-list": ["/api/v1/clusters/"],
+        "api:cluster-detail": ["/api/v1/clusters/member-x/"],
+        "api:cluster-pool": ["/api/v1/clusters/member-x/pools/reserved/"],
+    }
+
+
+def url_names(patterns: list[Any], namespace: str = "") -> set[str]:
+    names: set[str] = set()
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            names |= url_names(pattern.url_patterns, inner)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            names.add(f"{namespace}{pattern.name}")
+    return {n for n in names if not n.startswith(NOT_PAGES)}
+
+
+def test_every_page_is_in_the_list():
+    assert url_names(get_resolver().url_patterns) == set(page_urls())
+
+
+PAGES = [(name, url) for name, urls in page_urls().items() for url in urls]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["full", "htmx"])
+@pytest.mark.parametrize(("name", "url"), PAGES, ids=[url for _, url in PAGES])
+def test_a_get_does_not_write_to_the_database(world, admin_client_, name, url, htmx):
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client_.get(url.format(**world), **headers)
+
+    assert response.status_code != 500
+    assert [q["sql"][:160] for q in queries if q["sql"].lstrip().lower().startswith(WRITES)] == []
