@@ -8,7 +8,7 @@ from tests.unit.core.examples import example
 from tests.unit.operator.fakes import FakeKube, fake_cluster
 from workloads.core.operator.cluster import Key
 from workloads.core.operator.controller import Operator
-from workloads.core.operator.placement import placement_for
+from workloads.core.operator.placement_annotations import placement_for
 from workloads.core.operator.reconciler import Reconciler
 from workloads.core.runtime import load_profile
 

@@ -16,7 +16,7 @@ from workloads.core.errors import FieldError, PermanentError, SpecInvalid
 from workloads.core.operator.apply import WritePlan, plan_writes
 from workloads.core.operator.cluster import ClusterRuntime, Key
 from workloads.core.operator.kubeio import KUBEFLOW, NATIVE, NotFound, Resource
-from workloads.core.operator.placement import placement_for
+from workloads.core.operator.placement_annotations import placement_for
 from workloads.core.runtime import RuntimeProfile
 from workloads.core.specs import validate
 from workloads.core.status import derive_status, set_condition

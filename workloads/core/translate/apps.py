@@ -8,7 +8,7 @@ from typing import Any
 from workloads.core.errors import PermanentError
 from workloads.core.labels import CONFIG_HASH_ANNOTATION, NODE_ZONE_LABEL, ZONE_LABEL
 from workloads.core.placement import split_counts, split_replicas
-from workloads.core.schedule_windows import active_schedule_bounds
+from workloads.core.scaler_windows import active_schedule_bounds
 from workloads.core.specs import PinApp, PinPod, PinScaler, PinterestService
 from workloads.core.translate.common import Context, add_volume, content_hash
 

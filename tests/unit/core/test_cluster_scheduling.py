@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from workloads.core.errors import NoFeasibleCluster
 from workloads.core.quantity import Resources
-from workloads.core.scheduling import ClusterCandidate, PlacementRequest, place
+from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from workloads.core.tiers import Tier
 
 GI = 2**30
