@@ -25,7 +25,7 @@ from kubernetes import client as k8s
 from kubernetes.client.exceptions import ApiException
 
 from clusters.kube import ClientPool, ClusterTarget, WatchCache, cluster_store
-from clusters.localcp import LocalControlPlane
+from devtools.localcp import LocalControlPlane
 from workloads.core.kube import rawapi
 
 NS = "bench-watch-cache"

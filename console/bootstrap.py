@@ -103,7 +103,7 @@ def ensure_frontend(root: Path) -> None:
 
 
 def ensure_binaries(root: Path) -> str:
-    out = subprocess.run(["bash", str(root / "clusters" / "localcp" / "build_binaries.sh"), "all"],
+    out = subprocess.run(["bash", str(root / "devtools" / "localcp" / "build_binaries.sh"), "all"],
                          check=True, stdout=subprocess.PIPE, text=True)
     return out.stdout.strip().splitlines()[-1]
 

@@ -44,7 +44,7 @@ DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", Path.home() / ".cache" /
 
 
 def start_clusters(members: int, nodes: int) -> Any:
-    from clusters.localcp import LocalControlPlane
+    from devtools.localcp import LocalControlPlane
 
     cp = LocalControlPlane(DEV_STATE, members=members, nodes_per_member=nodes)
     cp.up()

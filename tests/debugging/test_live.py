@@ -15,7 +15,7 @@ from kubernetes.client.rest import ApiException
 
 from base.models import AuditEvent
 from clusters import runtime
-from clusters.localcp.nodes import api_client
+from devtools.localcp.nodes import api_client
 from console.asgi import application
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from kubernetes import client
 
-from clusters.localcp import ComponentError, DexServer, LocalControlPlane
-from clusters.localcp.binaries import BinariesMissing
-from clusters.localcp.layout import read_layout
-from clusters.localcp.nodes import api_client
+from devtools.localcp import ComponentError, DexServer, LocalControlPlane
+from devtools.localcp.binaries import BinariesMissing
+from devtools.localcp.layout import read_layout
+from devtools.localcp.nodes import api_client
 
 
 def pytest_configure(config: pytest.Config) -> None:

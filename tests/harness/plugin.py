@@ -58,7 +58,7 @@ def _stop_backing_services() -> None:
 
 
 def _oidc_env() -> dict[str, str]:
-    from clusters.localcp.pki import ensure_pki
+    from devtools.localcp.pki import ensure_pki
 
     issuer = f"https://127.0.0.1:{DEX_PORT}/dex"
     return {
@@ -118,7 +118,7 @@ def live_port() -> int:
 @pytest.fixture(scope="session")
 def oidc_provider() -> Iterator[object]:
     """dex with two users: alice (group devs) and root (group platform-admins); password 'correct-horse'."""
-    from clusters.localcp.dex import DexServer
+    from devtools.localcp.dex import DexServer
 
     dex = DexServer(
         DEX_STATE, port=DEX_PORT,

@@ -20,7 +20,7 @@ from django.core.management import call_command
 from kubernetes import client as k8s
 
 from clusters import runtime
-from clusters.localcp.nodes import api_client
+from devtools.localcp.nodes import api_client
 from projects.models import Membership, Project
 from tests.unit.core.examples import example
 

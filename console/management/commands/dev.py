@@ -52,7 +52,7 @@ class Command(BaseCommand):
         for login in logins:
             self.say(f"  sign in as {login.username} / {login.password}   ({login.role})")
         if cp is not None:
-            self.say(f"  kubeconfig: {cp.kubeconfig_path}   (stop clusters: python -m clusters.localcp down)")
+            self.say(f"  kubeconfig: {cp.kubeconfig_path}   (stop clusters: python -m devtools.localcp down)")
         # uvicorn re-raises SIGTERM after its graceful shutdown; turn it into the same path as Ctrl-C so the
         # operator and the clusters are stopped either way.
         signal.signal(signal.SIGTERM, _interrupt)

@@ -6,7 +6,7 @@ import urllib.error
 
 import pytest
 
-from clusters.localcp.dex import DexServer, decode_jwt_claims
+from devtools.localcp.dex import DexServer, decode_jwt_claims
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 

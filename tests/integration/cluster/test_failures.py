@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from clusters.localcp import ComponentError, LocalControlPlane
-from clusters.localcp.binaries import default_bin_dir
-from clusters.localcp.procs import Proc, group_members
+from devtools.localcp import ComponentError, LocalControlPlane
+from devtools.localcp.binaries import default_bin_dir
+from devtools.localcp.procs import Proc, group_members
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 

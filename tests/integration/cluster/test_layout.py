@@ -8,7 +8,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from clusters.localcp import LocalControlPlane
+from devtools.localcp import LocalControlPlane
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 

@@ -20,7 +20,7 @@ def cli(state_dir: Path, *args: str, timeout: float = 300) -> subprocess.Complet
         [
             sys.executable,
             "-m",
-            "clusters.localcp",
+            "devtools.localcp",
             *args,
             "--state-dir",
             str(state_dir),

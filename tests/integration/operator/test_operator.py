@@ -239,6 +239,6 @@ def test_two_replicas_one_leader_and_failover(operator, members, local_control_p
 
 
 def _host_api(cp):
-    from clusters.localcp.nodes import api_client
+    from devtools.localcp.nodes import api_client
 
     return api_client(str(cp.kubeconfig_path), "host")

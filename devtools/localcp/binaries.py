@@ -72,6 +72,6 @@ def locate(names: tuple[str, ...] = NAMES, build_missing: bool = False) -> Binar
     if missing:
         raise BinariesMissing(
             f"missing binaries in {bins.dir}: {', '.join(missing)} "
-            f"(run `python -m clusters.localcp build` or {BUILD_SCRIPT})"
+            f"(run `python -m devtools.localcp build` or {BUILD_SCRIPT})"
         )
     return bins

@@ -1,6 +1,6 @@
 """Local Kubernetes control plane (etcd + kube-apiserver + controllers + kwok) and dex, for dev and tests.
 
-No Django imports here: this package is used by the pytest harness and by the portal's dev command.
+No Django imports here: this package is used by the pytest harness, the benchmarks and the dev command.
 """
 
 from .controlplane import LocalControlPlane

@@ -1,4 +1,4 @@
-"""CLI: ``python -m clusters.localcp up|down|status|build|kubeconfig``.
+"""CLI: ``python -m devtools.localcp up|down|status|build|kubeconfig``.
 
 Options: ``[--state-dir DIR] [--members N] [--nodes N] [--json]``.
 """
@@ -19,7 +19,7 @@ DEFAULT_STATE_DIR = Path("~/.cache/pinconsole/state/dev").expanduser()
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m clusters.localcp", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m devtools.localcp", description=__doc__)
     ap.add_argument("command", choices=["up", "down", "status", "build", "kubeconfig"])
     ap.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR)
     ap.add_argument("--members", type=int, default=2)
