@@ -10,13 +10,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
 from base import audit
 from base.errors import Invalid, NotFound
-from clusters.models import Cluster, ClusterPool, PoolKind
+from clusters.models import Cluster, ClusterPool, PoolKind, Role
 from workloads.core.quantity import (
     QuantityError,
     Resources,
@@ -59,6 +60,8 @@ def _items(text: str) -> list[str]:
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
     """Validate structured labels (API) as the page's text form is validated."""
+    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in [*labels, *labels.values()]):
+        raise Invalid.on_fields({"labels": "Labels are a mapping of text keys to text values."})
     for key, value in labels.items():
         if not _LABEL_KEY.match(key):
             raise Invalid.on_fields({"labels": f"{key!r} is not a valid label key."})
@@ -80,6 +83,9 @@ def parse_labels(text: str) -> dict[str, str]:
 
 def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
     """Validate structured taints ({key, value?, effect}); returns them normalised."""
+    if not isinstance(taints, list | tuple) or not all(
+            isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in taints):
+        raise Invalid.on_fields({"taints": "Taints are a list of {key, value, effect} with text values."})
     out: list[dict[str, str]] = []
     for taint in taints:
         key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
@@ -104,6 +110,8 @@ def parse_taints(text: str) -> list[dict[str, str]]:
 
 
 def check_families(families: list[str]) -> list[str]:
+    if not isinstance(families, list | tuple) or not all(isinstance(f, str) for f in families):
+        raise Invalid.on_fields({"hardware_families": "Hardware families are a list of names."})
     unique = sorted({f.strip() for f in families if f.strip()})
     bad = [f for f in unique if not _FAMILY.match(f)]
     if bad:
@@ -126,6 +134,11 @@ def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _is_location(value: Any) -> bool:
+    """A region or zone name: 1-63 lowercase letters, digits and '-' (surrounding blanks ignored)."""
+    return isinstance(value, str) and 0 < len(value.strip()) <= 63 and bool(_FAMILY.match(value.strip()))
+
+
 def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
     """Every attribute change checked and normalised here, whichever page, API or command sent it."""
     errors: dict[str, str] = {}
@@ -133,10 +146,10 @@ def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         errors[unknown[0]] = f"{', '.join(unknown)} cannot be edited here."
     for name in ("region", "zone"):
-        if name in changes:
-            value = str(changes[name]).strip()
-            if not value or len(value) > 63 or not _FAMILY.match(value):
-                errors[name] = "Use 1-63 lowercase letters, digits and '-'."
+        if name in changes and not _is_location(changes[name]):
+            errors[name] = "Use 1-63 lowercase letters, digits and '-'."
+    if "schedulable" in changes and not isinstance(changes["schedulable"], bool):
+        errors["schedulable"] = "Schedulable is true or false."
     if errors:
         raise Invalid.on_fields(errors)
     checked = dict(changes)
@@ -176,16 +189,23 @@ def granted_quota(cluster: Cluster, tier: str) -> Resources:
 def parse_pool(data: PoolInput) -> Resources:
     errors: dict[str, str] = {}
     values: dict[str, int] = {}
-    for field, parser, example in (("cpu", parse_cpu, "64 or 64000m"), ("memory", parse_memory, "256Gi"),
-                                   ("gpu", parse_gpu, "8")):
+    for field, column, parser, example in (("cpu", "cpu_milli", parse_cpu, "64 or 64000m"),
+                                           ("memory", "memory_bytes", parse_memory, "256Gi"),
+                                           ("gpu", "gpu", parse_gpu, "8")):
         raw = str(getattr(data, field)).strip()
+        if not raw:
+            errors[field] = f"Give a quantity (0 for none), for example {example}."
+            continue
         try:
-            amount = parser(raw or "0")
+            amount = parser(raw)
         except QuantityError as exc:
             errors[field] = f"{raw!r} is not a quantity ({exc}); for example {example}."
             continue
+        _, top = connection.ops.integer_field_range(ClusterPool._meta.get_field(column).get_internal_type())
         if amount < 0:
             errors[field] = "Capacity cannot be negative."
+        elif amount > top:
+            errors[field] = f"{raw!r} is more than the registry can store."
         values[field] = amount
     if errors:
         raise Invalid.on_fields(errors)
@@ -225,6 +245,14 @@ def register_cluster(*, name: str, region: str, zone: str, role: str, api_server
                      kube_context: str, actor: Any = None, hardware_families: list[str] | None = None,
                      labels: dict[str, str] | None = None) -> tuple[Cluster, bool]:
     """Create or refresh a registry entry from a kubeconfig context. Idempotent."""
+    errors = {field: "Use 1-63 lowercase letters, digits and '-'." for field, value in
+              (("region", region), ("zone", zone)) if not _is_location(value)}
+    if role not in Role.values:
+        errors["role"] = f"{role!r} is not a role; use one of {', '.join(Role.values)}."
+    if errors:
+        raise Invalid.on_fields(errors)
+    region, zone = region.strip(), zone.strip()
+    families, labels = check_families(hardware_families or []), check_labels(labels or {})
     defaults = {"region": region, "zone": zone, "role": role, "api_server": api_server,
                 "kubeconfig_path": kubeconfig_path, "kube_context": kube_context}
     cluster, created = Cluster.objects.select_for_update().get_or_create(name=name, defaults=defaults)
@@ -233,9 +261,11 @@ def register_cluster(*, name: str, region: str, zone: str, role: str, api_server
         for key, value in defaults.items():
             setattr(cluster, key, value)
     if created:
-        cluster.hardware_families = hardware_families or []
-        cluster.labels = labels or {}
-    cluster.full_clean()
+        cluster.hardware_families, cluster.labels = families, labels
+    try:
+        cluster.full_clean()
+    except ValidationError as exc:
+        raise Invalid.on_fields({field: " ".join(msgs) for field, msgs in exc.message_dict.items()}) from exc
     cluster.save()
     after = {k: getattr(cluster, k) for k in defaults}
     if created or before != after:

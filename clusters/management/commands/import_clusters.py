@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from django.core.management.base import BaseCommand, CommandError
 
+from base.errors import ServiceError
 from clusters import services
 from clusters.models import Role
 
@@ -28,6 +29,9 @@ class Command(BaseCommand):
             config = yaml.safe_load(path.read_text())
         except (OSError, yaml.YAMLError) as exc:
             raise CommandError(f"Cannot read kubeconfig {path}: {exc}") from exc
+        bad = [item for item in opts["zone"] if "=" not in item]
+        if bad:
+            raise CommandError(f"--zone takes context=zone, not {', '.join(bad)}")
         zones = dict(item.split("=", 1) for item in opts["zone"])
         servers = {c["name"]: c["cluster"]["server"] for c in config.get("clusters", [])}
         wanted = set(opts["context"])
@@ -36,8 +40,12 @@ class Command(BaseCommand):
             if wanted and name not in wanted:
                 continue
             role = Role.HOST if name == opts["host_context"] else Role.MEMBER
-            cluster, created = services.register_cluster(
-                name=name, region=opts["region"], zone=zones.get(name, opts["region"] + "a"), role=role,
-                api_server=servers.get(ctx["context"]["cluster"], ""), kubeconfig_path=str(path), kube_context=name,
-            )
+            try:
+                cluster, created = services.register_cluster(
+                    name=name, region=opts["region"], zone=zones.get(name, opts["region"] + "a"), role=role,
+                    api_server=servers.get(ctx["context"]["cluster"], ""), kubeconfig_path=str(path),
+                    kube_context=name,
+                )
+            except ServiceError as exc:
+                raise CommandError(f"Cannot register context {name}: {exc}") from exc
             self.stdout.write(f"{'registered' if created else 'refreshed '} {cluster.name} ({role}, {cluster.zone})")
