@@ -37,12 +37,14 @@ def create_api_token(*, user: Any, name: str, days: int | None) -> tuple[ApiToke
 
 
 @transaction.atomic
-def revoke_api_token(*, user: Any, token_id: int) -> ApiToken:
+def revoke_api_token(*, user: Any, token_id: int, actor: Any = None) -> ApiToken:
+    """Revoke ``user``'s token; ``actor`` is who does it when not the owner (a platform admin)."""
     token = ApiToken.objects.select_for_update().filter(pk=token_id, user=user).first()
     if token is None:
         raise NotFound("No such token.")
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-        audit.record("token.revoke", actor=user, target_kind="ApiToken", target_name=f"{token.name} ({token.key_id})")
+        audit.record("token.revoke", actor=actor or user, target_kind="ApiToken",
+                     target_name=f"{token.name} ({token.key_id})", summary=f"Token of {user.get_username()}")
     return token

@@ -1,37 +1,25 @@
-"""Django admin: every save and delete made here is audited like any other mutation."""
+"""The Django admin never writes around the services.
+
+An admin is either read-only (``ReadOnlyAdminMixin``: rows can be viewed, nothing added, changed or
+deleted; the portal's pages make the changes through the services) or it declares
+``writes_through_services = True`` and routes every save and delete to a service function, which
+validates and audits like the pages and the API do. ``tests/console/test_admin.py`` holds every
+registered admin to that.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
-from django.forms.models import model_to_dict
 
-from base import audit
 from base.models import AuditEvent
 
 
-class AuditedModelAdmin(admin.ModelAdmin):
-    def save_model(self, request: Any, obj: Any, form: Any, change: bool) -> None:
-        before = model_to_dict(type(obj).objects.get(pk=obj.pk)) if change and obj.pk else None
-        super().save_model(request, obj, form, change)
-        audit.record(f"{obj._meta.model_name}.{'update' if change else 'create'}", actor=request.user,
-                     target_kind=type(obj).__name__, target_name=str(obj), before=before,
-                     after=model_to_dict(obj), summary="via Django admin")
+class ReadOnlyAdminMixin:
+    """For ModelAdmins and inlines: view only."""
 
-    def delete_model(self, request: Any, obj: Any) -> None:
-        audit.record(f"{obj._meta.model_name}.delete", actor=request.user, target_kind=type(obj).__name__,
-                     target_name=str(obj), before=model_to_dict(obj), summary="via Django admin")
-        super().delete_model(request, obj)
-
-
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "actor_name", "action", "target_kind", "target_name", "project_name", "cluster")
-    list_filter = ("action", "cluster")
-    search_fields = ("actor_name", "target_name", "project_name", "request_id")
-
-    def has_add_permission(self, request: Any) -> bool:
+    def has_add_permission(self, request: Any, *args: Any) -> bool:
         return False
 
     def has_change_permission(self, request: Any, obj: Any = None) -> bool:
@@ -39,3 +27,10 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "actor_name", "action", "target_kind", "target_name", "project_name", "cluster")
+    list_filter = ("action", "cluster")
+    search_fields = ("actor_name", "target_name", "project_name", "request_id")

@@ -194,3 +194,32 @@ def test_admin_revoke_action_goes_through_the_service(superuser_client, admin_us
     assert token.revoked_at is not None and token.revoked_at <= timezone.now()
     event = AuditEvent.objects.get(action="token.revoke")
     assert event.actor == admin_user and user.username in event.summary
+
+
+def test_admin_project_edit_goes_through_the_service_and_keeps_the_name(superuser_client, admin_user):
+    project = project_services.create_project(name="ads", team="ads", cost_center="CC-1", actor=admin_user)
+    url = f"/admin/projects/project/{project.pk}/change/"
+    data = form_data(superuser_client.get(url))
+    data.update({"cost_center": "CC-2", "name": "renamed"})
+
+    response = superuser_client.post(url, data)
+
+    assert response.status_code == 302, response.content[:3000]
+    project.refresh_from_db()
+    assert project.name == "ads" and project.cost_center == "CC-2"
+    event = AuditEvent.objects.get(action="project.update")
+    assert event.before == {"cost_center": "CC-1"} and event.after == {"cost_center": "CC-2"}
+
+
+def test_every_admin_page_renders(superuser_client, admin_user, user):
+    cluster = make_cluster()
+    make_pool(cluster, "reserved", 10)
+    quota = make_quota(cluster, "reserved", 4)
+    token, _ = token_services.create_api_token(user=user, name="cli", days=None)
+    objects = {Cluster: cluster, Project: quota.project, ApiToken: token, AuditEvent: AuditEvent.objects.first(),
+               Group: Group.objects.first(), type(user): user}
+
+    for model in admin.site._registry:
+        base = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        assert superuser_client.get(base).status_code == 200, base
+        assert superuser_client.get(f"{base}{objects[model].pk}/change/").status_code == 200, base
