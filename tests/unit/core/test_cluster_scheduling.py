@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from workloads.core.errors import NoFeasibleCluster
 from workloads.core.quantity import Resources
-from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from workloads.core.tiers import Tier
 
 GI = 2**30
