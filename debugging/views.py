@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from base.htmx import render_page
 from debugging.authz import PodRef, resolve_pod, resolve_selector
 
 
@@ -38,10 +39,11 @@ def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> H
 
 @login_required
 def shell_panel(request: HttpRequest, cluster: str, namespace: str, pod: str) -> HttpResponse:
-    """The terminal panel alone (htmx tab); 403 for viewers, like the exec websocket (4403)."""
+    """The terminal: the pod page's htmx tab, or a page of its own when opened directly; 403 for viewers,
+    like the exec websocket (4403)."""
     ref, container = _pod(request, cluster, namespace, pod, need_exec=True)
-    return render(request, "debugging/partials/shell.html", {"ref": ref, "container": container,
-                                                             **_urls(ref, container)})
+    return render_page(request, "debugging/shell_page.html", "debugging/partials/shell.html",
+                       {"ref": ref, "container": container, **_urls(ref, container)})
 
 
 @login_required
