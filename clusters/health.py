@@ -1,8 +1,22 @@
-"""Cluster reachability for /readyz and the registry's health columns."""
+"""Cluster reachability: probes (which record), checks (which do not) and the health pages show.
+
+Pages never probe. What they show is the newest observation of each cluster, whichever recorded it:
+
+- recorded: the registry row, written by ``probe_cluster`` from the ``clusters.probe_all`` task (Celery
+  beat in production), the Probe now button and the dev command's start-up;
+- live: this process's circuit breaker for the cluster, fed by every call the process makes to it (the
+  watch caches' lists and watches, readiness checks, probes). In the embedded default, with no beat,
+  the member clusters' watch caches keep this current.
+
+An open breaker means the process is refusing calls to the cluster right now, so it wins regardless.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
 
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
@@ -10,23 +24,81 @@ from urllib3.exceptions import HTTPError
 
 from clusters import runtime, services
 from clusters.kube.breaker import CircuitOpen
+from clusters.kube.client import ClusterHealth
 from clusters.models import Cluster
+
+State = Literal["healthy", "unreachable", "unknown"]
+
+
+@dataclass(frozen=True)
+class Health:
+    state: State
+    as_of: datetime | None  # when the observation shown was made
+    source: Literal["probe", "live", ""]  # the registry's last probe, or this process's last call
+    error: str = ""
+    breaker: str | None = None  # closed / half_open / open when this process talks to the cluster
+
+    @property
+    def healthy(self) -> bool:
+        return self.state == "healthy"
+
+
+def _at(timestamp: float | None) -> datetime | None:
+    return None if timestamp is None else datetime.fromtimestamp(timestamp, tz=UTC)
+
+
+def current_health(cluster: Cluster, live: ClusterHealth | None) -> Health:
+    """The newest observation of ``cluster``: its recorded probe or ``live`` breaker state. Reads only."""
+    breaker = live.state if live else None
+    if live is not None and live.state == "open":
+        return Health("unreachable", _at(live.last_failure_at), "live", live.last_error or "", breaker)
+    seen: list[tuple[datetime, bool, str, Literal["probe", "live"]]] = []
+    if cluster.last_probe_at is not None:
+        seen.append((cluster.last_probe_at, cluster.healthy, cluster.last_error, "probe"))
+    if live is not None:
+        if (success := _at(live.last_success_at)) is not None:
+            seen.append((success, True, "", "live"))
+        if (failure := _at(live.last_failure_at)) is not None:
+            seen.append((failure, False, live.last_error or "", "live"))
+    if not seen:
+        return Health("unknown", None, "", "", breaker)
+    when, ok, error, source = max(seen, key=lambda s: s[0])
+    return Health("healthy" if ok else "unreachable", when, source, "" if ok else error, breaker)
+
+
+def live_health(cluster: Cluster) -> ClusterHealth | None:
+    """This process's breaker state for ``cluster``, if it has talked to it (no I/O, no writes)."""
+    pool = runtime.client_pool()
+    return pool.health(cluster.name) if cluster.name in pool.names() else None
+
+
+def health_of(cluster: Cluster) -> Health:
+    return current_health(cluster, live_health(cluster))
+
+
+def check_cluster(cluster: Cluster) -> str:
+    """GET /version through the cluster's breaker; ConnectionError when it does not answer. Records
+    nothing in the registry (the breaker remembers the outcome for this process)."""
+    pool = runtime.pool_for(cluster)
+    try:
+        return pool.probe(cluster.name)
+    except CircuitOpen as exc:
+        raise ConnectionError(str(exc)) from exc
+    except (ApiException, ConfigException, HTTPError, OSError) as exc:
+        raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def probe_cluster(cluster: Cluster) -> str:
-    """GET /version through the cluster's breaker; records the result on the registry row."""
-    pool = runtime.pool_for(cluster)
+    """``check_cluster``, recording the result on the registry row (tasks and explicit POSTs only)."""
     try:
-        version = pool.probe(cluster.name)
-    except CircuitOpen as exc:
+        version = check_cluster(cluster)
+    except ConnectionError as exc:
         services.record_probe(cluster, ok=False, error=str(exc))
-        raise ConnectionError(str(exc)) from exc
-    except (ApiException, ConfigException, HTTPError, OSError) as exc:
-        services.record_probe(cluster, ok=False, error=f"{type(exc).__name__}: {exc}")
-        raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
+        raise
     services.record_probe(cluster, ok=True, version=version)
     return version
 
 
 def cluster_checks() -> list[tuple[str, Callable[[], str]]]:
-    return [(c.name, lambda c=c: probe_cluster(c)) for c in Cluster.objects.all()]
+    """Readiness checks, one per cluster: they probe but never write (``/readyz`` is a GET)."""
+    return [(c.name, lambda c=c: check_cluster(c)) for c in Cluster.objects.all()]

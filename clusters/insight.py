@@ -1,10 +1,12 @@
-"""Read models for the cluster pages, built from the registry and the watch caches (no apiserver LIST)."""
+"""Read models for the cluster pages, built from the registry, the watch caches and this process's
+breakers (no apiserver call, no database write)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from clusters import runtime
+from clusters.health import health_of
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.services import granted_quota, pool_snapshot
 from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
@@ -45,16 +47,14 @@ def _tier_requested(state: dict[str, Any]) -> dict[str, Resources]:
 def registry_overview() -> dict[str, Any]:
     clusters = list(Cluster.objects.prefetch_related("pools"))
     caches = runtime.member_caches()
-    health = runtime.client_pool()
     rows = []
     labels, capacity_cpu, requested_cpu = [], {k: [] for k in TIER_POOLS}, {k: [] for k in TIER_PRIORITY}
     for cluster in clusters:
         pools = {p.kind: p for p in cluster.pools.all()}
         state = _cache_state(caches.get(cluster.name)) if cluster.role == "member" else {}
-        breaker = health.health(cluster.name) if cluster.name in health.names() else None
         requested = _tier_requested(state)
         rows.append({
-            "cluster": cluster, "pools": pools, "cache": state, "breaker": breaker, "requested": requested,
+            "cluster": cluster, "pools": pools, "cache": state, "health": health_of(cluster), "requested": requested,
             "requested_by_pool_tier": [format_cpu(requested[t.label].cpu_milli) if t.label in requested else None
                                        for t in POOL_TIERS],
         })
@@ -118,8 +118,8 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
         pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
         pools.append({"kind": kind, "label": PoolKind(kind).label, "pool": pool, "values": pool_snapshot(pool),
                       "granted": granted_display(cluster, kind), "cluster": cluster})
-    return {"cluster": cluster, "cache": state, "nodes": nodes, "events": events, "zones": zones,
-            "families": families, "pools": pools}
+    return {"cluster": cluster, "cache": state, "health": health_of(cluster), "nodes": nodes, "events": events,
+            "zones": zones, "families": families, "pools": pools}
 
 
 def _fmt(r: Any) -> dict[str, str]:

@@ -1,21 +1,25 @@
-"""Admin pages: cluster list with live health and capacity, detail, inline htmx attribute editing."""
+"""Admin pages: cluster list with health and capacity, detail, inline htmx attribute and pool editing.
+
+GETs only read (the registry, the watch caches, this process's breakers); writes are POSTs that call
+``clusters.services`` or record an explicit probe.
+"""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from base.errors import Invalid, add_to_form
-from base.htmx import is_partial
+from base.htmx import render_form, render_page
 from base.permissions import require_platform_admin
 from clusters import insight, services
 from clusters.forms import ClusterAttributesForm, PoolForm
 from clusters.health import probe_cluster
 from clusters.models import Cluster, ClusterPool, PoolKind
-from clusters.tasks import probe_stale
 
 
 def _admin_cluster(request: HttpRequest, name: str) -> Cluster:
@@ -26,10 +30,8 @@ def _admin_cluster(request: HttpRequest, name: str) -> Cluster:
 @login_required
 def cluster_list(request: HttpRequest) -> HttpResponse:
     require_platform_admin(request.user)
-    probe_stale()
-    overview = insight.registry_overview()
-    template = "clusters/partials/cluster_table.html" if is_partial(request) else "clusters/list.html"
-    return render(request, template, overview)
+    return render_page(request, "clusters/list.html", "clusters/partials/cluster_table.html",
+                       insight.registry_overview())
 
 
 @login_required
@@ -42,29 +44,21 @@ def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _admin_cluster(request, name)
-    editing = request.GET.get("edit") == "1"
-    if request.method == "POST":
-        form = ClusterAttributesForm(request.POST)
-        if form.is_valid():
-            try:
-                changes = services.attributes_from_text(form.cleaned_data)
-                cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
-                messages.success(request, f"Saved the attributes of {cluster.name}.")
-                editing = False
-            except Invalid as exc:
-                add_to_form(form, exc)
-                editing = True
-        else:
-            editing = True
-    else:
-        form = ClusterAttributesForm.for_cluster(cluster)
-    context = {"cluster": cluster, "form": form, "editing": editing}
-    status = 400 if request.method == "POST" and editing else 200
-    if not is_partial(request):
-        if request.method == "POST" and not editing:
-            return redirect("clusters:detail", name=cluster.name)
-        return render(request, "clusters/attributes_page.html", context, status=status)
-    return render(request, "clusters/partials/attributes.html", context, status=status)
+    pages = ("clusters/attributes_page.html", "clusters/partials/attributes.html")
+    if request.method == "GET":
+        context = {"cluster": cluster, "form": ClusterAttributesForm.for_cluster(cluster),
+                   "editing": request.GET.get("edit") == "1"}
+        return render_page(request, *pages, context)
+    form = ClusterAttributesForm(request.POST)
+    if form.is_valid():
+        try:
+            changes = services.attributes_from_text(form.cleaned_data)
+            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
+            messages.success(request, f"Saved the attributes of {cluster.name}.")
+        except Invalid as exc:
+            add_to_form(form, exc)
+    context = {"cluster": cluster, "form": form, "editing": bool(form.errors)}
+    return render_form(request, *pages, context, form=form, success_url=_detail_url(cluster))
 
 
 @login_required
@@ -72,33 +66,32 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
 def cluster_pool(request: HttpRequest, name: str, kind: str) -> HttpResponse:
     cluster = _admin_cluster(request, name)
     if kind not in PoolKind.values:
-        return HttpResponse(f"Unknown pool {kind!r}.", status=404)
+        raise Http404(f"Unknown pool {kind!r}.")
     pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
-    editing = request.GET.get("edit") == "1"
-    status = 200
-    if request.method == "POST":
-        form = PoolForm(request.POST)
-        if form.is_valid():
-            try:
-                pool = services.update_pool(cluster.pk, kind, services.PoolInput(**form.cleaned_data),
-                                            actor=request.user)
-                editing = False
-            except Invalid as exc:
-                add_to_form(form, exc)
-                editing, status = True, 400
-        else:
-            editing, status = True, 400
-    else:
+    pages = ("clusters/pool_page.html", "clusters/partials/pool_row.html")
+    if request.method == "GET":
         form = PoolForm(initial=services.pool_snapshot(pool))
-    context = {
-        "cluster": cluster, "pool": pool, "kind": kind, "pool_label": PoolKind(kind).label, "form": form,
+        return render_page(request, *pages, _pool_context(cluster, pool, form, request.GET.get("edit") == "1"))
+    form = PoolForm(request.POST)
+    if form.is_valid():
+        try:
+            pool = services.update_pool(cluster.pk, kind, services.PoolInput(**form.cleaned_data), actor=request.user)
+        except Invalid as exc:
+            add_to_form(form, exc)
+    context = _pool_context(cluster, pool, form, bool(form.errors))
+    return render_form(request, *pages, context, form=form, success_url=_detail_url(cluster))
+
+
+def _pool_context(cluster: Cluster, pool: ClusterPool, form: PoolForm, editing: bool) -> dict:
+    return {
+        "cluster": cluster, "pool": pool, "kind": pool.kind, "pool_label": PoolKind(pool.kind).label, "form": form,
         "editing": editing, "values": services.pool_snapshot(pool),
-        "granted": insight.granted_display(cluster, kind),
+        "granted": insight.granted_display(cluster, pool.kind),
     }
-    if not is_partial(request) and request.method == "POST" and not editing:
-        return redirect("clusters:detail", name=cluster.name)
-    template = "clusters/partials/pool_row.html" if is_partial(request) else "clusters/pool_page.html"
-    return render(request, template, context, status=status)
+
+
+def _detail_url(cluster: Cluster) -> str:
+    return reverse("clusters:detail", args=[cluster.name])
 
 
 @login_required

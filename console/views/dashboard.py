@@ -6,6 +6,7 @@ from django.shortcuts import render
 
 from base.models import AuditEvent
 from base.permissions import is_platform_admin
+from clusters.health import health_of
 from clusters.models import Cluster
 from projects.models import Project
 from projects.services import quota_rows_for
@@ -35,7 +36,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     return render(request, "console/dashboard.html", {
         "projects": projects,
         "quota_chart": quota_chart,
-        "clusters": Cluster.objects.members(),
+        "clusters": [{"cluster": c, "health": health_of(c)} for c in Cluster.objects.members()],
         "recent": recent,
     })
 
