@@ -1,4 +1,4 @@
-"""Named write actions on personal API tokens. Pages, API views and commands call these."""
+"""Named write actions on sessions and personal API tokens. Pages, API views, the admin and commands call these."""
 
 from __future__ import annotations
 
@@ -48,3 +48,12 @@ def revoke_api_token(*, user: Any, token_id: int, actor: Any = None) -> ApiToken
         audit.record("token.revoke", actor=actor or user, target_kind="ApiToken",
                      target_name=f"{token.name} ({token.key_id})", summary=f"Token of {user.get_username()}")
     return token
+
+
+def record_sign_in(user: Any, *, how: str) -> None:
+    """Audit a sign-in (the session itself is Django's)."""
+    audit.record("user.login", actor=user, target_kind="User", target_name=user.get_username(), summary=how)
+
+
+def record_sign_out(user: Any) -> None:
+    audit.record("user.logout", actor=user, target_kind="User", target_name=user.get_username())

@@ -10,7 +10,7 @@ from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 
 from accounts import services
 from accounts.models import ApiToken
-from base import audit
 from base.errors import ServiceError, add_to_form
 
 
@@ -44,8 +43,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             user = form.get_user()
             auth_login(request, user)
-            audit.record("user.login", actor=user, target_kind="User", target_name=user.get_username(),
-                         summary="Dev password login")
+            services.record_sign_in(user, how="Dev password login")
             return redirect(_safe_next(request))
     return render(request, "registration/login.html", {"form": form, "next": _safe_next(request)})
 
@@ -53,7 +51,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def logout_view(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
-        audit.record("user.logout", actor=request.user, target_kind="User", target_name=request.user.get_username())
+        services.record_sign_out(request.user)
     auth_logout(request)
     messages.info(request, "You are signed out.")
     return redirect(settings.LOGOUT_REDIRECT_URL)
@@ -85,7 +83,6 @@ def token_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
-    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
-    services.revoke_api_token(user=request.user, token_id=token.pk)
+    token = services.revoke_api_token(user=request.user, token_id=pk)  # NotFound (404) for others' tokens
     messages.info(request, f"Token {token.name} revoked.")
     return redirect("tokens:list")

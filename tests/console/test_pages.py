@@ -56,3 +56,15 @@ def test_static_assets_are_served_by_the_app(client):
     assert response.status_code == 200
     body = b"".join(response.streaming_content) if response.streaming else response.content
     assert b"htmx" in body
+
+
+def test_token_page_revokes_only_my_tokens(user_client, user, other_user):
+    from accounts import services
+    from accounts.models import ApiToken
+
+    mine, _ = services.create_api_token(user=user, name="cli", days=None)
+    theirs, _ = services.create_api_token(user=other_user, name="cli", days=None)
+
+    assert user_client.post(f"/tokens/{theirs.pk}/revoke/").status_code == 404
+    assert user_client.post(f"/tokens/{mine.pk}/revoke/").status_code == 302
+    assert ApiToken.objects.get(pk=mine.pk).revoked_at and not ApiToken.objects.get(pk=theirs.pk).revoked_at
