@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_ZONE_LABEL
 from workloads.core.quantity import parse_cpu, parse_memory
@@ -20,6 +20,7 @@ GPU = "nvidia.com/gpu"
 TIERS = tuple(tier.priority_class for tier in Tier)
 OTHER_TIER = "other"
 TERMINAL_PHASES = ("Succeeded", "Failed")
+TableKey = TypeVar("TableKey", str, tuple[str, str])
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def node_contribution(node: dict[str, Any]) -> NodeContribution:
     )
 
 
-def _bump(table: dict[Any, Resources], key: str | tuple[str, str], delta: Resources, sign: int) -> None:
+def _bump(table: dict[TableKey, Resources], key: TableKey, delta: Resources, sign: int) -> None:
     value = table.get(key, ZERO) + delta if sign > 0 else table.get(key, ZERO) - delta
     if value == ZERO:
         table.pop(key, None)  # keep tables free of keys that no longer have members

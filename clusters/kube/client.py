@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
@@ -19,6 +19,7 @@ from .breaker import CircuitBreaker, State
 from .retry import call_with_retry
 
 T = TypeVar("T")
+P = ParamSpec("P")
 Timeout = tuple[float, float]
 DEFAULT_TIMEOUT: Timeout = (3.0, 10.0)
 PROBE_TIMEOUT: Timeout = (1.0, 3.0)
@@ -42,7 +43,7 @@ class ClusterHealth:
     last_failure_at: float | None
 
 
-class TimedApiClient(k8s.ApiClient):
+class TimedApiClient(k8s.ApiClient):  # type: ignore[misc]  # kubernetes ships no stubs: ApiClient is Any
     """ApiClient that applies a default (connect, read) timeout to every request that sets none.
 
     Without it a typed-API call made by anyone holding ``pool.api(name)`` could hang on a dead node.
@@ -52,7 +53,7 @@ class TimedApiClient(k8s.ApiClient):
         super().__init__(configuration=configuration)
         self.default_timeout = timeout
 
-    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("_request_timeout"):
             kwargs["_request_timeout"] = self.default_timeout
         return super().request(method, url, *args, **kwargs)
@@ -139,7 +140,7 @@ class ClientPool:
         br = self.breaker(name)
         return call_with_retry(lambda: br.call(fn), attempts=attempts, sleep=sleep)
 
-    def call(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def call(self, name: str, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` through the cluster's breaker and the retry policy."""
         return self.run(name, lambda: fn(*args, **kwargs))
 

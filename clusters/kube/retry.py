@@ -60,7 +60,7 @@ def retry_after(exc: BaseException) -> float | None:
 
 def backoff(attempt: int, base: float, cap: float, rng: Callable[[], float]) -> float:
     """Full jitter: uniform in [0, min(cap, base * 2**attempt)) so retries from many threads spread out."""
-    return rng() * min(cap, base * (2**attempt))
+    return rng() * min(cap, base * (2.0**attempt))
 
 
 def call_with_retry(

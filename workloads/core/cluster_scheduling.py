@@ -191,7 +191,7 @@ def _sharded(request: PlacementRequest, feasible: list[ClusterCandidate], reject
     if request.zones:
         zones = list(request.zones)
     else:
-        best_score = {}
+        best_score: dict[str, float] = {}
         for cluster in feasible:
             best_score[cluster.zone] = max(best_score.get(cluster.zone, -1.0), score(request, cluster, 0))
         zones = sorted(best_score, key=lambda z: (-best_score[z], z))[: max(1, request.replicas)]

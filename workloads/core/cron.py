@@ -15,7 +15,8 @@ _MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 
 _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
 _DAYS = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
-_FIELDS = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
+_NO_NAMES: dict[str, int] = {}
+_FIELDS = (("minute", 0, 59, _NO_NAMES), ("hour", 0, 23, _NO_NAMES), ("day of month", 1, 31, _NO_NAMES),
            ("month", 1, 12, _MONTHS), ("day of week", 0, 7, _DAYS))
 MAX_WINDOW = timedelta(days=7)
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, TIER_LABEL
 from workloads.core.quantity import GPU_RESOURCE, Resources, format_amount
 from workloads.core.tiers import Tier
+
+if TYPE_CHECKING:  # the specs import this module (DEFAULT_CONTAINER_REQUEST, pod_request)
+    from workloads.core.runtime.profile import RuntimeProfile
+    from workloads.core.specs import PodFields, Workload
 
 # Requests assumed for a container that sets none; limit_range_manifest() makes the cluster agree.
 DEFAULT_CONTAINER_REQUEST = Resources(cpu_milli=100, memory_bytes=128 * 2**20)
@@ -193,7 +197,8 @@ def limit_range_manifest(namespace: str) -> dict[str, Any]:
     }
 
 
-def workload_request(workload: Any, *, profile: Any = None, node_count: int = 1) -> Resources:
+def workload_request(workload: Workload, *, profile: RuntimeProfile | None = None, node_count: int = 1
+                     ) -> Resources:
     """Total requests a workload holds when running, which is what its tier quota must cover.
 
     Pods: PinPod 1; PinApp and PinterestService ``replicas``; PinterestJobSet ``parallelism`` (pods
@@ -232,7 +237,7 @@ def workload_request(workload: Any, *, profile: Any = None, node_count: int = 1)
     return pod_request_with_profile(pod, workload.kind, profile) * pods
 
 
-def pod_request_with_profile(pod: Any, kind: str, profile: Any = None) -> Resources:
+def pod_request_with_profile(pod: PodFields, kind: str, profile: RuntimeProfile | None = None) -> Resources:
     """One pod's effective request: user containers and sidecars, plus the profile's containers."""
     init: list[tuple[Resources, bool]] = []
     if profile is not None:

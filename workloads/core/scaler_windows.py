@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from workloads.core.cron import parse_cron, zone
+from workloads.core.specs import PinScaler
 
 
-def active_schedule_bounds(spec: Any, now: datetime) -> tuple[int, int] | None:
+def active_schedule_bounds(scaler: PinScaler, now: datetime) -> tuple[int, int] | None:
     """(minReplicas, maxReplicas) of the active window, or None when no window is open.
 
     A window is open when its cron last fired within ``durationMinutes`` before ``now`` (evaluated in
@@ -17,7 +17,7 @@ def active_schedule_bounds(spec: Any, now: datetime) -> tuple[int, int] | None:
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
     best: tuple[datetime, int, int] | None = None
-    for window in spec.schedules:
+    for window in scaler.schedules:
         local_now = now.astimezone(zone(window.time_zone))
         fired = parse_cron(window.cron).last_fire(local_now, timedelta(minutes=window.duration_minutes))
         if fired is not None and (best is None or fired > best[0]):

@@ -8,12 +8,81 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from workloads.core.labels import ZONE_LABEL, workload_selector
 
 _STUCK_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
                             "InvalidImageName"})
+
+
+# The shapes below are the CRDs' status schema (crds.STATUS), as the operator writes it.
+
+class Condition(TypedDict):
+    type: str  # Ready | Progressing | Degraded
+    status: str  # "True" | "False" | "Unknown"
+    reason: str
+    message: str
+    lastTransitionTime: str  # RFC 3339; "" when no shard reported one
+    observedGeneration: NotRequired[int]
+
+
+class ShardStatus(TypedDict):
+    """One native object's share of a workload in a member cluster (a zone's Deployment, a Job, the Pod)."""
+
+    name: str
+    zone: str
+    replicas: int
+    readyReplicas: int
+    updatedReplicas: int
+    state: str  # Available | Progressing | Failed | Running | Pending | Succeeded | Suspended | Scheduled
+    message: str
+    phase: NotRequired[str]  # Pods
+    active: NotRequired[int]  # Jobs
+    succeeded: NotRequired[int]
+    failed: NotRequired[int]
+
+
+class _KindStatus(TypedDict, total=False):
+    """Status fields not every workload reports."""
+
+    active: int  # Jobs, CronJobs
+    succeeded: int
+    failed: int
+    lastScheduleTime: str  # CronJobs
+    lastContainerRestart: str  # the reconciler's restartContainer bookkeeping
+
+
+class WorkloadStatus(_KindStatus):
+    """The ``status`` of a workload CR in a member cluster, derived from the native objects it owns."""
+
+    observedGeneration: int
+    conditions: list[dict[str, Any]]  # ours (Condition) and any another controller set
+    shards: list[ShardStatus]
+    replicas: int
+    readyReplicas: int
+    updatedReplicas: int
+    selector: str  # for the scale subresource
+    phase: str  # a Pod's phase (PinPod), else the verdict's reason, or Paused
+
+
+class ClusterShard(TypedDict):
+    cluster: str
+    replicas: int
+    readyReplicas: int
+    updatedReplicas: int
+    state: str  # Ready, else the shard's Ready reason (or Unknown)
+    message: str
+
+
+class FederatedStatus(TypedDict):
+    """A federated workload's status on the host, from the status of its CR in each member cluster."""
+
+    replicas: int
+    readyReplicas: int
+    updatedReplicas: int
+    shards: list[ClusterShard]
+    conditions: list[Condition]
 
 
 def rfc3339(moment: datetime) -> str:
@@ -46,14 +115,14 @@ def _conditions(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def _shard(obj: Mapping[str, Any], desired: int, ready: int, updated: int, state: str, message: str = ""
-           ) -> dict[str, Any]:
+           ) -> ShardStatus:
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return {"name": (obj.get("metadata") or {}).get("name", ""), "zone": labels.get(ZONE_LABEL, ""),
             "replicas": desired, "readyReplicas": ready, "updatedReplicas": updated, "state": state,
             "message": message}
 
 
-def _replicated(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
     status, spec = _status(obj), obj.get("spec") or {}
     generation = (obj.get("metadata") or {}).get("generation", 0)
     if obj.get("kind") == "DaemonSet":
@@ -70,7 +139,7 @@ def _replicated(obj: Mapping[str, Any]) -> dict[str, Any]:
     return _shard(obj, desired, ready, updated, "Available" if done else "Progressing")
 
 
-def _job(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _job(obj: Mapping[str, Any]) -> ShardStatus:
     status, conditions = _status(obj), _conditions(obj)
     total = (obj.get("spec") or {}).get("completions", 1)
     succeeded = status.get("succeeded", 0)
@@ -87,7 +156,7 @@ def _job(obj: Mapping[str, Any]) -> dict[str, Any]:
     return shard
 
 
-def _pod(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _pod(obj: Mapping[str, Any]) -> ShardStatus:
     status = _status(obj)
     statuses = list(status.get("containerStatuses") or [])
     for waiting in (s.get("state", {}).get("waiting") or {} for s in statuses):
@@ -103,22 +172,25 @@ def _pod(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def derive_status(kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapping[str, Any]], *,
-                  now: datetime) -> dict[str, Any]:
+                  now: datetime) -> WorkloadStatus:
     """The CR's status block from its owned objects (Deployments, Jobs, DaemonSets, Pods, CronJobs...)."""
     metadata = cr.get("metadata") or {}
     generation = int(metadata.get("generation") or 0)
     operations = (cr.get("spec") or {}).get("operations") or {}
-    shards: list[dict[str, Any]] = []
-    extra: dict[str, Any] = {}
+    shards: list[ShardStatus] = []
+    extra: _KindStatus = {}
+    phase: str | None = None  # a Pod's
     for obj in sorted(owned_objects, key=lambda o: str((o.get("metadata") or {}).get("name"))):
         if obj.get("kind") in ("Deployment", "DaemonSet"):
             shards.append(_replicated(obj))
         elif obj.get("kind") in ("Job", "PyTorchJob", "TFJob"):
-            shards.append(_job(obj))
-            extra.update({k: shards[-1][k] for k in ("active", "succeeded", "failed")})
+            job = _job(obj)
+            shards.append(job)
+            extra.update({"active": job["active"], "succeeded": job["succeeded"], "failed": job["failed"]})
         elif obj.get("kind") == "Pod":
-            shards.append(_pod(obj))
-            extra["phase"] = shards[-1]["phase"]
+            pod = _pod(obj)
+            shards.append(pod)
+            phase = pod["phase"]
         elif obj.get("kind") == "CronJob":
             state = "Suspended" if (obj.get("spec") or {}).get("suspend") else "Scheduled"
             shards.append(_shard(obj, 0, 0, 0, state))
@@ -126,24 +198,25 @@ def derive_status(kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapp
                 extra["lastScheduleTime"] = _status(obj)["lastScheduleTime"]
             extra["active"] = len(_status(obj).get("active") or [])
         elif obj.get("kind") == "HorizontalPodAutoscaler":
-            status = _status(obj)
-            shards.append(_shard(obj, status.get("desiredReplicas", 0), status.get("currentReplicas", 0),
-                                 status.get("currentReplicas", 0), "Available"))
+            hpa = _status(obj)
+            shards.append(_shard(obj, hpa.get("desiredReplicas", 0), hpa.get("currentReplicas", 0),
+                                 hpa.get("currentReplicas", 0), "Available"))
     ready, progressing, degraded, reason, message = _verdict(kind, shards, operations)
     conditions: list[dict[str, Any]] = list((cr.get("status") or {}).get("conditions") or [])
     for type_, value in (("Ready", ready), ("Progressing", progressing), ("Degraded", degraded)):
         conditions = set_condition(conditions, type_, "True" if value else "False", reason, message, generation,
                                    now)
-    status = {"observedGeneration": generation, "conditions": conditions, "shards": shards,
-              "replicas": sum(s["replicas"] for s in shards), "readyReplicas": sum(s["readyReplicas"] for s in shards),
-              "updatedReplicas": sum(s["updatedReplicas"] for s in shards),
-              "selector": workload_selector(kind, str(metadata.get("name", ""))), **extra}
-    if "phase" not in status:
-        status["phase"] = "Paused" if operations.get("paused") or operations.get("stopped") else reason
+    if phase is None:
+        phase = "Paused" if operations.get("paused") or operations.get("stopped") else reason
+    status: WorkloadStatus = {
+        "observedGeneration": generation, "conditions": conditions, "shards": shards,
+        "replicas": sum(s["replicas"] for s in shards), "readyReplicas": sum(s["readyReplicas"] for s in shards),
+        "updatedReplicas": sum(s["updatedReplicas"] for s in shards),
+        "selector": workload_selector(kind, str(metadata.get("name", ""))), **extra, "phase": phase}
     return status
 
 
-def _verdict(kind: str, shards: Sequence[Mapping[str, Any]], operations: Mapping[str, Any]
+def _verdict(kind: str, shards: Sequence[ShardStatus], operations: Mapping[str, Any]
              ) -> tuple[bool, bool, bool, str, str]:
     failed = [s for s in shards if s["state"] == "Failed"]
     if failed:
@@ -160,13 +233,14 @@ def _verdict(kind: str, shards: Sequence[Mapping[str, Any]], operations: Mapping
     return False, True, False, "Progressing", f"waiting for {', '.join(waiting)}"
 
 
-def aggregate_shards(shard_statuses: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def aggregate_shards(shard_statuses: Mapping[str, Mapping[str, Any]]) -> FederatedStatus:
     """One view of a federated workload from the status of its CR in each member cluster.
 
     Ready only when every shard is Ready; Degraded when any is; transition times are the latest
     transition among the shards, so the result is a pure function of its input.
     """
-    shards, conditions = [], []
+    shards: list[ClusterShard] = []
+    conditions: list[Condition] = []
     for cluster, status in sorted(shard_statuses.items()):
         own = {c.get("type"): c for c in status.get("conditions") or []}
         shards.append({"cluster": cluster, "replicas": status.get("replicas", 0),

@@ -124,10 +124,9 @@ class ClusterRuntime:
         except CoreError as exc:
             log.warning("%s: cannot list nodes for the zone (%s)", self.name, exc)
             return Topology()
-        zones = Counter(((n.get("metadata") or {}).get("labels") or {}).get(NODE_ZONE_LABEL) for n in nodes)
-        regions = Counter(((n.get("metadata") or {}).get("labels") or {}).get(NODE_REGION_LABEL) for n in nodes)
-        zones.pop(None, None)
-        regions.pop(None, None)
+        labels = [((n.get("metadata") or {}).get("labels") or {}) for n in nodes]
+        zones = Counter(str(x[NODE_ZONE_LABEL]) for x in labels if x.get(NODE_ZONE_LABEL) is not None)
+        regions = Counter(str(x[NODE_REGION_LABEL]) for x in labels if x.get(NODE_REGION_LABEL) is not None)
         return Topology(zones.most_common(1)[0][0] if zones else "", regions.most_common(1)[0][0] if regions else "")
 
     def _discover(self) -> None:

@@ -136,7 +136,7 @@ class Kube:
         except (ApiException, Urllib3Error, OSError) as exc:
             raise classify(exc) from exc
 
-    def request(self, method: str, path: str, *, body: Any = None, query: Mapping[str, str | int] | None = None,
+    def request(self, method: str, path: str, *, body: object = None, query: Mapping[str, str | int] | None = None,
                 content_type: str = "application/json", timeout: Timeout = _TIMEOUT) -> dict[str, Any]:
         def go() -> dict[str, Any]:
             resp = rawapi.request(self.api, method, path, list((query or {}).items()), timeout, body=body,
@@ -172,7 +172,7 @@ class Kube:
                             query={"fieldManager": FIELD_MANAGER, "force": "true"},
                             content_type="application/apply-patch+yaml")
 
-    def patch(self, res: Resource, namespace: str | None, name: str, body: Any, *, sub: str | None = None,
+    def patch(self, res: Resource, namespace: str | None, name: str, body: object, *, sub: str | None = None,
               strategic: bool = False) -> dict[str, Any]:
         kind = "application/strategic-merge-patch+json" if strategic else "application/merge-patch+json"
         return self.request("PATCH", res.path(namespace, name, sub), body=body, content_type=kind,

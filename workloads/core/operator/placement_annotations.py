@@ -17,8 +17,10 @@ from workloads.core.placement import Placement
 
 
 def _int(value: str | None, default: int | None, minimum: int) -> int | None:
+    if value is None or value == "":
+        return default
     try:
-        return max(minimum, int(value)) if value not in (None, "") else default
+        return max(minimum, int(value))
     except ValueError:
         return default
 

@@ -127,11 +127,11 @@ class Reconciler:
             wrote += 1
             cluster.events.record(cr, "Normal", "PodRecreated",
                                   f"pod {meta['name']}: spec changed beyond images; deleted to recreate")
-        for obj in plan.prune:
-            meta = obj["metadata"]
-            kube.delete(_resource(str(obj["kind"])), meta.get("namespace"), meta["name"], uid=meta.get("uid"))
+        for stale in plan.prune:
+            meta = stale["metadata"]
+            kube.delete(_resource(str(stale["kind"])), meta.get("namespace"), meta["name"], uid=meta.get("uid"))
             wrote += 1
-            cluster.events.record(cr, "Normal", "Pruned", f"deleted {_ref(obj)}: no longer desired")
+            cluster.events.record(cr, "Normal", "Pruned", f"deleted {_ref(stale)}: no longer desired")
         return wrote
 
     def _restart_container(self, cluster: ClusterRuntime, cr: Mapping[str, Any]) -> str | None:
@@ -172,7 +172,7 @@ class Reconciler:
                 cluster.events.record(cr, "Normal", ready["reason"] or "Ready", f"{cr['kind']} is ready")
 
     def _patch_status(self, cluster: ClusterRuntime, cr: Mapping[str, Any], old: Mapping[str, Any],
-                      status: dict[str, Any]) -> bool:
+                      status: Mapping[str, object]) -> bool:
         if status == old:
             return False
         body = {"status": {**{k: None for k in old if k not in status}, **status}}

@@ -29,7 +29,7 @@ class KeyBackoff(Generic[K]):
     def next_delay(self, key: K) -> float:
         failures = self._failures.get(key, 0)
         self._failures[key] = failures + 1
-        return min(self.cap, self.base * (2 ** min(failures, 32)))
+        return min(self.cap, self.base * (2.0 ** min(failures, 32)))
 
     def failures(self, key: K) -> int:
         return self._failures.get(key, 0)

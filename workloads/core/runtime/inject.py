@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.core.runtime.profile import Identity, RuntimeProfile
+from workloads.core.runtime.profile import Identity, PlatformVolume, RuntimeProfile
 from workloads.core.tiers import Tier
 
 
@@ -92,7 +92,7 @@ def _inject_env(container: dict[str, Any], env: list[tuple[str, str]], path: str
         added.append(InjectedItem(f"{path}.env", f"identity env {', '.join(new_names)}"))
 
 
-def _inject_mounts(container: dict[str, Any], volumes: list[Any], path: str,
+def _inject_mounts(container: dict[str, Any], volumes: list[PlatformVolume], path: str,
                    added: list[InjectedItem], kept: list[InjectedItem]) -> None:
     mounts = container.get("volumeMounts") or []
     names = {m.get("name") for m in mounts}

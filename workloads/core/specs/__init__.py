@@ -27,7 +27,9 @@ Workload = (PinPod | PinApp | PinScaler | PinterestService | PinterestJobSet | P
 
 
 Check = Callable[[Mapping[str, Any], list[FieldError]], None]
-Build = Callable[[Mapping[str, Any]], Any]
+"""Cross-field rules on the raw ``spec`` (types may still be wrong); appends to the error list."""
+Build = Callable[[Mapping[str, Any]], Workload]
+"""The typed workload from a manifest that ``validate`` accepted."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ _METADATA = obj(
 _TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec", "status")
 
 
-def validate(manifest: Any) -> list[FieldError]:
+def validate(manifest: object) -> list[FieldError]:
     """Every problem in the manifest at once, each with a field path and a sentence; [] when valid."""
     if not isinstance(manifest, dict):
         return [FieldError("", "a workload manifest must be an object")]
@@ -93,18 +95,17 @@ def validate(manifest: Any) -> list[FieldError]:
     return _unique(errors)
 
 
-def parse(manifest: Any) -> Workload:
+def parse(manifest: object) -> Workload:
     """Validated, typed workload; raises SpecInvalid carrying every FieldError."""
     errors = validate(manifest)
-    if errors:
+    if errors or not isinstance(manifest, dict):  # validate() refuses anything but a dict
         raise SpecInvalid(errors)
-    result: Workload = KINDS[manifest["kind"]].build(manifest)
-    return result
+    return KINDS[manifest["kind"]].build(manifest)
 
 
 def _unique(errors: list[FieldError]) -> list[FieldError]:
-    seen: set[FieldError] = set()
-    return [e for e in errors if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
+    """First occurrence of each error, in order."""
+    return list(dict.fromkeys(errors))
 
 
 __all__ = ["KINDS", "Container", "Ingress", "KindDef", "Metric", "Operations", "Persistence", "PinApp",

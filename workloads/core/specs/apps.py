@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -18,6 +18,8 @@ from workloads.core.specs.common import (
     build_pod,
     check_operations,
     check_pod,
+    dict_or_empty,
+    list_or_empty,
     meta_fields,
     operations_field,
     pod_fields,
@@ -25,7 +27,7 @@ from workloads.core.specs.common import (
 from workloads.core.specs.schema import Arr, Field, Int, IntOrStr, MapOf, Str, obj
 
 
-def _any_quantity(value: Any) -> str | None:
+def _any_quantity(value: int | str) -> str | None:
     try:
         parse_quantity(value)
     except QuantityError as exc:
@@ -56,12 +58,12 @@ class ServicePort:
         return out
 
 
-def build_ports(raw: Any) -> tuple[ServicePort, ...]:
+def build_ports(raw: Sequence[Mapping[str, Any]] | None) -> tuple[ServicePort, ...]:
     return tuple(ServicePort(p["port"], p.get("name"), p.get("targetPort"), p.get("protocol") or "TCP")
                  for p in raw or ())
 
 
-def check_service_ports(ports: Any, pod: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
+def check_service_ports(ports: object, pod: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
     """Ports must be unique and a named targetPort must name a container port."""
     pods_valid = all(isinstance(pod.get(g, []), list) for g in ("containers", "sidecars"))
     container_ports = {p.get("name") for g in ("containers", "sidecars") for x in pod.get(g) or []
@@ -170,18 +172,15 @@ PINAPP_SPEC = obj(
 
 
 def check_pinapp(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
-    template = spec.get("template")
-    template = template if isinstance(template, dict) else {}
+    template = dict_or_empty(spec.get("template"))
     check_pod(template, "spec.template", errors)
     check_operations(spec, template, errors)
-    zones = spec.get("zones")
-    if not isinstance(zones, list):
-        zones = None  # already reported; checking zoneOrder against it would only echo that error
-    for index, zone in enumerate(zones or []):
+    zones = list_or_empty(spec.get("zones"))  # not a list: already reported, and no zoneOrder check echoes it
+    for index, zone in enumerate(zones):
         if zone in zones[:index]:
             errors.append(FieldError(f"spec.zones[{index}]", f"zone {zone!r} is listed twice"))
-    rollout = spec.get("rollout") if isinstance(spec.get("rollout"), dict) else {}
-    order = rollout.get("zoneOrder") if isinstance(rollout.get("zoneOrder"), list) and zones else []
+    rollout = dict_or_empty(spec.get("rollout"))
+    order = list_or_empty(rollout.get("zoneOrder")) if zones else []
     for index, zone in enumerate(order):
         path = f"spec.rollout.zoneOrder[{index}]"
         if zone not in zones:
@@ -283,7 +282,7 @@ def _check_bounds(item: Mapping[str, Any], path: str, errors: list[FieldError]) 
 
 def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
     _check_bounds(spec, "spec.", errors)
-    for index, metric in enumerate(spec.get("metrics") if isinstance(spec.get("metrics"), list) else []):
+    for index, metric in enumerate(list_or_empty(spec.get("metrics"))):
         if not isinstance(metric, dict) or metric.get("type") not in _METRIC_NEEDS:
             continue
         path = f"spec.metrics[{index}]"
@@ -295,7 +294,7 @@ def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
             message = "set exactly one of targetValue, targetAverageValue"
             errors.append(FieldError(f"{path}.targetValue", message))
     names: set[Any] = set()
-    for index, window in enumerate(spec.get("schedules") if isinstance(spec.get("schedules"), list) else []):
+    for index, window in enumerate(list_or_empty(spec.get("schedules"))):
         if isinstance(window, dict):
             _check_bounds(window, f"spec.schedules[{index}].", errors)
             if window.get("name") in names:
@@ -319,7 +318,7 @@ def build_pinscaler(manifest: Mapping[str, Any]) -> PinScaler:
                      behavior.get("scaleDownCooldownSeconds"), windows, build_operations(spec))
 
 
-def _str(value: Any) -> str | None:
+def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 

@@ -18,6 +18,7 @@ from workloads.core.specs.common import (
     build_pod,
     check_operations,
     check_pod,
+    dict_or_empty,
     meta_fields,
     operations_field,
     pod_fields,
@@ -215,10 +216,9 @@ def check_pinteresttrainingjob(spec: Mapping[str, Any], errors: list[FieldError]
     gpus = spec.get("gpusPerWorker")
     containers = spec.get("containers")
     if isinstance(gpus, int) and gpus and isinstance(containers, list) and containers:
-        first = containers[0] if isinstance(containers[0], dict) else {}
-        resources = first.get("resources") if isinstance(first.get("resources"), dict) else {}
+        resources = dict_or_empty(dict_or_empty(containers[0]).get("resources"))
         for section in ("requests", "limits"):
-            values = resources.get(section) if isinstance(resources.get(section), dict) else {}
+            values = dict_or_empty(resources.get(section))
             if GPU_RESOURCE in values and str(values[GPU_RESOURCE]) != str(gpus):
                 errors.append(FieldError(f"spec.containers[0].resources.{section}.{GPU_RESOURCE}",
                                          f"conflicts with gpusPerWorker ({gpus}); set only one"))

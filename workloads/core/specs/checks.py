@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from workloads.core.cron import CronError, parse_cron, zone
 from workloads.core.quantity import QuantityError, parse_cpu, parse_gpu, parse_memory
@@ -35,66 +35,66 @@ def dns_label(value: str, max_length: int = 63) -> str | None:
     return None
 
 
-def workload_name(value: Any) -> str | None:
+def workload_name(value: str) -> str | None:
     message = dns_label(value, WORKLOAD_NAME_MAX)
     if message is None and not value[0].isalpha():
         return f"{value!r} must start with a letter (it also names Services)"
     return message
 
 
-def container_name(value: Any) -> str | None:
+def container_name(value: str) -> str | None:
     return dns_label(value)
 
 
-def dns_subdomain(value: Any) -> str | None:
+def dns_subdomain(value: str) -> str | None:
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
         return f"{value!r} is not a valid DNS name"
     return None
 
 
-def label_value(value: Any) -> str | None:
+def label_value(value: str) -> str | None:
     if len(value) > 63 or not _LABEL_VALUE.match(value):
         return f"{value!r} is not a valid label value (at most 63 letters, digits, '-', '_', '.')"
     return None
 
 
-def label_key(value: Any) -> str | None:
+def label_key(value: str) -> str | None:
     prefix, _, name = value.rpartition("/")
     if (prefix and dns_subdomain(prefix)) or len(name) > 63 or not _LABEL_NAME.match(name):
         return f"{value!r} is not a valid label key"
     return None
 
 
-def image_ref(value: Any) -> str | None:
+def image_ref(value: str) -> str | None:
     if not value or not _IMAGE.match(value):
         return f"{value!r} is not a valid image reference (example: registry.local/team/app:1.2.3)"
     return None
 
 
-def env_name(value: Any) -> str | None:
+def env_name(value: str) -> str | None:
     if not _ENV_NAME.match(value):
         return f"{value!r} is not a valid environment variable name"
     return None
 
 
-def port_name(value: Any) -> str | None:
+def port_name(value: str) -> str | None:
     if len(value) > 15 or not _PORT_NAME.match(value) or not any(c.isalpha() for c in value):
         return f"{value!r} is not a valid port name (at most 15 lower-case letters, digits and '-')"
     return None
 
 
-def config_key(value: Any) -> str | None:
+def config_key(value: str) -> str | None:
     if len(value) > 253 or not _CONFIG_KEY.match(value):
         return f"{value!r} is not a valid config key (letters, digits, '-', '_', '.')"
     return None
 
 
-def absolute_path(value: Any) -> str | None:
+def absolute_path(value: str) -> str | None:
     return None if value.startswith("/") else f"{value!r} must be an absolute path"
 
 
-def _quantity(parser: Any) -> Any:
-    def check(value: Any) -> str | None:
+def _quantity(parser: Callable[[int | str], object]) -> Callable[[int | str], str | None]:
+    def check(value: int | str) -> str | None:
         try:
             parser(value)
         except QuantityError as exc:
@@ -108,7 +108,7 @@ memory_quantity = _quantity(parse_memory)
 gpu_quantity = _quantity(parse_gpu)
 
 
-def int_or_percent(value: Any) -> str | None:
+def int_or_percent(value: int | str) -> str | None:
     if isinstance(value, int):
         return None if value >= 0 else f"{value} must not be negative"
     if re.match(r"^[0-9]+%$", value) and int(value[:-1]) <= 100:
@@ -116,13 +116,13 @@ def int_or_percent(value: Any) -> str | None:
     return f"{value!r} must be a count or a percentage such as '25%'"
 
 
-def port_ref(value: Any) -> str | None:
+def port_ref(value: int | str) -> str | None:
     if isinstance(value, int):
         return None if 1 <= value <= 65535 else f"{value} is not a port number (1-65535)"
     return port_name(value)
 
 
-def rfc3339(value: Any) -> str | None:
+def rfc3339(value: str) -> str | None:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -130,7 +130,7 @@ def rfc3339(value: Any) -> str | None:
     return None if moment.tzinfo else f"{value!r} needs a timezone (end it with Z)"
 
 
-def cron_expression(value: Any) -> str | None:
+def cron_expression(value: str) -> str | None:
     try:
         parse_cron(value)
     except CronError as exc:
@@ -138,7 +138,7 @@ def cron_expression(value: Any) -> str | None:
     return None
 
 
-def time_zone(value: Any) -> str | None:
+def time_zone(value: str) -> str | None:
     try:
         zone(value)
     except CronError as exc:

@@ -7,7 +7,7 @@ in one place. User sidecars become native sidecars, like the platform's own.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,11 +113,11 @@ def check_pod(pod: Mapping[str, Any], path: str, errors: list[FieldError],
     """Names must be unique and stay clear of what the platform injects."""
     profile = load_profile()
     reserved_names = profile.reserved_container_names()
-    volumes = [v for v in _list(pod.get("volumes")) if isinstance(v, dict)]
+    volumes = [v for v in list_or_empty(pod.get("volumes")) if isinstance(v, dict)]
     volume_names = {v.get("name") for v in volumes}
     seen: dict[str, str] = {}
     for group in ("containers", "sidecars"):
-        for index, container in enumerate(_list(pod.get(group))):
+        for index, container in enumerate(list_or_empty(pod.get(group))):
             if not isinstance(container, dict):
                 continue
             cpath = join(join(path, group), index)
@@ -146,7 +146,7 @@ def check_pod(pod: Mapping[str, Any], path: str, errors: list[FieldError],
 def _check_container(container: Mapping[str, Any], path: str, volume_names: set[Any],
                      reserved_env: frozenset[str], errors: list[FieldError]) -> None:
     env_seen: set[Any] = set()
-    for index, env in enumerate(_list(container.get("env"))):
+    for index, env in enumerate(list_or_empty(container.get("env"))):
         if not isinstance(env, dict):
             continue
         epath = join(join(path, "env"), index)
@@ -158,7 +158,7 @@ def _check_container(container: Mapping[str, Any], path: str, volume_names: set[
         env_seen.add(name)
         if "value" in env and "valueFrom" in env:
             errors.append(FieldError(epath, "set either value or valueFrom, not both"))
-    for index, mount in enumerate(_list(container.get("volumeMounts"))):
+    for index, mount in enumerate(list_or_empty(container.get("volumeMounts"))):
         name = mount.get("name") if isinstance(mount, dict) else None
         if isinstance(name, str) and name not in volume_names:
             errors.append(FieldError(join(join(join(path, "volumeMounts"), index), "name"),
@@ -169,7 +169,7 @@ def _check_container(container: Mapping[str, Any], path: str, volume_names: set[
 
 
 def _check_requests_within_limits(resources: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
-    requests, limits = resources.get("requests"), resources.get("limits")
+    requests, limits = resources.get("requests"), dict_or_empty(resources.get("limits"))
     if not isinstance(requests, dict):
         return
     parsers = {"cpu": parse_cpu, "memory": parse_memory, GPU_RESOURCE: parse_gpu}
@@ -178,7 +178,7 @@ def _check_requests_within_limits(resources: Mapping[str, Any], path: str, error
             continue
         try:
             request = parser(requests[key])
-            limit = parser(limits[key]) if isinstance(limits, dict) and key in limits else None
+            limit = parser(limits[key]) if key in limits else None
         except (ValueError, TypeError):
             continue  # already reported by the field check
         if key == GPU_RESOURCE and limit != request:
@@ -190,7 +190,7 @@ def _check_requests_within_limits(resources: Mapping[str, Any], path: str, error
 
 
 def user_container_names(pod: Mapping[str, Any]) -> set[str]:
-    return {c["name"] for g in ("containers", "sidecars") for c in _list(pod.get(g))
+    return {c["name"] for g in ("containers", "sidecars") for c in list_or_empty(pod.get(g))
             if isinstance(c, dict) and isinstance(c.get("name"), str)}
 
 
@@ -205,8 +205,14 @@ def check_operations(spec: Mapping[str, Any], pod: Mapping[str, Any], errors: li
                                  f"no container named {container!r} in this workload"))
 
 
-def _list(value: Any) -> list[Any]:
+def list_or_empty(value: object) -> list[Any]:
+    """A raw JSON value as a list, or [] when it is not one (its field check reports that)."""
     return value if isinstance(value, list) else []
+
+
+def dict_or_empty(value: object) -> dict[str, Any]:
+    """A raw JSON value as an object, or {} when it is not one (its field check reports that)."""
+    return value if isinstance(value, dict) else {}
 
 
 # ---- models ---------------------------------------------------------------------------------------
@@ -261,7 +267,7 @@ class Container:
         resources = self.fields.get("resources", {})
         requests, limits = resources.get("requests", {}), resources.get("limits", {})
 
-        def pick(key: str, parser: Any, default: int) -> int:
+        def pick(key: str, parser: Callable[[str | int | float], int], default: int) -> int:
             if key in requests:
                 return int(parser(requests[key]))
             if key in limits:

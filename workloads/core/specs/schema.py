@@ -14,6 +14,8 @@ from typing import Any
 from workloads.core.errors import FieldError
 
 Check = Callable[[Any], str | None]
+"""A semantic rule; it gets the value only after ``check_type`` accepted it (a str for ``Str``, int | str for
+``IntOrStr``), so each rule is typed for its node and ``Any`` here stands for that per-node type."""
 
 
 def join(path: str, key: str | int) -> str:
@@ -31,9 +33,9 @@ class Node(ABC):
     def openapi(self) -> dict[str, Any]: ...
 
     @abstractmethod
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool: ...
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool: ...
 
-    def check(self, value: Any, path: str, errors: list[FieldError]) -> None:
+    def check(self, value: object, path: str, errors: list[FieldError]) -> None:
         if self.check_type(value, path, errors):
             for rule in self.checks:
                 message = rule(value)
@@ -62,7 +64,7 @@ class Str(Node):
             schema["pattern"] = self.pattern
         return self._doc(schema)
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if not isinstance(value, str):
             errors.append(FieldError(path, f"must be a string, got {_type_name(value)}"))
             return False
@@ -88,7 +90,7 @@ class Int(Node):
             schema["maximum"] = self.maximum
         return self._doc(schema)
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if isinstance(value, bool) or not isinstance(value, int):
             errors.append(FieldError(path, f"must be a whole number, got {_type_name(value)}"))
             return False
@@ -106,7 +108,7 @@ class Bool(Node):
     def openapi(self) -> dict[str, Any]:
         return self._doc({"type": "boolean"})
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if not isinstance(value, bool):
             errors.append(FieldError(path, f"must be true or false, got {_type_name(value)}"))
             return False
@@ -120,7 +122,7 @@ class IntOrStr(Node):
     def openapi(self) -> dict[str, Any]:
         return self._doc({"x-kubernetes-int-or-string": True})
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if isinstance(value, bool) or not isinstance(value, int | str):
             errors.append(FieldError(path, f"must be a number or a string, got {_type_name(value)}"))
             return False
@@ -152,7 +154,7 @@ class Obj(Node):
             schema["x-kubernetes-preserve-unknown-fields"] = True
         return self._doc(schema)
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if not isinstance(value, dict):
             errors.append(FieldError(path, f"must be an object, got {_type_name(value)}"))
             return False
@@ -187,7 +189,7 @@ class Arr(Node):
             schema["maxItems"] = self.max_items
         return self._doc(schema)
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if not isinstance(value, list):
             errors.append(FieldError(path, f"must be a list, got {_type_name(value)}"))
             return False
@@ -210,7 +212,7 @@ class MapOf(Node):
     def openapi(self) -> dict[str, Any]:
         return self._doc({"type": "object", "additionalProperties": self.values.openapi()})
 
-    def check_type(self, value: Any, path: str, errors: list[FieldError]) -> bool:
+    def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if not isinstance(value, dict):
             errors.append(FieldError(path, f"must be an object, got {_type_name(value)}"))
             return False
@@ -229,7 +231,7 @@ def obj(*fields: Field, description: str = "", checks: Sequence[Check] = (), ope
     return Obj(description=description, checks=tuple(checks), fields=fields, open=open)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     if value is None:
         return "nothing"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",

@@ -7,13 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
 
 from workloads.core.placement import Placement, split_replicas
 from workloads.core.runtime import RuntimeProfile
-from workloads.core.specs import parse
+from workloads.core.specs import (
+    PinApp,
+    PinPod,
+    PinScaler,
+    PinterestCronJob,
+    PinterestDaemon,
+    PinterestJobSet,
+    PinterestService,
+    PinterestTrainingJob,
+    parse,
+)
 from workloads.core.translate import apps, batch
-from workloads.core.translate.common import Context, canonical, object_key, owner_reference
+from workloads.core.translate.common import Context, W, canonical, object_key, owner_reference
 from workloads.core.translate.diff import Plan, diff_objects
 from workloads.core.translate.pods import (
     RestartAction,
@@ -38,26 +48,32 @@ def translate(cr: Mapping[str, Any], profile: RuntimeProfile, placement: Placeme
     ``now``: for a PinScaler, the operator's clock, to apply an active schedule window.
     """
     workload = parse(cr)
-    ctx = Context(workload, cr, profile, placement, capabilities)
-    kind = workload.kind
+
+    def ctx(typed: W) -> Context[W]:
+        return Context(typed, cr, profile, placement, capabilities)
+
     objects: list[dict[str, Any]]
-    if kind == "PinApp":
-        objects = apps.pinapp(ctx, autoscaled=autoscaled)
-    elif kind == "PinScaler":
-        objects = apps.pinscaler(ctx, target=target, now=now)
-    else:
-        objects = _SIMPLE[kind](ctx)
+    match workload:  # every kind of Workload needs a case: mypy checks it (assert_never)
+        case PinPod():
+            objects = apps.pinpod(ctx(workload))
+        case PinApp():
+            objects = apps.pinapp(ctx(workload), autoscaled=autoscaled)
+        case PinScaler():
+            objects = apps.pinscaler(ctx(workload), target=target, now=now)
+        case PinterestService():
+            objects = apps.pinterestservice(ctx(workload))
+        case PinterestJobSet():
+            objects = batch.pinterestjobset(ctx(workload))
+        case PinterestCronJob():
+            objects = batch.pinterestcronjob(ctx(workload))
+        case PinterestDaemon():
+            objects = batch.pinterestdaemon(ctx(workload))
+        case PinterestTrainingJob():
+            objects = batch.pinteresttrainingjob(ctx(workload))
+        case _:
+            assert_never(workload)
     return [canonical(o) for o in sorted(objects, key=object_key)]
 
-
-_SIMPLE = {
-    "PinPod": apps.pinpod,
-    "PinterestService": apps.pinterestservice,
-    "PinterestJobSet": batch.pinterestjobset,
-    "PinterestCronJob": batch.pinterestcronjob,
-    "PinterestDaemon": batch.pinterestdaemon,
-    "PinterestTrainingJob": batch.pinteresttrainingjob,
-}
 
 __all__ = ["KUBEFLOW_PYTORCH", "KUBEFLOW_TF", "Placement", "Plan", "RestartAction", "ZoneRollout",
            "container_image_patch", "diff_objects", "gate_zone_rollout", "next_zone_to_roll", "owner_reference",

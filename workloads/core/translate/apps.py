@@ -9,17 +9,17 @@ from workloads.core.errors import PermanentError
 from workloads.core.labels import CONFIG_HASH_ANNOTATION, NODE_ZONE_LABEL, ZONE_LABEL
 from workloads.core.placement import split_counts, split_replicas
 from workloads.core.scaler_windows import active_schedule_bounds
-from workloads.core.specs import PinApp, PinPod, PinScaler, PinterestService
-from workloads.core.translate.common import Context, add_volume, content_hash
+from workloads.core.specs import Metric, PinApp, PinPod, PinScaler, PinterestService
+from workloads.core.translate.common import Context, W, add_volume, content_hash
 
 DATA_VOLUME = "pincompute-data"
 CONFIG_VOLUME = "pincompute-config"
 CONFIG_MOUNT = "/etc/pincompute/config"
 
 
-def pinpod(ctx: Context) -> list[dict[str, Any]]:
+def pinpod(ctx: Context[PinPod]) -> list[dict[str, Any]]:
     """Pod (+ PVC). Stopping removes the Pod but keeps the PVC, so data survives stop/start."""
-    pod: PinPod = ctx.workload
+    pod = ctx.workload
     objects: list[dict[str, Any]] = []
     spec = pod.pod.to_pod_spec()
     spec["restartPolicy"] = pod.restart_policy
@@ -41,13 +41,13 @@ def pinpod(ctx: Context) -> list[dict[str, Any]]:
     return objects
 
 
-def pinapp(ctx: Context, *, autoscaled: bool = False) -> list[dict[str, Any]]:
+def pinapp(ctx: Context[PinApp], *, autoscaled: bool = False) -> list[dict[str, Any]]:
     """One Deployment per zone shard, ``<app>-<zone>``, plus one Service selecting every shard.
 
     Paused or stopped: replicas 0, spec kept. When a PinScaler drives the app, ``replicas`` is left
     out so server-side apply never fights the HorizontalPodAutoscaler.
     """
-    app: PinApp = ctx.workload
+    app = ctx.workload
     placement = ctx.placement
     if placement.zone:
         zones = [placement.zone]
@@ -67,7 +67,7 @@ def pinapp(ctx: Context, *, autoscaled: bool = False) -> list[dict[str, Any]]:
             "selector": {"matchLabels": ctx.selector(**{ZONE_LABEL: zone})},
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {
                 "maxUnavailable": app.rollout.max_unavailable, "maxSurge": app.rollout.max_surge}},
-            "template": ctx.pod_template(spec, identity, **{ZONE_LABEL: zone}),
+            "template": ctx.pod_template(spec, identity, annotations=None, **{ZONE_LABEL: zone}),
         }
         if app.operations.halted:
             deployment_spec["replicas"] = 0
@@ -81,14 +81,14 @@ def pinapp(ctx: Context, *, autoscaled: bool = False) -> list[dict[str, Any]]:
     return objects
 
 
-def pinscaler(ctx: Context, *, target: dict[str, Any] | None = None, now: datetime | None = None
+def pinscaler(ctx: Context[PinScaler], *, target: dict[str, Any] | None = None, now: datetime | None = None
               ) -> list[dict[str, Any]]:
     """One autoscaling/v2 HPA per zone shard Deployment, with min/max split across the shards.
 
     With ``now``, an active schedule window's bounds replace the base bounds (the operator passes
     its clock; translation itself never reads one). Paused or stopped: no HPA.
     """
-    scaler: PinScaler = ctx.workload
+    scaler = ctx.workload
     if scaler.operations.halted:
         return []
     bounds = active_schedule_bounds(scaler, now) if now else None
@@ -124,7 +124,7 @@ def pinscaler(ctx: Context, *, target: dict[str, Any] | None = None, now: dateti
     return objects
 
 
-def _metric(metric: Any) -> dict[str, Any]:
+def _metric(metric: Metric) -> dict[str, Any]:
     if metric.type in ("CPU", "Memory"):
         return {"type": "Resource", "resource": {"name": metric.type.lower(), "target": {
             "type": "Utilization", "averageUtilization": metric.target_utilization}}}
@@ -132,17 +132,18 @@ def _metric(metric: Any) -> dict[str, Any]:
         return {"type": "Pods", "pods": {"metric": {"name": metric.metric},
                                          "target": {"type": "AverageValue",
                                                     "averageValue": metric.target_average_value}}}
-    target = ({"type": "Value", "value": metric.target_value} if metric.target_value is not None
-              else {"type": "AverageValue", "averageValue": metric.target_average_value})
+    target: dict[str, str | None] = (
+        {"type": "Value", "value": metric.target_value} if metric.target_value is not None
+        else {"type": "AverageValue", "averageValue": metric.target_average_value})
     name: dict[str, Any] = {"name": metric.metric}
     if metric.selector:
         name["selector"] = {"matchLabels": dict(metric.selector)}
     return {"type": "External", "external": {"metric": name, "target": target}}
 
 
-def pinterestservice(ctx: Context) -> list[dict[str, Any]]:
+def pinterestservice(ctx: Context[PinterestService]) -> list[dict[str, Any]]:
     """Deployment + Service + Ingress + ConfigMap; a config change rolls the pods via a hash annotation."""
-    svc: PinterestService = ctx.workload
+    svc = ctx.workload
     spec = svc.pod.to_pod_spec()
     annotations = {}
     objects: list[dict[str, Any]] = []
@@ -163,7 +164,7 @@ def pinterestservice(ctx: Context) -> list[dict[str, Any]]:
     if svc.ingress:
         ingress = svc.ingress
         port_ref = ingress.port if ingress.port is not None else (svc.ports[0].name or svc.ports[0].port)
-        port = {"name": port_ref} if isinstance(port_ref, str) else {"number": port_ref}
+        port: dict[str, str | int] = {"name": port_ref} if isinstance(port_ref, str) else {"number": port_ref}
         ingress_spec: dict[str, Any] = {"rules": [{"host": ingress.host, "http": {"paths": [{
             "path": ingress.path, "pathType": ingress.path_type,
             "backend": {"service": {"name": ctx.name, "port": port}}}]}}]}
@@ -174,6 +175,6 @@ def pinterestservice(ctx: Context) -> list[dict[str, Any]]:
     return objects
 
 
-def _service(ctx: Context, name: str, ports: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+def _service(ctx: Context[W], name: str, ports: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Service", "metadata": ctx.metadata(name),
             "spec": {"selector": ctx.selector(), "ports": ports, **extra}}

@@ -7,6 +7,7 @@ from typing import Any
 
 from workloads.core.labels import DAEMON_PAUSED_LABEL
 from workloads.core.specs import PinterestCronJob, PinterestDaemon, PinterestJobSet, PinterestTrainingJob
+from workloads.core.specs.batch import JobSettings
 from workloads.core.translate.common import Context, add_env
 
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
@@ -18,7 +19,7 @@ def _index_env(name: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": COMPLETION_INDEX}}}
 
 
-def _job_spec(settings: Any, template: dict[str, Any], suspend: bool) -> dict[str, Any]:
+def _job_spec(settings: JobSettings, template: dict[str, Any], suspend: bool) -> dict[str, Any]:
     template["spec"]["restartPolicy"] = settings.restart_policy
     spec: dict[str, Any] = {"template": template, "suspend": suspend}
     for key, value in (("backoffLimit", settings.backoff_limit),
@@ -29,9 +30,9 @@ def _job_spec(settings: Any, template: dict[str, Any], suspend: bool) -> dict[st
     return spec
 
 
-def pinterestjobset(ctx: Context) -> list[dict[str, Any]]:
+def pinterestjobset(ctx: Context[PinterestJobSet]) -> list[dict[str, Any]]:
     """One Indexed Job: index i is shard i; SHARD_INDEX comes from the completion-index annotation."""
-    jobset: PinterestJobSet = ctx.workload
+    jobset = ctx.workload
     pod_spec = jobset.pod.to_pod_spec()
     add_env(pod_spec, [_index_env("SHARD_INDEX"), {"name": "SHARD_COUNT", "value": str(jobset.shards)}])
     spec = _job_spec(jobset.job, ctx.pod_template(pod_spec), jobset.operations.halted)
@@ -39,8 +40,8 @@ def pinterestjobset(ctx: Context) -> list[dict[str, Any]]:
     return [{"apiVersion": "batch/v1", "kind": "Job", "metadata": ctx.metadata(ctx.name), "spec": spec}]
 
 
-def pinterestcronjob(ctx: Context) -> list[dict[str, Any]]:
-    cron: PinterestCronJob = ctx.workload
+def pinterestcronjob(ctx: Context[PinterestCronJob]) -> list[dict[str, Any]]:
+    cron = ctx.workload
     template = ctx.pod_template(cron.pod.to_pod_spec())
     job_spec = _job_spec(cron.job, template, False)
     del job_spec["suspend"]  # the CronJob's own suspend governs its runs
@@ -58,9 +59,9 @@ def pinterestcronjob(ctx: Context) -> list[dict[str, Any]]:
     return [{"apiVersion": "batch/v1", "kind": "CronJob", "metadata": ctx.metadata(ctx.name), "spec": spec}]
 
 
-def pinterestdaemon(ctx: Context) -> list[dict[str, Any]]:
+def pinterestdaemon(ctx: Context[PinterestDaemon]) -> list[dict[str, Any]]:
     """DaemonSet; pausing adds a node selector no node carries, so every daemon pod goes away."""
-    daemon: PinterestDaemon = ctx.workload
+    daemon = ctx.workload
     pod_spec = daemon.pod.to_pod_spec()
     if daemon.operations.halted:
         pod_spec.setdefault("nodeSelector", {})[DAEMON_PAUSED_LABEL] = "true"
@@ -72,16 +73,16 @@ def pinterestdaemon(ctx: Context) -> list[dict[str, Any]]:
     return [{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": ctx.metadata(ctx.name), "spec": spec}]
 
 
-def pinteresttrainingjob(ctx: Context) -> list[dict[str, Any]]:
+def pinteresttrainingjob(ctx: Context[PinterestTrainingJob]) -> list[dict[str, Any]]:
     """Kubeflow PyTorchJob/TFJob when the cluster has the CRD, else Indexed Job + headless Service."""
-    job: PinterestTrainingJob = ctx.workload
+    job = ctx.workload
     wanted = KUBEFLOW_PYTORCH if job.framework == "PyTorch" else KUBEFLOW_TF
     if wanted in ctx.capabilities:
         return [_kubeflow(ctx, job)]
     return _indexed_training(ctx, job)
 
 
-def _kubeflow(ctx: Context, job: PinterestTrainingJob) -> dict[str, Any]:
+def _kubeflow(ctx: Context[PinterestTrainingJob], job: PinterestTrainingJob) -> dict[str, Any]:
     pod_spec = job.pod.to_pod_spec()
     port_name = "pytorchjob-port" if job.framework == "PyTorch" else "tfjob-port"
     first = pod_spec["containers"][0]
@@ -109,7 +110,7 @@ def _kubeflow(ctx: Context, job: PinterestTrainingJob) -> dict[str, Any]:
     return {"apiVersion": "kubeflow.org/v1", "kind": kind, "metadata": ctx.metadata(ctx.name), "spec": spec}
 
 
-def _indexed_training(ctx: Context, job: PinterestTrainingJob) -> list[dict[str, Any]]:
+def _indexed_training(ctx: Context[PinterestTrainingJob], job: PinterestTrainingJob) -> list[dict[str, Any]]:
     """Rank i is completion index i; pod ``<job>-0`` (the master) is reachable as ``<job>-0.<svc>``."""
     service = ctx.name
     hosts = [f"{ctx.name}-{rank}.{service}" for rank in range(job.world_size)]

@@ -7,19 +7,25 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from workloads.core import API_VERSION
 from workloads.core.labels import KIND_LABEL, RESTARTED_AT_ANNOTATION, WORKLOAD_LABEL
 from workloads.core.placement import Placement
 from workloads.core.runtime import Identity, RuntimeProfile, inject
+from workloads.core.specs import Workload
+
+W = TypeVar("W", bound=Workload)
 
 
 @dataclass(frozen=True)
-class Context:
-    """Everything a kind's translator may read; nothing else (no clock, no network)."""
+class Context(Generic[W]):
+    """Everything a kind's translator may read; nothing else (no clock, no network).
 
-    workload: Any
+    ``Context[PinApp]`` is what the PinApp translator gets: ``workload`` is already the typed spec.
+    """
+
+    workload: W
     cr: Mapping[str, Any]
     profile: RuntimeProfile
     placement: Placement
@@ -27,11 +33,11 @@ class Context:
 
     @property
     def name(self) -> str:
-        return str(self.workload.meta.name)
+        return self.workload.meta.name
 
     @property
     def namespace(self) -> str:
-        return str(self.workload.meta.namespace or "default")
+        return self.workload.meta.namespace or "default"
 
     def identity(self, zone: str | None = None, shard: int | None = None) -> Identity:
         meta = self.workload.meta
@@ -90,11 +96,19 @@ def add_volume(pod_spec: dict[str, Any], volume: dict[str, Any], mount: dict[str
             container.setdefault("volumeMounts", []).append(dict(mount))
 
 
-def content_hash(data: Any) -> str:
+def content_hash(data: object) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def canonical(value: Any) -> Any:
+@overload
+def canonical(value: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@overload
+def canonical(value: object) -> object: ...
+
+
+def canonical(value: object) -> object:
     """Recursively key-sorted copy, so serialising the output is byte-identical run after run."""
     if isinstance(value, dict):
         return {key: canonical(value[key]) for key in sorted(value)}

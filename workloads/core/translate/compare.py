@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
-
-def is_subset(desired: Any, live: Any) -> bool:
+def is_subset(desired: object, live: object) -> bool:
     """True when every field we set has the same value live (the apiserver may add defaults)."""
     if isinstance(desired, dict):
         return isinstance(live, dict) and all(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from workloads.core.labels import RESTARTED_AT_ANNOTATION
 from workloads.core.translate.compare import is_subset
@@ -63,7 +63,7 @@ class RestartAction:
 
 
 KILL_COMMAND = ("/bin/sh", "-c", "kill -TERM 1")
-LAST_RESTART_STATUS = "lastContainerRestart"
+LAST_RESTART_STATUS: Final = "lastContainerRestart"
 
 
 def restart_container_plan(cr: Mapping[str, Any], live_pods: Sequence[Mapping[str, Any]]) -> list[RestartAction]:
