@@ -1,4 +1,5 @@
-"""The repository stays ruff clean and the core stays a library (import-linter contract)."""
+"""The repository stays ruff clean, the core stays a library (import-linter contract), and the core and the
+Kubernetes client layer stay mypy --strict clean (pyproject.toml [tool.mypy])."""
 
 import shutil
 import subprocess
@@ -19,6 +20,13 @@ def test_ruff_is_clean():
     done = _run("ruff", "check", ".")
 
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_core_and_kube_layer_are_mypy_strict_clean():
+    done = _run("mypy", "workloads/core", "clusters/kube")
+
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert "Success: no issues found" in done.stdout
 
 
 def test_core_does_not_import_django_or_portal_apps():
