@@ -144,16 +144,18 @@ def test_admin_quota_change_goes_through_the_service(superuser_client, admin_use
     assert event.before["cpu_milli"] == 8000 and event.after["cpu_milli"] == 12000
 
 
-def test_admin_project_creation_goes_through_the_service(superuser_client, admin_user):
+def test_admin_project_creation_goes_through_the_service(superuser_client, admin_user, user):
     page = superuser_client.get("/admin/projects/project/add/")
     data = form_data(page)
-    data.update({"name": "search", "team": "search", "cost_center": "CC-9"})
+    data.update({"name": "search", "team": "search", "cost_center": "CC-9", "memberships-TOTAL_FORMS": "1",
+                 "memberships-0-user": str(user.pk), "memberships-0-role": "owner"})
 
     response = superuser_client.post("/admin/projects/project/add/", data)
 
     assert response.status_code == 302, response.content[:3000]
-    assert Project.objects.filter(name="search").exists()
+    assert Membership.objects.get(project__name="search").user == user
     assert AuditEvent.objects.get(action="project.create").project_name == "search"
+    assert AuditEvent.objects.get(action="project.member.set").after == {"role": "owner"}
 
 
 def test_admin_cannot_make_a_user_a_platform_admin(superuser_client, user):
