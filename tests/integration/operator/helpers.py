@@ -1,14 +1,7 @@
-"""Start/stop the operator as a real subprocess and read cluster state for the operator tests."""
+"""Read and write cluster state for the operator tests (the operator process is devtools.operator_process)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from kubernetes import client
@@ -19,73 +12,6 @@ from workloads.core.labels import WORKLOAD_LABEL
 
 ROOT = Path(__file__).resolve().parents[3]
 PLURALS = {kind: info.plural for kind, info in KINDS.items()}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class OperatorProcess:
-    """``python -m workloads.core.operator`` with its own metrics port and log file."""
-
-    def __init__(self, kubeconfig: Path, log_dir: Path, name: str, lease_name: str, *extra: str) -> None:
-        self.port = free_port()
-        self.log_path = log_dir / f"{name}.log"
-        self.identity = name
-        self.args = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(kubeconfig),
-                     "--context", "member-a", "--context", "member-b", "--lease-context", "host",
-                     "--lease-name", lease_name, "--lease-duration", "4", "--renew-period", "1",
-                     "--identity", name, "--metrics-port", str(self.port), "--resync-seconds", "60", *extra]
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> OperatorProcess:
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        log.close()
-        return self
-
-    def metrics(self) -> dict[str, float]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2) as resp:
-                text = resp.read().decode()
-        except OSError:
-            return {}
-        return {line.split()[0].removeprefix("pincompute_operator_"): float(line.split()[1])
-                for line in text.splitlines() if line.strip()}
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def terminate(self, timeout: float = 30) -> int:
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                return self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                raise
-        return int(self.proc.returncode)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-
-def wait_for(predicate, timeout: float = 60, interval: float = 0.25, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
 
 
 def custom(api: client.ApiClient) -> client.CustomObjectsApi:

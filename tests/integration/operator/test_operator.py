@@ -15,9 +15,9 @@ import uuid
 import pytest
 from kubernetes import client
 
+from devtools.operator_process import OperatorProcess, wait_for
 from tests.integration.operator.helpers import (
     ROOT,
-    OperatorProcess,
     condition,
     create_cr,
     delete_cr,
@@ -25,7 +25,6 @@ from tests.integration.operator.helpers import (
     is_ready,
     owned,
     patch_cr,
-    wait_for,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(240)]

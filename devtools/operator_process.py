@@ -1,0 +1,81 @@
+"""The operator as a real subprocess, and a polling wait: shared by the operator bench and its tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from devtools.localcp.procs import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
+
+
+class OperatorProcess:
+    """``python -m workloads.core.operator`` on member-a and member-b (lease on the host), with its own
+    metrics port and log file."""
+
+    def __init__(self, kubeconfig: Path, log_dir: Path, name: str, lease_name: str, *extra: str) -> None:
+        self.port = free_port()
+        self.log_path = log_dir / f"{name}.log"
+        self.identity = name
+        self.args = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(kubeconfig),
+                     "--context", "member-a", "--context", "member-b", "--lease-context", "host",
+                     "--lease-name", lease_name, "--lease-duration", "4", "--renew-period", "1",
+                     "--identity", name, "--metrics-port", str(self.port), "--resync-seconds", "60", *extra]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> OperatorProcess:
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        log.close()
+        return self
+
+    def metrics(self) -> dict[str, float]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2) as resp:
+                text = resp.read().decode()
+        except OSError:
+            return {}
+        return {line.split()[0].removeprefix("pincompute_operator_"): float(line.split()[1])
+                for line in text.splitlines() if line.strip()}
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def terminate(self, timeout: float = 30) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                return self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                raise
+        return int(self.proc.returncode)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+
+def wait_for(predicate: Callable[[], T], timeout: float = 60, interval: float = 0.25, what: str = "condition") -> T:
+    """Poll until ``predicate()`` is truthy and return it; AssertionError (with the last value) on timeout."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
