@@ -4,11 +4,12 @@
     python3 manage.py dev    # fresh machine: install everything, start local clusters, run the portal
     python3 manage.py test   # install everything the suite needs, then run the whole test suite
 
-Both bootstrap the environment first (console/bootstrap.py, stdlib only) and re-run inside .venv.
-Every other command is Django's.
+Both bootstrap the environment first (devtools/bootstrap.py, standard library only, imported with
+whatever Python runs this file) and re-run inside .venv. `test` then runs pytest; `dev` runs the dev
+stack (devtools/dev.py), which sets Django up itself: devtools is not a Django app and the portal's
+settings do not know about it. Every other command is Django's.
 """
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -17,18 +18,13 @@ ROOT = Path(__file__).resolve().parent
 BOOTSTRAPPED = {"dev", "test"}
 
 
-def _bootstrap_module():
-    spec = importlib.util.spec_from_file_location("pinconsole_bootstrap", ROOT / "console" / "bootstrap.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command in BOOTSTRAPPED and os.environ.get("PINCONSOLE_BOOTSTRAPPED") != "1":
-        bootstrap = _bootstrap_module()
-        python = bootstrap.ensure_environment(ROOT, purpose=command)
+        sys.path.insert(0, str(ROOT))
+        from devtools import bootstrap
+
+        python = bootstrap.ensure_environment(ROOT, purpose=command, argv=sys.argv[2:])
         os.environ["PINCONSOLE_BOOTSTRAPPED"] = "1"
         if command == "test":
             os.chdir(ROOT)
@@ -36,10 +32,11 @@ def main() -> None:
         os.execv(python, [python, str(ROOT / "manage.py"), *sys.argv[1:]])
     if command == "test":
         os.execv(sys.executable, [sys.executable, "-m", "pytest", *sys.argv[2:]])
+    if command == "dev":
+        from devtools.dev import main as dev
+
+        sys.exit(dev(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
-    if command == "dev":  # the embedded default: debug on, local password sign-in with demo users
-        os.environ.setdefault("DEBUG", "true")
-        os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

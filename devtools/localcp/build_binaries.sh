@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Build the local control plane binaries from Go modules, cached outside the repo keyed by version.
-# Usage: build_binaries.sh            (builds whatever is missing; prints the bin dir)
+# Usage: build_binaries.sh [all]      builds whatever is missing; prints the bin dir
+#        build_binaries.sh NAME       one binary (dex, etcd, kwok, kube-apiserver, kube-controller-manager,
+#                                     kube-scheduler, kubectl; or k8s for the four kubernetes ones)
+#        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
+#        build_binaries.sh bindir     prints the bin dir (builds nothing)
 # Env:   PINCONSOLE_CACHE (default ~/.cache/pinconsole)
 set -euo pipefail
 
@@ -17,8 +21,12 @@ mkdir -p "$BIN" "$SRC"
 
 log() { echo "[build_binaries] $*" >&2; }
 
+K8S_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
+ALL_BINS=(dex etcd kwok "${K8S_BINS[@]}")   # build order of `all`
+
 build_k8s() {
-  local want=(kube-apiserver kube-controller-manager kube-scheduler kubectl) missing=()
+  local want=("$@") missing=()
+  [[ ${#want[@]} -eq 0 ]] && want=("${K8S_BINS[@]}")
   for b in "${want[@]}"; do [[ -x "$BIN/$b" ]] || missing+=("$b"); done
   [[ ${#missing[@]} -eq 0 ]] && return 0
   log "building kubernetes $K8S_VERSION: ${missing[*]}"
@@ -81,6 +89,9 @@ case "$what" in
   etcd) build_etcd ;;
   kwok) build_kwok ;;
   k8s) build_k8s ;;
+  kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) build_k8s "$what" ;;
+  missing) for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; exit 0 ;;
+  bindir) ;;
   *) echo "unknown target $what" >&2; exit 2 ;;
 esac
 echo "$BIN"

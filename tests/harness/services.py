@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.bootstrap import find_postgres_bin
+from devtools.bootstrap import find_postgres_bin
 
 
 def free_port() -> int:

@@ -1,0 +1,171 @@
+"""Demo data for the embedded default: users, projects, quotas, cluster attributes, the projects'
+namespaces on every member, and a few workloads.
+
+Idempotent: running it again keeps existing passwords and objects. Everything goes through the product's
+own service functions (projects.services, projects.provisioning, clusters.services, clusters.provision),
+so the audit log shows the seeding like any other change and nothing here knows how a namespace or a
+quota is laid out on a cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from kubernetes.client.exceptions import ApiException
+
+from clusters import provision
+from clusters import services as cluster_services
+from clusters.models import Cluster, ClusterPool, PoolKind
+from clusters.runtime import api_for
+from projects import services as project_services
+from projects.models import Project, Role, Tier
+from projects.provisioning import provision_project
+from workloads.core import API_VERSION
+from workloads.core.labels import (
+    CLUSTER_ANNOTATION,
+    HARDWARE_FAMILY_LABEL,
+    SHARD_COUNT_ANNOTATION,
+    SHARD_INDEX_ANNOTATION,
+    ZONE_ANNOTATION,
+)
+from workloads.core.quantity import parse_cpu, parse_memory
+from workloads.core.tiers import Tier as CoreTier
+
+GIB = 2**30
+PROJECTS = (
+    ("ads-ranking", "Ads Ranking", "ads", "CC-1042", "Online ranking services for ads."),
+    ("ml-training", "ML Training", "ml-platform", "CC-2210", "Distributed training and batch features."),
+    ("search-infra", "Search Infra", "search", "CC-3307", "Indexing daemons and crawlers."),
+)
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str
+    role: str
+
+
+def _credentials_file() -> Path:
+    return Path(settings.VAR_DIR) / "dev-credentials.json"
+
+
+def ensure_users() -> list[DemoLogin]:
+    path = _credentials_file()
+    stored: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    users = get_user_model()
+    logins = []
+    for username, role in (("demo", "developer"), ("admin", "platform admin")):
+        password = stored.get(username) or secrets.token_urlsafe(12)
+        user, _ = users.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
+        if not user.check_password(password):
+            user.set_password(password)
+            user.save()
+        if role == "platform admin":
+            user.groups.add(Group.objects.get_or_create(name=settings.PLATFORM_ADMIN_GROUP)[0])
+            user.is_staff = user.is_superuser = True
+            user.save()
+        stored[username] = password
+        logins.append(DemoLogin(username, password, role))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stored))
+    path.chmod(0o600)
+    return logins
+
+
+def ensure_cluster_attributes(cluster: Cluster, nodes: list[dict[str, Any]]) -> None:
+    """Pools sized from real node allocatable: 45% Reserved, 40% OnDemand, 10% burst buffer."""
+    cpu = sum(parse_cpu(n["status"]["allocatable"].get("cpu", "0")) for n in nodes)
+    mem = sum(parse_memory(n["status"]["allocatable"].get("memory", "0")) for n in nodes)
+    gpu = sum(int(n["status"]["allocatable"].get("nvidia.com/gpu", "0")) for n in nodes)
+    families = sorted({n["metadata"].get("labels", {}).get(HARDWARE_FAMILY_LABEL, "general") for n in nodes})
+    if not cluster.hardware_families:
+        cluster_services.update_cluster_attributes(cluster.pk, {"hardware_families": families}, actor=None)
+    for kind, share in ((PoolKind.RESERVED, 0.45), (PoolKind.ONDEMAND, 0.40), (PoolKind.BURST, 0.10)):
+        if ClusterPool.objects.filter(cluster=cluster, kind=kind).exists():
+            continue
+        cluster_services.update_pool(cluster.pk, kind, cluster_services.PoolInput(
+            cpu=f"{int(cpu * share)}m", memory=str(int(mem * share)), gpu=str(int(gpu * share))), actor=None)
+
+
+def ensure_projects(members: list[Cluster], demo_user: Any, admin_user: Any) -> list[Project]:
+    projects = []
+    for name, display, team, cc, description in PROJECTS:
+        project = Project.objects.filter(name=name).first() or project_services.create_project(
+            name=name, display_name=display, team=team, cost_center=cc, description=description, actor=admin_user)
+        if name != "search-infra":
+            project_services.add_member(project=project, user=demo_user, role=Role.OWNER, actor=admin_user)
+        for cluster in members:
+            for tier, cpu_cores, mem_gib, gpu in ((Tier.RESERVED, 16, 64, 0), (Tier.ONDEMAND, 32, 128, 4),
+                                                   (Tier.PREEMPTIBLE, 16, 64, 0)):
+                if not project.quotas.filter(cluster=cluster, tier=tier).exists():
+                    project_services.grant_quota(project=project, cluster=cluster, tier=tier,
+                                                 cpu_milli=cpu_cores * 1000, memory_bytes=mem_gib * GIB, gpu=gpu,
+                                                 actor=admin_user)
+        projects.append(project)
+    return projects
+
+
+def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Cluster, dict[str, Any]]]:
+    """A PinApp sharded over every member zone, and a job set on the first member."""
+    out = []
+    for index, cluster in enumerate(members):
+        app = {
+            "apiVersion": API_VERSION, "kind": "PinApp",
+            "metadata": {"name": "ranker", "namespace": project.namespace, "annotations": {
+                CLUSTER_ANNOTATION: cluster.name, ZONE_ANNOTATION: cluster.zone,
+                SHARD_INDEX_ANNOTATION: str(index), SHARD_COUNT_ANNOTATION: str(len(members))}},
+            "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
+                     "tier": CoreTier.ONDEMAND.value, "replicas": 2, "zones": [cluster.zone],
+                     "template": {"containers": [{"name": "ranker", "image": "registry.local/ads/ranker:1.8.2",
+                                                  "ports": [{"name": "http", "containerPort": 8080}],
+                                                  "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
+        }
+        out.append((cluster, app))
+    first = members[0]
+    jobset = {
+        "apiVersion": API_VERSION, "kind": "PinterestJobSet",
+        "metadata": {"name": "feature-backfill", "namespace": project.namespace, "annotations": {
+            CLUSTER_ANNOTATION: first.name, ZONE_ANNOTATION: first.zone}},
+        "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
+                 "tier": CoreTier.PREEMPTIBLE.value, "shards": 4,
+                 "containers": [{"name": "backfill", "image": "registry.local/ads/backfill:2.0.0",
+                                 "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}}}]},
+    }
+    out.append((first, jobset))
+    return out
+
+
+def apply_demo_workloads(project: Project, members: list[Cluster]) -> list[str]:
+    """Write the demo custom resources; returns human-readable problems instead of raising.
+
+    Written straight to the members with placement annotations: the portal has no submission service yet.
+    """
+    problems = []
+    for cluster, manifest in demo_workloads(project, members):
+        try:
+            provision.apply_all(api_for(cluster), [manifest])
+        except ApiException as exc:
+            problems.append(f"{cluster.name}: {manifest['kind']}/{manifest['metadata']['name']}: {exc.reason}")
+    return problems
+
+
+def seed(members: list[Cluster]) -> list[str]:
+    """Cluster attributes from the members' real nodes, the demo projects with quotas, their namespaces
+    provisioned on every member, and the demo workloads. Returns problems instead of raising."""
+    for cluster in members:
+        nodes = provision.dynamic_client(api_for(cluster)).resources.get(api_version="v1", kind="Node").get()
+        ensure_cluster_attributes(cluster, nodes.to_dict()["items"])
+    users = get_user_model().objects.in_bulk(["demo", "admin"], field_name="username")
+    projects = ensure_projects(members, users["demo"], users["admin"])
+    for project in projects:
+        for cluster in members:
+            provision_project(project, cluster)
+    return apply_demo_workloads(projects[0], members)

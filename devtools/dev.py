@@ -1,0 +1,151 @@
+"""``python3 manage.py dev``: the embedded default, from a fresh machine to a working portal in one command.
+
+manage.py runs the bootstrap (devtools/bootstrap.py), re-executes itself in .venv and then calls
+``main`` here, which sets up Django itself. It is deliberately not a Django management command: the
+portal's settings and INSTALLED_APPS know nothing about dev tooling, whether or not it is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from devtools.progress import Progress, dev_steps
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="manage.py dev",
+        description="Start local clusters, seed demo data, run the operator and serve the portal (dev only).")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--members", type=int, default=2)
+    ap.add_argument("--nodes", type=int, default=20, help="kwok nodes per member cluster")
+    ap.add_argument("--no-clusters", action="store_true", help="portal only, no local control plane")
+    ap.add_argument("--keep-clusters", action="store_true", help="leave the clusters running on exit")
+    ap.add_argument("--no-serve", action="store_true", help="set everything up, then exit")
+    return ap
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    # The embedded default: debug on, local password sign-in with the demo users.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+    os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    if not settings.DEBUG:
+        print("manage.py dev is the embedded default and needs DEBUG=true.", file=sys.stderr)
+        return 2
+    progress = Progress.resume("dev", dev_steps(clusters=not args.no_clusters))
+    DevRun(args, progress).run()
+    return 0
+
+
+class DevRun:
+    def __init__(self, args: argparse.Namespace, progress: Progress) -> None:
+        self.args, self.progress = args, progress
+        self.cp: Any = None
+        self.operator: Any = None
+
+    def run(self) -> None:
+        from django.core.management.color import color_style
+
+        from devtools import demo
+
+        say, style = self.progress.say, color_style()
+        # uvicorn re-raises SIGTERM after its graceful shutdown; turn it (and a SIGTERM during set-up) into
+        # the same path as Ctrl-C so the operator and the clusters are stopped either way.
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            with self.progress.step("database") as step:
+                from django.core.management import call_command
+
+                call_command("migrate", verbosity=0, interactive=False)
+                logins = demo.ensure_users()
+                step.outcome = "migrated, demo users ready"
+            if not self.args.no_clusters:
+                self._stack()
+            url = f"http://{self.args.host}:{self.args.port}/"
+            with self.progress.step("portal") as step:
+                step.outcome = "starting uvicorn" if not self.args.no_serve else "not served (--no-serve)"
+            say(style.SUCCESS(f"PinConsole is ready at {url}"))
+            for login in logins:
+                say(f"  sign in as {login.username} / {login.password}   ({login.role})")
+            if self.cp is not None:
+                say(f"  kubeconfig: {self.cp.kubeconfig_path}   (stop clusters: {_down_command(self.cp.state_dir)})")
+            if not self.args.no_serve:
+                _serve(self.args.host, self.args.port)
+        except KeyboardInterrupt:
+            say("interrupted")
+        finally:
+            self._stop()
+
+    def _stack(self) -> None:
+        from django.conf import settings
+
+        from devtools import demo, devstack
+
+        args, step = self.args, self.progress.step
+        with step("clusters up") as s:
+            self.cp = devstack.control_plane(args.members, args.nodes)
+            self.cp.up()
+            how = "reused" if "reused" in self.cp.timings else "started"
+            s.outcome = f"{how} host + {args.members} members x {args.nodes} nodes"
+        with step("register clusters") as s:
+            clusters = devstack.register(self.cp)
+            s.outcome = ", ".join(f"{c.name} ({c.role}, {c.zone})" for c in clusters)
+        members = devstack.members_of(clusters)
+        with step("CRDs and PriorityClasses") as s:
+            for cluster in members:
+                devstack.install_platform(cluster)
+            s.outcome = f"installed on {', '.join(c.name for c in members)}"
+        with step("demo data") as s:
+            problems = demo.seed(members)
+            s.outcome = f"{len(demo.PROJECTS)} projects, quotas, namespaces, workloads"
+        for problem in problems:
+            self.progress.say(f"warning: {problem}")
+        with step("operator") as s:
+            log_dir = settings.VAR_DIR / "logs"
+            self.operator = devstack.start_operator(self.cp, members, log_dir)
+            s.outcome = f"running (log: {log_dir / 'operator.log'})"
+        with step("watch caches") as s:
+            devstack.wait_for_caches()
+            s.outcome = "synced"
+
+    def _stop(self) -> None:
+        from clusters import runtime as cluster_runtime
+        from devtools import devstack
+
+        cluster_runtime.shutdown()
+        if self.operator is not None:
+            devstack.stop_process(self.operator)
+        if self.cp is not None and not self.args.keep_clusters and not self.args.no_serve:
+            self.progress.say("stopping local clusters")
+            self.cp.down()
+
+
+def _down_command(state_dir: Path) -> str:
+    from devtools.devstack import DEFAULT_DEV_STATE
+
+    extra = "" if state_dir == DEFAULT_DEV_STATE else f" --state-dir {state_dir}"
+    return f"python -m devtools.localcp down{extra}"
+
+
+def _serve(host: str, port: int) -> None:
+    import uvicorn
+
+    sys.stdout.flush()
+    uvicorn.run("console.asgi:application", host=host, port=port, log_level="info", lifespan="off")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
