@@ -94,9 +94,10 @@ class Progress:
 
     # -- plan ---------------------------------------------------------------------------------------
     @classmethod
-    def resume(cls, label: str, plan: list[str], **kwargs: object) -> Progress:
+    def resume(cls, label: str, plan: list[str], *, stream: TextIO | None = None,
+               live: bool | None = None) -> Progress:
         """Continue the numbering and the clock of the process that exec'd this one (if any)."""
-        progress = cls(label, plan, **kwargs)  # type: ignore[arg-type]
+        progress = cls(label, plan, stream=stream, live=live)
         try:
             state = json.loads(os.environ.get(ENV, ""))
             progress.t0, progress.done = float(state["t0"]), int(state["done"])
@@ -107,9 +108,6 @@ class Progress:
     def export(self) -> dict[str, str]:
         """Environment for the next process (see ``resume``)."""
         return {ENV: json.dumps({"t0": self.t0, "done": self.done})}
-
-    def extend(self, titles: list[str]) -> None:
-        self.todo.extend(t for t in titles if t not in self.todo)
 
     def replace(self, title: str, titles: list[str]) -> None:
         """Expand a planned step into the steps found out while running (e.g. which binaries are missing)."""
