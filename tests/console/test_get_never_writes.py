@@ -14,26 +14,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from base import audit
 from projects import services as project_services
 from tests.clusters.factories import make_cluster, make_pool, make_quota
-from tests.debugging.conftest import FakeCache, fake_pod
+from tests.fakes import FilledCache, fake_pod
 
 pytestmark = pytest.mark.django_db
 
 WRITES = ("insert", "update", "delete", "replace", "merge")
 NOT_PAGES = ("admin", "oidc", "api-schema", "api-docs", "api-redoc")  # third-party views
-
-
-class FakeMemberCache(FakeCache):
-    """Enough of a WatchCache for the cluster pages and the debug pages."""
-
-    def list(self, kind: str, namespace: str | None = None, label_selector: dict[str, str] | None = None,
-             **_: Any) -> list[dict[str, Any]]:
-        if kind != "pods":
-            return []
-        return super().list(kind, namespace, label_selector)
-
-    def aggregates(self) -> dict[str, Any]:
-        return {"nodes_total": 0, "nodes_ready": 0, "requests_by_tier": {}, "allocatable_by_zone": {},
-                "allocatable_by_family": {}}
 
 
 @pytest.fixture
@@ -45,7 +31,7 @@ def world(admin_user, monkeypatch):
     project_services.add_member(project=cluster.quotas.get().project, user=admin_user, role="owner",
                                 actor=admin_user)
     event = audit.record("x.y", actor=admin_user, target_kind="Thing", target_name="t")
-    cache = FakeMemberCache([fake_pod("web-1", "proj-ads", labels={"app": "web"})])
+    cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"app": "web"})]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
     return {"event": event.pk}
 

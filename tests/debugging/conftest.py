@@ -9,6 +9,7 @@ from django.test import Client
 
 from clusters.models import Cluster
 from projects.models import Membership, Project
+from tests.fakes import FilledCache, fake_pod
 
 ORIGIN = b"http://127.0.0.1"
 
@@ -37,37 +38,12 @@ def ws_headers(user: Any | None, origin: bytes = ORIGIN) -> list[tuple[bytes, by
     return headers
 
 
-def fake_pod(name: str, namespace: str, containers: tuple[str, ...] = ("app",), phase: str = "Running",
-             labels: dict[str, str] | None = None) -> dict[str, Any]:
-    return {"metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
-            "spec": {"containers": [{"name": c, "image": "busybox"} for c in containers]},
-            "status": {"phase": phase}}
-
-
-class FakeCache:
-    """Read-only stand-in for a WatchCache (get/list of slimmed pods)."""
-
-    synced, last_error = True, None
-
-    def __init__(self, pods: list[dict[str, Any]]) -> None:
-        self.pods = pods
-
-    def get(self, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
-        return next((p for p in self.pods if kind == "pods" and p["metadata"]["namespace"] == namespace
-                     and p["metadata"]["name"] == name), None)
-
-    def list(self, kind: str, namespace: str | None = None, label_selector: dict[str, str] | None = None,
-             **_: Any) -> list[dict[str, Any]]:
-        return [p for p in self.pods if p["metadata"]["namespace"] == namespace
-                and all(p["metadata"]["labels"].get(k) == v for k, v in (label_selector or {}).items())]
-
-
 @pytest.fixture
-def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FakeCache:
+def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FilledCache:
     """A member cluster `member-x` whose cache holds proj-ads/web-1 (container app) and proj-ml/train-1."""
     Cluster.objects.create(name="member-x", region="r", zone="r-a", role="member", api_server="https://127.0.0.1:1")
-    cache = FakeCache([fake_pod("web-1", "proj-ads", labels={"pincompute.io/workload": "web"}),
-                       fake_pod("train-1", "proj-ml")])
+    cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"pincompute.io/workload": "web"}),
+                                  fake_pod("train-1", "proj-ml")]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
     return cache
 

@@ -15,8 +15,8 @@ from kubernetes.client.rest import ApiException
 
 from base.models import AuditEvent
 from clusters import runtime
-from devtools.localcp.nodes import api_client
 from console.asgi import application
+from devtools.localcp.nodes import api_client
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 

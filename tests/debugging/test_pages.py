@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.debugging.conftest import fake_pod, member
+from tests.debugging.conftest import member
+from tests.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ def test_a_developer_gets_log_and_terminal_panels(fake_member, project, user, cl
 
 
 def test_the_container_picker_selects_the_streams(fake_member, project, user, client):
-    fake_member.pods.append(fake_pod("web-2", "proj-ads", containers=("app", "proxy")))
+    fake_member.put("pods", fake_pod("web-2", "proj-ads", containers=("app", "proxy")))
     member(project, user, "owner")
     client.force_login(user)
 
@@ -67,8 +68,8 @@ def test_pages_need_a_session(fake_member, project, client):
 
 
 def test_workload_log_page_lists_matching_pods_and_streams_the_selector(fake_member, project, user, client):
-    fake_member.pods.append(fake_pod("web-2", "proj-ads", labels={"pincompute.io/workload": "web"}))
-    fake_member.pods.append(fake_pod("web-3", "proj-ads", phase="Pending", labels={"pincompute.io/workload": "web"}))
+    fake_member.put("pods", fake_pod("web-2", "proj-ads", labels={"pincompute.io/workload": "web"}))
+    fake_member.put("pods", fake_pod("web-3", "proj-ads", phase="Pending", labels={"pincompute.io/workload": "web"}))
     member(project, user, "viewer")
     client.force_login(user)
 

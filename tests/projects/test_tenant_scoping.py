@@ -4,6 +4,7 @@ import pytest
 
 from projects import services
 from projects.models import Project
+from tests.fakes import FilledCache
 
 pytestmark = pytest.mark.django_db
 
@@ -36,22 +37,12 @@ def test_project_list_shows_only_my_projects(two_projects, user_client):
     assert b'href="/projects/ads/"' in body and b'href="/projects/ml/"' not in body
 
 
-class FakeCache:
-    synced, last_error = True, None
-
-    def __init__(self, objects):
-        self.objects = objects
-
-    def list(self, kind, namespace=None, **_):
-        return [o for o in self.objects.get(kind, []) if o["metadata"]["namespace"] == namespace]
-
-
 def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, user_client, monkeypatch):
     def cr(name, namespace):
         return {"metadata": {"name": name, "namespace": namespace, "creationTimestamp": "2026-11-22T00:00:00Z"},
                 "spec": {"tier": "OnDemand"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
 
-    cache = FakeCache({"pinapps": [cr("ranker", "proj-ads"), cr("trainer", "proj-ml")]})
+    cache = FilledCache({"pinapps": [cr("ranker", "proj-ads"), cr("trainer", "proj-ml")]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-a": cache})
 
     body = user_client.get("/workloads/").content
