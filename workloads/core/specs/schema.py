@@ -217,6 +217,9 @@ class MapOf(Node):
             errors.append(FieldError(path, f"must be an object, got {_type_name(value)}"))
             return False
         for key, item in value.items():
+            if not isinstance(key, str):  # YAML turns `1:` and `yes:` into numbers and booleans
+                errors.append(FieldError(join(path, str(key)), f"keys must be strings, got {_type_name(key)}"))
+                continue
             message = self.key_check(key) if self.key_check else None
             if message:
                 errors.append(FieldError(join(path, str(key)), message))

@@ -1,0 +1,45 @@
+"""Validation answers every input with field errors, never an exception (a crash here is a 500 in the portal)."""
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workloads.core.specs import KINDS, validate
+
+from .examples import example
+
+# Anything yaml.safe_load or json.loads can return, including YAML's non-string keys.
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8)
+keys = st.text(max_size=8) | st.integers() | st.booleans() | st.none()
+documents = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+                         max_leaves=12)
+
+
+def test_non_string_label_keys_are_field_errors():
+    manifest = example("PinPod")
+    manifest["metadata"]["labels"] = {1: "x", None: "y"}
+
+    errors = validate(manifest)
+
+    assert {e.path for e in errors} == {"metadata.labels.1", "metadata.labels.None"}
+    assert all("string" in e.message for e in errors)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(sorted(KINDS)), where=st.sampled_from(["", "metadata", "spec", "spec.containers"]),
+       value=documents)
+def test_any_decoded_document_anywhere_gives_errors_not_exceptions(kind, where, value):
+    manifest = copy.deepcopy(example(kind))
+    if where == "":
+        manifest = value
+    elif where == "spec.containers":
+        manifest["spec"].setdefault("containers", [{}])
+        if isinstance(manifest["spec"]["containers"], list) and manifest["spec"]["containers"]:
+            manifest["spec"]["containers"][0] = value
+    else:
+        manifest[where] = value
+
+    errors = validate(manifest)
+
+    assert isinstance(errors, list)
