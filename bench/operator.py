@@ -34,7 +34,8 @@ from urllib3.exceptions import ProtocolError  # noqa: E402
 
 from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.nodes import api_client  # noqa: E402
-from devtools.operator_process import OperatorProcess, wait_for  # noqa: E402
+from devtools.operator_process import OperatorProcess  # noqa: E402
+from devtools.waiting import wait_for  # noqa: E402
 
 APP = {"name": "app", "image": "registry.local/bench/app:1", "resources": {"requests": {"cpu": "10m"}}}
 

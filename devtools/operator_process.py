@@ -6,9 +6,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -67,15 +65,3 @@ class OperatorProcess:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
-
-
-def wait_for(predicate: Callable[[], T], timeout: float = 60, interval: float = 0.25, what: str = "condition") -> T:
-    """Poll until ``predicate()`` is truthy and return it; AssertionError (with the last value) on timeout."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")

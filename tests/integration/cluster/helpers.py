@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable
 from typing import TypeVar
 
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
+from devtools.waiting import wait_for
+
 T = TypeVar("T")
-
-
-def wait_for(fn: Callable[[], T | None], timeout: float = 60.0, interval: float = 0.5, what: str = "") -> T:
-    """Call ``fn`` until it returns something truthy; fail with ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    last: T | None = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what or fn} (last={last!r})")
 
 
 def make_namespace(api: client.ApiClient, prefix: str = "t") -> str:

@@ -15,7 +15,8 @@ import uuid
 import pytest
 from kubernetes import client
 
-from devtools.operator_process import OperatorProcess, wait_for
+from devtools.operator_process import OperatorProcess
+from devtools.waiting import wait_for
 from tests.integration.operator.helpers import (
     ROOT,
     condition,
