@@ -9,7 +9,9 @@ CLUSTER_NAME = RegexValidator(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$",
                               "Use lowercase letters, digits and '-', starting with a letter.")
 
 
-class Role(models.TextChoices):
+class FederationRole(models.TextChoices):
+    """A cluster's place in the federation: the host stores workloads, members run them."""
+
     HOST = "host", "Host"
     MEMBER = "member", "Member"
 
@@ -22,14 +24,14 @@ class PoolKind(models.TextChoices):
 
 class ClusterQuerySet(models.QuerySet["Cluster"]):
     def members(self) -> ClusterQuerySet:
-        return self.filter(role=Role.MEMBER)
+        return self.filter(role=FederationRole.MEMBER)
 
 
 class Cluster(models.Model):
     name = models.CharField(max_length=63, unique=True, validators=[CLUSTER_NAME])
     region = models.CharField(max_length=63)
     zone = models.CharField(max_length=63)
-    role = models.CharField(max_length=8, choices=Role.choices, default=Role.MEMBER)
+    role = models.CharField(max_length=8, choices=FederationRole.choices, default=FederationRole.MEMBER)
     api_server = models.URLField(max_length=255, help_text="API endpoint (informational; credentials decide)")
     kubeconfig_path = models.CharField(max_length=500, blank=True,
                                        help_text="Path of a kubeconfig readable by the portal; empty = in-cluster")

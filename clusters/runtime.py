@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from clusters.models import Cluster, Role
+from clusters.models import Cluster, FederationRole
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -65,7 +65,7 @@ def member_caches() -> dict[str, WatchCache]:
     """Watch caches of all member clusters, started on first use; never LISTs per request."""
     if not settings.WATCH_CACHE_ENABLED:
         return {}
-    members = list(Cluster.objects.filter(role=Role.MEMBER))
+    members = list(Cluster.objects.filter(role=FederationRole.MEMBER))
     registry = cache_registry()
     registry.ensure([target_for(c) for c in members])
     return {c.name: registry.get(c.name) for c in members if c.name in registry.names()}

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from base import audit
 from base.errors import Invalid, NotFound
-from clusters.models import Cluster, ClusterPool, PoolKind, Role
+from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
 from workloads.core.quantity import (
     QuantityError,
     Resources,
@@ -247,8 +247,8 @@ def register_cluster(*, name: str, region: str, zone: str, role: str, api_server
     """Create or refresh a registry entry from a kubeconfig context. Idempotent."""
     errors = {field: "Use 1-63 lowercase letters, digits and '-'." for field, value in
               (("region", region), ("zone", zone)) if not _is_location(value)}
-    if role not in Role.values:
-        errors["role"] = f"{role!r} is not a role; use one of {', '.join(Role.values)}."
+    if role not in FederationRole.values:
+        errors["role"] = f"{role!r} is not a role; use one of {', '.join(FederationRole.values)}."
     if errors:
         raise Invalid.on_fields(errors)
     region, zone = region.strip(), zone.strip()

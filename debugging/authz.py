@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from base.errors import Forbidden, NotFound, Unauthenticated
-from clusters.models import Cluster, Role
-from projects.models import Project
-from projects.models import Role as ProjectRole
+from clusters.models import Cluster, FederationRole
+from projects.models import Project, ProjectRole
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 MAX_STREAM_PODS = 20
@@ -83,7 +82,7 @@ def _project(user: Any, namespace: str) -> tuple[Project, bool]:
 def _cache(cluster_name: str) -> tuple[Cluster, Any]:
     from clusters import runtime
 
-    cluster = Cluster.objects.filter(name=cluster_name, role=Role.MEMBER).first()
+    cluster = Cluster.objects.filter(name=cluster_name, role=FederationRole.MEMBER).first()
     cache = runtime.member_caches().get(cluster_name) if cluster is not None else None
     if cluster is None or cache is None:
         raise NotFound("No such pod.")

@@ -25,7 +25,7 @@ from clusters import services as cluster_services
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.runtime import api_for
 from projects import services as project_services
-from projects.models import Project, Role, Tier
+from projects.models import Project, ProjectRole, Tier
 from projects.provisioning import provision_project
 from workloads.core import API_VERSION
 from workloads.core.labels import (
@@ -101,7 +101,7 @@ def ensure_projects(members: list[Cluster], demo_user: Any, admin_user: Any) -> 
         project = Project.objects.filter(name=name).first() or project_services.create_project(
             name=name, display_name=display, team=team, cost_center=cc, description=description, actor=admin_user)
         if name != "search-infra":
-            project_services.add_member(project=project, user=demo_user, role=Role.OWNER, actor=admin_user)
+            project_services.add_member(project=project, user=demo_user, role=ProjectRole.OWNER, actor=admin_user)
         for cluster in members:
             for tier, cpu_cores, mem_gib, gpu in ((Tier.RESERVED, 16, 64, 0), (Tier.ONDEMAND, 32, 128, 4),
                                                    (Tier.PREEMPTIBLE, 16, 64, 0)):

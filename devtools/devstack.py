@@ -16,7 +16,7 @@ from django.conf import settings
 from clusters import runtime
 from clusters import services as cluster_services
 from clusters.health import probe_cluster
-from clusters.models import Cluster, Role
+from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import LocalControlPlane
 from workloads.core.operator.install import install
@@ -44,7 +44,7 @@ def register(cp: LocalControlPlane) -> list[Cluster]:
 
 
 def members_of(clusters: list[Cluster]) -> list[Cluster]:
-    return [c for c in clusters if c.role == Role.MEMBER]
+    return [c for c in clusters if c.role == FederationRole.MEMBER]
 
 
 def install_platform(cluster: Cluster) -> None:

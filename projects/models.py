@@ -23,7 +23,9 @@ class Tier(models.TextChoices):
     PREEMPTIBLE = CoreTier.PREEMPTIBLE.label, CoreTier.PREEMPTIBLE.value
 
 
-class Role(models.TextChoices):
+class ProjectRole(models.TextChoices):
+    """A member's role in one project."""
+
     OWNER = "owner", "Owner"
     DEVELOPER = "developer", "Developer"
     VIEWER = "viewer", "Viewer"
@@ -70,7 +72,7 @@ class Project(models.Model):
 class Membership(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.DEVELOPER)
+    role = models.CharField(max_length=16, choices=ProjectRole.choices, default=ProjectRole.DEVELOPER)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]

@@ -11,7 +11,7 @@ from django.db.models import Sum
 
 from base import audit
 from base.errors import Conflict, Invalid
-from projects.models import Membership, Project, Role, Tier, TierQuota
+from projects.models import Membership, Project, ProjectRole, Tier, TierQuota
 from workloads.core.quantity import format_cpu, format_memory
 
 
@@ -84,8 +84,8 @@ def update_project(*, project: Project, changes: dict[str, Any], actor: Any) -> 
 
 def add_member(*, project: Project, user: Any, role: str, actor: Any) -> None:
     """Add ``user`` to ``project`` with ``role``, or change the role of an existing member."""
-    if role not in Role.values:
-        raise Invalid.on("role", f"{role!r} is not a role; use one of {', '.join(Role.values)}.")
+    if role not in ProjectRole.values:
+        raise Invalid.on("role", f"{role!r} is not a role; use one of {', '.join(ProjectRole.values)}.")
     with transaction.atomic():
         membership, created = Membership.objects.get_or_create(project=project, user=user, defaults={"role": role})
         before = None if created else membership.role

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from base.errors import ServiceError
 from clusters import services
-from clusters.models import Role
+from clusters.models import FederationRole
 
 
 class Command(BaseCommand):
@@ -39,7 +39,7 @@ class Command(BaseCommand):
             name = ctx["name"]
             if wanted and name not in wanted:
                 continue
-            role = Role.HOST if name == opts["host_context"] else Role.MEMBER
+            role = FederationRole.HOST if name == opts["host_context"] else FederationRole.MEMBER
             try:
                 cluster, created = services.register_cluster(
                     name=name, region=opts["region"], zone=zones.get(name, opts["region"] + "a"), role=role,

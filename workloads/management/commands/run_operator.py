@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from clusters.models import Cluster, Role
+from clusters.models import Cluster, FederationRole
 from workloads.core.operator.app import ClusterTarget, Settings, run
 from workloads.core.operator.controller import Options
 
@@ -43,14 +43,14 @@ class Command(BaseCommand):
         rows = list(Cluster.objects.all())
         targets = []
         for row in rows:
-            if row.role != Role.MEMBER:
+            if row.role != FederationRole.MEMBER:
                 continue
             if row.in_cluster or not row.kubeconfig_path:
                 raise CommandError(f"cluster {row.name}: in-cluster config is not supported by run_operator yet")
             targets.append(ClusterTarget(row.name, row.kubeconfig_path, row.kube_context or row.name))
         if not targets:
             raise CommandError("no member clusters registered")
-        host = next((r for r in rows if r.role != Role.MEMBER and r.kubeconfig_path), None)
+        host = next((r for r in rows if r.role != FederationRole.MEMBER and r.kubeconfig_path), None)
         if lease_context:
             lease = ClusterTarget(lease_context, targets[0].kubeconfig, lease_context)
         elif host is not None:
