@@ -1,9 +1,10 @@
-"""The repository stays ruff clean, the core stays a library (import-linter contract), and the core and the
-Kubernetes client layer stay mypy --strict clean (pyproject.toml [tool.mypy])."""
+"""The repository stays ruff clean and ruff formatted, the layers hold (import-linter contracts in
+pyproject.toml), and the core and the Kubernetes client layer stay mypy --strict clean."""
 
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,8 +30,25 @@ def test_core_and_kube_layer_are_mypy_strict_clean():
     assert "Success: no issues found" in done.stdout
 
 
-def test_core_does_not_import_django_or_portal_apps():
+def test_ruff_format_is_applied():
+    done = _run("ruff", "format", "--check", ".")
+
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_the_layer_contracts_are_kept():
     done = _run("lint-imports")
 
     assert done.returncode == 0, done.stdout[-4000:]
-    assert "KEPT" in done.stdout
+    assert "BROKEN" not in done.stdout and "5 kept, 0 broken" in done.stdout
+
+
+def test_every_core_module_is_either_pure_or_an_io_package():
+    """A new module under workloads/core must be listed as pure in the contract (or live in operator/ or kube/)."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    pure = set(next(c for c in contracts if c["name"].startswith("Pure core modules"))["source_modules"])
+    core = ROOT / "workloads" / "core"
+    modules = {f"workloads.core.{p.stem}" for p in core.glob("*.py") if p.stem != "__init__"}
+    modules |= {f"workloads.core.{p.parent.name}" for p in core.glob("*/__init__.py")}
+
+    assert modules - {"workloads.core.operator", "workloads.core.kube"} == pure
