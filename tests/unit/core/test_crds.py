@@ -85,13 +85,20 @@ def test_free_form_only_where_meant(kind):
 
 
 def test_checker_flags_non_structural_schemas():
-    bad = {"type": "object", "properties": {
-        "a": {"properties": {"b": {"type": "string"}}},
-        "c": {"type": "object", "properties": {"d": {"type": "string"}}, "additionalProperties": {"type": "string"}},
-        "e": {"type": "array"},
-        "f": {"type": "string", "x-kubernetes-int-or-string": True},
-        "g": {"$ref": "#/definitions/x", "type": "string"},
-    }}
+    bad = {
+        "type": "object",
+        "properties": {
+            "a": {"properties": {"b": {"type": "string"}}},
+            "c": {
+                "type": "object",
+                "properties": {"d": {"type": "string"}},
+                "additionalProperties": {"type": "string"},
+            },
+            "e": {"type": "array"},
+            "f": {"type": "string", "x-kubernetes-int-or-string": True},
+            "g": {"$ref": "#/definitions/x", "type": "string"},
+        },
+    }
     problems = structural_problems(bad)
     assert len(problems) == 6
     assert any(p.startswith("a:") for p in problems)

@@ -31,8 +31,19 @@ def test_sunday_is_zero_or_seven_and_macros():
     assert parse_cron("@daily").matches(at(2024, 5, 5, 0, 0))
 
 
-@pytest.mark.parametrize("bad", ["* * * *", "60 * * * *", "* * 0 * *", "5-1 * * * *", "*/0 * * * *",
-                                 "@fortnightly", "CRON_TZ=UTC 0 0 * * *", "a b c d e"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "* * * *",
+        "60 * * * *",
+        "* * 0 * *",
+        "5-1 * * * *",
+        "*/0 * * * *",
+        "@fortnightly",
+        "CRON_TZ=UTC 0 0 * * *",
+        "a b c d e",
+    ],
+)
 def test_invalid_expressions(bad):
     with pytest.raises(CronError):
         parse_cron(bad)
@@ -44,8 +55,9 @@ def test_last_fire_within_window():
     assert schedule.last_fire(at(2024, 5, 6, 12, 0), timedelta(hours=3)) is None
 
 
-@given(st.integers(0, 59), st.integers(1, 30), st.datetimes(min_value=datetime(2020, 1, 1),
-                                                              max_value=datetime(2030, 1, 1)))
+@given(
+    st.integers(0, 59), st.integers(1, 30), st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1))
+)
 def test_every_n_minutes_fires_on_multiples(step, _unused, moment):
     schedule = parse_cron(f"*/{step + 1} * * * *")
     assert schedule.matches(moment) == (moment.minute % (step + 1) == 0)

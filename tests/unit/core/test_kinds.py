@@ -51,8 +51,9 @@ def test_only_the_scaler_runs_no_pods_and_only_replicated_kinds_scale():
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-@pytest.mark.parametrize("capabilities", [frozenset(), frozenset({KUBEFLOW_PYTORCH, KUBEFLOW_TF})],
-                         ids=["plain", "kubeflow"])
+@pytest.mark.parametrize(
+    "capabilities", [frozenset(), frozenset({KUBEFLOW_PYTORCH, KUBEFLOW_TF})], ids=["plain", "kubeflow"]
+)
 def test_translation_emits_only_the_native_kinds_the_registry_names(kind, capabilities):
     emitted = {obj["kind"] for obj in translate(example(kind), PROFILE, HERE, capabilities=capabilities)}
     assert emitted and emitted <= set(KINDS[kind].native_kinds)

@@ -24,8 +24,13 @@ def test_no_two_names_for_one_key_except_the_documented_aliases():
 def test_the_runtime_profile_labels_pods_with_these_keys():
     profile = dict(load_profile().labels)
     platform_keys = {key for key in profile if key.startswith(f"{GROUP}/")}
-    assert platform_keys == {labels.PROJECT_LABEL, labels.WORKLOAD_LABEL, labels.KIND_LABEL, labels.TIER_LABEL,
-                             labels.SHARD_LABEL}
+    assert platform_keys == {
+        labels.PROJECT_LABEL,
+        labels.WORKLOAD_LABEL,
+        labels.KIND_LABEL,
+        labels.TIER_LABEL,
+        labels.SHARD_LABEL,
+    }
     assert profile[labels.MANAGED_BY_LABEL] == f"={labels.MANAGED_BY}"
 
 

@@ -14,9 +14,18 @@ from .examples import EXAMPLES, example
 from .test_translate import pod_specs
 
 PROFILE = load_profile()
-MODELS = {"Pod": "V1Pod", "PersistentVolumeClaim": "V1PersistentVolumeClaim", "Deployment": "V1Deployment",
-          "Service": "V1Service", "ConfigMap": "V1ConfigMap", "Ingress": "V1Ingress", "Job": "V1Job",
-          "CronJob": "V1CronJob", "DaemonSet": "V1DaemonSet", "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler"}
+MODELS = {
+    "Pod": "V1Pod",
+    "PersistentVolumeClaim": "V1PersistentVolumeClaim",
+    "Deployment": "V1Deployment",
+    "Service": "V1Service",
+    "ConfigMap": "V1ConfigMap",
+    "Ingress": "V1Ingress",
+    "Job": "V1Job",
+    "CronJob": "V1CronJob",
+    "DaemonSet": "V1DaemonSet",
+    "HorizontalPodAutoscaler": "V2HorizontalPodAutoscaler",
+}
 CLIENT = ApiClient()
 
 

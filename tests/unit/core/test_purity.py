@@ -24,14 +24,23 @@ def pure_modules():
 
 
 def test_core_imports_nothing_from_the_web_stack_or_the_network():
-    offenders = [(p.name, m) for p in pure_modules()
-                 for m in imported_modules(p) if m.split(".")[0] in FORBIDDEN or m.startswith(IO_MODULES)]
+    offenders = [
+        (p.name, m)
+        for p in pure_modules()
+        for m in imported_modules(p)
+        if m.split(".")[0] in FORBIDDEN or m.startswith(IO_MODULES)
+    ]
     assert offenders == []
 
 
 def test_the_io_packages_do_io_but_never_import_the_web_stack():
-    offenders = [(p.name, m) for io in IO_PACKAGES for p in io.rglob("*.py") for m in imported_modules(p)
-                 if m.split(".")[0] in WEB_STACK]
+    offenders = [
+        (p.name, m)
+        for io in IO_PACKAGES
+        for p in io.rglob("*.py")
+        for m in imported_modules(p)
+        if m.split(".")[0] in WEB_STACK
+    ]
     assert offenders == []
 
 

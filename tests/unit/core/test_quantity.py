@@ -18,14 +18,18 @@ from workloads.core.quantity import (
 resources = st.builds(Resources, st.integers(0, 10**7), st.integers(0, 2**50), st.integers(0, 64))
 
 
-@pytest.mark.parametrize(("text", "millis"), [("500m", 500), ("2", 2000), ("0.5", 500), ("1.25", 1250),
-                                              ("1e3", 1_000_000), ("0.0001", 1), (3, 3000)])
+@pytest.mark.parametrize(
+    ("text", "millis"),
+    [("500m", 500), ("2", 2000), ("0.5", 500), ("1.25", 1250), ("1e3", 1_000_000), ("0.0001", 1), (3, 3000)],
+)
 def test_parse_cpu(text, millis):
     assert parse_cpu(text) == millis
 
 
-@pytest.mark.parametrize(("text", "num_bytes"), [("512Mi", 512 * 2**20), ("1G", 10**9), ("1e3", 1000),
-                                                 ("1Gi", 2**30), ("1.5Ki", 1536), ("128", 128)])
+@pytest.mark.parametrize(
+    ("text", "num_bytes"),
+    [("512Mi", 512 * 2**20), ("1G", 10**9), ("1e3", 1000), ("1Gi", 2**30), ("1.5Ki", 1536), ("128", 128)],
+)
 def test_parse_memory(text, num_bytes):
     assert parse_memory(text) == num_bytes
 

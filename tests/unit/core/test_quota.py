@@ -36,8 +36,7 @@ def test_every_exceeded_resource_is_reported():
     quota = TierQuota({Tier.ONDEMAND: Resources(1000, GI, 0)})
     verdict = check_fit(quota, TierUsage(), Resources(1500, 2 * GI, 1), Tier.ONDEMAND)
     assert [v.resource for v in verdict.violations] == ["cpu", "memory", "gpu"]
-    assert verdict.violations[1].message == ("OnDemand memory: requested 2Gi + used 0 exceeds the quota "
-                                             "of 1Gi by 1Gi")
+    assert verdict.violations[1].message == ("OnDemand memory: requested 2Gi + used 0 exceeds the quota of 1Gi by 1Gi")
     assert verdict.violations[0].message.endswith("by 500m")
 
 
@@ -58,13 +57,16 @@ def test_shrink_violation_says_by_how_much():
 def test_resource_quotas_scoped_by_priority_class():
     quota = TierQuota({Tier.RESERVED: Resources(8000, 32 * GI, 2)})
     manifests = resource_quota_manifests("team-a", quota)
-    assert [m["metadata"]["name"] for m in manifests] == ["pincompute-reserved", "pincompute-ondemand",
-                                                          "pincompute-preemptible"]
+    assert [m["metadata"]["name"] for m in manifests] == [
+        "pincompute-reserved",
+        "pincompute-ondemand",
+        "pincompute-preemptible",
+    ]
     reserved = manifests[0]
-    assert reserved["spec"]["hard"] == {"requests.cpu": "8", "requests.memory": "32Gi",
-                                        "requests.nvidia.com/gpu": "2"}
+    assert reserved["spec"]["hard"] == {"requests.cpu": "8", "requests.memory": "32Gi", "requests.nvidia.com/gpu": "2"}
     assert reserved["spec"]["scopeSelector"]["matchExpressions"] == [
-        {"scopeName": "PriorityClass", "operator": "In", "values": ["pincompute-reserved"]}]
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["pincompute-reserved"]}
+    ]
     assert manifests[1]["spec"]["hard"]["requests.cpu"] == "0"
     assert all(m["metadata"]["namespace"] == "team-a" for m in manifests)
 
@@ -84,8 +86,11 @@ def test_limit_range_defaults_requests_only():
 
 def test_priority_classes():
     classes = {m["metadata"]["name"]: m for m in priority_class_manifests()}
-    assert classes["pincompute-reserved"]["value"] > classes["pincompute-ondemand"]["value"] > \
-        classes["pincompute-preemptible"]["value"]
+    assert (
+        classes["pincompute-reserved"]["value"]
+        > classes["pincompute-ondemand"]["value"]
+        > classes["pincompute-preemptible"]["value"]
+    )
     assert classes["pincompute-preemptible"]["preemptionPolicy"] == "Never"
 
 

@@ -7,13 +7,25 @@ from workloads.core.runtime import Identity, inject, load_profile
 from workloads.core.runtime.profile import parse_profile
 
 PROFILE = load_profile("v1")
-IDENTITY = Identity(project="search", team="discovery", cost_center="cc-42", workload="web", kind="PinApp",
-                    tier="Reserved", cluster="member-a", zone="us-east-1a", shard="0")
+IDENTITY = Identity(
+    project="search",
+    team="discovery",
+    cost_center="cc-42",
+    workload="web",
+    kind="PinApp",
+    tier="Reserved",
+    cluster="member-a",
+    zone="us-east-1a",
+    shard="0",
+)
 
 
 def user_pod():
-    return {"containers": [{"name": "app", "image": "registry.local/web:1",
-                            "env": [{"name": "PINCOMPUTE_TEAM", "value": "mine"}]}]}
+    return {
+        "containers": [
+            {"name": "app", "image": "registry.local/web:1", "env": [{"name": "PINCOMPUTE_TEAM", "value": "mine"}]}
+        ]
+    }
 
 
 def test_profile_loads_with_native_sidecars():
@@ -37,8 +49,12 @@ def test_inject_adds_sidecars_first_then_init_and_keeps_user_sidecars_after():
     pod = user_pod()
     pod["initContainers"] = [{"name": "sync", "image": "sync:1", "restartPolicy": "Always"}]
     spec, report = inject(pod, PROFILE, IDENTITY)
-    assert [c["name"] for c in spec["initContainers"]] == ["pincompute-security", "pincompute-traffic",
-                                                            "config-init", "sync"]
+    assert [c["name"] for c in spec["initContainers"]] == [
+        "pincompute-security",
+        "pincompute-traffic",
+        "config-init",
+        "sync",
+    ]
     assert spec["priorityClassName"] == "pincompute-reserved"
     assert {"name": "pincompute-logs", "emptyDir": {}} in spec["volumes"]
     added = {item.path for item in report.added}
@@ -81,7 +97,8 @@ def test_injected_annotation_is_stable():
     assert PROFILE.annotations_for("PinApp") == {
         "pincompute.io/runtime-profile": "v1",
         "pincompute.io/injected": "pincompute-security,pincompute-traffic,config-init,pincompute-logs,"
-                                  "identity-env,priority-class"}
+        "identity-env,priority-class",
+    }
 
 
 def test_standard_labels():
@@ -92,15 +109,24 @@ def test_standard_labels():
 
 
 names = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
-env_vars = st.lists(st.tuples(st.sampled_from(["A", "B", "PINCOMPUTE_ZONE", "PINCOMPUTE_KIND"]), names),
-                    unique_by=lambda t: t[0], max_size=4)
+env_vars = st.lists(
+    st.tuples(st.sampled_from(["A", "B", "PINCOMPUTE_ZONE", "PINCOMPUTE_KIND"]), names),
+    unique_by=lambda t: t[0],
+    max_size=4,
+)
 
 
-@given(st.lists(st.tuples(names, env_vars), min_size=1, max_size=3, unique_by=lambda t: t[0]),
-       st.sampled_from(sorted(PROFILE.kinds)))
+@given(
+    st.lists(st.tuples(names, env_vars), min_size=1, max_size=3, unique_by=lambda t: t[0]),
+    st.sampled_from(sorted(PROFILE.kinds)),
+)
 def test_inject_is_idempotent_and_loses_nothing(containers, kind):
-    pod = {"containers": [{"name": f"u{name}", "image": "img:1", "env": [{"name": k, "value": v} for k, v in env]}
-                          for name, env in containers]}
+    pod = {
+        "containers": [
+            {"name": f"u{name}", "image": "img:1", "env": [{"name": k, "value": v} for k, v in env]}
+            for name, env in containers
+        ]
+    }
     identity = Identity("p", "t", "c", "w", kind, "Preemptible", "c1", "z1")
     once, first_report = inject(pod, PROFILE, identity)
     twice, second_report = inject(once, PROFILE, identity)

@@ -12,8 +12,9 @@ from .examples import example
 # Anything yaml.safe_load or json.loads can return, including YAML's non-string keys.
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8)
 keys = st.text(max_size=8) | st.integers() | st.booleans() | st.none()
-documents = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
-                         max_leaves=12)
+documents = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3), max_leaves=12
+)
 
 
 def test_non_string_label_keys_are_field_errors():
@@ -27,8 +28,11 @@ def test_non_string_label_keys_are_field_errors():
 
 
 @settings(max_examples=300, deadline=None)
-@given(kind=st.sampled_from(sorted(KINDS)), where=st.sampled_from(["", "metadata", "spec", "spec.containers"]),
-       value=documents)
+@given(
+    kind=st.sampled_from(sorted(KINDS)),
+    where=st.sampled_from(["", "metadata", "spec", "spec.containers"]),
+    value=documents,
+)
 def test_any_decoded_document_anywhere_gives_errors_not_exceptions(kind, where, value):
     manifest = copy.deepcopy(example(kind))
     if where == "":

@@ -28,9 +28,15 @@ def test_five_mistakes_give_five_errors_with_paths():
     manifest["spec"]["tier"] = "Gold"
     manifest["spec"]["colour"] = "blue"
     errors = validate(manifest)
-    assert sorted(e.path for e in errors) == sorted([
-        "spec.replicas", "spec.template.containers[0].image",
-        "spec.template.containers[0].resources.requests.cpu", "spec.tier", "spec.colour"])
+    assert sorted(e.path for e in errors) == sorted(
+        [
+            "spec.replicas",
+            "spec.template.containers[0].image",
+            "spec.template.containers[0].resources.requests.cpu",
+            "spec.tier",
+            "spec.colour",
+        ]
+    )
     assert all(e.message for e in errors)
 
 
@@ -60,8 +66,10 @@ def test_missing_name_and_required_fields():
 def test_duplicate_and_reserved_container_names():
     manifest = example("PinterestService")
     manifest["spec"]["containers"].append({"name": "app", "image": "busybox"})
-    manifest["spec"]["sidecars"] = [{"name": "config-init", "image": "busybox"},
-                                    {"name": "pincompute-mine", "image": "busybox"}]
+    manifest["spec"]["sidecars"] = [
+        {"name": "config-init", "image": "busybox"},
+        {"name": "pincompute-mine", "image": "busybox"},
+    ]
     messages = {e.path: e.message for e in validate(manifest)}
     assert "already used" in messages["spec.containers[1].name"]
     assert "reserved" in messages["spec.sidecars[0].name"]
@@ -81,8 +89,13 @@ def test_scaler_bounds_and_bad_cron():
     manifest["spec"]["schedules"][0]["timeZone"] = "Mars/Olympus"
     manifest["spec"]["metrics"].append({"type": "Pods"})
     paths = {e.path for e in validate(manifest)}
-    assert paths == {"spec.minReplicas", "spec.schedules[0].cron", "spec.schedules[0].timeZone",
-                     "spec.metrics[3].metric", "spec.metrics[3].targetAverageValue"}
+    assert paths == {
+        "spec.minReplicas",
+        "spec.schedules[0].cron",
+        "spec.schedules[0].timeZone",
+        "spec.metrics[3].metric",
+        "spec.metrics[3].targetAverageValue",
+    }
 
 
 def test_cronjob_rejects_six_fields():
@@ -112,11 +125,17 @@ def test_request_above_limit_and_mount_without_volume():
 
 def test_operations_are_checked():
     manifest = example("PinPod")
-    manifest["spec"]["operations"] = {"paused": True, "restartedAt": "yesterday",
-                                      "restartContainer": {"container": "nope", "requestedAt": "2024-01-01T00:00:00Z"}}
+    manifest["spec"]["operations"] = {
+        "paused": True,
+        "restartedAt": "yesterday",
+        "restartContainer": {"container": "nope", "requestedAt": "2024-01-01T00:00:00Z"},
+    }
     paths = {e.path for e in validate(manifest)}
-    assert paths == {"spec.operations.paused", "spec.operations.restartedAt",
-                     "spec.operations.restartContainer.container"}
+    assert paths == {
+        "spec.operations.paused",
+        "spec.operations.restartedAt",
+        "spec.operations.restartContainer.container",
+    }
 
 
 def test_wrong_types_are_reported_not_crashed():

@@ -11,10 +11,13 @@ T1 = datetime(2024, 5, 1, 12, 5, tzinfo=UTC)
 
 
 def deployment(name, zone, replicas, available, updated, generation=2, observed=2):
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "generation": generation, "labels": {"pincompute.io/zone": zone}},
-            "spec": {"replicas": replicas},
-            "status": {"availableReplicas": available, "updatedReplicas": updated, "observedGeneration": observed}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "generation": generation, "labels": {"pincompute.io/zone": zone}},
+        "spec": {"replicas": replicas},
+        "status": {"availableReplicas": available, "updatedReplicas": updated, "observedGeneration": observed},
+    }
 
 
 def conditions(status):
@@ -47,15 +50,26 @@ def test_pinapp_ready_when_every_zone_is_available():
 
 
 def test_stale_observed_generation_is_still_progressing():
-    status = derive_status("PinterestService", example("PinterestService"),
-                           [deployment("api", "", 3, 3, 3, generation=3, observed=2)], now=T0)
+    status = derive_status(
+        "PinterestService",
+        example("PinterestService"),
+        [deployment("api", "", 3, 3, 3, generation=3, observed=2)],
+        now=T0,
+    )
     assert conditions(status)["Progressing"]["status"] == "True"
 
 
 def test_failed_job_is_degraded_and_completed_job_is_ready():
-    job = {"kind": "Job", "metadata": {"name": "backfill"}, "spec": {"completions": 8},
-           "status": {"succeeded": 5, "failed": 4, "conditions": [
-               {"type": "Failed", "status": "True", "message": "BackoffLimitExceeded"}]}}
+    job = {
+        "kind": "Job",
+        "metadata": {"name": "backfill"},
+        "spec": {"completions": 8},
+        "status": {
+            "succeeded": 5,
+            "failed": 4,
+            "conditions": [{"type": "Failed", "status": "True", "message": "BackoffLimitExceeded"}],
+        },
+    }
     status = derive_status("PinterestJobSet", example("PinterestJobSet"), [job], now=T0)
     assert conditions(status)["Degraded"]["status"] == "True"
     assert "BackoffLimitExceeded" in conditions(status)["Degraded"]["message"]
@@ -66,20 +80,41 @@ def test_failed_job_is_degraded_and_completed_job_is_ready():
 
 
 def test_crashlooping_pod_is_degraded():
-    pod = {"kind": "Pod", "metadata": {"name": "notebook"}, "status": {"phase": "Running", "containerStatuses": [
-        {"name": "jupyter", "ready": False, "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "boom"}}}]}}
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "notebook"},
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [
+                {
+                    "name": "jupyter",
+                    "ready": False,
+                    "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "boom"}},
+                }
+            ],
+        },
+    }
     status = derive_status("PinPod", example("PinPod"), [pod], now=T0)
     assert conditions(status)["Degraded"]["status"] == "True"
     assert "CrashLoopBackOff" in conditions(status)["Degraded"]["message"]
 
 
 def test_daemonset_and_cronjob_and_paused():
-    daemon = {"kind": "DaemonSet", "metadata": {"name": "node-agent"},
-              "status": {"desiredNumberScheduled": 4, "numberReady": 4, "updatedNumberScheduled": 4}}
-    assert conditions(derive_status("PinterestDaemon", example("PinterestDaemon"), [daemon], now=T0))[
-        "Ready"]["status"] == "True"
-    cron = {"kind": "CronJob", "metadata": {"name": "nightly"}, "spec": {"suspend": False},
-            "status": {"lastScheduleTime": "2024-05-01T02:30:00Z"}}
+    daemon = {
+        "kind": "DaemonSet",
+        "metadata": {"name": "node-agent"},
+        "status": {"desiredNumberScheduled": 4, "numberReady": 4, "updatedNumberScheduled": 4},
+    }
+    assert (
+        conditions(derive_status("PinterestDaemon", example("PinterestDaemon"), [daemon], now=T0))["Ready"]["status"]
+        == "True"
+    )
+    cron = {
+        "kind": "CronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {"suspend": False},
+        "status": {"lastScheduleTime": "2024-05-01T02:30:00Z"},
+    }
     status = derive_status("PinterestCronJob", example("PinterestCronJob"), [cron], now=T0)
     assert status["lastScheduleTime"] == "2024-05-01T02:30:00Z"
     paused = example("PinApp")
@@ -107,7 +142,9 @@ def test_aggregate_shards_across_clusters():
 
 def test_derived_status_fits_the_crd_status_schema():
     errors: list[FieldError] = []
-    objects = [deployment("web-us-east-1a", "us-east-1a", 3, 3, 3),
-               {"kind": "Job", "metadata": {"name": "j"}, "status": {"active": 1}}]
+    objects = [
+        deployment("web-us-east-1a", "us-east-1a", 3, 3, 3),
+        {"kind": "Job", "metadata": {"name": "j"}, "status": {"active": 1}},
+    ]
     STATUS.check(derive_status("PinApp", example("PinApp"), objects, now=T0), "status", errors)
     assert errors == []

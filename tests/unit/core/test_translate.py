@@ -54,9 +54,16 @@ def test_every_object_is_owned_and_labelled(kind):
     cr = example(kind)
     for obj in translate(cr, PROFILE, HERE):
         metadata = obj["metadata"]
-        assert metadata["ownerReferences"] == [{
-            "apiVersion": "pincompute.io/v1", "kind": kind, "name": cr["metadata"]["name"],
-            "uid": cr["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+        assert metadata["ownerReferences"] == [
+            {
+                "apiVersion": "pincompute.io/v1",
+                "kind": kind,
+                "name": cr["metadata"]["name"],
+                "uid": cr["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
         assert metadata["namespace"] == "search"
         assert metadata["labels"]["pincompute.io/workload"] == cr["metadata"]["name"]
         assert metadata["labels"]["app.kubernetes.io/managed-by"] == "pincompute"
@@ -100,7 +107,9 @@ def test_pinapp_one_deployment_per_zone_and_pause():
     everywhere = Placement(cluster="member-a")
     deployments = by_kind(translate(cr, PROFILE, everywhere), "Deployment")
     assert {d["metadata"]["name"]: d["spec"]["replicas"] for d in deployments} == {
-        "web-us-east-1a": 3, "web-us-east-1b": 2}
+        "web-us-east-1a": 3,
+        "web-us-east-1b": 2,
+    }
     assert deployments[0]["spec"]["template"]["spec"]["nodeSelector"]["topology.kubernetes.io/zone"]
     cr["spec"]["operations"] = {"paused": True}
     assert all(d["spec"]["replicas"] == 0 for d in by_kind(translate(cr, PROFILE, everywhere), "Deployment"))
@@ -144,8 +153,10 @@ def test_jobset_is_an_indexed_job_with_shard_env():
     assert job["spec"]["completionMode"] == "Indexed"
     assert (job["spec"]["completions"], job["spec"]["parallelism"]) == (8, 4)
     env = {e["name"]: e for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
-    assert env["SHARD_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"] == \
-        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    assert (
+        env["SHARD_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"]
+        == "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    )
     assert env["SHARD_COUNT"]["value"] == "8"
 
 
@@ -163,7 +174,10 @@ def test_pause_suspends_jobs_and_cron_and_daemons_match_no_node():
 def test_cronjob_fields():
     [cron] = translate(example("PinterestCronJob"), PROFILE, HERE)
     assert (cron["spec"]["schedule"], cron["spec"]["timeZone"], cron["spec"]["concurrencyPolicy"]) == (
-        "30 2 * * *", "UTC", "Forbid")
+        "30 2 * * *",
+        "UTC",
+        "Forbid",
+    )
 
 
 def test_training_without_kubeflow_uses_indexed_job_and_headless_service():
@@ -218,7 +232,8 @@ def test_image_only_change_is_patched_in_place():
     [desired] = by_kind(translate(cr, PROFILE, HERE), "Pod")
     assert not pod_needs_recreate(live, desired)
     assert container_image_patch(live, desired) == {
-        "spec": {"containers": [{"name": "jupyter", "image": "registry.local/search/web:1.5.0"}]}}
+        "spec": {"containers": [{"name": "jupyter", "image": "registry.local/search/web:1.5.0"}]}
+    }
     assert container_image_patch(live, live) == {}
     cr["spec"]["containers"][0]["args"] = ["--debug"]
     [recreate] = by_kind(translate(cr, PROFILE, HERE), "Pod")
@@ -240,8 +255,14 @@ def test_diff_creates_updates_and_prunes_only_owned_objects():
     assert diff_objects(desired, desired).empty
     live = [dict(o) for o in desired if o["kind"] != "Ingress"]
     stale = {**desired[0], "metadata": {**desired[0]["metadata"], "name": "api-old"}}
-    foreign = {**desired[0], "metadata": {**desired[0]["metadata"], "name": "other",
-                                          "ownerReferences": [{"uid": "someone-else", "controller": True}]}}
+    foreign = {
+        **desired[0],
+        "metadata": {
+            **desired[0]["metadata"],
+            "name": "other",
+            "ownerReferences": [{"uid": "someone-else", "controller": True}],
+        },
+    }
     changed = example("PinterestService")
     changed["spec"]["replicas"] = 7
     plan = diff_objects(translate(changed, PROFILE, HERE), [*live, stale, foreign])
@@ -250,8 +271,9 @@ def test_diff_creates_updates_and_prunes_only_owned_objects():
     assert [o["metadata"]["name"] for o in plan.prune] == ["api-old"]
 
 
-@given(st.integers(0, 10_000), st.lists(st.text("abcdefgh", min_size=1, max_size=3), min_size=1, max_size=6,
-                                       unique=True))
+@given(
+    st.integers(0, 10_000), st.lists(st.text("abcdefgh", min_size=1, max_size=3), min_size=1, max_size=6, unique=True)
+)
 def test_split_replicas_is_balanced(total, zones):
     split = split_replicas(total, zones)
     assert sum(split.values()) == total
@@ -261,8 +283,11 @@ def test_split_replicas_is_balanced(total, zones):
 
 
 @settings(max_examples=25, deadline=None)
-@given(replicas=st.integers(0, 50), image_tag=st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True),
-       env_value=st.text(min_size=0, max_size=10))
+@given(
+    replicas=st.integers(0, 50),
+    image_tag=st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True),
+    env_value=st.text(min_size=0, max_size=10),
+)
 def test_translate_keeps_user_fields_and_is_stable(replicas, image_tag, env_value):
     cr = example("PinterestService")
     cr["spec"]["replicas"] = replicas

@@ -13,8 +13,10 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_bootstrap_imports_only_the_standard_library():
-    code = (f"import sys; before = set(sys.modules); sys.path.insert(0, {str(ROOT)!r}); import devtools.bootstrap; "
-            "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} - set(sys.stdlib_module_names)))")
+    code = (
+        f"import sys; before = set(sys.modules); sys.path.insert(0, {str(ROOT)!r}); import devtools.bootstrap; "
+        "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} - set(sys.stdlib_module_names)))"
+    )
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
 
     assert done.returncode == 0, done.stderr
@@ -25,14 +27,22 @@ def test_the_build_script_lists_missing_binaries_in_build_order_without_building
     env = {**os.environ, "PINCONSOLE_CACHE": str(tmp_path)}
     script = [str(bootstrap.BUILD_SCRIPT)]
     missing = subprocess.run(["bash", *script, "missing"], env=env, capture_output=True, text=True, check=True)
-    bindir = Path(subprocess.run(["bash", *script, "bindir"], env=env, capture_output=True, text=True,
-                                 check=True).stdout.strip())
+    bindir = Path(
+        subprocess.run(["bash", *script, "bindir"], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    )
     (bindir / "etcd").write_text("#!/bin/sh\n")
     (bindir / "etcd").chmod(0o755)
     after = subprocess.run(["bash", *script, "missing"], env=env, capture_output=True, text=True, check=True)
 
-    assert missing.stdout.split() == ["dex", "etcd", "kwok", "kube-apiserver", "kube-controller-manager",
-                                      "kube-scheduler", "kubectl"]
+    assert missing.stdout.split() == [
+        "dex",
+        "etcd",
+        "kwok",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubectl",
+    ]
     assert "etcd" not in after.stdout.split()
     assert bindir.parent == tmp_path / "bin"
 
@@ -40,8 +50,13 @@ def test_the_build_script_lists_missing_binaries_in_build_order_without_building
 def test_the_dev_plan_names_what_runs_after_the_bootstrap():
     plan = bootstrap.plan("dev", ["--port", "8001"])
 
-    assert plan[:5] == ["system packages", "python packages (.venv)", "npm packages", "front-end build",
-                        "control-plane binaries"]
+    assert plan[:5] == [
+        "system packages",
+        "python packages (.venv)",
+        "npm packages",
+        "front-end build",
+        "control-plane binaries",
+    ]
     assert plan[5:] == dev_steps()
     assert bootstrap.plan("dev", ["--no-clusters"])[5:] == ["database", "portal"]
     assert bootstrap.plan("test", [])[5:] == []

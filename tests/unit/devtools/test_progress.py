@@ -29,8 +29,9 @@ def test_quick_steps_print_one_line_each_with_number_and_timing():
 
 def test_a_slow_step_announces_what_remains_and_keeps_reporting():
     out = io.StringIO()
-    progress = Progress("dev", ["build x", "build y", "clusters up"], stream=out, live=False,
-                        announce_after=0.05, heartbeat=0.1)
+    progress = Progress(
+        "dev", ["build x", "build y", "clusters up"], stream=out, live=False, announce_after=0.05, heartbeat=0.1
+    )
     with progress.step("build x", log=None):
         time.sleep(0.3)
 

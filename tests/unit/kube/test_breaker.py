@@ -21,6 +21,7 @@ def make(clock, **kw):
 def fail(exc=None):
     def fn():
         raise exc or OSError("connection refused")
+
     return fn
 
 
@@ -104,8 +105,9 @@ def test_server_errors_count_as_failures():
     assert br.state == "open"
 
 
-events = st.lists(st.one_of(st.just("ok"), st.just("fail"), st.just("bug"),
-                            st.floats(min_value=0, max_value=200)), max_size=60)
+events = st.lists(
+    st.one_of(st.just("ok"), st.just("fail"), st.just("bug"), st.floats(min_value=0, max_value=200)), max_size=60
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -118,11 +120,13 @@ def test_any_sequence_of_events_keeps_the_invariants(seq, threshold):
         if isinstance(ev, float):
             clock.now += ev
         else:
+
             def fn(ev=ev):
                 if ev == "fail":
                     raise OSError("down")
                 if ev == "bug":
                     raise KeyError("ours")
+
             try:
                 br.call(fn)
             except CircuitOpen:

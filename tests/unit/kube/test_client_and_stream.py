@@ -11,9 +11,13 @@ from workloads.core.kube import rawapi
 
 def kubeconfig(tmp_path):
     doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "member-a",
-        "clusters": [{"name": n, "cluster": {"server": f"https://127.0.0.1:{p}", "insecure-skip-tls-verify": True}}
-                     for n, p in (("member-a", 6443), ("member-b", 7443))],
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "member-a",
+        "clusters": [
+            {"name": n, "cluster": {"server": f"https://127.0.0.1:{p}", "insecure-skip-tls-verify": True}}
+            for n, p in (("member-a", 6443), ("member-b", 7443))
+        ],
         "users": [{"name": "admin", "user": {"token": "t0ken"}}],
         "contexts": [{"name": n, "context": {"cluster": n, "user": "admin"}} for n in ("member-a", "member-b")],
     }
@@ -74,7 +78,8 @@ def line(event):
 
 def test_watch_stream_lines_are_decoded_across_chunk_boundaries():
     data = line({"type": "ADDED", "object": {"metadata": {"name": "a"}}}) + line(
-        {"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "42"}}})
+        {"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "42"}}}
+    )
     chunks = [data[:7], data[7:50], data[50:]]
 
     events = list(rawapi.iter_events(FakeStream(chunks)))

@@ -27,8 +27,15 @@ from workloads.core.operator.kubeio import NATIVE
 
 
 def pod(name, rv, **labels):
-    return {"metadata": {"namespace": "ns", "name": name, "resourceVersion": rv, "labels": labels,
-                         "managedFields": [{"manager": "kubectl"}]}}
+    return {
+        "metadata": {
+            "namespace": "ns",
+            "name": name,
+            "resourceVersion": rv,
+            "labels": labels,
+            "managedFields": [{"manager": "kubectl"}],
+        }
+    }
 
 
 class FakeApiserver:
@@ -53,8 +60,17 @@ class FakeApiserver:
                 fake.requests.append(("watch" if "watch" in q else "list", q.get("resourceVersion", [""])[0]))
                 if "watch" not in q:
                     items = list(fake.pods.values())
-                    self._send(200, json.dumps({"kind": "PodList", "apiVersion": "v1", "items": items,
-                                                "metadata": {"resourceVersion": "10"}}).encode())
+                    self._send(
+                        200,
+                        json.dumps(
+                            {
+                                "kind": "PodList",
+                                "apiVersion": "v1",
+                                "items": items,
+                                "metadata": {"resourceVersion": "10"},
+                            }
+                        ).encode(),
+                    )
                     return
                 reply = fake.watch_script.pop(0) if fake.watch_script else ("hang", None)
                 if reply[0] == "status":
@@ -112,6 +128,7 @@ def servers():
         fake = FakeApiserver(script, pods)
         started.append(fake)
         return fake
+
     yield start
     for fake in started:
         fake.close()
@@ -119,12 +136,24 @@ def servers():
 
 def portal_watch(fake, breaker=None):
     """As WatchCache wires it: the pool's breaker and retry as the gate, a slimming store."""
-    pool = ClientPool([ClusterTarget("fake", None, None)], factory=lambda t, timeout: fake.api(),
-                      breaker_factory=breaker or CircuitBreaker)
+    pool = ClientPool(
+        [ClusterTarget("fake", None, None)],
+        factory=lambda t, timeout: fake.api(),
+        breaker_factory=breaker or CircuitBreaker,
+    )
     store = cluster_store()
-    w = ListWatch(lambda: pool.api("fake"), store, "pods", "/api/v1/pods", name="fake-pods",
-                  gate=BreakerGate(pool, "fake"), timeout=pool.timeout, watch_timeout=1, backoff_base=0.01,
-                  backoff_cap=0.05)
+    w = ListWatch(
+        lambda: pool.api("fake"),
+        store,
+        "pods",
+        "/api/v1/pods",
+        name="fake-pods",
+        gate=BreakerGate(pool, "fake"),
+        timeout=pool.timeout,
+        watch_timeout=1,
+        backoff_base=0.01,
+        backoff_cap=0.05,
+    )
     return w, store
 
 
@@ -132,9 +161,18 @@ def operator_watch(fake, events, selector="app.kubernetes.io/managed-by=pincompu
     """As the operator wires it: the direct gate, a full-object store, a label selector and a handler."""
     api = fake.api()
     store = Store()
-    w = ListWatch(lambda: api, store, "Pod", "/api/v1/pods", name="fake-Pod", label_selector=selector,
-                  on_event=lambda t, o: events.append((t, o["metadata"]["name"])), watch_timeout=1,
-                  backoff_base=0.01, backoff_cap=0.05)
+    w = ListWatch(
+        lambda: api,
+        store,
+        "Pod",
+        "/api/v1/pods",
+        name="fake-Pod",
+        label_selector=selector,
+        on_event=lambda t, o: events.append((t, o["metadata"]["name"])),
+        watch_timeout=1,
+        backoff_base=0.01,
+        backoff_cap=0.05,
+    )
     return w, store
 
 
@@ -179,8 +217,10 @@ def test_gone_relists_and_then_watches_from_the_new_list(servers, gone):
 @pytest.mark.parametrize("gone", GONE)
 def test_the_operator_wiring_relists_on_gone_too_and_tells_its_handler_what_vanished(servers, gone):
     """The operator's old informer re-watched a stale resourceVersion forever on HTTP 410."""
-    fake = servers([("events", [{"type": "ADDED", "object": pod("b", "12")}]), gone],
-                   pods={"a": pod("a", "10"), "c": pod("c", "10")})
+    fake = servers(
+        [("events", [{"type": "ADDED", "object": pod("b", "12")}]), gone],
+        pods={"a": pod("a", "10"), "c": pod("c", "10")},
+    )
     events = []
     w, store = operator_watch(fake, events)
     w.start()
@@ -262,8 +302,11 @@ def test_an_open_breaker_is_waited_out_not_hammered(servers):
 
 
 def test_the_breaker_gate_turns_an_open_circuit_into_a_temporary_error_with_its_delay():
-    pool = ClientPool([ClusterTarget("c", None, None)], factory=lambda t, timeout: object(),
-                      breaker_factory=lambda name: CircuitBreaker(name, threshold=1, cooloff=7.0))
+    pool = ClientPool(
+        [ClusterTarget("c", None, None)],
+        factory=lambda t, timeout: object(),
+        breaker_factory=lambda name: CircuitBreaker(name, threshold=1, cooloff=7.0),
+    )
     pool.breaker("c").record_failure(OSError("down"))
 
     with pytest.raises(TemporaryError) as caught:

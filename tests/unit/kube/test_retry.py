@@ -33,11 +33,22 @@ class FakeClock:
         self.slept.append(seconds)
 
 
-@pytest.mark.parametrize("error", [
-    api_error(429), api_error(500), api_error(502), api_error(503), api_error(504),
-    MaxRetryError(None, "/", "boom"), ProtocolError("reset"), NewConnectionError(None, "refused"),
-    ReadTimeoutError(None, "/", "slow"), ConnectionRefusedError(111, "refused"), OSError("net down"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        api_error(429),
+        api_error(500),
+        api_error(502),
+        api_error(503),
+        api_error(504),
+        MaxRetryError(None, "/", "boom"),
+        ProtocolError("reset"),
+        NewConnectionError(None, "refused"),
+        ReadTimeoutError(None, "/", "slow"),
+        ConnectionRefusedError(111, "refused"),
+        OSError("net down"),
+    ],
+)
 def test_transient_errors_are_retried(error):
     fn, clock = Flaky(error, error), FakeClock()
 

@@ -40,17 +40,38 @@ def test_slim_tolerates_minimal_and_odd_objects():
     assert slim({"status": {"conditions": None}}) == {"status": {"conditions": None}}
 
 
-@pytest.mark.parametrize(("text", "millicores"), [
-    ("500m", 500), ("2", 2000), ("0.5", 500), ("1.25", 1250), ("0.1m", 1), ("1e3", 1_000_000), (3, 3000),
-])
+@pytest.mark.parametrize(
+    ("text", "millicores"),
+    [
+        ("500m", 500),
+        ("2", 2000),
+        ("0.5", 500),
+        ("1.25", 1250),
+        ("0.1m", 1),
+        ("1e3", 1_000_000),
+        (3, 3000),
+    ],
+)
 def test_cpu_millicores(text, millicores):
     assert quantity.parse_cpu(text) == millicores
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("128Mi", 128 * 2**20), ("1Gi", 2**30), ("1e3", 1000), ("1k", 1000), ("1M", 10**6), ("1.5Gi", 3 * 2**29),
-    ("100m", 1), ("2E", 2 * 10**18), ("1Ki", 1024), ("0", 0), (".5Ki", 512),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("128Mi", 128 * 2**20),
+        ("1Gi", 2**30),
+        ("1e3", 1000),
+        ("1k", 1000),
+        ("1M", 10**6),
+        ("1.5Gi", 3 * 2**29),
+        ("100m", 1),
+        ("2E", 2 * 10**18),
+        ("1Ki", 1024),
+        ("0", 0),
+        (".5Ki", 512),
+    ],
+)
 def test_memory_and_counts(text, value):
     assert quantity.parse_memory(text) == value
 

@@ -9,21 +9,27 @@ from tests.unit.kube.podfactory import realistic_pod
 from workloads.core.kube.store import Store
 
 
-def pod(ns, name, *, phase="Running", tier="pincompute-ondemand", cpu="500m", mem="1Gi", gpu=0,
-        labels=None, owner=None):
+def pod(
+    ns, name, *, phase="Running", tier="pincompute-ondemand", cpu="500m", mem="1Gi", gpu=0, labels=None, owner=None
+):
     containers = [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": mem, "nvidia.com/gpu": gpu}}}]
     meta = {"namespace": ns, "name": name, "labels": labels or {}, "managedFields": [{"manager": "x"}]}
     if owner:
         meta["ownerReferences"] = [{"uid": owner, "kind": "ReplicaSet", "name": owner}]
-    return {"metadata": meta, "spec": {"priorityClassName": tier, "containers": containers},
-            "status": {"phase": phase}}
+    return {"metadata": meta, "spec": {"priorityClassName": tier, "containers": containers}, "status": {"phase": phase}}
 
 
 def node(name, zone, family, *, ready=True, cpu="32", mem="128Gi", gpu=0):
-    return {"metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone,
-                                                   "pincompute.io/hardware-family": family}},
-            "status": {"allocatable": {"cpu": cpu, "memory": mem, "nvidia.com/gpu": str(gpu)},
-                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    return {
+        "metadata": {
+            "name": name,
+            "labels": {"topology.kubernetes.io/zone": zone, "pincompute.io/hardware-family": family},
+        },
+        "status": {
+            "allocatable": {"cpu": cpu, "memory": mem, "nvidia.com/gpu": str(gpu)},
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        },
+    }
 
 
 def test_objects_are_slimmed_and_found_by_key_namespace_label_and_owner():
@@ -76,8 +82,13 @@ def test_put_if_newer_never_moves_an_object_back_in_time():
 
 def test_label_selector_on_a_non_indexed_label_falls_back_to_scanning():
     store = cluster_store(frozenset({"pincompute.io/project"}))
-    store.replace("pods", [pod("a", "p1", labels={"app": "web", "pincompute.io/project": "a"}),
-                           pod("a", "p2", labels={"app": "db", "pincompute.io/project": "a"})])
+    store.replace(
+        "pods",
+        [
+            pod("a", "p1", labels={"app": "web", "pincompute.io/project": "a"}),
+            pod("a", "p2", labels={"app": "db", "pincompute.io/project": "a"}),
+        ],
+    )
 
     found = store.list("pods", label_selector={"pincompute.io/project": "a", "app": "db"})
 
@@ -99,8 +110,10 @@ def test_modified_replaces_and_deleted_removes_including_from_indexes():
 
 def test_events_are_bounded_to_the_newest():
     store = cluster_store()
-    events = [{"metadata": {"namespace": "a", "name": f"e{i}"}, "lastTimestamp": f"2025-01-01T00:{i % 60:02d}:00Z"}
-              for i in range(60)]
+    events = [
+        {"metadata": {"namespace": "a", "name": f"e{i}"}, "lastTimestamp": f"2025-01-01T00:{i % 60:02d}:00Z"}
+        for i in range(60)
+    ]
     store.replace("events", reversed(events), max_objects=10)
     assert {e["metadata"]["name"] for e in store.list("events")} == {f"e{i}" for i in range(50, 60)}
 
@@ -112,14 +125,18 @@ def test_events_are_bounded_to_the_newest():
 
 def test_aggregates_requests_by_namespace_tier_and_phase_and_nodes_by_zone_and_family():
     store = cluster_store()
-    store.replace("pods", [
-        pod("a", "p1", cpu="500m", mem="1Gi", gpu=1, tier="pincompute-reserved"),
-        pod("a", "p2", cpu="1", mem="512Mi", tier="custom-class"),
-        pod("b", "p3", phase="Succeeded"),
-        realistic_pod(1, namespace="b"),
-    ])
-    store.replace("nodes", [node("n1", "z1", "gpu", gpu=8), node("n2", "z1", "general", ready=False),
-                            node("n3", "z2", "general")])
+    store.replace(
+        "pods",
+        [
+            pod("a", "p1", cpu="500m", mem="1Gi", gpu=1, tier="pincompute-reserved"),
+            pod("a", "p2", cpu="1", mem="512Mi", tier="custom-class"),
+            pod("b", "p3", phase="Succeeded"),
+            realistic_pod(1, namespace="b"),
+        ],
+    )
+    store.replace(
+        "nodes", [node("n1", "z1", "gpu", gpu=8), node("n2", "z1", "general", ready=False), node("n3", "z2", "general")]
+    )
 
     agg = store.aggregates()
 
@@ -143,20 +160,40 @@ def test_an_unparsable_quantity_counts_the_pod_but_not_its_request():
 names = st.sampled_from([("a", "p1"), ("a", "p2"), ("b", "p1"), ("b", "p3"), ("c", "p4")])
 pods_st = st.builds(
     lambda key, phase, tier, cpu, mem, gpu, app, owner: pod(
-        key[0], key[1], phase=phase, tier=tier, cpu=cpu, mem=mem, gpu=gpu,
-        labels={"app": app} if app else {}, owner=owner),
-    names, st.sampled_from(["Pending", "Running", "Succeeded", "Failed"]),
+        key[0],
+        key[1],
+        phase=phase,
+        tier=tier,
+        cpu=cpu,
+        mem=mem,
+        gpu=gpu,
+        labels={"app": app} if app else {},
+        owner=owner,
+    ),
+    names,
+    st.sampled_from(["Pending", "Running", "Succeeded", "Failed"]),
     st.sampled_from(["pincompute-reserved", "pincompute-ondemand", "pincompute-preemptible", "x", None]),
-    st.sampled_from(["100m", "1", "2.5", "0"]), st.sampled_from(["1Gi", "128Mi", "1e3"]), st.integers(0, 2),
-    st.sampled_from(["web", "db", None]), st.sampled_from(["rs1", "rs2", None]),
+    st.sampled_from(["100m", "1", "2.5", "0"]),
+    st.sampled_from(["1Gi", "128Mi", "1e3"]),
+    st.integers(0, 2),
+    st.sampled_from(["web", "db", None]),
+    st.sampled_from(["rs1", "rs2", None]),
 )
-nodes_st = st.builds(lambda i, zone, fam, ready, cpu: node(f"n{i}", zone, fam, ready=ready, cpu=cpu),
-                     st.integers(0, 3), st.sampled_from(["z1", "z2"]), st.sampled_from(["gpu", "general"]),
-                     st.booleans(), st.sampled_from(["8", "16", "31500m"]))
-ops = st.lists(st.one_of(
-    st.tuples(st.just("pods"), st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), pods_st),
-    st.tuples(st.just("nodes"), st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), nodes_st),
-), max_size=40)
+nodes_st = st.builds(
+    lambda i, zone, fam, ready, cpu: node(f"n{i}", zone, fam, ready=ready, cpu=cpu),
+    st.integers(0, 3),
+    st.sampled_from(["z1", "z2"]),
+    st.sampled_from(["gpu", "general"]),
+    st.booleans(),
+    st.sampled_from(["8", "16", "31500m"]),
+)
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("pods"), st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), pods_st),
+        st.tuples(st.just("nodes"), st.sampled_from(["ADDED", "MODIFIED", "DELETED"]), nodes_st),
+    ),
+    max_size=40,
+)
 
 
 def recompute(pods, nodes):
@@ -206,7 +243,11 @@ def test_incremental_aggregates_equal_a_recompute_of_the_final_objects(seq):
         got = {(p["metadata"]["namespace"], p["metadata"]["name"]) for p in found}
         assert got == want
     for owner in ("rs1", "rs2"):
-        want = {k for k, p in final["pods"].items()
-                if any(r["uid"] == owner for r in p["metadata"].get("ownerReferences", []))}
-        assert {(p["metadata"]["namespace"], p["metadata"]["name"])
-                for p in store.list("pods", owner_uid=owner)} == want
+        want = {
+            k
+            for k, p in final["pods"].items()
+            if any(r["uid"] == owner for r in p["metadata"].get("ownerReferences", []))
+        }
+        assert {
+            (p["metadata"]["namespace"], p["metadata"]["name"]) for p in store.list("pods", owner_uid=owner)
+        } == want

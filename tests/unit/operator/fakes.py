@@ -37,8 +37,14 @@ class FakeKube:
         if sub == "status" and name in self.crs:  # the apiserver returns the whole object
             status = {k: v for k, v in body["status"].items() if v is not None}
             return self._stamp({**self.crs[name], "status": status})
-        return self._stamp({"apiVersion": res.api_version, "kind": res.kind,
-                            "metadata": {"name": name, "namespace": namespace}, **body})
+        return self._stamp(
+            {
+                "apiVersion": res.api_version,
+                "kind": res.kind,
+                "metadata": {"name": name, "namespace": namespace},
+                **body,
+            }
+        )
 
     def delete(self, res, namespace, name, *, uid=None, grace_seconds=None):
         self.calls.append(("delete", res.kind, name))
@@ -57,8 +63,9 @@ class FakeKube:
 def fake_cluster(kube=None, zone="local-1a"):
     kube = kube or FakeKube()
     stop = threading.Event()
-    cluster = ClusterRuntime(kube, lambda key: None, stop, instance="test", topology=Topology(zone),
-                             background_events=False)
+    cluster = ClusterRuntime(
+        kube, lambda key: None, stop, instance="test", topology=Topology(zone), background_events=False
+    )
     cluster.native.update(NATIVE)
     for kind, info in KINDS.items():
         cluster.crs[kind] = cr_resource(kind, info.plural)

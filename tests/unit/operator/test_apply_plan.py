@@ -24,10 +24,17 @@ def _live(objects):
             spec.setdefault("volumes", []).append({"name": "kube-api-access-abcde", "projected": {"sources": []}})
             for container in spec["containers"] + spec.get("initContainers", []):
                 container.setdefault("volumeMounts", []).append(
-                    {"name": "kube-api-access-abcde", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"})
+                    {"name": "kube-api-access-abcde", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}
+                )
                 container["terminationMessagePath"] = "/dev/termination-log"
-            spec["tolerations"] = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
-                                    "effect": "NoExecute", "tolerationSeconds": 300}]
+            spec["tolerations"] = [
+                {
+                    "key": "node.kubernetes.io/not-ready",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                }
+            ]
             spec["nodeName"] = "kwok-member-a-001"
     return live
 
@@ -82,8 +89,9 @@ def test_image_only_change_patches_the_pod_in_place():
     plan = plan_writes(_desired(cr), live, owner_uid="uid-notebook", owner_name="notebook")
 
     assert plan.recreate == [] and len(plan.patch_pods) == 1
-    assert plan.patch_pods[0].patch == {"spec": {"containers": [{"name": "jupyter",
-                                                                  "image": "registry.local/search/web:9.9"}]}}
+    assert plan.patch_pods[0].patch == {
+        "spec": {"containers": [{"name": "jupyter", "image": "registry.local/search/web:9.9"}]}
+    }
 
 
 def test_other_pod_change_or_restart_recreates_the_pod():
@@ -111,16 +119,28 @@ def test_terminating_object_is_waited_for_not_written():
 
 
 def test_comparable_pod_keeps_user_tolerations_and_volumes():
-    desired = {"spec": {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
-                        "volumes": [{"name": "data"}]}}
-    live = {"spec": {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"},
-                                     {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}],
-                     "volumes": [{"name": "data"}, {"name": "kube-api-access-x"}]}}
+    desired = {
+        "spec": {
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
+            "volumes": [{"name": "data"}],
+        }
+    }
+    live = {
+        "spec": {
+            "tolerations": [
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists"},
+                {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"},
+            ],
+            "volumes": [{"name": "data"}, {"name": "kube-api-access-x"}],
+        }
+    }
 
     result = comparable_pod(live, desired)
 
-    assert result["spec"] == {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
-                              "volumes": [{"name": "data"}]}
+    assert result["spec"] == {
+        "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
+        "volumes": [{"name": "data"}],
+    }
 
 
 def test_empty_values_dropped_by_the_apiserver_are_not_a_change():
@@ -142,8 +162,9 @@ def test_an_app_taken_over_by_a_scaler_is_applied_once_to_release_replicas():
     live = _live(desired)
     deployment = next(o for o in live if o["kind"] == "Deployment")
     deployment["spec"]["replicas"] = 3
-    deployment["metadata"]["managedFields"] = [{"manager": "pincompute-operator", "operation": "Apply",
-                                                "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
+    deployment["metadata"]["managedFields"] = [
+        {"manager": "pincompute-operator", "operation": "Apply", "fieldsV1": {"f:spec": {"f:replicas": {}}}}
+    ]
 
     plan = plan_writes(desired, live, owner_uid="uid-web", owner_name="web")
 

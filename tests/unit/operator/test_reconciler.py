@@ -62,7 +62,10 @@ def test_running_pod_makes_the_pinpod_ready_and_a_second_pass_writes_nothing():
     _reconcile(cluster, cr)
 
     assert {c["type"]: c["status"] for c in status["conditions"]} == {
-        "Ready": "True", "Progressing": "False", "Degraded": "False"}
+        "Ready": "True",
+        "Progressing": "False",
+        "Degraded": "False",
+    }
     assert status["readyReplicas"] == 1 and status["shards"][0]["state"] == "Available"
     assert kube.calls[before:] == []
 
@@ -104,16 +107,28 @@ def test_scaler_with_schedules_requeues_at_the_next_minute():
 
 
 def test_placement_reads_annotations_over_labels_and_defaults_to_the_cluster():
-    cr = {"metadata": {"labels": {"pincompute.io/zone": "z1", "pincompute.io/shard-index": "1"},
-                       "annotations": {"pincompute.io/zone": "z2", "pincompute.io/shard-count": "3",
-                                       "pincompute.io/replicas": "4"}}}
+    cr = {
+        "metadata": {
+            "labels": {"pincompute.io/zone": "z1", "pincompute.io/shard-index": "1"},
+            "annotations": {
+                "pincompute.io/zone": "z2",
+                "pincompute.io/shard-count": "3",
+                "pincompute.io/replicas": "4",
+            },
+        }
+    }
 
     placement = placement_for(cr, "member-a", "local-1a")
     default = placement_for({"metadata": {}}, "member-a", "local-1a")
 
     assert (placement.zone, placement.shard_index, placement.shard_count, placement.replicas) == ("z2", 1, 3, 4)
     assert (default.cluster, default.zone, default.shard_index, default.shard_count, default.replicas) == (
-        "member-a", "local-1a", 0, 1, None)
+        "member-a",
+        "local-1a",
+        0,
+        1,
+        None,
+    )
 
 
 def test_conflict_is_retried_at_once_then_backs_off():

@@ -83,9 +83,11 @@ def test_token_bucket_spreads_a_burst():
 
 
 @settings(max_examples=25, deadline=None)
-@given(keys=st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=60),
-       workers=st.integers(min_value=1, max_value=4),
-       requeue=st.sets(st.integers(min_value=0, max_value=5)))
+@given(
+    keys=st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=60),
+    workers=st.integers(min_value=1, max_value=4),
+    requeue=st.sets(st.integers(min_value=0, max_value=5)),
+)
 def test_no_key_is_processed_concurrently_and_every_key_is_processed(keys, workers, requeue):
     queue = WorkQueue(backoff=KeyBackoff(base=0.001, cap=0.002))
     active, processed, violations = set(), [], []

@@ -15,15 +15,24 @@ from workloads.core import API_VERSION
 from workloads.core.errors import FieldError, SpecInvalid
 from workloads.core.kinds import KINDS as KIND_REGISTRY
 from workloads.core.kinds import KindInfo
-from workloads.core.specs import apps, batch
+from workloads.core.specs import apps, batch, scaler
 from workloads.core.specs import checks as c
-from workloads.core.specs.apps import Ingress, Metric, Persistence, PinApp, PinPod, PinScaler, PinterestService
+from workloads.core.specs.apps import Ingress, Persistence, PinApp, PinPod, PinterestService
 from workloads.core.specs.batch import PinterestCronJob, PinterestDaemon, PinterestJobSet, PinterestTrainingJob
 from workloads.core.specs.common import Container, Operations, PodFields, WorkloadMeta
+from workloads.core.specs.scaler import Metric, PinScaler
 from workloads.core.specs.schema import Field, MapOf, Obj, Str, obj
 
-Workload = (PinPod | PinApp | PinScaler | PinterestService | PinterestJobSet | PinterestCronJob
-            | PinterestDaemon | PinterestTrainingJob)
+Workload = (
+    PinPod
+    | PinApp
+    | PinScaler
+    | PinterestService
+    | PinterestJobSet
+    | PinterestCronJob
+    | PinterestDaemon
+    | PinterestTrainingJob
+)
 
 
 Check = Callable[[Mapping[str, Any], list[FieldError]], None]
@@ -49,13 +58,16 @@ class KindDef:
 _SPECS: dict[str, tuple[Obj, Check, Build]] = {
     "PinPod": (apps.PINPOD_SPEC, apps.check_pinpod, apps.build_pinpod),
     "PinApp": (apps.PINAPP_SPEC, apps.check_pinapp, apps.build_pinapp),
-    "PinScaler": (apps.PINSCALER_SPEC, apps.check_pinscaler, apps.build_pinscaler),
+    "PinScaler": (scaler.PINSCALER_SPEC, scaler.check_pinscaler, scaler.build_pinscaler),
     "PinterestService": (apps.PINTERESTSERVICE_SPEC, apps.check_pinterestservice, apps.build_pinterestservice),
     "PinterestJobSet": (batch.PINTERESTJOBSET_SPEC, batch.check_pinterestjobset, batch.build_pinterestjobset),
     "PinterestCronJob": (batch.PINTERESTCRONJOB_SPEC, batch.check_pinterestcronjob, batch.build_pinterestcronjob),
     "PinterestDaemon": (batch.PINTERESTDAEMON_SPEC, batch.check_pinterestdaemon, batch.build_pinterestdaemon),
-    "PinterestTrainingJob": (batch.PINTERESTTRAININGJOB_SPEC, batch.check_pinteresttrainingjob,
-                             batch.build_pinteresttrainingjob),
+    "PinterestTrainingJob": (
+        batch.PINTERESTTRAININGJOB_SPEC,
+        batch.check_pinteresttrainingjob,
+        batch.build_pinteresttrainingjob,
+    ),
 }
 KINDS: dict[str, KindDef] = {kind: KindDef(info, *_SPECS[kind]) for kind, info in KIND_REGISTRY.items()}
 """Spec definitions by kind, in registry order."""
@@ -108,6 +120,25 @@ def _unique(errors: list[FieldError]) -> list[FieldError]:
     return list(dict.fromkeys(errors))
 
 
-__all__ = ["KINDS", "Container", "Ingress", "KindDef", "Metric", "Operations", "Persistence", "PinApp",
-           "PinPod", "PinScaler", "PinterestCronJob", "PinterestDaemon", "PinterestJobSet", "PinterestService",
-           "PinterestTrainingJob", "PodFields", "Workload", "WorkloadMeta", "parse", "validate"]
+__all__ = [
+    "KINDS",
+    "Container",
+    "Ingress",
+    "KindDef",
+    "Metric",
+    "Operations",
+    "Persistence",
+    "PinApp",
+    "PinPod",
+    "PinScaler",
+    "PinterestCronJob",
+    "PinterestDaemon",
+    "PinterestJobSet",
+    "PinterestService",
+    "PinterestTrainingJob",
+    "PodFields",
+    "Workload",
+    "WorkloadMeta",
+    "parse",
+    "validate",
+]

@@ -1,4 +1,4 @@
-"""Long-running kinds: PinPod, PinApp, PinScaler and PinterestService."""
+"""Long-running kinds: PinPod, PinApp and PinterestService (PinScaler, which scales them, is in scaler.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from workloads.core.errors import FieldError
-from workloads.core.quantity import QuantityError, parse_quantity
 from workloads.core.specs import checks as c
 from workloads.core.specs.common import (
     Operations,
@@ -16,24 +15,12 @@ from workloads.core.specs.common import (
     build_meta,
     build_operations,
     build_pod,
-    check_operations,
-    check_pod,
-    dict_or_empty,
-    list_or_empty,
     meta_fields,
     operations_field,
     pod_fields,
 )
+from workloads.core.specs.pod_checks import check_operations, check_pod, dict_or_empty, list_or_empty
 from workloads.core.specs.schema import Arr, Field, Int, IntOrStr, MapOf, Str, obj
-
-
-def _any_quantity(value: int | str) -> str | None:
-    try:
-        parse_quantity(value)
-    except QuantityError as exc:
-        return str(exc)
-    return None
-
 
 SERVICE_PORT = obj(
     Field("name", Str(checks=(c.port_name,))),
@@ -51,23 +38,33 @@ class ServicePort:
     protocol: str = "TCP"
 
     def to_k8s(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"port": self.port, "protocol": self.protocol,
-                               "targetPort": self.target_port if self.target_port is not None else self.port}
+        out: dict[str, Any] = {
+            "port": self.port,
+            "protocol": self.protocol,
+            "targetPort": self.target_port if self.target_port is not None else self.port,
+        }
         if self.name:
             out["name"] = self.name
         return out
 
 
 def build_ports(raw: Sequence[Mapping[str, Any]] | None) -> tuple[ServicePort, ...]:
-    return tuple(ServicePort(p["port"], p.get("name"), p.get("targetPort"), p.get("protocol") or "TCP")
-                 for p in raw or ())
+    return tuple(
+        ServicePort(p["port"], p.get("name"), p.get("targetPort"), p.get("protocol") or "TCP") for p in raw or ()
+    )
 
 
 def check_service_ports(ports: object, pod: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
     """Ports must be unique and a named targetPort must name a container port."""
     pods_valid = all(isinstance(pod.get(g, []), list) for g in ("containers", "sidecars"))
-    container_ports = {p.get("name") for g in ("containers", "sidecars") for x in pod.get(g) or []
-                       if isinstance(x, dict) for p in x.get("ports") or [] if isinstance(p, dict)}
+    container_ports = {
+        p.get("name")
+        for g in ("containers", "sidecars")
+        for x in pod.get(g) or []
+        if isinstance(x, dict)
+        for p in x.get("ports") or []
+        if isinstance(p, dict)
+    }
     seen: set[Any] = set()
     for index, port in enumerate(ports if isinstance(ports, list) else []):
         if not isinstance(port, dict):
@@ -82,6 +79,7 @@ def check_service_ports(ports: object, pod: Mapping[str, Any], path: str, errors
 
 
 # ---- PinPod ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Persistence:
@@ -102,15 +100,19 @@ class PinPod:
 
 
 PINPOD_SPEC = obj(
-    *meta_fields(), *pod_fields(),
+    *meta_fields(),
+    *pod_fields(),
     Field("restartPolicy", Str(enum=("Always", "OnFailure", "Never"))),
-    Field("persistence", obj(
-        Field("size", IntOrStr(checks=(c.memory_quantity,)), required=True),
-        Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
-        Field("storageClassName", Str(checks=(c.dns_subdomain,))),
-        Field("accessMode", Str(enum=("ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"))),
-        description="A PersistentVolumeClaim kept across pod restarts and stop/start.",
-    )),
+    Field(
+        "persistence",
+        obj(
+            Field("size", IntOrStr(checks=(c.memory_quantity,)), required=True),
+            Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
+            Field("storageClassName", Str(checks=(c.dns_subdomain,))),
+            Field("accessMode", Str(enum=("ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"))),
+            description="A PersistentVolumeClaim kept across pod restarts and stop/start.",
+        ),
+    ),
     operations_field(),
 )
 
@@ -126,13 +128,24 @@ def check_pinpod(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
 def build_pinpod(manifest: Mapping[str, Any]) -> PinPod:
     spec = manifest["spec"]
     raw = spec.get("persistence")
-    persistence = Persistence(str(raw["size"]), raw["mountPath"], raw.get("storageClassName"),
-                              raw.get("accessMode") or "ReadWriteOnce") if raw else None
-    return PinPod(build_meta(manifest), build_pod(spec), spec.get("restartPolicy") or "Always", persistence,
-                  build_operations(spec))
+    persistence = (
+        Persistence(
+            str(raw["size"]), raw["mountPath"], raw.get("storageClassName"), raw.get("accessMode") or "ReadWriteOnce"
+        )
+        if raw
+        else None
+    )
+    return PinPod(
+        build_meta(manifest),
+        build_pod(spec),
+        spec.get("restartPolicy") or "Always",
+        persistence,
+        build_operations(spec),
+    )
 
 
 # ---- PinApp ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Rollout:
@@ -156,16 +169,18 @@ class PinApp:
 
 PINAPP_SPEC = obj(
     *meta_fields(),
-    Field("template", obj(*pod_fields(), description="The pod of every replica (a PinPod spec)."),
-          required=True),
+    Field("template", obj(*pod_fields(), description="The pod of every replica (a PinPod spec)."), required=True),
     Field("replicas", Int(minimum=0, maximum=10000)),
     Field("zones", Arr(items=Str(checks=(c.label_value,)), min_items=1), required=True),
     Field("shardStrategy", Str(enum=("Balanced",))),
-    Field("rollout", obj(
-        Field("zoneOrder", Arr(items=Str())),
-        Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
-        Field("maxSurge", IntOrStr(checks=(c.int_or_percent,))),
-    )),
+    Field(
+        "rollout",
+        obj(
+            Field("zoneOrder", Arr(items=Str())),
+            Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
+            Field("maxSurge", IntOrStr(checks=(c.int_or_percent,))),
+        ),
+    ),
     Field("service", obj(Field("ports", Arr(items=SERVICE_PORT, min_items=1), required=True))),
     operations_field(),
 )
@@ -200,129 +215,20 @@ def build_pinapp(manifest: Mapping[str, Any]) -> PinApp:
     rollout = spec.get("rollout") or {}
     order = tuple(rollout.get("zoneOrder") or ())
     order = order + tuple(z for z in zones if z not in order)
-    return PinApp(build_meta(manifest), build_pod(spec["template"]), int(spec.get("replicas", 1)), zones,
-                  Rollout(order, rollout.get("maxUnavailable", "25%"), rollout.get("maxSurge", "25%")),
-                  spec.get("shardStrategy") or "Balanced",
-                  build_ports((spec.get("service") or {}).get("ports")),
-                  build_operations(spec))
-
-
-# ---- PinScaler ------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Metric:
-    type: str
-    target_utilization: int | None = None
-    metric: str | None = None
-    target_average_value: str | None = None
-    target_value: str | None = None
-    selector: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ScheduleWindow:
-    name: str
-    cron: str
-    min_replicas: int
-    max_replicas: int
-    duration_minutes: int
-    time_zone: str | None = None
-
-
-@dataclass(frozen=True)
-class PinScaler:
-    kind: ClassVar[str] = "PinScaler"
-    meta: WorkloadMeta
-    target: str
-    min_replicas: int
-    max_replicas: int
-    metrics: tuple[Metric, ...]
-    scale_up_cooldown: int | None = None
-    scale_down_cooldown: int | None = None
-    schedules: tuple[ScheduleWindow, ...] = ()
-    operations: Operations = field(default_factory=Operations)
-
-
-PINSCALER_SPEC = obj(
-    *meta_fields(),
-    Field("targetRef", obj(Field("name", Str(checks=(c.workload_name,)), required=True),
-                           Field("kind", Str(enum=("PinApp",)))), required=True),
-    Field("minReplicas", Int(minimum=1, maximum=10000), required=True),
-    Field("maxReplicas", Int(minimum=1, maximum=10000), required=True),
-    Field("metrics", Arr(items=obj(
-        Field("type", Str(enum=("CPU", "Memory", "Pods", "External")), required=True),
-        Field("targetUtilization", Int(minimum=1, maximum=1000, description="Percent of requests.")),
-        Field("metric", Str(max_length=253, description="Custom or external metric name.")),
-        Field("targetAverageValue", IntOrStr(checks=(_any_quantity,))),
-        Field("targetValue", IntOrStr(checks=(_any_quantity,))),
-        Field("selector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
-    ), description="Defaults to CPU at 80% when empty.")),
-    Field("behavior", obj(Field("scaleUpCooldownSeconds", Int(minimum=0, maximum=3600)),
-                          Field("scaleDownCooldownSeconds", Int(minimum=0, maximum=3600)))),
-    Field("schedules", Arr(items=obj(
-        Field("name", Str(checks=(c.container_name,)), required=True),
-        Field("cron", Str(checks=(c.cron_expression,)), required=True),
-        Field("timeZone", Str(checks=(c.time_zone,))),
-        Field("minReplicas", Int(minimum=1, maximum=10000), required=True),
-        Field("maxReplicas", Int(minimum=1, maximum=10000), required=True),
-        Field("durationMinutes", Int(minimum=1, maximum=10080), required=True),
-    ))),
-    operations_field(),
-)
-
-_METRIC_NEEDS = {"CPU": ("targetUtilization",), "Memory": ("targetUtilization",),
-                 "Pods": ("metric", "targetAverageValue"), "External": ("metric",)}
-
-
-def _check_bounds(item: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
-    low, high = item.get("minReplicas"), item.get("maxReplicas")
-    if isinstance(low, int) and isinstance(high, int) and low > high:
-        errors.append(FieldError(f"{path}minReplicas", f"{low} is more than maxReplicas ({high})"))
-
-
-def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
-    _check_bounds(spec, "spec.", errors)
-    for index, metric in enumerate(list_or_empty(spec.get("metrics"))):
-        if not isinstance(metric, dict) or metric.get("type") not in _METRIC_NEEDS:
-            continue
-        path = f"spec.metrics[{index}]"
-        for key in _METRIC_NEEDS[metric["type"]]:
-            if metric.get(key) is None:
-                errors.append(FieldError(f"{path}.{key}", f"is required for a {metric['type']} metric"))
-        if metric["type"] == "External" and (metric.get("targetValue") is None) == (
-                metric.get("targetAverageValue") is None):
-            message = "set exactly one of targetValue, targetAverageValue"
-            errors.append(FieldError(f"{path}.targetValue", message))
-    names: set[Any] = set()
-    for index, window in enumerate(list_or_empty(spec.get("schedules"))):
-        if isinstance(window, dict):
-            _check_bounds(window, f"spec.schedules[{index}].", errors)
-            if window.get("name") in names:
-                message = f"{window['name']!r} is used twice"
-                errors.append(FieldError(f"spec.schedules[{index}].name", message))
-            names.add(window.get("name"))
-
-
-def build_pinscaler(manifest: Mapping[str, Any]) -> PinScaler:
-    spec = manifest["spec"]
-    metrics = tuple(Metric(m["type"], m.get("targetUtilization"), m.get("metric"),
-                           _str(m.get("targetAverageValue")), _str(m.get("targetValue")),
-                           dict(m.get("selector") or {})) for m in spec.get("metrics") or ())
-    behavior = spec.get("behavior") or {}
-    windows = tuple(ScheduleWindow(w["name"], w["cron"], w["minReplicas"], w["maxReplicas"],
-                                   w["durationMinutes"], w.get("timeZone"))
-                    for w in spec.get("schedules") or ())
-    return PinScaler(build_meta(manifest), spec["targetRef"]["name"], spec["minReplicas"],
-                     spec["maxReplicas"],
-                     metrics or (Metric("CPU", 80),), behavior.get("scaleUpCooldownSeconds"),
-                     behavior.get("scaleDownCooldownSeconds"), windows, build_operations(spec))
-
-
-def _str(value: object) -> str | None:
-    return None if value is None else str(value)
+    return PinApp(
+        build_meta(manifest),
+        build_pod(spec["template"]),
+        int(spec.get("replicas", 1)),
+        zones,
+        Rollout(order, rollout.get("maxUnavailable", "25%"), rollout.get("maxSurge", "25%")),
+        spec.get("shardStrategy") or "Balanced",
+        build_ports((spec.get("service") or {}).get("ports")),
+        build_operations(spec),
+    )
 
 
 # ---- PinterestService -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Ingress:
@@ -346,18 +252,26 @@ class PinterestService:
 
 
 PINTERESTSERVICE_SPEC = obj(
-    *meta_fields(), *pod_fields(),
+    *meta_fields(),
+    *pod_fields(),
     Field("replicas", Int(minimum=0, maximum=10000)),
     Field("ports", Arr(items=SERVICE_PORT, min_items=1), required=True),
-    Field("ingress", obj(
-        Field("host", Str(checks=(c.dns_subdomain,)), required=True),
-        Field("path", Str(checks=(c.absolute_path,))),
-        Field("pathType", Str(enum=("Prefix", "Exact"))),
-        Field("port", IntOrStr(checks=(c.port_ref,), description="Service port name or number.")),
-        Field("className", Str(checks=(c.dns_subdomain,))),
-    )),
-    Field("config", MapOf(values=Str(), key_check=c.config_key,
-                          description="Becomes a ConfigMap mounted at /etc/pincompute/config.")),
+    Field(
+        "ingress",
+        obj(
+            Field("host", Str(checks=(c.dns_subdomain,)), required=True),
+            Field("path", Str(checks=(c.absolute_path,))),
+            Field("pathType", Str(enum=("Prefix", "Exact"))),
+            Field("port", IntOrStr(checks=(c.port_ref,), description="Service port name or number.")),
+            Field("className", Str(checks=(c.dns_subdomain,))),
+        ),
+    ),
+    Field(
+        "config",
+        MapOf(
+            values=Str(), key_check=c.config_key, description="Becomes a ConfigMap mounted at /etc/pincompute/config."
+        ),
+    ),
     operations_field(),
 )
 
@@ -379,8 +293,19 @@ def check_pinterestservice(spec: Mapping[str, Any], errors: list[FieldError]) ->
 def build_pinterestservice(manifest: Mapping[str, Any]) -> PinterestService:
     spec = manifest["spec"]
     raw = spec.get("ingress")
-    ingress = Ingress(raw["host"], raw.get("path") or "/", raw.get("pathType") or "Prefix", raw.get("port"),
-                      raw.get("className")) if raw else None
-    return PinterestService(build_meta(manifest), build_pod(spec), int(spec.get("replicas", 1)),
-                            build_ports(spec["ports"]), ingress, dict(spec.get("config") or {}),
-                            build_operations(spec))
+    ingress = (
+        Ingress(
+            raw["host"], raw.get("path") or "/", raw.get("pathType") or "Prefix", raw.get("port"), raw.get("className")
+        )
+        if raw
+        else None
+    )
+    return PinterestService(
+        build_meta(manifest),
+        build_pod(spec),
+        int(spec.get("replicas", 1)),
+        build_ports(spec["ports"]),
+        ingress,
+        dict(spec.get("config") or {}),
+        build_operations(spec),
+    )

@@ -16,13 +16,11 @@ from workloads.core.specs.common import (
     build_meta,
     build_operations,
     build_pod,
-    check_operations,
-    check_pod,
-    dict_or_empty,
     meta_fields,
     operations_field,
     pod_fields,
 )
+from workloads.core.specs.pod_checks import check_operations, check_pod, dict_or_empty
 from workloads.core.specs.schema import Bool, Field, Int, IntOrStr, Str, obj
 
 SHARD_ENV = frozenset({"SHARD_INDEX", "SHARD_COUNT"})
@@ -33,8 +31,7 @@ _TTL = Field("ttlSecondsAfterFinished", Int(minimum=0))
 _DEADLINE = Field("activeDeadlineSeconds", Int(minimum=1))
 
 
-def _check(spec: Mapping[str, Any], errors: list[FieldError], reserved_env: frozenset[str] = frozenset()
-           ) -> None:
+def _check(spec: Mapping[str, Any], errors: list[FieldError], reserved_env: frozenset[str] = frozenset()) -> None:
     check_pod(spec, "spec", errors, reserved_env)
     check_operations(spec, spec, errors)
 
@@ -50,11 +47,16 @@ class JobSettings:
 
 
 def _job_settings(spec: Mapping[str, Any], restart: str = "Never") -> JobSettings:
-    return JobSettings(spec.get("restartPolicy") or restart, spec.get("backoffLimit"),
-                       spec.get("ttlSecondsAfterFinished"), spec.get("activeDeadlineSeconds"))
+    return JobSettings(
+        spec.get("restartPolicy") or restart,
+        spec.get("backoffLimit"),
+        spec.get("ttlSecondsAfterFinished"),
+        spec.get("activeDeadlineSeconds"),
+    )
 
 
 # ---- PinterestJobSet ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PinterestJobSet:
@@ -70,11 +72,17 @@ class PinterestJobSet:
 
 
 PINTERESTJOBSET_SPEC = obj(
-    *meta_fields(), *pod_fields(),
-    Field("shards", Int(minimum=1, maximum=10000, description="How many fractions the work is cut into."),
-          required=True),
+    *meta_fields(),
+    *pod_fields(),
+    Field(
+        "shards", Int(minimum=1, maximum=10000, description="How many fractions the work is cut into."), required=True
+    ),
     Field("parallelism", Int(minimum=1, maximum=10000, description="Shards running at once; default all.")),
-    _RESTART, _BACKOFF, _TTL, _DEADLINE, operations_field(),
+    _RESTART,
+    _BACKOFF,
+    _TTL,
+    _DEADLINE,
+    operations_field(),
 )
 
 
@@ -87,12 +95,18 @@ def check_pinterestjobset(spec: Mapping[str, Any], errors: list[FieldError]) -> 
 
 def build_pinterestjobset(manifest: Mapping[str, Any]) -> PinterestJobSet:
     spec = manifest["spec"]
-    return PinterestJobSet(build_meta(manifest), build_pod(spec), spec["shards"],
-                           spec.get("parallelism") or spec["shards"], _job_settings(spec),
-                           build_operations(spec))
+    return PinterestJobSet(
+        build_meta(manifest),
+        build_pod(spec),
+        spec["shards"],
+        spec.get("parallelism") or spec["shards"],
+        _job_settings(spec),
+        build_operations(spec),
+    )
 
 
 # ---- PinterestCronJob -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PinterestCronJob:
@@ -111,16 +125,20 @@ class PinterestCronJob:
 
 
 PINTERESTCRONJOB_SPEC = obj(
-    *meta_fields(), *pod_fields(),
-    Field("schedule", Str(checks=(c.cron_expression,), description="Five-field cron or @hourly etc."),
-          required=True),
+    *meta_fields(),
+    *pod_fields(),
+    Field("schedule", Str(checks=(c.cron_expression,), description="Five-field cron or @hourly etc."), required=True),
     Field("timeZone", Str(checks=(c.time_zone,), description="IANA name; default UTC.")),
     Field("concurrencyPolicy", Str(enum=("Allow", "Forbid", "Replace"), description="Default Forbid.")),
     Field("suspend", Bool()),
     Field("successfulJobsHistoryLimit", Int(minimum=0, maximum=100)),
     Field("failedJobsHistoryLimit", Int(minimum=0, maximum=100)),
     Field("startingDeadlineSeconds", Int(minimum=10)),
-    _RESTART, _BACKOFF, _TTL, _DEADLINE, operations_field(),
+    _RESTART,
+    _BACKOFF,
+    _TTL,
+    _DEADLINE,
+    operations_field(),
 )
 
 
@@ -131,13 +149,22 @@ def check_pinterestcronjob(spec: Mapping[str, Any], errors: list[FieldError]) ->
 def build_pinterestcronjob(manifest: Mapping[str, Any]) -> PinterestCronJob:
     spec = manifest["spec"]
     return PinterestCronJob(
-        build_meta(manifest), build_pod(spec), spec["schedule"], spec.get("timeZone"),
-        spec.get("concurrencyPolicy") or "Forbid", bool(spec.get("suspend")),
-        spec.get("successfulJobsHistoryLimit", 3), spec.get("failedJobsHistoryLimit", 1),
-        spec.get("startingDeadlineSeconds"), _job_settings(spec, "OnFailure"), build_operations(spec))
+        build_meta(manifest),
+        build_pod(spec),
+        spec["schedule"],
+        spec.get("timeZone"),
+        spec.get("concurrencyPolicy") or "Forbid",
+        bool(spec.get("suspend")),
+        spec.get("successfulJobsHistoryLimit", 3),
+        spec.get("failedJobsHistoryLimit", 1),
+        spec.get("startingDeadlineSeconds"),
+        _job_settings(spec, "OnFailure"),
+        build_operations(spec),
+    )
 
 
 # ---- PinterestDaemon ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PinterestDaemon:
@@ -150,11 +177,15 @@ class PinterestDaemon:
 
 
 PINTERESTDAEMON_SPEC = obj(
-    *meta_fields(), *pod_fields(),
-    Field("updateStrategy", obj(
-        Field("type", Str(enum=("RollingUpdate", "OnDelete"))),
-        Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
-    )),
+    *meta_fields(),
+    *pod_fields(),
+    Field(
+        "updateStrategy",
+        obj(
+            Field("type", Str(enum=("RollingUpdate", "OnDelete"))),
+            Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
+        ),
+    ),
     operations_field(),
 )
 
@@ -169,8 +200,13 @@ def check_pinterestdaemon(spec: Mapping[str, Any], errors: list[FieldError]) -> 
 def build_pinterestdaemon(manifest: Mapping[str, Any]) -> PinterestDaemon:
     spec = manifest["spec"]
     strategy = spec.get("updateStrategy") or {}
-    return PinterestDaemon(build_meta(manifest), build_pod(spec), strategy.get("type") or "RollingUpdate",
-                           strategy.get("maxUnavailable", 1), build_operations(spec))
+    return PinterestDaemon(
+        build_meta(manifest),
+        build_pod(spec),
+        strategy.get("type") or "RollingUpdate",
+        strategy.get("maxUnavailable", 1),
+        build_operations(spec),
+    )
 
 
 # ---- PinterestTrainingJob -------------------------------------------------------------------------
@@ -199,13 +235,17 @@ class PinterestTrainingJob:
 
 
 PINTERESTTRAININGJOB_SPEC = obj(
-    *meta_fields(), *pod_fields(),
+    *meta_fields(),
+    *pod_fields(),
     Field("framework", Str(enum=("PyTorch", "TensorFlow")), required=True),
     Field("workers", Int(minimum=1, maximum=1000), required=True),
     Field("masterReplicas", Int(minimum=0, maximum=1, description="PyTorch only; default 1.")),
     Field("port", Int(minimum=1, maximum=65535, description="Rendezvous port; 23456 or 2222 by default.")),
     Field("gpusPerWorker", Int(minimum=0, maximum=16, description="Set on the first container.")),
-    _BACKOFF, _TTL, _DEADLINE, operations_field(),
+    _BACKOFF,
+    _TTL,
+    _DEADLINE,
+    operations_field(),
 )
 
 
@@ -220,8 +260,12 @@ def check_pinteresttrainingjob(spec: Mapping[str, Any], errors: list[FieldError]
         for section in ("requests", "limits"):
             values = dict_or_empty(resources.get(section))
             if GPU_RESOURCE in values and str(values[GPU_RESOURCE]) != str(gpus):
-                errors.append(FieldError(f"spec.containers[0].resources.{section}.{GPU_RESOURCE}",
-                                         f"conflicts with gpusPerWorker ({gpus}); set only one"))
+                errors.append(
+                    FieldError(
+                        f"spec.containers[0].resources.{section}.{GPU_RESOURCE}",
+                        f"conflicts with gpusPerWorker ({gpus}); set only one",
+                    )
+                )
 
 
 def build_pinteresttrainingjob(manifest: Mapping[str, Any]) -> PinterestTrainingJob:
@@ -229,9 +273,16 @@ def build_pinteresttrainingjob(manifest: Mapping[str, Any]) -> PinterestTraining
     framework = spec["framework"]
     master = spec.get("masterReplicas", 1) if framework == "PyTorch" else 0
     return PinterestTrainingJob(
-        build_meta(manifest), _with_gpus(build_pod(spec), spec.get("gpusPerWorker") or 0), framework,
-        spec["workers"], master, spec.get("port") or DEFAULT_PORTS[framework], spec.get("gpusPerWorker") or 0,
-        _job_settings(spec, "OnFailure"), build_operations(spec))
+        build_meta(manifest),
+        _with_gpus(build_pod(spec), spec.get("gpusPerWorker") or 0),
+        framework,
+        spec["workers"],
+        master,
+        spec.get("port") or DEFAULT_PORTS[framework],
+        spec.get("gpusPerWorker") or 0,
+        _job_settings(spec, "OnFailure"),
+        build_operations(spec),
+    )
 
 
 def _with_gpus(pod: PodFields, gpus: int) -> PodFields:

@@ -18,11 +18,11 @@ _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 _PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _CONFIG_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
 _IMAGE = re.compile(
-    r"^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?/)?"            # optional registry host[:port]/
-    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"         # first path component
+    r"^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?/)?"  # optional registry host[:port]/
+    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"  # first path component
     r"(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"  # further path components
-    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"       # optional tag
-    r"(?:@sha256:[a-f0-9]{64})?$"                    # optional digest
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"  # optional tag
+    r"(?:@sha256:[a-f0-9]{64})?$"  # optional digest
 )
 
 
@@ -30,8 +30,10 @@ def dns_label(value: str, max_length: int = 63) -> str | None:
     if len(value) > max_length:
         return f"{value!r} is longer than {max_length} characters"
     if not _DNS_LABEL.match(value):
-        return (f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
-                "starting and ending with a letter or digit")
+        return (
+            f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit"
+        )
     return None
 
 
@@ -100,6 +102,7 @@ def _quantity(parser: Callable[[int | str], object]) -> Callable[[int | str], st
         except QuantityError as exc:
             return str(exc)
         return None
+
     return check
 
 

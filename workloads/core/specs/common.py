@@ -11,14 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloads.core.errors import FieldError
 from workloads.core.kinds import default_tier
 from workloads.core.labels import HARDWARE_FAMILY_LABEL
 from workloads.core.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, parse_memory
 from workloads.core.quota import DEFAULT_CONTAINER_REQUEST, pod_request
-from workloads.core.runtime.profile import load_profile
 from workloads.core.specs import checks as c
-from workloads.core.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, join, obj
+from workloads.core.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
 from workloads.core.tiers import Tier
 
 RESERVED_PREFIX = "pincompute-"
@@ -39,23 +37,38 @@ CONTAINER = obj(
     Field("command", Arr(items=Str())),
     Field("args", Arr(items=Str())),
     Field("workingDir", Str(checks=(c.absolute_path,))),
-    Field("env", Arr(items=obj(
-        Field("name", Str(checks=(c.env_name,)), required=True),
-        Field("value", Str()),
-        Field("valueFrom", FREE),
-    ))),
-    Field("ports", Arr(items=obj(
-        Field("name", Str(checks=(c.port_name,))),
-        Field("containerPort", Int(minimum=1, maximum=65535), required=True),
-        Field("protocol", Str(enum=("TCP", "UDP", "SCTP"))),
-    ))),
+    Field(
+        "env",
+        Arr(
+            items=obj(
+                Field("name", Str(checks=(c.env_name,)), required=True),
+                Field("value", Str()),
+                Field("valueFrom", FREE),
+            )
+        ),
+    ),
+    Field(
+        "ports",
+        Arr(
+            items=obj(
+                Field("name", Str(checks=(c.port_name,))),
+                Field("containerPort", Int(minimum=1, maximum=65535), required=True),
+                Field("protocol", Str(enum=("TCP", "UDP", "SCTP"))),
+            )
+        ),
+    ),
     Field("resources", obj(Field("requests", _quantities), Field("limits", _quantities))),
-    Field("volumeMounts", Arr(items=obj(
-        Field("name", Str(), required=True),
-        Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
-        Field("readOnly", Bool()),
-        Field("subPath", Str()),
-    ))),
+    Field(
+        "volumeMounts",
+        Arr(
+            items=obj(
+                Field("name", Str(), required=True),
+                Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
+                Field("readOnly", Bool()),
+                Field("subPath", Str()),
+            )
+        ),
+    ),
     Field("livenessProbe", FREE),
     Field("readinessProbe", FREE),
     Field("startupProbe", FREE),
@@ -85,8 +98,16 @@ def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
     return (
         Field("containers", Arr(items=CONTAINER, min_items=1), required=containers_required),
         Field("sidecars", Arr(items=CONTAINER, description="User sidecars, run as native sidecars.")),
-        Field("volumes", Arr(items=obj(Field("name", Str(checks=(c.container_name,)), required=True),
-                                       open=True, description="A Kubernetes volume."))),
+        Field(
+            "volumes",
+            Arr(
+                items=obj(
+                    Field("name", Str(checks=(c.container_name,)), required=True),
+                    open=True,
+                    description="A Kubernetes volume.",
+                )
+            ),
+        ),
         Field("nodeSelector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
         Field("tolerations", Arr(items=TOLERATION)),
         Field("hardwareFamily", Str(checks=(c.label_value,), description="Node hardware family, e.g. g5.")),
@@ -94,128 +115,26 @@ def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
 
 
 def operations_field() -> Field:
-    return Field("operations", obj(
-        Field("paused", Bool()),
-        Field("stopped", Bool()),
-        Field("restartedAt", Str(checks=(c.rfc3339,), description="Changing it rolls every pod.")),
-        Field("restartContainer", obj(
-            Field("pod", Str()),
-            Field("container", Str(), required=True),
-            Field("requestedAt", Str(checks=(c.rfc3339,)), required=True),
-        )),
-    ))
-
-
-# ---- cross-field checks on raw dicts (types may be wrong: guard everything) -----------------------
-
-def check_pod(pod: Mapping[str, Any], path: str, errors: list[FieldError],
-              reserved_env: frozenset[str] = frozenset()) -> None:
-    """Names must be unique and stay clear of what the platform injects."""
-    profile = load_profile()
-    reserved_names = profile.reserved_container_names()
-    volumes = [v for v in list_or_empty(pod.get("volumes")) if isinstance(v, dict)]
-    volume_names = {v.get("name") for v in volumes}
-    seen: dict[str, str] = {}
-    for group in ("containers", "sidecars"):
-        for index, container in enumerate(list_or_empty(pod.get(group))):
-            if not isinstance(container, dict):
-                continue
-            cpath = join(join(path, group), index)
-            name = container.get("name")
-            if isinstance(name, str):
-                if name in reserved_names or name.startswith(RESERVED_PREFIX):
-                    errors.append(FieldError(join(cpath, "name"),
-                                             f"{name!r} is reserved for a platform container"))
-                elif name in seen:
-                    message = f"{name!r} is already used by {seen[name]}"
-                    errors.append(FieldError(join(cpath, "name"), message))
-                else:
-                    seen[name] = cpath
-            _check_container(container, cpath, volume_names, reserved_env, errors)
-    names_seen: set[Any] = set()
-    for index, volume in enumerate(volumes):
-        name = volume.get("name")
-        vpath = join(join(join(path, "volumes"), index), "name")
-        if isinstance(name, str) and name.startswith(RESERVED_PREFIX):
-            errors.append(FieldError(vpath, f"{name!r} is reserved for a platform volume"))
-        elif name in names_seen:
-            errors.append(FieldError(vpath, f"{name!r} is defined twice"))
-        names_seen.add(name)
-
-
-def _check_container(container: Mapping[str, Any], path: str, volume_names: set[Any],
-                     reserved_env: frozenset[str], errors: list[FieldError]) -> None:
-    env_seen: set[Any] = set()
-    for index, env in enumerate(list_or_empty(container.get("env"))):
-        if not isinstance(env, dict):
-            continue
-        epath = join(join(path, "env"), index)
-        name = env.get("name")
-        if name in reserved_env:
-            errors.append(FieldError(join(epath, "name"), f"{name!r} is set by the platform for this kind"))
-        elif name in env_seen:
-            errors.append(FieldError(join(epath, "name"), f"{name!r} is set twice"))
-        env_seen.add(name)
-        if "value" in env and "valueFrom" in env:
-            errors.append(FieldError(epath, "set either value or valueFrom, not both"))
-    for index, mount in enumerate(list_or_empty(container.get("volumeMounts"))):
-        name = mount.get("name") if isinstance(mount, dict) else None
-        if isinstance(name, str) and name not in volume_names:
-            errors.append(FieldError(join(join(join(path, "volumeMounts"), index), "name"),
-                                     f"no volume named {name!r} in volumes"))
-    resources = container.get("resources")
-    if isinstance(resources, dict):
-        _check_requests_within_limits(resources, join(path, "resources"), errors)
-
-
-def _check_requests_within_limits(resources: Mapping[str, Any], path: str, errors: list[FieldError]) -> None:
-    requests, limits = resources.get("requests"), dict_or_empty(resources.get("limits"))
-    if not isinstance(requests, dict):
-        return
-    parsers = {"cpu": parse_cpu, "memory": parse_memory, GPU_RESOURCE: parse_gpu}
-    for key, parser in parsers.items():
-        if key not in requests:
-            continue
-        try:
-            request = parser(requests[key])
-            limit = parser(limits[key]) if key in limits else None
-        except (ValueError, TypeError):
-            continue  # already reported by the field check
-        if key == GPU_RESOURCE and limit != request:
-            message = "GPU limits must be set and equal requests"
-            errors.append(FieldError(join(join(path, "limits"), key), message))
-        elif limit is not None and request > limit:
-            message = f"request exceeds the limit {limits[key]}"
-            errors.append(FieldError(join(join(path, "requests"), key), message))
-
-
-def user_container_names(pod: Mapping[str, Any]) -> set[str]:
-    return {c["name"] for g in ("containers", "sidecars") for c in list_or_empty(pod.get(g))
-            if isinstance(c, dict) and isinstance(c.get("name"), str)}
-
-
-def check_operations(spec: Mapping[str, Any], pod: Mapping[str, Any], errors: list[FieldError]) -> None:
-    ops = spec.get("operations")
-    if not isinstance(ops, dict):
-        return
-    restart = ops.get("restartContainer")
-    container = restart.get("container") if isinstance(restart, dict) else None
-    if isinstance(container, str) and container not in user_container_names(pod):
-        errors.append(FieldError("spec.operations.restartContainer.container",
-                                 f"no container named {container!r} in this workload"))
-
-
-def list_or_empty(value: object) -> list[Any]:
-    """A raw JSON value as a list, or [] when it is not one (its field check reports that)."""
-    return value if isinstance(value, list) else []
-
-
-def dict_or_empty(value: object) -> dict[str, Any]:
-    """A raw JSON value as an object, or {} when it is not one (its field check reports that)."""
-    return value if isinstance(value, dict) else {}
+    return Field(
+        "operations",
+        obj(
+            Field("paused", Bool()),
+            Field("stopped", Bool()),
+            Field("restartedAt", Str(checks=(c.rfc3339,), description="Changing it rolls every pod.")),
+            Field(
+                "restartContainer",
+                obj(
+                    Field("pod", Str()),
+                    Field("container", Str(), required=True),
+                    Field("requestedAt", Str(checks=(c.rfc3339,)), required=True),
+                ),
+            ),
+        ),
+    )
 
 
 # ---- models ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class WorkloadMeta:
@@ -274,9 +193,11 @@ class Container:
                 return int(parser(limits[key]))
             return default
 
-        return Resources(pick("cpu", parse_cpu, DEFAULT_CONTAINER_REQUEST.cpu_milli),
-                         pick("memory", parse_memory, DEFAULT_CONTAINER_REQUEST.memory_bytes),
-                         pick(GPU_RESOURCE, parse_gpu, 0))
+        return Resources(
+            pick("cpu", parse_cpu, DEFAULT_CONTAINER_REQUEST.cpu_milli),
+            pick("memory", parse_memory, DEFAULT_CONTAINER_REQUEST.memory_bytes),
+            pick(GPU_RESOURCE, parse_gpu, 0),
+        )
 
     def to_k8s(self) -> dict[str, Any]:
         return copy.deepcopy(dict(self.fields))
@@ -292,8 +213,9 @@ class PodFields:
     hardware_family: str | None = None
 
     def user_request(self) -> Resources:
-        return pod_request([x.effective_request() for x in self.containers],
-                           [(x.effective_request(), True) for x in self.sidecars])
+        return pod_request(
+            [x.effective_request() for x in self.containers], [(x.effective_request(), True) for x in self.sidecars]
+        )
 
     def to_pod_spec(self) -> dict[str, Any]:
         """The user's part of a PodSpec, before the runtime profile is injected."""
@@ -315,11 +237,16 @@ class PodFields:
 def build_meta(manifest: Mapping[str, Any]) -> WorkloadMeta:
     metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
     return WorkloadMeta(
-        name=metadata["name"], namespace=metadata.get("namespace") or "", project=spec["project"],
-        team=spec.get("team") or "", cost_center=spec.get("costCenter") or "",
+        name=metadata["name"],
+        namespace=metadata.get("namespace") or "",
+        project=spec["project"],
+        team=spec.get("team") or "",
+        cost_center=spec.get("costCenter") or "",
         tier=Tier.parse(spec["tier"]) if spec.get("tier") else default_tier(manifest.get("kind")),
-        labels=dict(metadata.get("labels") or {}), uid=metadata.get("uid") or "",
-        generation=int(metadata.get("generation") or 0))
+        labels=dict(metadata.get("labels") or {}),
+        uid=metadata.get("uid") or "",
+        generation=int(metadata.get("generation") or 0),
+    )
 
 
 def build_container(raw: Mapping[str, Any]) -> Container:
@@ -330,14 +257,21 @@ def build_pod(raw: Mapping[str, Any]) -> PodFields:
     return PodFields(
         containers=tuple(build_container(x) for x in raw.get("containers") or ()),
         sidecars=tuple(build_container(x) for x in raw.get("sidecars") or ()),
-        volumes=tuple(raw.get("volumes") or ()), node_selector=dict(raw.get("nodeSelector") or {}),
-        tolerations=tuple(raw.get("tolerations") or ()), hardware_family=raw.get("hardwareFamily"))
+        volumes=tuple(raw.get("volumes") or ()),
+        node_selector=dict(raw.get("nodeSelector") or {}),
+        tolerations=tuple(raw.get("tolerations") or ()),
+        hardware_family=raw.get("hardwareFamily"),
+    )
 
 
 def build_operations(spec: Mapping[str, Any]) -> Operations:
     ops = spec.get("operations") or {}
     restart = ops.get("restartContainer")
     return Operations(
-        paused=bool(ops.get("paused")), stopped=bool(ops.get("stopped")), restarted_at=ops.get("restartedAt"),
+        paused=bool(ops.get("paused")),
+        stopped=bool(ops.get("stopped")),
+        restarted_at=ops.get("restartedAt"),
         restart_container=RestartContainer(restart["container"], restart["requestedAt"], restart.get("pod"))
-        if restart else None)
+        if restart
+        else None,
+    )

@@ -237,5 +237,11 @@ def obj(*fields: Field, description: str = "", checks: Sequence[Check] = (), ope
 def _type_name(value: object) -> str:
     if value is None:
         return "nothing"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
