@@ -34,8 +34,14 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         user = self.UserModel.objects.create_user(username=email[:150], email=email)
         user.set_unusable_password()
         self._sync(user, claims)
-        audit.record("user.create", actor=user, target_kind="User", target_name=user.username,
-                     after={"groups": claim_groups(claims)}, summary="First OIDC sign-in")
+        audit.record(
+            "user.create",
+            actor=user,
+            target_kind="User",
+            target_name=user.username,
+            after={"groups": claim_groups(claims)},
+            summary="First OIDC sign-in",
+        )
         return user
 
     def update_user(self, user: Any, claims: dict[str, Any]) -> Any:

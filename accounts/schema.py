@@ -8,5 +8,9 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
     name = "apiToken"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer", "bearerFormat": "pct_<id>_<secret>",
-                "description": "Personal API token created on the API tokens page."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "pct_<id>_<secret>",
+            "description": "Personal API token created on the API tokens page.",
+        }

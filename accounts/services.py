@@ -31,8 +31,13 @@ def create_api_token(*, user: Any, name: str, days: int | None) -> tuple[ApiToke
     raw, key_id, digest = ApiToken.generate()
     expires = timezone.now() + timedelta(days=days) if days else None
     token = ApiToken.objects.create(user=user, name=name, key_id=key_id, digest=digest, expires_at=expires)
-    audit.record("token.create", actor=user, target_kind="ApiToken", target_name=f"{name} ({key_id})",
-                 after={"expires_at": expires})
+    audit.record(
+        "token.create",
+        actor=user,
+        target_kind="ApiToken",
+        target_name=f"{name} ({key_id})",
+        after={"expires_at": expires},
+    )
     return token, raw
 
 
@@ -45,8 +50,13 @@ def revoke_api_token(*, user: Any, token_id: int, actor: Any = None) -> ApiToken
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-        audit.record("token.revoke", actor=actor or user, target_kind="ApiToken",
-                     target_name=f"{token.name} ({token.key_id})", summary=f"Token of {user.get_username()}")
+        audit.record(
+            "token.revoke",
+            actor=actor or user,
+            target_kind="ApiToken",
+            target_name=f"{token.name} ({token.key_id})",
+            summary=f"Token of {user.get_username()}",
+        )
     return token
 
 

@@ -23,8 +23,9 @@ from base.errors import ServiceError, add_to_form
 
 def _safe_next(request: HttpRequest) -> str:
     nxt = request.POST.get("next") or request.GET.get("next") or ""
-    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()},
-                                               require_https=request.is_secure()):
+    if nxt and url_has_allowed_host_and_scheme(
+        nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return nxt
     return settings.LOGIN_REDIRECT_URL
 
@@ -37,9 +38,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     form = AuthenticationForm(request, data=request.POST or None)
     if request.method == "POST":
         if not settings.DEV_LOGIN_ENABLED:
-            return HttpResponseForbidden(
-                "Password sign-in is disabled; use single sign-on.", content_type="text/plain"
-            )
+            return HttpResponseForbidden("Password sign-in is disabled; use single sign-on.", content_type="text/plain")
         if form.is_valid():
             user = form.get_user()
             auth_login(request, user)
@@ -59,8 +58,12 @@ def logout_view(request: HttpRequest) -> HttpResponse:
 
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=80, help_text="What uses this token, e.g. 'laptop CLI'.")
-    days = forms.IntegerField(required=False, min_value=1, max_value=services.MAX_TOKEN_DAYS,
-                              help_text="Expiry in days; leave empty for a token that does not expire.")
+    days = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=services.MAX_TOKEN_DAYS,
+        help_text="Expiry in days; leave empty for a token that does not expire.",
+    )
 
 
 @login_required

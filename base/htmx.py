@@ -29,8 +29,14 @@ def render_page(
 
 
 def render_form(
-    request: HttpRequest, full: str, partial: str, context: dict[str, Any], *, form: forms.BaseForm,
-    success_url: str, error_status: int = INLINE_ERROR_STATUS,
+    request: HttpRequest,
+    full: str,
+    partial: str,
+    context: dict[str, Any],
+    *,
+    form: forms.BaseForm,
+    success_url: str,
+    error_status: int = INLINE_ERROR_STATUS,
 ) -> HttpResponse:
     """The answer to a form POST, decided by ``form.errors`` (including those ``add_to_form`` put there):
 

@@ -8,8 +8,9 @@ from django.utils import timezone
 
 
 class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
-    def filtered(self, *, actor: str = "", action: str = "", project: str = "", cluster: str = "",
-                 target: str = "") -> AuditEventQuerySet:
+    def filtered(
+        self, *, actor: str = "", action: str = "", project: str = "", cluster: str = "", target: str = ""
+    ) -> AuditEventQuerySet:
         qs = self
         if actor:
             qs = qs.filter(actor_name__icontains=actor)

@@ -71,12 +71,12 @@ class Observer:
                 self._crs_once(custom)
 
     def _crs_once(self, custom: client.CustomObjectsApi) -> None:
-        for event in watch.Watch().stream(custom.list_namespaced_custom_object, "pincompute.io", "v1",
-                                          self.namespace, "pinpods", timeout_seconds=30):
+        for event in watch.Watch().stream(
+            custom.list_namespaced_custom_object, "pincompute.io", "v1", self.namespace, "pinpods", timeout_seconds=30
+        ):
             obj = event["object"]
             status = obj.get("status") or {}
-            ready = any(c.get("type") == "Ready" and c.get("status") == "True"
-                        for c in status.get("conditions") or [])
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
             if ready and status.get("observedGeneration") == obj["metadata"].get("generation"):
                 self.ready.setdefault(obj["metadata"]["name"], time.monotonic())
 
@@ -114,10 +114,15 @@ def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess, rat
     def create(index: int) -> None:
         cluster = names[index % len(names)]
         name = f"pp-{index:05d}"
-        body = {"apiVersion": "pincompute.io/v1", "kind": "PinPod", "metadata": {"name": name, "namespace": namespace},
-                "spec": {"project": "bench", "containers": [APP]}}
-        client.CustomObjectsApi(apis[cluster]).create_namespaced_custom_object("pincompute.io", "v1", namespace,
-                                                                               "pinpods", body)
+        body = {
+            "apiVersion": "pincompute.io/v1",
+            "kind": "PinPod",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"project": "bench", "containers": [APP]},
+        }
+        client.CustomObjectsApi(apis[cluster]).create_namespaced_custom_object(
+            "pincompute.io", "v1", namespace, "pinpods", body
+        )
         created[name] = (cluster, time.monotonic())
 
     start = time.monotonic()
@@ -142,14 +147,17 @@ def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess, rat
     for obs in observers.values():
         obs.stop.set()
     result = {
-        "resources": n, "arrival": f"{rate:g}/s paced" if rate > 0 else "burst",
-        "create_seconds": round(create_seconds, 2), "all_ready_seconds": round(total, 2),
+        "resources": n,
+        "arrival": f"{rate:g}/s paced" if rate > 0 else "burst",
+        "create_seconds": round(create_seconds, 2),
+        "all_ready_seconds": round(total, 2),
         "cr_to_pod_created_p50_ms": round(pct(pod_lat, 50) * 1000, 1),
         "cr_to_pod_created_p99_ms": round(pct(pod_lat, 99) * 1000, 1),
         "cr_to_ready_p50_ms": round(pct(ready_lat, 50) * 1000, 1),
         "cr_to_ready_p99_ms": round(pct(ready_lat, 99) * 1000, 1),
         "cr_to_ready_max_ms": round(max(ready_lat) * 1000, 1),
-        "reconciles": int(reconciles), "reconciles_per_cr": round(reconciles / n, 2),
+        "reconciles": int(reconciles),
+        "reconciles_per_cr": round(reconciles / n, 2),
         "reconciles_per_second": round(reconciles / total, 1),
         "reconcile_duration_p50_ms": round(after.get("reconcile_seconds_p50", 0) * 1000, 1),
         "reconcile_duration_p99_ms": round(after.get("reconcile_seconds_p99", 0) * 1000, 1),
@@ -171,13 +179,35 @@ def main() -> None:
     started = not cp.is_healthy()
     cp.up()
     kubeconfig = str(cp.kubeconfig_path)
-    subprocess.run([sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", kubeconfig,
-                    "--context", "member-a", "--context", "member-b"], cwd=ROOT, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workloads.core.operator",
+            "install-crds",
+            "--kubeconfig",
+            kubeconfig,
+            "--context",
+            "member-a",
+            "--context",
+            "member-b",
+        ],
+        cwd=ROOT,
+        check=True,
+    )
     apis = {name: api_client(kubeconfig, name) for name in ("member-a", "member-b")}
     for api in apis.values():
         api.configuration.connection_pool_maxsize = 16
-    op = OperatorProcess(cp.kubeconfig_path, Path(args.state_dir), f"bench-{os.getpid()}",
-                         f"bench-{uuid.uuid4().hex[:6]}", "--workers", args.workers, "--log-level", "WARNING")
+    op = OperatorProcess(
+        cp.kubeconfig_path,
+        Path(args.state_dir),
+        f"bench-{os.getpid()}",
+        f"bench-{uuid.uuid4().hex[:6]}",
+        "--workers",
+        args.workers,
+        "--log-level",
+        "WARNING",
+    )
     op.start()
     results = []
     try:
@@ -191,8 +221,12 @@ def main() -> None:
         code = op.terminate()
         if started:
             cp.down()
-    out = {"machine": f"{os.cpu_count()} cores", "workers": int(args.workers), "operator_exit": code,
-           "results": results}
+    out = {
+        "machine": f"{os.cpu_count()} cores",
+        "workers": int(args.workers),
+        "operator_exit": code,
+        "results": results,
+    }
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     (ROOT / "bench" / "results" / "operator.json").write_text(json.dumps(out, indent=2) + "\n")
 

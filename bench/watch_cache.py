@@ -48,24 +48,48 @@ def timed(fn: Callable[[], Any], reps: int) -> tuple[dict[str, float], Any]:
 
 def pod_body(i: int, node: str) -> dict[str, Any]:
     return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": f"bench-{i:06d}", "labels": {
-            "app.kubernetes.io/name": f"svc-{i % 50}", "pincompute.io/project": NS,
-            "pincompute.io/workload": f"wl-{i % 200}", "bench": "watch-cache"},
-            "annotations": {"pincompute.io/cost-center": "cc-1234"}},
-        "spec": {"nodeName": node, "containers": [{
-            "name": "app", "image": "registry.local/app:1.0", "ports": [{"containerPort": 8080}],
-            "env": [{"name": "PINCOMPUTE_PROJECT", "value": NS}, {"name": "PINCOMPUTE_TIER", "value": "ondemand"}],
-            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}}],
-            "tolerations": [{"operator": "Exists"}]},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"bench-{i:06d}",
+            "labels": {
+                "app.kubernetes.io/name": f"svc-{i % 50}",
+                "pincompute.io/project": NS,
+                "pincompute.io/workload": f"wl-{i % 200}",
+                "bench": "watch-cache",
+            },
+            "annotations": {"pincompute.io/cost-center": "cc-1234"},
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "registry.local/app:1.0",
+                    "ports": [{"containerPort": 8080}],
+                    "env": [
+                        {"name": "PINCOMPUTE_PROJECT", "value": NS},
+                        {"name": "PINCOMPUTE_TIER", "value": "ondemand"},
+                    ],
+                    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+                }
+            ],
+            "tolerations": [{"operator": "Exists"}],
+        },
     }
 
 
 def create_pods(api: k8s.ApiClient, nodes: list[str], start: int, stop: int, workers: int = 16) -> float:
     def post(i: int) -> None:
         try:
-            resp = api.call_api(f"/api/v1/namespaces/{NS}/pods", "POST", body=pod_body(i, nodes[i % len(nodes)]),
-                                auth_settings=AUTH, _preload_content=False, _return_http_data_only=True)
+            resp = api.call_api(
+                f"/api/v1/namespaces/{NS}/pods",
+                "POST",
+                body=pod_body(i, nodes[i % len(nodes)]),
+                auth_settings=AUTH,
+                _preload_content=False,
+                _return_http_data_only=True,
+            )
             _ = resp.data  # read before release: an unread body poisons the pooled connection
             resp.release_conn()
         except ApiException as exc:
@@ -91,8 +115,9 @@ def measure_reads(cache: WatchCache, api: k8s.ApiClient, n: int) -> dict[str, An
     core = k8s.CoreV1Api(api)
     reps = 200 if n <= 1000 else 50
     cache_stats, items = timed(lambda: cache.list("pods", namespace=NS), reps)
-    sel_stats, _ = timed(lambda: cache.list("pods", namespace=NS, label_selector={"pincompute.io/workload": "wl-7"}),
-                         reps)
+    sel_stats, _ = timed(
+        lambda: cache.list("pods", namespace=NS, label_selector={"pincompute.io/workload": "wl-7"}), reps
+    )
     count_stats, _ = timed(lambda: cache.count("pods", namespace=NS), reps)
 
     def raw() -> bytes:
@@ -101,13 +126,18 @@ def measure_reads(cache: WatchCache, api: k8s.ApiClient, n: int) -> dict[str, An
         resp.release_conn()
         json.loads(data)
         return data
+
     raw_stats, raw_bytes = timed(raw, 20 if n <= 1000 else 5)
     typed_stats, _ = timed(lambda: core.list_namespaced_pod(NS, _request_timeout=(3, 300)), 5 if n <= 1000 else 2)
     return {
         "pods": len(items),
-        "cache_list_namespace": cache_stats, "cache_list_label_selector": sel_stats, "cache_count": count_stats,
-        "direct_list_raw_json": raw_stats, "direct_list_deserialized": typed_stats,
-        "bytes_direct_list": len(raw_bytes), "bytes_cached_slim_json": len(json.dumps(items)),
+        "cache_list_namespace": cache_stats,
+        "cache_list_label_selector": sel_stats,
+        "cache_count": count_stats,
+        "direct_list_raw_json": raw_stats,
+        "direct_list_deserialized": typed_stats,
+        "bytes_direct_list": len(raw_bytes),
+        "bytes_cached_slim_json": len(json.dumps(items)),
     }
 
 
@@ -132,8 +162,14 @@ def measure_memory(api: k8s.ApiClient, indexed: frozenset[str] | None, clones: i
     tracemalloc.stop()
     n = store.count("pods")
     list_stats, _ = timed(lambda: store.list("pods", namespace=NS), 10)
-    return {"pods": n, "bytes": current, "mib": round(current / 2**20, 1),
-            "bytes_per_pod": current // max(n, 1), "replace_s": round(replace_s, 3), "list_all": list_stats}
+    return {
+        "pods": n,
+        "bytes": current,
+        "mib": round(current / 2**20, 1),
+        "bytes_per_pod": current // max(n, 1),
+        "replace_s": round(replace_s, 3),
+        "list_all": list_stats,
+    }
 
 
 def measure_lag(cache: WatchCache, api: k8s.ApiClient, writes: int) -> dict[str, Any]:
@@ -152,8 +188,10 @@ def measure_lag(cache: WatchCache, api: k8s.ApiClient, writes: int) -> dict[str,
         t2 = time.perf_counter()
         from_start.append((t2 - t0) * 1000)
         from_ack.append((t2 - t1) * 1000)
+
     def summary(xs: list[float]) -> dict[str, float]:
         return {"p50_ms": round(pct(xs, 50), 2), "p99_ms": round(pct(xs, 99), 2)}
+
     return {"writes": writes, "write_start_to_visible": summary(from_start), "write_ack_to_visible": summary(from_ack)}
 
 
@@ -199,10 +237,14 @@ def main() -> int:
             rate = create_pods(api, nodes, have, n)
             have = n
             visible = wait_for(lambda n=n: cache.count("pods", NS) >= n, 600, f"{n} pods in cache")
-            running = wait_for(lambda n=n: cache.aggregates()["pods_by_phase"].get("Running", 0) >= n, 600,
-                               "kwok Running")
-            print(f"[{n}] created at {rate:.0f} pods/s (raw POST, 16 threads); in cache +{visible:.1f}s; "
-                  f"all Running +{running:.1f}s", flush=True)
+            running = wait_for(
+                lambda n=n: cache.aggregates()["pods_by_phase"].get("Running", 0) >= n, 600, "kwok Running"
+            )
+            print(
+                f"[{n}] created at {rate:.0f} pods/s (raw POST, 16 threads); in cache +{visible:.1f}s; "
+                f"all Running +{running:.1f}s",
+                flush=True,
+            )
             res = {"create_rate_pods_per_s": round(rate, 1), "reads": measure_reads(cache, api, n)}
             cold = WatchCache(pool, member.name)
             t0 = time.perf_counter()
@@ -212,8 +254,9 @@ def main() -> int:
             cold.stop()
             if n >= 10000 or n == have:
                 res["memory_all_labels_indexed"] = measure_memory(api, None)
-                res["memory_three_labels_indexed"] = measure_memory(api, frozenset(
-                    {"pincompute.io/project", "pincompute.io/workload", "app.kubernetes.io/name"}))
+                res["memory_three_labels_indexed"] = measure_memory(
+                    api, frozenset({"pincompute.io/project", "pincompute.io/workload", "app.kubernetes.io/name"})
+                )
             results["sizes"][str(n)] = res
             print(json.dumps(res, indent=1), flush=True)
         results["watch_lag"] = measure_lag(cache, api, args.lag_writes)
@@ -221,8 +264,10 @@ def main() -> int:
         if args.synthetic_100k and have >= 10000:
             results["synthetic_100k_cache_only"] = measure_memory(api, None, clones=100000 // have)
             print("synthetic 100k (cache side only):", json.dumps(results["synthetic_100k_cache_only"]), flush=True)
-        results["pods_100k_on_apiserver"] = ("skipped: creating 100k pods on a 2-core machine at the measured "
-                                             "rate takes well over the 10-minute budget and etcd/kwok memory")
+        results["pods_100k_on_apiserver"] = (
+            "skipped: creating 100k pods on a 2-core machine at the measured "
+            "rate takes well over the 10-minute budget and etcd/kwok memory"
+        )
         cache.stop()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2))

@@ -20,8 +20,17 @@ class ClusterPoolInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Cluster)
 class ClusterAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("name", "role", "region", "zone", "schedulable", "healthy", "version", "last_probe_at",
-                    "portal_page")
+    list_display = (
+        "name",
+        "role",
+        "region",
+        "zone",
+        "schedulable",
+        "healthy",
+        "version",
+        "last_probe_at",
+        "portal_page",
+    )
     list_filter = ("role", "region", "zone", "schedulable", "healthy")
     search_fields = ("name",)
     inlines = [ClusterPoolInline]

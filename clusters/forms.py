@@ -10,23 +10,30 @@ class ClusterAttributesForm(forms.Form):
     region = forms.CharField(max_length=63)
     zone = forms.CharField(max_length=63)
     hardware_families = forms.CharField(required=False, help_text="Comma separated, e.g. general, gpu")
-    labels = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                             help_text="key=value, one per line")
-    taints = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text=f"key=value:Effect, one per line; Effect is {', '.join(TAINT_EFFECTS)}")
+    labels = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="key=value, one per line"
+    )
+    taints = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=f"key=value:Effect, one per line; Effect is {', '.join(TAINT_EFFECTS)}",
+    )
     schedulable = forms.BooleanField(required=False)
 
     @classmethod
     def for_cluster(cls, cluster: Cluster) -> ClusterAttributesForm:
-        return cls(initial={
-            "region": cluster.region, "zone": cluster.zone,
-            "hardware_families": ", ".join(cluster.hardware_families),
-            "labels": "\n".join(f"{k}={v}" for k, v in sorted(cluster.labels.items())),
-            "taints": "\n".join(
-                f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}" for t in cluster.taints
-            ),
-            "schedulable": cluster.schedulable,
-        })
+        return cls(
+            initial={
+                "region": cluster.region,
+                "zone": cluster.zone,
+                "hardware_families": ", ".join(cluster.hardware_families),
+                "labels": "\n".join(f"{k}={v}" for k, v in sorted(cluster.labels.items())),
+                "taints": "\n".join(
+                    f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}" for t in cluster.taints
+                ),
+                "schedulable": cluster.schedulable,
+            }
+        )
 
 
 class PoolForm(forms.Form):

@@ -18,7 +18,6 @@ TIER_PRIORITY = {tier.label: tier.priority_class for tier in Tier}
 POOL_TIERS = (Tier.RESERVED, Tier.ONDEMAND)  # tiers with a pool of their own (requested vs pool)
 
 
-
 def _resources(amounts: Any) -> Resources:
     """Convert the watch cache's aggregate (cpu_m, memory, gpu) into the core's Resources."""
     if amounts is None:
@@ -32,8 +31,13 @@ def _cache_state(cache: Any) -> dict[str, Any]:
     if cache is None:
         return {"synced": False, "error": "watch cache disabled", "nodes": None, "ready_nodes": None}
     aggregates = cache.aggregates()
-    return {"synced": cache.synced, "error": cache.last_error or "", "nodes": aggregates["nodes_total"],
-            "ready_nodes": aggregates["nodes_ready"], "aggregates": aggregates}
+    return {
+        "synced": cache.synced,
+        "error": cache.last_error or "",
+        "nodes": aggregates["nodes_total"],
+        "ready_nodes": aggregates["nodes_ready"],
+        "aggregates": aggregates,
+    }
 
 
 def _tier_requested(state: dict[str, Any]) -> dict[str, Resources]:
@@ -53,11 +57,18 @@ def registry_overview() -> dict[str, Any]:
         pools = {p.kind: p for p in cluster.pools.all()}
         state = _cache_state(caches.get(cluster.name)) if cluster.role == "member" else {}
         requested = _tier_requested(state)
-        rows.append({
-            "cluster": cluster, "pools": pools, "cache": state, "health": health_of(cluster), "requested": requested,
-            "requested_by_pool_tier": [format_cpu(requested[t.label].cpu_milli) if t.label in requested else None
-                                       for t in POOL_TIERS],
-        })
+        rows.append(
+            {
+                "cluster": cluster,
+                "pools": pools,
+                "cache": state,
+                "health": health_of(cluster),
+                "requested": requested,
+                "requested_by_pool_tier": [
+                    format_cpu(requested[t.label].cpu_milli) if t.label in requested else None for t in POOL_TIERS
+                ],
+            }
+        )
         if cluster.role == "member":
             labels.append(cluster.name)
             for kind in TIER_POOLS:
@@ -71,16 +82,39 @@ def registry_overview() -> dict[str, Any]:
         "data": {
             "labels": labels,
             "datasets": [
-                *({"label": PoolKind(kind).label, "data": capacity_cpu[kind], "stack": "capacity",
-                   "tier": Tier.parse(kind).label, "alpha": 0.35} for kind in (PoolKind.RESERVED, PoolKind.ONDEMAND)),
-                {"label": PoolKind.BURST.label, "data": capacity_cpu[PoolKind.BURST], "stack": "capacity",
-                 "backgroundColor": "rgba(148,163,184,0.35)"},
-                *({"label": f"{tier.value} requested", "data": requested_cpu[tier.label], "stack": "requested",
-                   "tier": tier.label, "alpha": 0.9} for tier in Tier),
+                *(
+                    {
+                        "label": PoolKind(kind).label,
+                        "data": capacity_cpu[kind],
+                        "stack": "capacity",
+                        "tier": Tier.parse(kind).label,
+                        "alpha": 0.35,
+                    }
+                    for kind in (PoolKind.RESERVED, PoolKind.ONDEMAND)
+                ),
+                {
+                    "label": PoolKind.BURST.label,
+                    "data": capacity_cpu[PoolKind.BURST],
+                    "stack": "capacity",
+                    "backgroundColor": "rgba(148,163,184,0.35)",
+                },
+                *(
+                    {
+                        "label": f"{tier.value} requested",
+                        "data": requested_cpu[tier.label],
+                        "stack": "requested",
+                        "tier": tier.label,
+                        "alpha": 0.9,
+                    }
+                    for tier in Tier
+                ),
             ],
         },
-        "options": {"unit": "cores", "stacked": True,
-                    "plugins": {"title": {"display": True, "text": "CPU: pool capacity vs requested, per tier"}}},
+        "options": {
+            "unit": "cores",
+            "stacked": True,
+            "plugins": {"title": {"display": True, "text": "CPU: pool capacity vs requested, per tier"}},
+        },
     }
     return {"rows": rows, "chart": chart, "pool_tiers": POOL_TIERS}
 
@@ -89,8 +123,11 @@ def granted_display(cluster: Cluster, kind: str) -> dict[str, str] | None:
     if kind not in (PoolKind.RESERVED, PoolKind.ONDEMAND):
         return None
     granted = granted_quota(cluster, kind)
-    return {"cpu": format_cpu(granted.cpu_milli), "memory": format_memory(granted.memory_bytes),
-            "gpu": str(granted.gpu)}
+    return {
+        "cpu": format_cpu(granted.cpu_milli),
+        "memory": format_memory(granted.memory_bytes),
+        "gpu": str(granted.gpu),
+    }
 
 
 def cluster_detail(cluster: Cluster) -> dict[str, Any]:
@@ -104,25 +141,54 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
             ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions", []))
             alloc = status.get("allocatable", {})
             labels = node["metadata"].get("labels", {})
-            nodes.append({"name": node["metadata"]["name"], "ready": ready, "cpu": alloc.get("cpu", ""),
-                          "memory": alloc.get("memory", ""), "gpu": alloc.get("nvidia.com/gpu", "0"),
-                          "instance_type": labels.get(NODE_INSTANCE_TYPE_LABEL, ""),
-                          "family": labels.get(HARDWARE_FAMILY_LABEL, ""), "zone": labels.get(NODE_ZONE_LABEL, "")})
-        events = sorted(cache.list("events"), key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "",
-                        reverse=True)[:50]
+            nodes.append(
+                {
+                    "name": node["metadata"]["name"],
+                    "ready": ready,
+                    "cpu": alloc.get("cpu", ""),
+                    "memory": alloc.get("memory", ""),
+                    "gpu": alloc.get("nvidia.com/gpu", "0"),
+                    "instance_type": labels.get(NODE_INSTANCE_TYPE_LABEL, ""),
+                    "family": labels.get(HARDWARE_FAMILY_LABEL, ""),
+                    "zone": labels.get(NODE_ZONE_LABEL, ""),
+                }
+            )
+        events = sorted(
+            cache.list("events"), key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "", reverse=True
+        )[:50]
         aggregates = state["aggregates"]
         zones = [{"name": z, **_fmt(r)} for z, r in sorted(aggregates["allocatable_by_zone"].items())]
         families = [{"name": f, **_fmt(r)} for f, r in sorted(aggregates["allocatable_by_family"].items())]
     pools = []
     for kind in TIER_POOLS:
         pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
-        pools.append({"kind": kind, "label": PoolKind(kind).label, "pool": pool, "values": pool_snapshot(pool),
-                      "granted": granted_display(cluster, kind), "cluster": cluster})
-    return {"cluster": cluster, "cache": state, "health": health_of(cluster), "nodes": nodes, "events": events,
-            "zones": zones, "families": families, "pools": pools}
+        pools.append(
+            {
+                "kind": kind,
+                "label": PoolKind(kind).label,
+                "pool": pool,
+                "values": pool_snapshot(pool),
+                "granted": granted_display(cluster, kind),
+                "cluster": cluster,
+            }
+        )
+    return {
+        "cluster": cluster,
+        "cache": state,
+        "health": health_of(cluster),
+        "nodes": nodes,
+        "events": events,
+        "zones": zones,
+        "families": families,
+        "pools": pools,
+    }
 
 
 def _fmt(r: Any) -> dict[str, str]:
     res = _resources(r)
-    return {"cpu": format_cpu(res.cpu_milli), "memory": format_memory(res.memory_bytes), "gpu": str(res.gpu),
-            "nodes": str(getattr(r, "count", ""))}
+    return {
+        "cpu": format_cpu(res.cpu_milli),
+        "memory": format_memory(res.memory_bytes),
+        "gpu": str(res.gpu),
+        "nodes": str(getattr(r, "count", "")),
+    }

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 
-CLUSTER_NAME = RegexValidator(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$",
-                              "Use lowercase letters, digits and '-', starting with a letter.")
+CLUSTER_NAME = RegexValidator(
+    r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$", "Use lowercase letters, digits and '-', starting with a letter."
+)
 
 
 class FederationRole(models.TextChoices):
@@ -33,8 +34,9 @@ class Cluster(models.Model):
     zone = models.CharField(max_length=63)
     role = models.CharField(max_length=8, choices=FederationRole.choices, default=FederationRole.MEMBER)
     api_server = models.URLField(max_length=255, help_text="API endpoint (informational; credentials decide)")
-    kubeconfig_path = models.CharField(max_length=500, blank=True,
-                                       help_text="Path of a kubeconfig readable by the portal; empty = in-cluster")
+    kubeconfig_path = models.CharField(
+        max_length=500, blank=True, help_text="Path of a kubeconfig readable by the portal; empty = in-cluster"
+    )
     kube_context = models.CharField(max_length=253, blank=True)
     in_cluster = models.BooleanField(default=False, help_text="Use the pod's service account")
     hardware_families = models.JSONField(default=list, blank=True)

@@ -19,18 +19,29 @@ def dynamic_client(api: ApiClient) -> dynamic.DynamicClient:
     return dynamic.DynamicClient(api)
 
 
-def apply(api: ApiClient | dynamic.DynamicClient, manifest: dict[str, Any], *,
-          field_manager: str = FIELD_MANAGER) -> dict[str, Any]:
+def apply(
+    api: ApiClient | dynamic.DynamicClient, manifest: dict[str, Any], *, field_manager: str = FIELD_MANAGER
+) -> dict[str, Any]:
     client = api if isinstance(api, dynamic.DynamicClient) else dynamic_client(api)
     resource = client.resources.get(api_version=manifest["apiVersion"], kind=manifest["kind"])
     namespace = manifest["metadata"].get("namespace") if resource.namespaced else None
-    result = resource.server_side_apply(body=manifest, name=manifest["metadata"]["name"], namespace=namespace,
-                                        field_manager=field_manager, force_conflicts=True)
+    result = resource.server_side_apply(
+        body=manifest,
+        name=manifest["metadata"]["name"],
+        namespace=namespace,
+        field_manager=field_manager,
+        force_conflicts=True,
+    )
     return result.to_dict()
 
 
-def apply_all(api: ApiClient, manifests: list[dict[str, Any]], *, field_manager: str = FIELD_MANAGER,
-              refresh_on_missing: bool = True) -> list[dict[str, Any]]:
+def apply_all(
+    api: ApiClient,
+    manifests: list[dict[str, Any]],
+    *,
+    field_manager: str = FIELD_MANAGER,
+    refresh_on_missing: bool = True,
+) -> list[dict[str, Any]]:
     """Apply in order; a kind that appeared after discovery (a CRD just installed) triggers one refresh."""
     client = dynamic_client(api)
     results = []

@@ -26,8 +26,12 @@ _caches: CacheRegistry | None = None
 def target_for(cluster: Cluster) -> ClusterTarget:
     from clusters.kube.client import ClusterTarget
 
-    return ClusterTarget(name=cluster.name, kubeconfig_path=cluster.kubeconfig_path or None,
-                         context=cluster.kube_context or None, in_cluster=cluster.in_cluster)
+    return ClusterTarget(
+        name=cluster.name,
+        kubeconfig_path=cluster.kubeconfig_path or None,
+        context=cluster.kube_context or None,
+        in_cluster=cluster.in_cluster,
+    )
 
 
 def client_pool() -> ClientPool:

@@ -45,8 +45,12 @@ class PoolInput:
 
 def snapshot(cluster: Cluster) -> dict[str, Any]:
     return {
-        "region": cluster.region, "zone": cluster.zone, "hardware_families": list(cluster.hardware_families),
-        "labels": dict(cluster.labels), "taints": list(cluster.taints), "schedulable": cluster.schedulable,
+        "region": cluster.region,
+        "zone": cluster.zone,
+        "hardware_families": list(cluster.hardware_families),
+        "labels": dict(cluster.labels),
+        "taints": list(cluster.taints),
+        "schedulable": cluster.schedulable,
     }
 
 
@@ -84,15 +88,17 @@ def parse_labels(text: str) -> dict[str, str]:
 def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
     """Validate structured taints ({key, value?, effect}); returns them normalised."""
     if not isinstance(taints, list | tuple) or not all(
-            isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in taints):
+        isinstance(t, dict) and all(isinstance(v, str) for v in t.values()) for t in taints
+    ):
         raise Invalid.on_fields({"taints": "Taints are a list of {key, value, effect} with text values."})
     out: list[dict[str, str]] = []
     for taint in taints:
         key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
         shown = f"{key}{'=' + value if value else ''}:{effect}"
         if effect not in TAINT_EFFECTS:
-            raise Invalid.on_fields({"taints": f"{shown!r}: write key=value:Effect with Effect one of "
-                                              f"{', '.join(TAINT_EFFECTS)}."})
+            raise Invalid.on_fields(
+                {"taints": f"{shown!r}: write key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}."}
+            )
         if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
             raise Invalid.on_fields({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
         out.append({"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect})
@@ -126,7 +132,8 @@ def parse_families(text: str) -> list[str]:
 def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
     """The page's text fields (families, labels, taints as lines) -> structured attribute changes."""
     return {
-        "region": data["region"], "zone": data["zone"],
+        "region": data["region"],
+        "zone": data["zone"],
         "hardware_families": parse_families(data["hardware_families"]),
         "labels": parse_labels(data["labels"]),
         "taints": parse_taints(data["taints"]),
@@ -153,8 +160,7 @@ def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise Invalid.on_fields(errors)
     checked = dict(changes)
-    for name, check in (("hardware_families", check_families), ("labels", check_labels),
-                        ("taints", check_taints)):
+    for name, check in (("hardware_families", check_families), ("labels", check_labels), ("taints", check_taints)):
         if name in checked:
             checked[name] = check(checked[name])
     return checked
@@ -173,25 +179,33 @@ def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor
     after = snapshot(cluster)
     old, new = audit.changed_fields(before, after)
     if old or new:
-        audit.record("cluster.update", actor=actor, target_kind="Cluster", target_name=cluster.name,
-                     cluster=cluster.name, before=old, after=new,
-                     summary=f"Changed {', '.join(sorted(new))}")
+        audit.record(
+            "cluster.update",
+            actor=actor,
+            target_kind="Cluster",
+            target_name=cluster.name,
+            cluster=cluster.name,
+            before=old,
+            after=new,
+            summary=f"Changed {', '.join(sorted(new))}",
+        )
     return cluster
 
 
 def granted_quota(cluster: Cluster, tier: str) -> Resources:
     """Sum of the quota already granted to projects on this cluster in one tier."""
-    totals = cluster.quotas.filter(tier=tier).aggregate(cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"),
-                                                         gpu=Sum("gpu"))
+    totals = cluster.quotas.filter(tier=tier).aggregate(cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))
     return Resources(cpu_milli=totals["cpu"] or 0, memory_bytes=totals["mem"] or 0, gpu=totals["gpu"] or 0)
 
 
 def parse_pool(data: PoolInput) -> Resources:
     errors: dict[str, str] = {}
     values: dict[str, int] = {}
-    for field, column, parser, example in (("cpu", "cpu_milli", parse_cpu, "64 or 64000m"),
-                                           ("memory", "memory_bytes", parse_memory, "256Gi"),
-                                           ("gpu", "gpu", parse_gpu, "8")):
+    for field, column, parser, example in (
+        ("cpu", "cpu_milli", parse_cpu, "64 or 64000m"),
+        ("memory", "memory_bytes", parse_memory, "256Gi"),
+        ("gpu", "gpu", parse_gpu, "8"),
+    ):
         raw = str(getattr(data, field)).strip()
         if not raw:
             errors[field] = f"Give a quantity (0 for none), for example {example}."
@@ -224,37 +238,65 @@ def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> C
         shortfalls = shrink_violation(new, granted_quota(cluster, kind))
         if shortfalls:
             label = PoolKind(kind).label
-            raise Invalid.on_fields({
-                s.resource: f"The {label} cannot shrink below the quota already granted on {cluster.name}: "
-                            f"{s.message}."
-                for s in shortfalls
-            })
+            raise Invalid.on_fields(
+                {
+                    s.resource: f"The {label} cannot shrink below the quota already granted on {cluster.name}: "
+                    f"{s.message}."
+                    for s in shortfalls
+                }
+            )
     pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
     before = pool_snapshot(pool)
     pool.cpu_milli, pool.memory_bytes, pool.gpu = new.cpu_milli, new.memory_bytes, new.gpu
     pool.save()
     after = pool_snapshot(pool)
     if before != after:
-        audit.record("cluster.pool.update", actor=actor, target_kind="ClusterPool",
-                     target_name=f"{cluster.name}/{kind}", cluster=cluster.name, before=before, after=after)
+        audit.record(
+            "cluster.pool.update",
+            actor=actor,
+            target_kind="ClusterPool",
+            target_name=f"{cluster.name}/{kind}",
+            cluster=cluster.name,
+            before=before,
+            after=after,
+        )
     return pool
 
 
 @transaction.atomic
-def register_cluster(*, name: str, region: str, zone: str, role: str, api_server: str, kubeconfig_path: str,
-                     kube_context: str, actor: Any = None, hardware_families: list[str] | None = None,
-                     labels: dict[str, str] | None = None) -> tuple[Cluster, bool]:
+def register_cluster(
+    *,
+    name: str,
+    region: str,
+    zone: str,
+    role: str,
+    api_server: str,
+    kubeconfig_path: str,
+    kube_context: str,
+    actor: Any = None,
+    hardware_families: list[str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> tuple[Cluster, bool]:
     """Create or refresh a registry entry from a kubeconfig context. Idempotent."""
-    errors = {field: "Use 1-63 lowercase letters, digits and '-'." for field, value in
-              (("region", region), ("zone", zone)) if not _is_location(value)}
+    errors = {
+        field: "Use 1-63 lowercase letters, digits and '-'."
+        for field, value in (("region", region), ("zone", zone))
+        if not _is_location(value)
+    }
     if role not in FederationRole.values:
         errors["role"] = f"{role!r} is not a role; use one of {', '.join(FederationRole.values)}."
     if errors:
         raise Invalid.on_fields(errors)
     region, zone = region.strip(), zone.strip()
     families, labels = check_families(hardware_families or []), check_labels(labels or {})
-    defaults = {"region": region, "zone": zone, "role": role, "api_server": api_server,
-                "kubeconfig_path": kubeconfig_path, "kube_context": kube_context}
+    defaults = {
+        "region": region,
+        "zone": zone,
+        "role": role,
+        "api_server": api_server,
+        "kubeconfig_path": kubeconfig_path,
+        "kube_context": kube_context,
+    }
     cluster, created = Cluster.objects.select_for_update().get_or_create(name=name, defaults=defaults)
     before = None if created else {k: getattr(cluster, k) for k in defaults}
     if not created:
@@ -269,8 +311,16 @@ def register_cluster(*, name: str, region: str, zone: str, role: str, api_server
     cluster.save()
     after = {k: getattr(cluster, k) for k in defaults}
     if created or before != after:
-        audit.record("cluster.register", actor=actor, target_kind="Cluster", target_name=name, cluster=name,
-                     before=before, after=after, summary="created" if created else "refreshed")
+        audit.record(
+            "cluster.register",
+            actor=actor,
+            target_kind="Cluster",
+            target_name=name,
+            cluster=name,
+            before=before,
+            after=after,
+            summary="created" if created else "refreshed",
+        )
     return cluster, created
 
 

@@ -30,8 +30,9 @@ def _admin_cluster(request: HttpRequest, name: str) -> Cluster:
 @login_required
 def cluster_list(request: HttpRequest) -> HttpResponse:
     require_platform_admin(request.user)
-    return render_page(request, "clusters/list.html", "clusters/partials/cluster_table.html",
-                       insight.registry_overview())
+    return render_page(
+        request, "clusters/list.html", "clusters/partials/cluster_table.html", insight.registry_overview()
+    )
 
 
 @login_required
@@ -46,8 +47,11 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _admin_cluster(request, name)
     pages = ("clusters/attributes_page.html", "clusters/partials/attributes.html")
     if request.method == "GET":
-        context = {"cluster": cluster, "form": ClusterAttributesForm.for_cluster(cluster),
-                   "editing": request.GET.get("edit") == "1"}
+        context = {
+            "cluster": cluster,
+            "form": ClusterAttributesForm.for_cluster(cluster),
+            "editing": request.GET.get("edit") == "1",
+        }
         return render_page(request, *pages, context)
     form = ClusterAttributesForm(request.POST)
     if form.is_valid():
@@ -84,8 +88,13 @@ def cluster_pool(request: HttpRequest, name: str, kind: str) -> HttpResponse:
 
 def _pool_context(cluster: Cluster, pool: ClusterPool, form: PoolForm, editing: bool) -> dict:
     return {
-        "cluster": cluster, "pool": pool, "kind": pool.kind, "pool_label": PoolKind(pool.kind).label, "form": form,
-        "editing": editing, "values": services.pool_snapshot(pool),
+        "cluster": cluster,
+        "pool": pool,
+        "kind": pool.kind,
+        "pool_label": PoolKind(pool.kind).label,
+        "form": form,
+        "editing": editing,
+        "values": services.pool_snapshot(pool),
         "granted": insight.granted_display(cluster, pool.kind),
     }
 

@@ -21,10 +21,12 @@ def build_application() -> Any:
 
     from debugging.routing import websocket_urlpatterns
 
-    return ProtocolTypeRouter({
-        "http": django_asgi,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    })
+    return ProtocolTypeRouter(
+        {
+            "http": django_asgi,
+            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        }
+    )
 
 
 application = build_application()

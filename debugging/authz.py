@@ -63,8 +63,12 @@ def parse_selector(raw: str) -> dict[str, str]:
 
 def container_names(pod: dict[str, Any]) -> list[str]:
     spec = pod.get("spec") or {}
-    return [c["name"] for key in ("containers", "initContainers", "ephemeralContainers")
-            for c in spec.get(key) or [] if c.get("name")]
+    return [
+        c["name"]
+        for key in ("containers", "initContainers", "ephemeralContainers")
+        for c in spec.get(key) or []
+        if c.get("name")
+    ]
 
 
 def _project(user: Any, namespace: str) -> tuple[Project, bool]:
@@ -89,8 +93,15 @@ def _cache(cluster_name: str) -> tuple[Cluster, Any]:
     return cluster, cache
 
 
-def resolve_pod(user: Any, cluster_name: str, namespace: str, pod_name: str, *,
-                container: str | None = None, need_exec: bool = False) -> PodRef:
+def resolve_pod(
+    user: Any,
+    cluster_name: str,
+    namespace: str,
+    pod_name: str,
+    *,
+    container: str | None = None,
+    need_exec: bool = False,
+) -> PodRef:
     """The pod if `user` may see it (and, with need_exec, shell into it); else NotFound, Forbidden or
     Unauthenticated."""
     project, can_exec = _project(user, namespace)
@@ -112,7 +123,10 @@ def resolve_selector(user: Any, cluster_name: str, namespace: str, raw_selector:
     project, _ = _project(user, namespace)
     selector = parse_selector(raw_selector)
     cluster, cache = _cache(cluster_name)
-    pods = [p for p in cache.list("pods", namespace=namespace, label_selector=selector)
-            if (p.get("status") or {}).get("phase") in ("Running", "Succeeded", "Failed")]
+    pods = [
+        p
+        for p in cache.list("pods", namespace=namespace, label_selector=selector)
+        if (p.get("status") or {}).get("phase") in ("Running", "Succeeded", "Failed")
+    ]
     pods.sort(key=lambda p: p["metadata"]["name"])
     return SelectorRef(cluster, project, namespace, selector, pods[:MAX_STREAM_PODS])

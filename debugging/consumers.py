@@ -56,8 +56,13 @@ class ExecConsumer(_Base):
         kw = self.kwargs()
         try:
             self.ref = await database_sync_to_async(resolve_pod)(
-                self.scope.get("user"), kw["cluster"], kw["namespace"], kw["pod"],
-                container=kw["container"], need_exec=True)
+                self.scope.get("user"),
+                kw["cluster"],
+                kw["namespace"],
+                kw["pod"],
+                container=kw["container"],
+                need_exec=True,
+            )
         except ServiceError as refused:
             await self.refuse(refused)
             return
@@ -116,18 +121,31 @@ class ExecConsumer(_Base):
             self.pump.cancel()
         if self.session is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.session.close)
-            await self._audit("shell.close", {
-                "bytes_in": self.bytes_in, "bytes_out": self.session.bytes_out,
-                "duration_s": round(time.monotonic() - self.started, 3), "reason": self.reason})
+            await self._audit(
+                "shell.close",
+                {
+                    "bytes_in": self.bytes_in,
+                    "bytes_out": self.session.bytes_out,
+                    "duration_s": round(time.monotonic() - self.started, 3),
+                    "reason": self.reason,
+                },
+            )
         self.executor.shutdown(wait=False)
 
     @database_sync_to_async
     def _audit(self, action: str, after: dict[str, Any] | None) -> None:
         ref, kw = self.ref, self.kwargs()
         assert ref is not None
-        audit.record(action, actor=self.scope.get("user"), target_kind="pod",
-                     target_name=f"{ref.namespace}/{ref.name}/{kw['container']}", project=ref.project.name,
-                     cluster=ref.cluster.name, after=after, summary=f"{action} {ref.name}/{kw['container']}")
+        audit.record(
+            action,
+            actor=self.scope.get("user"),
+            target_kind="pod",
+            target_name=f"{ref.namespace}/{ref.name}/{kw['container']}",
+            project=ref.project.name,
+            cluster=ref.cluster.name,
+            after=after,
+            summary=f"{action} {ref.name}/{kw['container']}",
+        )
 
 
 class LogConsumer(_Base):
@@ -149,15 +167,17 @@ class LogConsumer(_Base):
         kw, user = self.kwargs(), self.scope.get("user")
         try:
             if "pod" in kw:
-                ref = await database_sync_to_async(resolve_pod)(user, kw["cluster"], kw["namespace"], kw["pod"],
-                                                                container=kw["container"])
+                ref = await database_sync_to_async(resolve_pod)(
+                    user, kw["cluster"], kw["namespace"], kw["pod"], container=kw["container"]
+                )
                 self.targets, self.project, self.cluster = [(ref.name, kw["container"])], ref.project, ref.cluster
                 target = f"{ref.namespace}/{ref.name}/{kw['container']}"
             else:
                 raw = parse_qs(self.scope.get("query_string", b"").decode()).get("selector", [""])[0]
                 sel = await database_sync_to_async(resolve_selector)(user, kw["cluster"], kw["namespace"], raw)
-                self.targets = [(p["metadata"]["name"], c["name"]) for p in sel.pods
-                                for c in p["spec"]["containers"]][:MAX_STREAM_PODS]
+                self.targets = [(p["metadata"]["name"], c["name"]) for p in sel.pods for c in p["spec"]["containers"]][
+                    :MAX_STREAM_PODS
+                ]
                 self.project, self.cluster = sel.project, sel.cluster
                 target = f"{sel.namespace}?{raw}"
                 if not self.targets:
@@ -166,8 +186,15 @@ class LogConsumer(_Base):
             await self.refuse(refused)
             return
         await database_sync_to_async(audit.record)(
-            "logs.open", actor=user, target_kind="pod", target_name=target, project=self.project.name,
-            cluster=self.cluster.name, after={"streams": len(self.targets)}, summary=f"logs of {target}")
+            "logs.open",
+            actor=user,
+            target_kind="pod",
+            target_name=target,
+            project=self.project.name,
+            cluster=self.cluster.name,
+            after={"streams": len(self.targets)},
+            summary=f"logs of {target}",
+        )
         self.tasks.append(asyncio.create_task(self._start()))
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
@@ -191,21 +218,32 @@ class LogConsumer(_Base):
             since = max(1, math.ceil(time.time() - after / 1_000_000) + 2)
         tail = LOG_TAIL_LINES if len(self.targets) == 1 else MULTI_POD_TAIL_LINES
         for pod, container in self.targets:
-            follower = LogFollower(api, self.cluster_ns(), pod, container, self.buffer, tail_lines=tail,
-                                   since_seconds=since, on_end=self._ended_from_thread)
+            follower = LogFollower(
+                api,
+                self.cluster_ns(),
+                pod,
+                container,
+                self.buffer,
+                tail_lines=tail,
+                since_seconds=since,
+                on_end=self._ended_from_thread,
+            )
             self.followers.append(follower)
             follower.start()
         self.tasks.append(asyncio.create_task(self._send_batches()))
         if self.targets:
-            await self.status("connected", f"Following {len(self.targets)} container log(s)"
-                              + (f", resumed after {after}" if after else ""))
+            await self.status(
+                "connected",
+                f"Following {len(self.targets)} container log(s)" + (f", resumed after {after}" if after else ""),
+            )
 
     def cluster_ns(self) -> str:
         return self.kwargs()["namespace"]
 
     def _ended_from_thread(self, pod: str, container: str, reason: str) -> None:
         self.buffer._loop.call_soon_threadsafe(
-            lambda: self.tasks.append(asyncio.create_task(self._ended(pod, container, reason))))
+            lambda: self.tasks.append(asyncio.create_task(self._ended(pod, container, reason)))
+        )
 
     async def _ended(self, pod: str, container: str, reason: str) -> None:
         await asyncio.sleep(BATCH_SECONDS * 2)  # let the last lines go out first
@@ -222,15 +260,24 @@ class LogConsumer(_Base):
             lines, dropped = self.buffer.drain()
             if dropped:
                 await self.status("connected", f"{dropped} lines dropped (client too slow)")
-            out = [self._message(line) for line in sorted(lines, key=lambda raw: raw.ts)
-                   if not self.skip_until or ts_micros(line.ts) > self.skip_until]
+            out = [
+                self._message(line)
+                for line in sorted(lines, key=lambda raw: raw.ts)
+                if not self.skip_until or ts_micros(line.ts) > self.skip_until
+            ]
             if out:
                 await self.send_json({"type": "lines", "lines": out})
 
     def _message(self, line: RawLine) -> dict[str, Any]:
         self.seq = max(self.seq + 1, ts_micros(line.ts))
-        return {"type": "line", "seq": self.seq, "pod": line.pod, "container": line.container,
-                "ts": line.ts, "text": line.text}
+        return {
+            "type": "line",
+            "seq": self.seq,
+            "pod": line.pod,
+            "container": line.container,
+            "ts": line.ts,
+            "text": line.text,
+        }
 
     async def disconnect(self, code: int) -> None:
         for task in getattr(self, "tasks", []):

@@ -86,9 +86,18 @@ class LineBuffer:
 class LogFollower(threading.Thread):
     """Follows one container's log (`pods/log?follow&timestamps`) and pushes lines into a LineBuffer."""
 
-    def __init__(self, api: k8s.ApiClient, namespace: str, pod: str, container: str, sink: LineBuffer, *,
-                 tail_lines: int | None = LOG_TAIL_LINES, since_seconds: int | None = None,
-                 on_end: Callable[[str, str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        api: k8s.ApiClient,
+        namespace: str,
+        pod: str,
+        container: str,
+        sink: LineBuffer,
+        *,
+        tail_lines: int | None = LOG_TAIL_LINES,
+        since_seconds: int | None = None,
+        on_end: Callable[[str, str, str], None] | None = None,
+    ) -> None:
         super().__init__(name=f"logs-{pod}-{container}", daemon=True)
         self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
         self.sink, self.tail_lines, self.since_seconds, self.on_end = sink, tail_lines, since_seconds, on_end
@@ -97,8 +106,13 @@ class LogFollower(threading.Thread):
 
     def run(self) -> None:
         reason = "ended"
-        kwargs: dict[str, Any] = {"container": self.container, "follow": True, "timestamps": True,
-                                  "_preload_content": False, "_request_timeout": (5, None)}
+        kwargs: dict[str, Any] = {
+            "container": self.container,
+            "follow": True,
+            "timestamps": True,
+            "_preload_content": False,
+            "_request_timeout": (5, None),
+        }
         if self.since_seconds is not None:
             kwargs["since_seconds"] = self.since_seconds
         elif self.tail_lines is not None:
@@ -166,8 +180,15 @@ class ExecResult:
 class ExecSession:
     """One pod exec (TTY) bridged to an asyncio queue; writes go through a single ordered worker."""
 
-    def __init__(self, api: k8s.ApiClient, namespace: str, pod: str, container: str,
-                 loop: asyncio.AbstractEventLoop, command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        api: k8s.ApiClient,
+        namespace: str,
+        pod: str,
+        container: str,
+        loop: asyncio.AbstractEventLoop,
+        command: list[str] | None = None,
+    ) -> None:
         # stream() swaps api_client.request while it connects: use a private ApiClient (same config)
         # so concurrent REST calls on the shared pooled client are never routed through a websocket.
         self._api = k8s.ApiClient(configuration=api.configuration)
@@ -184,9 +205,16 @@ class ExecSession:
     def open(self) -> None:
         """Blocking: connect the exec websocket (call from a worker thread)."""
         self._ws = k8s_stream(
-            k8s.CoreV1Api(self._api).connect_get_namespaced_pod_exec, self.pod, self.namespace,
-            container=self.container, command=self.command, stdin=True, stdout=True, stderr=True,
-            tty=True, _preload_content=False,
+            k8s.CoreV1Api(self._api).connect_get_namespaced_pod_exec,
+            self.pod,
+            self.namespace,
+            container=self.container,
+            command=self.command,
+            stdin=True,
+            stdout=True,
+            stderr=True,
+            tty=True,
+            _preload_content=False,
         )
 
     def start_reader(self) -> None:
@@ -210,8 +238,10 @@ class ExecSession:
         try:
             while ws.is_open() and not self._stopping.is_set():
                 ws.update(timeout=0.25)
-                for data in (ws.read_stdout() if ws.peek_stdout() else "",
-                             ws.read_stderr() if ws.peek_stderr() else ""):
+                for data in (
+                    ws.read_stdout() if ws.peek_stdout() else "",
+                    ws.read_stderr() if ws.peek_stderr() else "",
+                ):
                     if data:
                         self.bytes_out += len(data.encode())
                         if not self._put(data):

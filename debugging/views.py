@@ -17,8 +17,9 @@ from base.htmx import render_page
 from debugging.authz import PodRef, resolve_pod, resolve_selector
 
 
-def _pod(request: HttpRequest, cluster: str, namespace: str, pod: str, *,
-         need_exec: bool = False) -> tuple[PodRef, str]:
+def _pod(
+    request: HttpRequest, cluster: str, namespace: str, pod: str, *, need_exec: bool = False
+) -> tuple[PodRef, str]:
     container = request.GET.get("container") or None
     ref = resolve_pod(request.user, cluster, namespace, pod, container=container, need_exec=need_exec)
     if not ref.containers:
@@ -42,8 +43,12 @@ def shell_panel(request: HttpRequest, cluster: str, namespace: str, pod: str) ->
     """The terminal: the pod page's htmx tab, or a page of its own when opened directly; 403 for viewers,
     like the exec websocket (4403)."""
     ref, container = _pod(request, cluster, namespace, pod, need_exec=True)
-    return render_page(request, "debugging/shell_page.html", "debugging/partials/shell.html",
-                       {"ref": ref, "container": container, **_urls(ref, container)})
+    return render_page(
+        request,
+        "debugging/shell_page.html",
+        "debugging/partials/shell.html",
+        {"ref": ref, "container": container, **_urls(ref, container)},
+    )
 
 
 @login_required

@@ -41,8 +41,7 @@ def run_logged(cmd: list[str], log: Path, **kwargs: object) -> None:
     with log.open("a") as out:
         out.write(f"$ {' '.join(cmd)}\n")
         out.flush()
-        done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              **kwargs)  # type: ignore[call-overload]
+        done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **kwargs)  # type: ignore[call-overload]
     if done.returncode != 0:
         raise StepFailed(f"{Path(cmd[0]).name} exited with {done.returncode}")
 
@@ -98,8 +97,7 @@ def ensure_system_packages(purpose: str, progress: Progress) -> None:
             step.outcome = "present"
             return
         if os.geteuid() != 0:
-            raise BootstrapFailed(f"Missing system packages: {' '.join(missing)}. "
-                                  "Install them (apt-get install ...).")
+            raise BootstrapFailed(f"Missing system packages: {' '.join(missing)}. Install them (apt-get install ...).")
         step.log = _fresh_log("apt")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         run_logged(["apt-get", "update", "-q"], step.log, env=env)
@@ -166,8 +164,10 @@ def ensure_binaries(progress: Progress) -> str:
     titles = [f"build {name}" for name in missing]
     progress.replace(BINARIES, titles)
     what = "binary" if len(missing) == 1 else "binaries"
-    progress.say(f"building {len(missing)} control-plane {what} from pinned Go modules: once, then cached in "
-                 f"{short_path(Path(bin_dir).parent.parent)} (1 to 3 minutes each on 2 cores)")
+    progress.say(
+        f"building {len(missing)} control-plane {what} from pinned Go modules: once, then cached in "
+        f"{short_path(Path(bin_dir).parent.parent)} (1 to 3 minutes each on 2 cores)"
+    )
     for name, title in zip(missing, titles, strict=True):
         with progress.step(title, log=_fresh_log(f"build-{name}")) as step:
             run_logged(["bash", str(BUILD_SCRIPT), name], step.log)  # type: ignore[arg-type]

@@ -91,24 +91,40 @@ def ensure_cluster_attributes(cluster: Cluster, nodes: list[dict[str, Any]]) -> 
     for kind, share in ((PoolKind.RESERVED, 0.45), (PoolKind.ONDEMAND, 0.40), (PoolKind.BURST, 0.10)):
         if ClusterPool.objects.filter(cluster=cluster, kind=kind).exists():
             continue
-        cluster_services.update_pool(cluster.pk, kind, cluster_services.PoolInput(
-            cpu=f"{int(cpu * share)}m", memory=str(int(mem * share)), gpu=str(int(gpu * share))), actor=None)
+        cluster_services.update_pool(
+            cluster.pk,
+            kind,
+            cluster_services.PoolInput(
+                cpu=f"{int(cpu * share)}m", memory=str(int(mem * share)), gpu=str(int(gpu * share))
+            ),
+            actor=None,
+        )
 
 
 def ensure_projects(members: list[Cluster], demo_user: Any, admin_user: Any) -> list[Project]:
     projects = []
     for name, display, team, cc, description in PROJECTS:
         project = Project.objects.filter(name=name).first() or project_services.create_project(
-            name=name, display_name=display, team=team, cost_center=cc, description=description, actor=admin_user)
+            name=name, display_name=display, team=team, cost_center=cc, description=description, actor=admin_user
+        )
         if name != "search-infra":
             project_services.add_member(project=project, user=demo_user, role=ProjectRole.OWNER, actor=admin_user)
         for cluster in members:
-            for tier, cpu_cores, mem_gib, gpu in ((Tier.RESERVED, 16, 64, 0), (Tier.ONDEMAND, 32, 128, 4),
-                                                   (Tier.PREEMPTIBLE, 16, 64, 0)):
+            for tier, cpu_cores, mem_gib, gpu in (
+                (Tier.RESERVED, 16, 64, 0),
+                (Tier.ONDEMAND, 32, 128, 4),
+                (Tier.PREEMPTIBLE, 16, 64, 0),
+            ):
                 if not project.quotas.filter(cluster=cluster, tier=tier).exists():
-                    project_services.grant_quota(project=project, cluster=cluster, tier=tier,
-                                                 cpu_milli=cpu_cores * 1000, memory_bytes=mem_gib * GIB, gpu=gpu,
-                                                 actor=admin_user)
+                    project_services.grant_quota(
+                        project=project,
+                        cluster=cluster,
+                        tier=tier,
+                        cpu_milli=cpu_cores * 1000,
+                        memory_bytes=mem_gib * GIB,
+                        gpu=gpu,
+                        actor=admin_user,
+                    )
         projects.append(project)
     return projects
 
@@ -118,26 +134,61 @@ def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Clust
     out = []
     for index, cluster in enumerate(members):
         app = {
-            "apiVersion": API_VERSION, "kind": "PinApp",
-            "metadata": {"name": "ranker", "namespace": project.namespace, "annotations": {
-                CLUSTER_ANNOTATION: cluster.name, ZONE_ANNOTATION: cluster.zone,
-                SHARD_INDEX_ANNOTATION: str(index), SHARD_COUNT_ANNOTATION: str(len(members))}},
-            "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
-                     "tier": CoreTier.ONDEMAND.value, "replicas": 2, "zones": [cluster.zone],
-                     "template": {"containers": [{"name": "ranker", "image": "registry.local/ads/ranker:1.8.2",
-                                                  "ports": [{"name": "http", "containerPort": 8080}],
-                                                  "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
+            "apiVersion": API_VERSION,
+            "kind": "PinApp",
+            "metadata": {
+                "name": "ranker",
+                "namespace": project.namespace,
+                "annotations": {
+                    CLUSTER_ANNOTATION: cluster.name,
+                    ZONE_ANNOTATION: cluster.zone,
+                    SHARD_INDEX_ANNOTATION: str(index),
+                    SHARD_COUNT_ANNOTATION: str(len(members)),
+                },
+            },
+            "spec": {
+                "project": project.name,
+                "team": project.team,
+                "costCenter": project.cost_center,
+                "tier": CoreTier.ONDEMAND.value,
+                "replicas": 2,
+                "zones": [cluster.zone],
+                "template": {
+                    "containers": [
+                        {
+                            "name": "ranker",
+                            "image": "registry.local/ads/ranker:1.8.2",
+                            "ports": [{"name": "http", "containerPort": 8080}],
+                            "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+                        }
+                    ]
+                },
+            },
         }
         out.append((cluster, app))
     first = members[0]
     jobset = {
-        "apiVersion": API_VERSION, "kind": "PinterestJobSet",
-        "metadata": {"name": "feature-backfill", "namespace": project.namespace, "annotations": {
-            CLUSTER_ANNOTATION: first.name, ZONE_ANNOTATION: first.zone}},
-        "spec": {"project": project.name, "team": project.team, "costCenter": project.cost_center,
-                 "tier": CoreTier.PREEMPTIBLE.value, "shards": 4,
-                 "containers": [{"name": "backfill", "image": "registry.local/ads/backfill:2.0.0",
-                                 "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}}}]},
+        "apiVersion": API_VERSION,
+        "kind": "PinterestJobSet",
+        "metadata": {
+            "name": "feature-backfill",
+            "namespace": project.namespace,
+            "annotations": {CLUSTER_ANNOTATION: first.name, ZONE_ANNOTATION: first.zone},
+        },
+        "spec": {
+            "project": project.name,
+            "team": project.team,
+            "costCenter": project.cost_center,
+            "tier": CoreTier.PREEMPTIBLE.value,
+            "shards": 4,
+            "containers": [
+                {
+                    "name": "backfill",
+                    "image": "registry.local/ads/backfill:2.0.0",
+                    "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}},
+                }
+            ],
+        },
     }
     out.append((first, jobset))
     return out

@@ -20,7 +20,8 @@ from devtools.progress import Progress, dev_steps
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="manage.py dev",
-        description="Start local clusters, seed demo data, run the operator and serve the portal (dev only).")
+        description="Start local clusters, seed demo data, run the operator and serve the portal (dev only).",
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--members", type=int, default=2)

@@ -36,8 +36,14 @@ def register(cp: LocalControlPlane) -> list[Cluster]:
     registered = []
     for info in cp.clusters:
         cluster, _ = cluster_services.register_cluster(
-            name=info.name, region=info.region, zone=info.zone, role=info.role, api_server=info.server,
-            kubeconfig_path=str(cp.kubeconfig_path), kube_context=info.context)
+            name=info.name,
+            region=info.region,
+            zone=info.zone,
+            role=info.role,
+            api_server=info.server,
+            kubeconfig_path=str(cp.kubeconfig_path),
+            kube_context=info.context,
+        )
         probe_cluster(cluster)
         registered.append(cluster)
     return registered
@@ -59,8 +65,9 @@ def start_operator(cp: LocalControlPlane, members: list[Cluster], log_dir: Path)
     for cluster in members:
         cmd += ["--context", cluster.kube_context]
     log = (log_dir / "operator.log").open("ab")
-    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR,
-                            preexec_fn=_die_with_parent)
+    return subprocess.Popen(
+        cmd, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR, preexec_fn=_die_with_parent
+    )
 
 
 def _die_with_parent() -> None:

@@ -24,16 +24,39 @@ class OperatorProcess:
         self.port = free_port()
         self.log_path = log_dir / f"{name}.log"
         self.identity = name
-        self.args = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(kubeconfig),
-                     "--context", "member-a", "--context", "member-b", "--lease-context", "host",
-                     "--lease-name", lease_name, "--lease-duration", "4", "--renew-period", "1",
-                     "--identity", name, "--metrics-port", str(self.port), "--resync-seconds", "60", *extra]
+        self.args = [
+            sys.executable,
+            "-m",
+            "workloads.core.operator",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--context",
+            "member-a",
+            "--context",
+            "member-b",
+            "--lease-context",
+            "host",
+            "--lease-name",
+            lease_name,
+            "--lease-duration",
+            "4",
+            "--renew-period",
+            "1",
+            "--identity",
+            name,
+            "--metrics-port",
+            str(self.port),
+            "--resync-seconds",
+            "60",
+            *extra,
+        ]
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> OperatorProcess:
         log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.proc = subprocess.Popen(
+            self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
         log.close()
         return self
 
@@ -43,8 +66,11 @@ class OperatorProcess:
                 text = resp.read().decode()
         except OSError:
             return {}
-        return {line.split()[0].removeprefix("pincompute_operator_"): float(line.split()[1])
-                for line in text.splitlines() if line.strip()}
+        return {
+            line.split()[0].removeprefix("pincompute_operator_"): float(line.split()[1])
+            for line in text.splitlines()
+            if line.strip()
+        }
 
     def kill(self) -> None:
         assert self.proc is not None

@@ -29,8 +29,16 @@ def dev_steps(*, clusters: bool = True) -> list[str]:
     """The dev stack's steps after the bootstrap (the bootstrap announces them as what remains)."""
     if not clusters:
         return ["database", "portal"]
-    return ["database", "clusters up", "register clusters", "CRDs and PriorityClasses", "demo data", "operator",
-            "watch caches", "portal"]
+    return [
+        "database",
+        "clusters up",
+        "register clusters",
+        "CRDs and PriorityClasses",
+        "demo data",
+        "operator",
+        "watch caches",
+        "portal",
+    ]
 
 
 def fmt_seconds(seconds: float) -> str:
@@ -58,7 +66,7 @@ def log_tail(path: Path, lines: int = TAIL_LINES) -> str:
 def short_path(path: Path) -> str:
     home = str(Path.home())
     text = str(path)
-    return "~" + text[len(home):] if home != "/" and text.startswith(home + "/") else text
+    return "~" + text[len(home) :] if home != "/" and text.startswith(home + "/") else text
 
 
 class StepFailed(RuntimeError):
@@ -79,8 +87,16 @@ class Step:
 
 
 class Progress:
-    def __init__(self, label: str, plan: list[str], *, stream: TextIO | None = None, live: bool | None = None,
-                 announce_after: float = 2.0, heartbeat: float = 60.0) -> None:
+    def __init__(
+        self,
+        label: str,
+        plan: list[str],
+        *,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        announce_after: float = 2.0,
+        heartbeat: float = 60.0,
+    ) -> None:
         self.label = label
         self.stream = stream or sys.stdout
         self.live = self.stream.isatty() if live is None else live
@@ -94,8 +110,7 @@ class Progress:
 
     # -- plan ---------------------------------------------------------------------------------------
     @classmethod
-    def resume(cls, label: str, plan: list[str], *, stream: TextIO | None = None,
-               live: bool | None = None) -> Progress:
+    def resume(cls, label: str, plan: list[str], *, stream: TextIO | None = None, live: bool | None = None) -> Progress:
         """Continue the numbering and the clock of the process that exec'd this one (if any)."""
         progress = cls(label, plan, stream=stream, live=live)
         try:
@@ -114,7 +129,7 @@ class Progress:
         new = [t for t in titles if t not in self.todo]
         if title in self.todo:
             at = self.todo.index(title)
-            self.todo[at:at + 1] = new
+            self.todo[at : at + 1] = new
         else:
             self.todo[:0] = new
 
@@ -174,8 +189,12 @@ class Progress:
         with self._lock:
             self._clear_live()
             self._current = None
-            self._write(self._status_line(
-                step, f"{step.outcome} ({fmt_seconds(step.elapsed)}, total {fmt_seconds(self.elapsed())})") + "\n")
+            self._write(
+                self._status_line(
+                    step, f"{step.outcome} ({fmt_seconds(step.elapsed)}, total {fmt_seconds(self.elapsed())})"
+                )
+                + "\n"
+            )
 
     def _stop_ticker(self, ticker: threading.Thread) -> None:
         self._wake.set()
@@ -217,5 +236,9 @@ class Progress:
             self._write(self._status_line(step, self._start_note(step)) + "\n")
         while not self._wake.wait(self.heartbeat):
             with self._lock:
-                self._write(self._status_line(
-                    step, f"still running ({fmt_seconds(step.elapsed)}, total {fmt_seconds(self.elapsed())})") + "\n")
+                self._write(
+                    self._status_line(
+                        step, f"still running ({fmt_seconds(step.elapsed)}, total {fmt_seconds(self.elapsed())})"
+                    )
+                    + "\n"
+                )

@@ -74,8 +74,13 @@ class ProjectAdmin(admin.ModelAdmin):
                 services.update_project(project=obj, changes=changes, actor=request.user)
             return
         created = services.create_project(
-            name=obj.name, team=obj.team, cost_center=obj.cost_center, display_name=obj.display_name,
-            description=obj.description, actor=request.user)
+            name=obj.name,
+            team=obj.team,
+            cost_center=obj.cost_center,
+            display_name=obj.display_name,
+            description=obj.description,
+            actor=request.user,
+        )
         obj.pk, obj.created_at = created.pk, created.created_at
 
     def save_formset(self, request: Any, form: Any, formset: Any, change: bool) -> None:
@@ -87,5 +92,12 @@ class ProjectAdmin(admin.ModelAdmin):
             if isinstance(row, Membership):
                 services.add_member(project=project, user=row.user, role=row.role, actor=request.user)
             else:
-                services.grant_quota(project=project, cluster=row.cluster, tier=row.tier, cpu_milli=row.cpu_milli,
-                                     memory_bytes=row.memory_bytes, gpu=row.gpu, actor=request.user)
+                services.grant_quota(
+                    project=project,
+                    cluster=row.cluster,
+                    tier=row.tier,
+                    cpu_milli=row.cpu_milli,
+                    memory_bytes=row.memory_bytes,
+                    gpu=row.gpu,
+                    actor=request.user,
+                )

@@ -11,8 +11,9 @@ from django.db import models
 from base.permissions import is_platform_admin
 from workloads.core.tiers import Tier as CoreTier
 
-DNS_LABEL = RegexValidator(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$",
-                           "Use lowercase letters, digits and '-', starting with a letter (max 63).")
+DNS_LABEL = RegexValidator(
+    r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$", "Use lowercase letters, digits and '-', starting with a letter (max 63)."
+)
 
 
 class Tier(models.TextChoices):

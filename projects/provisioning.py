@@ -43,27 +43,35 @@ def namespace_manifest(project: Project) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": project.namespace, "labels": {
-            PROJECT_LABEL: project.name,
-            TEAM_LABEL: label_value(project.team),
-            COST_CENTER_LABEL: label_value(project.cost_center),
-            MANAGED_BY_LABEL: MANAGED_BY,
-        }},
+        "metadata": {
+            "name": project.namespace,
+            "labels": {
+                PROJECT_LABEL: project.name,
+                TEAM_LABEL: label_value(project.team),
+                COST_CENTER_LABEL: label_value(project.cost_center),
+                MANAGED_BY_LABEL: MANAGED_BY,
+            },
+        },
     }
 
 
 def granted_quota(project: Project, cluster: Cluster) -> CoreTierQuota:
     """The project's grants on one cluster, in the core's terms."""
-    limits = {Tier.parse(q.tier): Resources(q.cpu_milli, q.memory_bytes, q.gpu)
-              for q in TierQuota.objects.filter(project=project, cluster=cluster)}
+    limits = {
+        Tier.parse(q.tier): Resources(q.cpu_milli, q.memory_bytes, q.gpu)
+        for q in TierQuota.objects.filter(project=project, cluster=cluster)
+    }
     return CoreTierQuota(limits)
 
 
 def project_manifests(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
     """What ``provision_project`` applies, in order (the Namespace first)."""
     namespace = project.namespace
-    return [namespace_manifest(project), *resource_quota_manifests(namespace, granted_quota(project, cluster)),
-            limit_range_manifest(namespace)]
+    return [
+        namespace_manifest(project),
+        *resource_quota_manifests(namespace, granted_quota(project, cluster)),
+        limit_range_manifest(namespace),
+    ]
 
 
 def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]]:

@@ -22,8 +22,9 @@ def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]
     ids = [p.pk for p in projects]
     totals: dict[tuple[int, str], dict[str, Any]] = {
         (row["project_id"], row["tier"]): row
-        for row in TierQuota.objects.filter(project_id__in=ids).values("project_id", "tier").annotate(
-            cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))
+        for row in TierQuota.objects.filter(project_id__in=ids)
+        .values("project_id", "tier")
+        .annotate(cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))
     }
     rows: dict[int, list[dict[str, Any]]] = {}
     for pk in ids:
@@ -31,8 +32,17 @@ def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]
         for tier in Tier:
             row = totals.get((pk, tier.value), {})
             cpu, mem = row.get("cpu") or 0, row.get("mem") or 0
-            rows[pk].append({"tier": tier.value, "label": tier.label, "cpu_milli": cpu, "memory_bytes": mem,
-                             "cpu": format_cpu(cpu), "memory": format_memory(mem), "gpu": row.get("gpu") or 0})
+            rows[pk].append(
+                {
+                    "tier": tier.value,
+                    "label": tier.label,
+                    "cpu_milli": cpu,
+                    "memory_bytes": mem,
+                    "cpu": format_cpu(cpu),
+                    "memory": format_memory(mem),
+                    "gpu": row.get("gpu") or 0,
+                }
+            )
     return rows
 
 
@@ -40,20 +50,28 @@ def project_quota_rows(project: Project) -> list[dict[str, Any]]:
     return quota_rows_for([project])[project.pk]
 
 
-def create_project(*, name: str, team: str, cost_center: str, actor: Any, display_name: str = "",
-                   description: str = "") -> Project:
+def create_project(
+    *, name: str, team: str, cost_center: str, actor: Any, display_name: str = "", description: str = ""
+) -> Project:
     with transaction.atomic():
         if Project.objects.filter(name=name).exists():
             raise Conflict.on("name", f"A project named {name!r} already exists.")
-        project = Project(name=name, team=team, cost_center=cost_center, display_name=display_name,
-                          description=description)
+        project = Project(
+            name=name, team=team, cost_center=cost_center, display_name=display_name, description=description
+        )
         try:
             project.full_clean()
         except ValidationError as exc:
             raise Invalid.on_fields({field: " ".join(msgs) for field, msgs in exc.message_dict.items()}) from exc
         project.save()
-        audit.record("project.create", actor=actor, target_kind="Project", target_name=name, project=name,
-                     after={"team": team, "cost_center": cost_center})
+        audit.record(
+            "project.create",
+            actor=actor,
+            target_kind="Project",
+            target_name=name,
+            project=name,
+            after={"team": team, "cost_center": cost_center},
+        )
     return project
 
 
@@ -77,8 +95,16 @@ def update_project(*, project: Project, changes: dict[str, Any], actor: Any) -> 
         project.save()
         old, new = audit.changed_fields(before, {name: getattr(project, name) for name in PROJECT_EDITABLE})
         if new:
-            audit.record("project.update", actor=actor, target_kind="Project", target_name=project.name,
-                         project=project.name, before=old, after=new, summary=f"Changed {', '.join(sorted(new))}")
+            audit.record(
+                "project.update",
+                actor=actor,
+                target_kind="Project",
+                target_name=project.name,
+                project=project.name,
+                before=old,
+                after=new,
+                summary=f"Changed {', '.join(sorted(new))}",
+            )
     return project
 
 
@@ -93,9 +119,15 @@ def add_member(*, project: Project, user: Any, role: str, actor: Any) -> None:
             membership.role = role
             membership.save(update_fields=["role"])
         if created or before != role:
-            audit.record("project.member.set", actor=actor, target_kind="Membership",
-                         target_name=user.get_username(), project=project.name, before={"role": before},
-                         after={"role": role})
+            audit.record(
+                "project.member.set",
+                actor=actor,
+                target_kind="Membership",
+                target_name=user.get_username(),
+                project=project.name,
+                before={"role": before},
+                after={"role": role},
+            )
 
 
 def remove_member(*, project: Project, user: Any, actor: Any) -> None:
@@ -105,9 +137,15 @@ def remove_member(*, project: Project, user: Any, actor: Any) -> None:
         if membership is None:
             return
         membership.delete()
-        audit.record("project.member.remove", actor=actor, target_kind="Membership",
-                     target_name=user.get_username(), project=project.name, before={"role": membership.role},
-                     after=None)
+        audit.record(
+            "project.member.remove",
+            actor=actor,
+            target_kind="Membership",
+            target_name=user.get_username(),
+            project=project.name,
+            before={"role": membership.role},
+            after=None,
+        )
 
 
 def _check_amounts(amounts: dict[str, Any]) -> None:
@@ -123,8 +161,9 @@ def _check_amounts(amounts: dict[str, Any]) -> None:
         raise Invalid.on_fields(errors)
 
 
-def grant_quota(*, project: Project, cluster: Any, tier: str, cpu_milli: int, memory_bytes: int, gpu: int,
-                actor: Any) -> None:
+def grant_quota(
+    *, project: Project, cluster: Any, tier: str, cpu_milli: int, memory_bytes: int, gpu: int, actor: Any
+) -> None:
     if tier not in Tier.values:
         raise Invalid.on("tier", f"{tier!r} is not a tier; use one of {', '.join(Tier.values)}.")
     _check_amounts({"cpu_milli": cpu_milli, "memory_bytes": memory_bytes, "gpu": gpu})
@@ -135,6 +174,13 @@ def grant_quota(*, project: Project, cluster: Any, tier: str, cpu_milli: int, me
         quota.save()
         after = {"cpu_milli": cpu_milli, "memory_bytes": memory_bytes, "gpu": gpu}
         if before != after:
-            audit.record("project.quota.set", actor=actor, target_kind="TierQuota",
-                         target_name=f"{project.name}/{cluster.name}/{tier}", project=project.name,
-                         cluster=cluster.name, before=before, after=after)
+            audit.record(
+                "project.quota.set",
+                actor=actor,
+                target_kind="TierQuota",
+                target_name=f"{project.name}/{cluster.name}/{tier}",
+                project=project.name,
+                cluster=cluster.name,
+                before=before,
+                after=after,
+            )

@@ -22,6 +22,12 @@ def project_detail(request: HttpRequest, name: str) -> HttpResponse:
     # 404, not 403, for projects the user cannot see: existence is not disclosed to other tenants.
     project = get_object_or_404(Project.objects.visible_to(request.user), name=name)
     members = project.memberships.select_related("user").order_by("role", "user__username")
-    return render(request, "projects/detail.html", {
-        "project": project, "members": members, "quota": project_quota_rows(project),
-    })
+    return render(
+        request,
+        "projects/detail.html",
+        {
+            "project": project,
+            "members": members,
+            "quota": project_quota_rows(project),
+        },
+    )

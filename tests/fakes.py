@@ -15,11 +15,18 @@ from clusters.kube.cache import cluster_store
 Obj = dict[str, Any]
 
 
-def fake_pod(name: str, namespace: str, containers: tuple[str, ...] = ("app",), phase: str = "Running",
-             labels: dict[str, str] | None = None) -> Obj:
-    return {"metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
-            "spec": {"containers": [{"name": c, "image": "busybox"} for c in containers]},
-            "status": {"phase": phase}}
+def fake_pod(
+    name: str,
+    namespace: str,
+    containers: tuple[str, ...] = ("app",),
+    phase: str = "Running",
+    labels: dict[str, str] | None = None,
+) -> Obj:
+    return {
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+        "spec": {"containers": [{"name": c, "image": "busybox"} for c in containers]},
+        "status": {"phase": phase},
+    }
 
 
 class FilledCache:
@@ -38,12 +45,22 @@ class FilledCache:
     def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
         return self.store.get(kind, namespace, name)
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
-             owner_uid: str | None = None) -> list[Obj]:
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> list[Obj]:
         return self.store.list(kind, namespace, label_selector, owner_uid)
 
-    def count(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
-              owner_uid: str | None = None) -> int:
+    def count(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> int:
         return self.store.count(kind, namespace, label_selector, owner_uid)
 
     def aggregates(self) -> dict[str, object]:

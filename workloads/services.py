@@ -32,12 +32,19 @@ def visible_workloads(user: Any) -> tuple[list[dict[str, Any]], list[str]]:
                 for obj in cache.list(info.plural, namespace=namespace):
                     meta = obj.get("metadata", {})
                     name = meta.get("name", "")
-                    rows.append({
-                        "cluster": cluster_name, "kind": info.kind, "project": project.name,
-                        "namespace": namespace, "name": name, "logs_selector": f"{WORKLOAD_LABEL}={name}",
-                        "created": meta.get("creationTimestamp", ""),
-                        "ready": _condition(obj, "Ready"), "degraded": _condition(obj, "Degraded"),
-                        "tier": obj.get("spec", {}).get("tier", ""),
-                    })
+                    rows.append(
+                        {
+                            "cluster": cluster_name,
+                            "kind": info.kind,
+                            "project": project.name,
+                            "namespace": namespace,
+                            "name": name,
+                            "logs_selector": f"{WORKLOAD_LABEL}={name}",
+                            "created": meta.get("creationTimestamp", ""),
+                            "ready": _condition(obj, "Ready"),
+                            "degraded": _condition(obj, "Degraded"),
+                            "tier": obj.get("spec", {}).get("tier", ""),
+                        }
+                    )
     rows.sort(key=lambda r: (r["project"], r["kind"], r["name"], r["cluster"]))
     return rows, problems

@@ -13,8 +13,20 @@ from base.permissions import IsPlatformAdmin
 class AuditEventSerializer(serializers.ModelSerializer):
     class Meta:
         model = AuditEvent
-        fields = ["id", "created_at", "actor_name", "action", "target_kind", "target_name", "project_name",
-                  "cluster", "request_id", "before", "after", "summary"]
+        fields = [
+            "id",
+            "created_at",
+            "actor_name",
+            "action",
+            "target_kind",
+            "target_name",
+            "project_name",
+            "cluster",
+            "request_id",
+            "before",
+            "after",
+            "summary",
+        ]
         read_only_fields = fields
 
 
@@ -27,6 +39,9 @@ class AuditEventViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> Any:
         p = self.request.query_params
         return AuditEvent.objects.filtered(
-            actor=p.get("actor", ""), action=p.get("action", ""), project=p.get("project", ""),
-            cluster=p.get("cluster", ""), target=p.get("target", ""),
+            actor=p.get("actor", ""),
+            action=p.get("action", ""),
+            project=p.get("project", ""),
+            cluster=p.get("cluster", ""),
+            target=p.get("target", ""),
         )

@@ -22,8 +22,22 @@ class ClusterSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Cluster
-        fields = ["name", "region", "zone", "role", "api_server", "hardware_families", "labels", "taints",
-                  "schedulable", "healthy", "last_probe_at", "last_error", "version", "pools"]
+        fields = [
+            "name",
+            "region",
+            "zone",
+            "role",
+            "api_server",
+            "hardware_families",
+            "labels",
+            "taints",
+            "schedulable",
+            "healthy",
+            "last_probe_at",
+            "last_error",
+            "version",
+            "pools",
+        ]
         read_only_fields = fields
 
 

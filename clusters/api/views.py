@@ -43,8 +43,7 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         cluster = self.get_object()
         payload = PoolPatchSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data),
-                                    actor=request.user)
+        pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data), actor=request.user)
         return Response(PoolSerializer(pool).data)
 
     def permission_denied_unless_admin(self, request: Request) -> None:

@@ -14,6 +14,17 @@ from .retry import call_with_retry
 from .slim import slim
 
 __all__ = [
-    "DEFAULT_RESOURCES", "CacheRegistry", "CircuitBreaker", "CircuitOpen", "ClientPool", "ClusterHealth",
-    "ClusterTarget", "ResourceSpec", "WatchCache", "call_with_retry", "cluster_store", "default_registry", "slim",
+    "DEFAULT_RESOURCES",
+    "CacheRegistry",
+    "CircuitBreaker",
+    "CircuitOpen",
+    "ClientPool",
+    "ClusterHealth",
+    "ClusterTarget",
+    "ResourceSpec",
+    "WatchCache",
+    "call_with_retry",
+    "cluster_store",
+    "default_registry",
+    "slim",
 ]

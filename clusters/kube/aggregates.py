@@ -64,8 +64,10 @@ def _resources(values: dict[str, Any] | None, count: int) -> Resources:
     values = values or {}
     try:
         return Resources(
-            parse_cpu(values.get("cpu", 0)), parse_memory(values.get("memory", 0)),
-            parse_memory(values.get(GPU, 0)), count,  # memory rounding: counts round up the same way
+            parse_cpu(values.get("cpu", 0)),
+            parse_memory(values.get("memory", 0)),
+            parse_memory(values.get(GPU, 0)),
+            count,  # memory rounding: counts round up the same way
         )
     except ValueError:
         return Resources(count=count)  # an unparsable quantity must not take the whole cache down
@@ -112,7 +114,9 @@ def node_contribution(node: dict[str, Any]) -> NodeContribution:
     status = node.get("status") or {}
     ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or ())
     return NodeContribution(
-        labels.get(NODE_ZONE_LABEL, ""), labels.get(HARDWARE_FAMILY_LABEL, ""), ready,
+        labels.get(NODE_ZONE_LABEL, ""),
+        labels.get(HARDWARE_FAMILY_LABEL, ""),
+        ready,
         _resources(status.get("allocatable"), 1),
     )
 

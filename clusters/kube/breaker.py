@@ -133,4 +133,3 @@ class CircuitBreaker:
             raise
         self.record_success()
         return result
-

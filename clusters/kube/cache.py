@@ -91,8 +91,7 @@ class WatchCache:
             for spec in self.resources:
                 if not spec.optional:
                     self._start_watcher(spec)
-            self._thread = threading.Thread(target=self._discover_loop, name=f"discovery-{self.cluster}",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._discover_loop, name=f"discovery-{self.cluster}", daemon=True)
             self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> bool:
@@ -112,9 +111,17 @@ class WatchCache:
 
     def _start_watcher(self, spec: ResourceSpec) -> None:
         w = ListWatch(
-            lambda: self.pool.api(self.cluster), self.store, spec.key, spec.path, name=f"{self.cluster}-{spec.key}",
-            optional=spec.optional, max_objects=spec.max_objects, gate=self._gate, timeout=self.pool.timeout,
-            page_size=self.page_size, watch_timeout=self.watch_timeout,
+            lambda: self.pool.api(self.cluster),
+            self.store,
+            spec.key,
+            spec.path,
+            name=f"{self.cluster}-{spec.key}",
+            optional=spec.optional,
+            max_objects=spec.max_objects,
+            gate=self._gate,
+            timeout=self.pool.timeout,
+            page_size=self.page_size,
+            watch_timeout=self.watch_timeout,
         )
         self._watchers[spec.key] = w
         w.start()
@@ -138,6 +145,7 @@ class WatchCache:
         present: set[str] = set()
         api = self.pool.api(self.cluster)
         for gv in sorted({s.group_version_path for s in optional}):
+
             def discover(gv: str = gv) -> Obj:
                 return rawapi.get_json(api, gv, [], self.pool.timeout)
 
@@ -209,12 +217,22 @@ class WatchCache:
     def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
         return self.store.get(kind, namespace, name)
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
-             owner_uid: str | None = None) -> list[Obj]:
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> list[Obj]:
         return self.store.list(kind, namespace, label_selector, owner_uid)
 
-    def count(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
-              owner_uid: str | None = None) -> int:
+    def count(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> int:
         return self.store.count(kind, namespace, label_selector, owner_uid)
 
     def aggregates(self) -> ClusterAggregates:
@@ -236,8 +254,12 @@ class WatchCache:
 class CacheRegistry:
     """One WatchCache per member cluster, shared by the whole process and started lazily."""
 
-    def __init__(self, pool: ClientPool | None = None, resources: Iterable[ResourceSpec] = DEFAULT_RESOURCES,
-                 **cache_kwargs: Unpack[CacheOptions]) -> None:
+    def __init__(
+        self,
+        pool: ClientPool | None = None,
+        resources: Iterable[ResourceSpec] = DEFAULT_RESOURCES,
+        **cache_kwargs: Unpack[CacheOptions],
+    ) -> None:
         self.pool = pool or ClientPool()
         self.resources = tuple(resources)
         self._cache_kwargs = cache_kwargs

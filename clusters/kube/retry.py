@@ -23,7 +23,12 @@ from urllib3.exceptions import (
 T = TypeVar("T")
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
-    MaxRetryError, ProtocolError, NewConnectionError, ReadTimeoutError, ConnectTimeoutError, OSError,
+    MaxRetryError,
+    ProtocolError,
+    NewConnectionError,
+    ReadTimeoutError,
+    ConnectTimeoutError,
+    OSError,
 )
 MAX_RETRY_AFTER = 60.0
 

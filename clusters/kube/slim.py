@@ -30,7 +30,8 @@ def slim(obj: dict[str, Any]) -> dict[str, Any]:
     status = obj.get("status")
     if isinstance(status, dict) and isinstance(status.get("conditions"), list):
         # Pod conditions carry "lastProbeTime": null on every entry; the null tells nobody anything.
-        out["status"] = {**status, "conditions": [
-            _without_nulls(c) if isinstance(c, dict) else c for c in status["conditions"]
-        ]}
+        out["status"] = {
+            **status,
+            "conditions": [_without_nulls(c) if isinstance(c, dict) else c for c in status["conditions"]],
+        }
     return out

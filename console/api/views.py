@@ -18,12 +18,14 @@ class ApiRootView(APIView):
         def link(name: str) -> str:
             return reverse(name, request=request)
 
-        return Response({
-            "version": "v1",
-            "me": link("api:me"),
-            "tokens": link("api:token-list"),
-            "audit": link("api:audit-list"),
-            "clusters": link("api:cluster-list"),
-            "schema": link("api-schema"),
-            "docs": link("api-docs"),
-        })
+        return Response(
+            {
+                "version": "v1",
+                "me": link("api:me"),
+                "tokens": link("api:token-list"),
+                "audit": link("api:audit-list"),
+                "clusters": link("api:cluster-list"),
+                "schema": link("api-schema"),
+                "docs": link("api-docs"),
+            }
+        )

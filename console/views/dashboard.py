@@ -22,23 +22,35 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "data": {
             "labels": [p.name for p in projects],
             "datasets": [
-                {"label": tier.value, "stack": "q", "tier": tier.label, "alpha": 1,  # colour: app.css --tier-*
-                 "data": [round(_tier(quotas[p.pk], tier.label)["cpu_milli"] / 1000, 1) for p in projects]}
+                {
+                    "label": tier.value,
+                    "stack": "q",
+                    "tier": tier.label,
+                    "alpha": 1,  # colour: app.css --tier-*
+                    "data": [round(_tier(quotas[p.pk], tier.label)["cpu_milli"] / 1000, 1) for p in projects],
+                }
                 for tier in Tier
             ],
         },
-        "options": {"unit": "cores", "stacked": True,
-                    "plugins": {"title": {"display": True, "text": "Granted CPU quota per tier"}}},
+        "options": {
+            "unit": "cores",
+            "stacked": True,
+            "plugins": {"title": {"display": True, "text": "Granted CPU quota per tier"}},
+        },
     }
     recent = AuditEvent.objects.filter(actor=request.user)[:10]
     if is_platform_admin(request.user):
         recent = AuditEvent.objects.all()[:10]
-    return render(request, "console/dashboard.html", {
-        "projects": projects,
-        "quota_chart": quota_chart,
-        "clusters": [{"cluster": c, "health": health_of(c)} for c in Cluster.objects.members()],
-        "recent": recent,
-    })
+    return render(
+        request,
+        "console/dashboard.html",
+        {
+            "projects": projects,
+            "quota_chart": quota_chart,
+            "clusters": [{"cluster": c, "health": health_of(c)} for c in Cluster.objects.members()],
+            "recent": recent,
+        },
+    )
 
 
 def _tier(rows: list[dict], tier: str) -> dict:

@@ -17,8 +17,9 @@ def _sign_in_with_sso(page, live_server, email: str) -> None:
     page.wait_for_url(f"{live_server.url}/")
 
 
-def test_sso_sign_in_lands_on_the_dashboard_with_groups_mapped(page, live_server, oidc_provider, screenshot_dir,
-                                                                django_user_model):
+def test_sso_sign_in_lands_on_the_dashboard_with_groups_mapped(
+    page, live_server, oidc_provider, screenshot_dir, django_user_model
+):
     _sign_in_with_sso(page, live_server, "alice@example.com")
 
     assert page.locator("h1.page-title").inner_text().startswith("Welcome")

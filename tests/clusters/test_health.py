@@ -59,18 +59,25 @@ def test_a_recorded_probe_newer_than_the_last_live_call_wins():
 def test_an_open_breaker_is_unreachable_whatever_the_registry_says():
     cluster = Cluster(name="c", healthy=True, last_probe_at=NOW)
 
-    seen = health.current_health(cluster, live("open", success=NOW - timedelta(minutes=2),
-                                               failure=NOW - timedelta(minutes=1), error="refused"))
+    seen = health.current_health(
+        cluster, live("open", success=NOW - timedelta(minutes=2), failure=NOW - timedelta(minutes=1), error="refused")
+    )
 
     assert seen.state == "unreachable" and seen.error == "refused" and seen.breaker == "open"
 
 
 def test_the_cluster_list_reads_health_and_never_probes(admin_client_, fresh_runtime, monkeypatch):
-    cluster = make_cluster("host-a", role="host", healthy=False, last_error="old failure",
-                           last_probe_at=timezone.now() - timedelta(hours=1))
+    cluster = make_cluster(
+        "host-a",
+        role="host",
+        healthy=False,
+        last_error="old failure",
+        last_probe_at=timezone.now() - timedelta(hours=1),
+    )
     runtime.pool_for(cluster).breaker(cluster.name).record_success()  # e.g. the watch cache just listed
-    monkeypatch.setattr("clusters.kube.client.ClientPool.probe",
-                        lambda *_: pytest.fail("a page must not probe clusters"))
+    monkeypatch.setattr(
+        "clusters.kube.client.ClientPool.probe", lambda *_: pytest.fail("a page must not probe clusters")
+    )
 
     listing = admin_client_.get("/clusters/")
     detail = admin_client_.get("/clusters/host-a/")

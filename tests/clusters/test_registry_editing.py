@@ -22,8 +22,9 @@ def test_reserved_pool_cannot_shrink_below_granted_quota_and_says_by_how_much(ad
     make_quota(cluster, "reserved", 30, project="ml", mem_gib=100)
 
     with pytest.raises(Invalid) as refused:
-        services.update_pool(cluster.pk, "reserved", services.PoolInput(cpu="64", memory="400Gi", gpu="0"),
-                             actor=admin_user)
+        services.update_pool(
+            cluster.pk, "reserved", services.PoolInput(cpu="64", memory="400Gi", gpu="0"), actor=admin_user
+        )
 
     assert "cpu" in by_field(refused.value)
     assert "6 below the 70 already granted" in by_field(refused.value)["cpu"]
@@ -35,8 +36,7 @@ def test_pool_edit_is_audited_with_before_and_after(admin_user):
     cluster = make_cluster()
     make_pool(cluster, "ondemand", 10, 40)
 
-    services.update_pool(cluster.pk, "ondemand", services.PoolInput(cpu="12", memory="40Gi", gpu="2"),
-                         actor=admin_user)
+    services.update_pool(cluster.pk, "ondemand", services.PoolInput(cpu="12", memory="40Gi", gpu="2"), actor=admin_user)
 
     event = AuditEvent.objects.get(action="cluster.pool.update")
     assert event.before == {"cpu": "10", "memory": "40Gi", "gpu": "0"}
@@ -48,17 +48,19 @@ def test_bad_quantities_name_every_field():
     cluster = make_cluster()
 
     with pytest.raises(Invalid) as refused:
-        services.update_pool(cluster.pk, "burst", services.PoolInput(cpu="lots", memory="-3Gi", gpu="1.5"),
-                             actor=None)
+        services.update_pool(cluster.pk, "burst", services.PoolInput(cpu="lots", memory="-3Gi", gpu="1.5"), actor=None)
 
     assert set(by_field(refused.value)) == {"cpu", "memory", "gpu"}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("zone", "is not key=value"),
-    ("Bad Key=x", "not a valid label key"),
-    ("team=has space", "not a valid label value"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("zone", "is not key=value"),
+        ("Bad Key=x", "not a valid label key"),
+        ("team=has space", "not a valid label value"),
+    ],
+)
 def test_label_errors_explain_themselves(text, message):
     with pytest.raises(Invalid) as refused:
         services.parse_labels(text)
@@ -75,12 +77,13 @@ def test_taints_need_a_known_effect():
 def test_attribute_edit_page_is_refused_to_non_admins(user_client):
     cluster = make_cluster()
 
-    for response in (user_client.get(f"/clusters/{cluster.name}/"),
-                     user_client.get(f"/clusters/{cluster.name}/attributes/?edit=1"),
-                     user_client.post(f"/clusters/{cluster.name}/attributes/", {"region": "x", "zone": "y"}),
-                     user_client.post(f"/clusters/{cluster.name}/pools/reserved/", {"cpu": "1", "memory": "1Gi",
-                                                                                   "gpu": "0"}),
-                     user_client.get("/clusters/")):
+    for response in (
+        user_client.get(f"/clusters/{cluster.name}/"),
+        user_client.get(f"/clusters/{cluster.name}/attributes/?edit=1"),
+        user_client.post(f"/clusters/{cluster.name}/attributes/", {"region": "x", "zone": "y"}),
+        user_client.post(f"/clusters/{cluster.name}/pools/reserved/", {"cpu": "1", "memory": "1Gi", "gpu": "0"}),
+        user_client.get("/clusters/"),
+    ):
         assert response.status_code == 403
     assert Cluster.objects.get(pk=cluster.pk).region == "local-1"
     assert not ClusterPool.objects.exists()
@@ -88,8 +91,14 @@ def test_attribute_edit_page_is_refused_to_non_admins(user_client):
 
 def test_htmx_attribute_edit_saves_and_returns_the_partial(admin_client_, admin_user):
     cluster = make_cluster()
-    form = {"region": "local-1", "zone": "local-1b", "hardware_families": "gpu, general",
-            "labels": "tier=gold\nteam=infra", "taints": "dedicated=ml:NoSchedule", "schedulable": ""}
+    form = {
+        "region": "local-1",
+        "zone": "local-1b",
+        "hardware_families": "gpu, general",
+        "labels": "tier=gold\nteam=infra",
+        "taints": "dedicated=ml:NoSchedule",
+        "schedulable": "",
+    }
 
     response = admin_client_.post(f"/clusters/{cluster.name}/attributes/", form, HTTP_HX_REQUEST="true")
 
@@ -107,8 +116,9 @@ def test_htmx_pool_edit_shows_the_shrink_error_inline_with_400(admin_client_):
     make_pool(cluster, "reserved", 50)
     make_quota(cluster, "reserved", 48)
 
-    response = admin_client_.post(f"/clusters/{cluster.name}/pools/reserved/", {"cpu": "40", "memory": "0",
-                                                                               "gpu": "0"}, HTTP_HX_REQUEST="true")
+    response = admin_client_.post(
+        f"/clusters/{cluster.name}/pools/reserved/", {"cpu": "40", "memory": "0", "gpu": "0"}, HTTP_HX_REQUEST="true"
+    )
 
     assert response.status_code == 400
     assert b"cannot shrink below the quota already granted" in response.content
@@ -125,8 +135,9 @@ def test_api_patch_is_admin_only_and_validates(api_client, user, admin_user):
     bad = api_client.patch(f"/api/v1/clusters/{cluster.name}/", {"labels": {"Bad Key": "x"}}, format="json")
     assert bad.status_code == 400
     assert bad.json()["error"]["fields"][0]["path"] == "labels"
-    ok = api_client.patch(f"/api/v1/clusters/{cluster.name}/", {"schedulable": False, "labels": {"a": "b"}},
-                          format="json")
+    ok = api_client.patch(
+        f"/api/v1/clusters/{cluster.name}/", {"schedulable": False, "labels": {"a": "b"}}, format="json"
+    )
     assert ok.status_code == 200 and ok.json()["schedulable"] is False
 
 
@@ -136,8 +147,9 @@ def test_api_pool_put_refuses_a_shrink_with_409_style_message(api_client, admin_
     make_quota(cluster, "reserved", 8)
     api_client.force_authenticate(admin_user)
 
-    response = api_client.put(f"/api/v1/clusters/{cluster.name}/pools/reserved/",
-                              {"cpu": "4", "memory": "0", "gpu": "0"}, format="json")
+    response = api_client.put(
+        f"/api/v1/clusters/{cluster.name}/pools/reserved/", {"cpu": "4", "memory": "0", "gpu": "0"}, format="json"
+    )
 
     assert response.status_code == 400
     assert "4 below the 8 already granted" in response.json()["error"]["fields"][0]["message"]
@@ -150,4 +162,3 @@ def test_cluster_api_never_shows_credentials(api_client, user):
     body = api_client.get("/api/v1/clusters/").content
 
     assert b"/secret/path" not in body and b"kubeconfig" not in body
-

@@ -53,8 +53,15 @@ def test_an_unreachable_cluster_is_reported_not_crashed_on(registered, admin_cli
     dead = tmp_path / "kubeconfig"
     source = Path(registered["member-a"].kubeconfig_path).read_text()
     dead.write_text(source.replace(registered["member-a"].api_server, "https://127.0.0.1:1"))
-    Cluster.objects.create(name="member-dead", region="local-1", zone="local-1c", role="member",
-                           api_server="https://127.0.0.1:1", kubeconfig_path=str(dead), kube_context="member-a")
+    Cluster.objects.create(
+        name="member-dead",
+        region="local-1",
+        zone="local-1c",
+        role="member",
+        api_server="https://127.0.0.1:1",
+        kubeconfig_path=str(dead),
+        kube_context="member-a",
+    )
 
     with pytest.raises(ConnectionError):
         probe_cluster(Cluster.objects.get(name="member-dead"))

@@ -60,15 +60,24 @@ def test_every_admin_is_read_only_or_writes_through_services(admin_user):
     for model, model_admin in admin.site._registry.items():
         admins = [model_admin, *model_admin.get_inline_instances(request)]
         for each in admins:
-            writes = [name for name, allowed in (
-                ("add", each.has_add_permission(request) if each is model_admin
-                 else each.has_add_permission(request, None)),
-                ("change", each.has_change_permission(request)),
-                ("delete", each.has_delete_permission(request)),
-            ) if allowed]
+            writes = [
+                name
+                for name, allowed in (
+                    (
+                        "add",
+                        each.has_add_permission(request)
+                        if each is model_admin
+                        else each.has_add_permission(request, None),
+                    ),
+                    ("change", each.has_change_permission(request)),
+                    ("delete", each.has_delete_permission(request)),
+                )
+                if allowed
+            ]
             if writes:
                 assert getattr(model_admin, "writes_through_services", False), (
-                    f"{type(each).__name__} ({model._meta.label}) may {', '.join(writes)} around the services")
+                    f"{type(each).__name__} ({model._meta.label}) may {', '.join(writes)} around the services"
+                )
 
 
 def test_admin_cannot_shrink_a_pool_below_granted_quota(superuser_client):
@@ -78,10 +87,18 @@ def test_admin_cannot_shrink_a_pool_below_granted_quota(superuser_client):
     url = f"/admin/clusters/cluster/{cluster.pk}/change/"
     page = superuser_client.get(url)
     data = form_data(page)
-    data.update({"pools-TOTAL_FORMS": "1", "pools-INITIAL_FORMS": "1",
-                 "pools-0-id": str(cluster.pools.get().pk), "pools-0-cluster": str(cluster.pk),
-                 "pools-0-kind": "reserved", "pools-0-cpu_milli": "10000", "pools-0-memory_bytes": str(400 * 2**30),
-                 "pools-0-gpu": "0"})
+    data.update(
+        {
+            "pools-TOTAL_FORMS": "1",
+            "pools-INITIAL_FORMS": "1",
+            "pools-0-id": str(cluster.pools.get().pk),
+            "pools-0-cluster": str(cluster.pk),
+            "pools-0-kind": "reserved",
+            "pools-0-cpu_milli": "10000",
+            "pools-0-memory_bytes": str(400 * 2**30),
+            "pools-0-gpu": "0",
+        }
+    )
 
     superuser_client.post(url, data)
 
@@ -147,8 +164,16 @@ def test_admin_quota_change_goes_through_the_service(superuser_client, admin_use
 def test_admin_project_creation_goes_through_the_service(superuser_client, admin_user, user):
     page = superuser_client.get("/admin/projects/project/add/")
     data = form_data(page)
-    data.update({"name": "search", "team": "search", "cost_center": "CC-9", "memberships-TOTAL_FORMS": "1",
-                 "memberships-0-user": str(user.pk), "memberships-0-role": "owner"})
+    data.update(
+        {
+            "name": "search",
+            "team": "search",
+            "cost_center": "CC-9",
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-0-user": str(user.pk),
+            "memberships-0-role": "owner",
+        }
+    )
 
     response = superuser_client.post("/admin/projects/project/add/", data)
 
@@ -162,9 +187,18 @@ def test_admin_cannot_make_a_user_a_platform_admin(superuser_client, user):
     group = Group.objects.get_or_create(name=settings.PLATFORM_ADMIN_GROUP)[0]
     url = f"/admin/auth/user/{user.pk}/change/"
 
-    superuser_client.post(url, {"username": user.username, "groups": [str(group.pk)], "is_active": "on",
-                                "is_staff": "on", "is_superuser": "on", "date_joined_0": "2026-01-01",
-                                "date_joined_1": "00:00:00"})
+    superuser_client.post(
+        url,
+        {
+            "username": user.username,
+            "groups": [str(group.pk)],
+            "is_active": "on",
+            "is_staff": "on",
+            "is_superuser": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
 
     user.refresh_from_db()
     assert not user.groups.exists() and not user.is_superuser
@@ -177,19 +211,25 @@ def test_admin_cannot_unrevoke_or_forge_a_token(superuser_client, user):
     token_services.revoke_api_token(user=user, token_id=token.pk)
     url = f"/admin/accounts/apitoken/{token.pk}/change/"
 
-    superuser_client.post(url, {"user": str(user.pk), "name": "cli", "created_at_0": "2026-01-01",
-                                "created_at_1": "00:00:00"})
+    superuser_client.post(
+        url, {"user": str(user.pk), "name": "cli", "created_at_0": "2026-01-01", "created_at_1": "00:00:00"}
+    )
 
     assert ApiToken.objects.get(pk=token.pk).revoked_at is not None
-    assert superuser_client.post("/admin/accounts/apitoken/add/", {"user": str(user.pk), "name": "x",
-                                                                   "key_id": "k", "digest": "d"}).status_code == 403
+    assert (
+        superuser_client.post(
+            "/admin/accounts/apitoken/add/", {"user": str(user.pk), "name": "x", "key_id": "k", "digest": "d"}
+        ).status_code
+        == 403
+    )
 
 
 def test_admin_revoke_action_goes_through_the_service(superuser_client, admin_user, user):
     token, _ = token_services.create_api_token(user=user, name="cli", days=None)
 
-    response = superuser_client.post("/admin/accounts/apitoken/", {"action": "revoke_tokens",
-                                                                  "_selected_action": [str(token.pk)]})
+    response = superuser_client.post(
+        "/admin/accounts/apitoken/", {"action": "revoke_tokens", "_selected_action": [str(token.pk)]}
+    )
 
     assert response.status_code == 302
     token.refresh_from_db()
@@ -218,8 +258,14 @@ def test_every_admin_page_renders(superuser_client, admin_user, user):
     make_pool(cluster, "reserved", 10)
     quota = make_quota(cluster, "reserved", 4)
     token, _ = token_services.create_api_token(user=user, name="cli", days=None)
-    objects = {Cluster: cluster, Project: quota.project, ApiToken: token, AuditEvent: AuditEvent.objects.first(),
-               Group: Group.objects.first(), type(user): user}
+    objects = {
+        Cluster: cluster,
+        Project: quota.project,
+        ApiToken: token,
+        AuditEvent: AuditEvent.objects.first(),
+        Group: Group.objects.first(),
+        type(user): user,
+    }
 
     for model in admin.site._registry:
         base = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"

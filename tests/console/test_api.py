@@ -55,7 +55,9 @@ def test_token_lifecycle_through_the_api(api_client, user):
     assert refused.status_code == 401
     assert "revoked" in _error(refused)["message"]
     assert list(AuditEvent.objects.filter(target_kind="ApiToken").values_list("action", flat=True)) == [
-        "token.revoke", "token.create"]
+        "token.revoke",
+        "token.create",
+    ]
 
 
 def test_token_secret_is_stored_only_as_a_digest(api_client, user):

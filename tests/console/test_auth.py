@@ -14,8 +14,7 @@ def test_dev_login_signs_in_when_the_dev_setting_is_on(client, user):
     assert AuditEvent.objects.filter(action="user.login", actor=user).exists()
 
 
-@override_settings(DEV_LOGIN_ENABLED=False,
-                   AUTHENTICATION_BACKENDS=["accounts.oidc.PortalOIDCBackend"])
+@override_settings(DEV_LOGIN_ENABLED=False, AUTHENTICATION_BACKENDS=["accounts.oidc.PortalOIDCBackend"])
 def test_dev_login_is_refused_when_the_dev_setting_is_off(client, user):
     page = client.get("/login/")
     response = client.post("/login/", {"username": "dev1", "password": "pw-dev1-Secret!"})

@@ -35,13 +35,29 @@ def _wait_for_line(proc, pattern, lines, timeout):
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_signal):
     port = free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "PINCONSOLE_PROGRESS"}}
-    env.update({"PINCONSOLE_VAR_DIR": str(tmp_path / "var"), "PINCONSOLE_DEV_STATE": str(tmp_path / "state"),
-                "PINCONSOLE_BOOTSTRAPPED": "1", "DEBUG": "true", "PYTHONUNBUFFERED": "1"})
-    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "dev", "--port", str(port), "--nodes", "4"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "PINCONSOLE_PROGRESS"}
+    }
+    env.update(
+        {
+            "PINCONSOLE_VAR_DIR": str(tmp_path / "var"),
+            "PINCONSOLE_DEV_STATE": str(tmp_path / "state"),
+            "PINCONSOLE_BOOTSTRAPPED": "1",
+            "DEBUG": "true",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "dev", "--port", str(port), "--nodes", "4"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     try:
         url = re.search(r"ready at (\S+)", _wait_for_line(proc, r"ready at http", lines, 240)).group(1)
@@ -51,8 +67,11 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
         with httpx.Client(base_url=url, follow_redirects=False, timeout=20) as http:
             page = http.get("/login/")
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-            signed_in = http.post("/login/", data={"username": "demo", "password": login,
-                                                   "csrfmiddlewaretoken": token}, headers={"Referer": url})
+            signed_in = http.post(
+                "/login/",
+                data={"username": "demo", "password": login, "csrfmiddlewaretoken": token},
+                headers={"Referer": url},
+            )
             dashboard = http.get("/")
             workloads = http.get("/workloads/")
             ready = http.get("/readyz").json()
@@ -68,9 +87,16 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
     assert "stopping local clusters" in output
     # a progress line when each step ends (slow ones also announce themselves when they start)
     steps = re.findall(r"^\[dev\] +(\d+)/(\d+) ([^:]+): .* \(\S+, total \S+\)$", output, re.MULTILINE)
-    assert [title for _, _, title in steps] == ["database", "clusters up", "register clusters",
-                                                "CRDs and PriorityClasses", "demo data", "operator",
-                                                "watch caches", "portal"]
+    assert [title for _, _, title in steps] == [
+        "database",
+        "clusters up",
+        "register clusters",
+        "CRDs and PriorityClasses",
+        "demo data",
+        "operator",
+        "watch caches",
+        "portal",
+    ]
     assert [int(n) for n, _, _ in steps] == list(range(1, 9)) and {total for _, total, _ in steps} == {"8"}
     leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
     assert leftovers == "", leftovers

@@ -28,8 +28,7 @@ def world(admin_user, monkeypatch):
     cluster = make_cluster("member-x", kubeconfig_path="/nonexistent/kubeconfig")
     make_pool(cluster, "reserved", 10)
     make_quota(cluster, "reserved", 4, project="ads")
-    project_services.add_member(project=cluster.quotas.get().project, user=admin_user, role="owner",
-                                actor=admin_user)
+    project_services.add_member(project=cluster.quotas.get().project, user=admin_user, role="owner", actor=admin_user)
     event = audit.record("x.y", actor=admin_user, target_kind="Thing", target_name="t")
     cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"app": "web"})]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})

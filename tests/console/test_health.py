@@ -24,8 +24,15 @@ def test_readyz_checks_database_channel_layer_and_broker(client, settings):
 def test_readyz_names_an_unreachable_cluster(client):
     from clusters.models import Cluster
 
-    Cluster.objects.create(name="gone", region="r", zone="z", role="member", api_server="https://127.0.0.1:1",
-                           kubeconfig_path="/nonexistent/kubeconfig", kube_context="gone")
+    Cluster.objects.create(
+        name="gone",
+        region="r",
+        zone="z",
+        role="member",
+        api_server="https://127.0.0.1:1",
+        kubeconfig_path="/nonexistent/kubeconfig",
+        kube_context="gone",
+    )
     response = client.get("/readyz")
     body = response.json()
 

@@ -26,16 +26,25 @@ class NameForm(forms.Form):
 
 def context(form: forms.Form) -> dict:
     cluster = Cluster(name="c1")  # unsaved: the templates only need its name
-    return {"cluster": cluster, "kind": "burst", "pool_label": "Burst", "form": form, "editing": bool(form.errors),
-            "values": {"cpu": "1", "memory": "0", "gpu": "0"}}
+    return {
+        "cluster": cluster,
+        "kind": "burst",
+        "pool_label": "Burst",
+        "form": form,
+        "editing": bool(form.errors),
+        "values": {"cpu": "1", "memory": "0", "gpu": "0"},
+    }
 
 
-@pytest.mark.parametrize(("headers", "partial"), [
-    ({}, False),
-    ({"hx_request": "true"}, True),
-    ({"hx_request": "true", "hx_boosted": "true"}, False),
-    ({"hx_request": "true", "hx_history_restore_request": "true"}, False),
-])
+@pytest.mark.parametrize(
+    ("headers", "partial"),
+    [
+        ({}, False),
+        ({"hx_request": "true"}, True),
+        ({"hx_request": "true", "hx_boosted": "true"}, False),
+        ({"hx_request": "true", "hx_history_restore_request": "true"}, False),
+    ],
+)
 def test_only_an_htmx_swap_is_partial(headers, partial):
     assert is_partial(request(**headers)) is partial
 
@@ -62,8 +71,7 @@ def test_a_saved_form_redirects_a_plain_post_and_swaps_for_htmx():
     form = NameForm({"name": "x"})
 
     plain = render_form(request("post"), FULL, PARTIAL, context(form), form=form, success_url="/ok/")
-    htmx = render_form(request("post", hx_request="true"), FULL, PARTIAL, context(form), form=form,
-                       success_url="/ok/")
+    htmx = render_form(request("post", hx_request="true"), FULL, PARTIAL, context(form), form=form, success_url="/ok/")
 
     assert plain.status_code == 302 and plain["Location"] == "/ok/"
     assert htmx.status_code == 200 and b"<tr" in htmx.content and b"<html" not in htmx.content

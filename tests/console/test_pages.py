@@ -30,8 +30,16 @@ def test_404_page_says_what_was_not_found(user_client):
 def test_catalog_lists_all_eight_kinds(user_client):
     response = user_client.get("/workloads/catalog/")
 
-    for kind in (b"PinPod", b"PinApp", b"PinScaler", b"PinterestService", b"PinterestJobSet", b"PinterestCronJob",
-                 b"PinterestDaemon", b"PinterestTrainingJob"):
+    for kind in (
+        b"PinPod",
+        b"PinApp",
+        b"PinScaler",
+        b"PinterestService",
+        b"PinterestJobSet",
+        b"PinterestCronJob",
+        b"PinterestDaemon",
+        b"PinterestTrainingJob",
+    ):
         assert kind in response.content
 
 

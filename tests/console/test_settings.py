@@ -5,16 +5,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROD_ENV = {
-    "DEBUG": "false", "SECRET_KEY": "p" * 64 + "-Qz9!", "ALLOWED_HOSTS": "portal.example.com",
-    "DATABASE_URL": "postgres://u:p@db.example.com/pinconsole", "REDIS_URL": "redis://cache.example.com:6379/0",
+    "DEBUG": "false",
+    "SECRET_KEY": "p" * 64 + "-Qz9!",
+    "ALLOWED_HOSTS": "portal.example.com",
+    "DATABASE_URL": "postgres://u:p@db.example.com/pinconsole",
+    "REDIS_URL": "redis://cache.example.com:6379/0",
 }
 
 
 def _manage(*args, env):
     dropped = ("SECURE_", "SESSION_", "CSRF_", "DEBUG", "DJANGO_ALLOW_ASYNC")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env={**clean, **env},
-                          capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args], env={**clean, **env}, capture_output=True, text=True, cwd=ROOT
+    )
 
 
 def test_check_deploy_is_clean_with_production_values():
@@ -33,11 +37,14 @@ def test_missing_secret_key_fails_fast_outside_debug():
 
 
 def test_embedded_default_uses_sqlite_in_memory_layer_and_eager_tasks():
-    code = ("import django,os;django.setup();from django.conf import settings as s;"
-            "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
-            " s.CELERY_TASK_ALWAYS_EAGER)")
+    code = (
+        "import django,os;django.setup();from django.conf import settings as s;"
+        "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
+        " s.CELERY_TASK_ALWAYS_EAGER)"
+    )
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    done = subprocess.run([sys.executable, "-c", code], env={**clean, "DEBUG": "true"}, capture_output=True,
-                          text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env={**clean, "DEBUG": "true"}, capture_output=True, text=True, cwd=ROOT
+    )
 
     assert done.stdout.split() == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", "True"]

@@ -42,8 +42,14 @@ def ws_headers(user: Any | None, origin: bytes = ORIGIN) -> list[tuple[bytes, by
 def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FilledCache:
     """A member cluster `member-x` whose cache holds proj-ads/web-1 (container app) and proj-ml/train-1."""
     Cluster.objects.create(name="member-x", region="r", zone="r-a", role="member", api_server="https://127.0.0.1:1")
-    cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"pincompute.io/workload": "web"}),
-                                  fake_pod("train-1", "proj-ml")]})
+    cache = FilledCache(
+        {
+            "pods": [
+                fake_pod("web-1", "proj-ads", labels={"pincompute.io/workload": "web"}),
+                fake_pod("train-1", "proj-ml"),
+            ]
+        }
+    )
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
     return cache
 

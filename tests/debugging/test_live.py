@@ -20,8 +20,12 @@ from devtools.localcp.nodes import api_client
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("close_thread_connections")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.cluster,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_thread_connections"),
+]
 
 WORKLOAD = "pincompute.io/workload"
 
@@ -29,8 +33,12 @@ WORKLOAD = "pincompute.io/workload"
 @pytest.fixture
 def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]]:
     """Registers the local clusters and runs two Running pods of workload `web` in proj-ads on member-a."""
-    call_command("import_clusters", "--kubeconfig", str(local_control_plane.kubeconfig_path),
-                 *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters])
+    call_command(
+        "import_clusters",
+        "--kubeconfig",
+        str(local_control_plane.kubeconfig_path),
+        *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters],
+    )
     core = k8s.CoreV1Api(api_client(str(local_control_plane.kubeconfig_path), "member-a"))
     try:
         core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=project.namespace)))
@@ -40,13 +48,18 @@ def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]
     workload = f"web-{uuid.uuid4().hex[:6]}"
     names = [f"{workload}-{i}" for i in range(2)]
     for name in names:
-        core.create_namespaced_pod(project.namespace, k8s.V1Pod(
-            metadata=k8s.V1ObjectMeta(name=name, labels={WORKLOAD: workload}),
-            spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")])))
+        core.create_namespaced_pod(
+            project.namespace,
+            k8s.V1Pod(
+                metadata=k8s.V1ObjectMeta(name=name, labels={WORKLOAD: workload}),
+                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")]),
+            ),
+        )
     cache = runtime.member_caches()["member-a"]
     deadline = time.monotonic() + 60
-    while not all((cache.get("pods", project.namespace, n) or {}).get("status", {}).get("phase") == "Running"
-                  for n in names):
+    while not all(
+        (cache.get("pods", project.namespace, n) or {}).get("status", {}).get("phase") == "Running" for n in names
+    ):
         assert time.monotonic() < deadline, "pods did not become Running in the cache"
         time.sleep(0.2)
     yield {"names": names, "workload": workload, "namespace": project.namespace}
@@ -68,8 +81,9 @@ async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 
 async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
     member(project, user, "developer")
     pod = live_pods["names"][0]
-    comm = WebsocketCommunicator(application, f"/ws/exec/member-a/{project.namespace}/{pod}/app/",
-                                 headers=ws_headers(user))
+    comm = WebsocketCommunicator(
+        application, f"/ws/exec/member-a/{project.namespace}/{pod}/app/", headers=ws_headers(user)
+    )
     connected, _ = await comm.connect(timeout=20)
     assert connected
     status = await comm.receive_json_from(timeout=20)
@@ -90,8 +104,10 @@ async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
 
     assert closed_status["state"] == "closed" and "exit 3" in closed_status["message"]
     assert close == {"type": "websocket.close", "code": 1000}
-    opened, ended = [await database_sync_to_async(lambda a=a: AuditEvent.objects.get(action=a))()
-                     for a in ("shell.open", "shell.close")]
+    opened, ended = [
+        await database_sync_to_async(lambda a=a: AuditEvent.objects.get(action=a))()
+        for a in ("shell.open", "shell.close")
+    ]
     assert opened.actor_id == user.pk and opened.cluster == "member-a" and opened.project_name == "ads"
     assert ended.target_name == f"{project.namespace}/{pod}/app"
     assert ended.after["bytes_in"] > 20 and ended.after["bytes_out"] > 20 and ended.after["reason"] == "exit 3"
@@ -100,8 +116,9 @@ async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
 
 async def test_closing_the_browser_ends_the_shell_and_audits_it(live_pods, project, user):
     member(project, user, "owner")
-    comm = WebsocketCommunicator(application, f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/",
-                                 headers=ws_headers(user))
+    comm = WebsocketCommunicator(
+        application, f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", headers=ws_headers(user)
+    )
     await comm.connect(timeout=20)
     assert (await comm.receive_json_from(timeout=20))["state"] == "connected"
     await comm.send_json_to({"type": "stdin", "data": "echo ready-$((1+1))\r"})
@@ -154,8 +171,10 @@ async def test_log_stream_has_increasing_seq_keeps_following_and_resumes(live_po
 async def test_selector_stream_interleaves_lines_of_every_matching_pod(live_pods, project, user):
     member(project, user, "viewer")
     comm = WebsocketCommunicator(
-        application, f"/ws/logs/member-a/{project.namespace}/?selector={WORKLOAD}={live_pods['workload']}",
-        headers=ws_headers(user))
+        application,
+        f"/ws/logs/member-a/{project.namespace}/?selector={WORKLOAD}={live_pods['workload']}",
+        headers=ws_headers(user),
+    )
     assert (await comm.connect(timeout=20))[0]
 
     lines = await collect_lines(comm, 20)

@@ -38,12 +38,15 @@ async def test_anonymous_is_refused_with_4401(fake_member, project, path):
     assert code == 4401 and status == {"type": "status", "state": "error", "message": "Sign in first."}
 
 
-@pytest.mark.parametrize("path", [
-    "/ws/exec/member-x/proj-ml/train-1/app/",
-    "/ws/logs/member-x/proj-ml/train-1/app/",
-    "/ws/logs/member-x/proj-ml/?selector=a=b",
-    "/ws/logs/member-x/kube-system/?selector=a=b",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/exec/member-x/proj-ml/train-1/app/",
+        "/ws/logs/member-x/proj-ml/train-1/app/",
+        "/ws/logs/member-x/proj-ml/?selector=a=b",
+        "/ws/logs/member-x/kube-system/?selector=a=b",
+    ],
+)
 async def test_another_tenants_namespace_looks_like_a_missing_pod(fake_member, project, other_project, user, path):
     member(project, user, "owner")
 
@@ -60,12 +63,15 @@ async def test_a_viewer_may_not_open_a_shell(fake_member, project, user):
     assert code == 4403 and "Viewers" in status["message"]
 
 
-@pytest.mark.parametrize("path", [
-    "/ws/exec/member-x/proj-ads/nope/app/",
-    "/ws/exec/member-x/proj-ads/web-1/sidecar/",
-    "/ws/logs/member-x/proj-ads/web-1/sidecar/",
-    "/ws/exec/member-gone/proj-ads/web-1/app/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/exec/member-x/proj-ads/nope/app/",
+        "/ws/exec/member-x/proj-ads/web-1/sidecar/",
+        "/ws/logs/member-x/proj-ads/web-1/sidecar/",
+        "/ws/exec/member-gone/proj-ads/web-1/app/",
+    ],
+)
 async def test_unknown_pod_container_or_cluster_is_4404(fake_member, project, user, path):
     member(project, user, "developer")
 
@@ -93,8 +99,9 @@ async def test_a_foreign_origin_is_rejected_at_the_handshake(fake_member, projec
 
 async def test_a_viewer_may_follow_logs_of_a_selector_with_no_running_pods(fake_member, project, user):
     member(project, user, "viewer")
-    comm = WebsocketCommunicator(application, "/ws/logs/member-x/proj-ads/?selector=pincompute.io/workload=none",
-                                 headers=ws_headers(user))
+    comm = WebsocketCommunicator(
+        application, "/ws/logs/member-x/proj-ads/?selector=pincompute.io/workload=none", headers=ws_headers(user)
+    )
 
     connected, _ = await comm.connect()
     status = await comm.receive_json_from(timeout=5)

@@ -78,20 +78,22 @@ def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> Iterator[None]:
     """Wraps pytest-django's hook so this runs before settings are imported."""
-    os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "console.settings",
-        "SECRET_KEY": "test-secret-key-" + "k" * 40,
-        "DEBUG": "false",
-        "ALLOWED_HOSTS": "localhost,127.0.0.1,testserver",
-        "SECURE_SSL_REDIRECT": "false",
-        "SESSION_COOKIE_SECURE": "false",
-        "CSRF_COOKIE_SECURE": "false",
-        "SECURE_HSTS_SECONDS": "0",
-        "PINCONSOLE_DEV_LOGIN": "true",
-        "PINCONSOLE_VAR_DIR": str(SESSION_DIR / "var"),
-        "DJANGO_LIVE_TEST_SERVER_ADDRESS": f"127.0.0.1:{LIVE_PORT}",
-        **_oidc_env(),
-    })
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "console.settings",
+            "SECRET_KEY": "test-secret-key-" + "k" * 40,
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": "localhost,127.0.0.1,testserver",
+            "SECURE_SSL_REDIRECT": "false",
+            "SESSION_COOKIE_SECURE": "false",
+            "CSRF_COOKIE_SECURE": "false",
+            "SECURE_HSTS_SECONDS": "0",
+            "PINCONSOLE_DEV_LOGIN": "true",
+            "PINCONSOLE_VAR_DIR": str(SESSION_DIR / "var"),
+            "DJANGO_LIVE_TEST_SERVER_ADDRESS": f"127.0.0.1:{LIVE_PORT}",
+            **_oidc_env(),
+        }
+    )
     (SESSION_DIR / "var" / "staticfiles").mkdir(parents=True, exist_ok=True)
     _start_backing_services()
     atexit.register(_stop_backing_services)
@@ -121,14 +123,25 @@ def oidc_provider() -> Iterator[object]:
     from devtools.localcp.dex import DexServer
 
     dex = DexServer(
-        DEX_STATE, port=DEX_PORT,
+        DEX_STATE,
+        port=DEX_PORT,
         users=[
             {"email": "alice@example.com", "username": "alice", "password": "correct-horse", "groups": ["devs"]},
-            {"email": "root@example.com", "username": "root", "password": "correct-horse",
-             "groups": ["devs", ADMIN_GROUP]},
+            {
+                "email": "root@example.com",
+                "username": "root",
+                "password": "correct-horse",
+                "groups": ["devs", ADMIN_GROUP],
+            },
         ],
-        clients=[{"id": OIDC_CLIENT_ID, "secret": OIDC_CLIENT_SECRET, "name": "PinConsole",
-                  "redirect_uris": [f"http://127.0.0.1:{LIVE_PORT}/oidc/callback/"]}],
+        clients=[
+            {
+                "id": OIDC_CLIENT_ID,
+                "secret": OIDC_CLIENT_SECRET,
+                "name": "PinConsole",
+                "redirect_uris": [f"http://127.0.0.1:{LIVE_PORT}/oidc/callback/"],
+            }
+        ],
     )
     try:
         dex.start()
@@ -138,8 +151,16 @@ def oidc_provider() -> Iterator[object]:
     dex.stop()
 
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture(scope="session")

@@ -69,19 +69,53 @@ class Postgres:
         data, log = self.root / "data", self.root / "postgres.log"
         creds = _as_postgres_user()
         os.chmod(self.root, 0o777)
-        subprocess.run([str(bindir / "initdb"), "-D", str(data), "-U", "pinconsole", "--auth=trust",
-                        "--encoding=UTF8", "--no-sync"], check=True, capture_output=True, **creds)  # type: ignore[arg-type]
+        subprocess.run(
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "pinconsole",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            **creds,
+        )  # type: ignore[arg-type]
         self.proc = subprocess.Popen(
-            [str(bindir / "postgres"), "-D", str(data), "-p", str(self.port), "-c", "listen_addresses=127.0.0.1",
-             "-c", f"unix_socket_directories={self.root}", "-c", "fsync=off", "-c", "synchronous_commit=off",
-             "-c", "full_page_writes=off", "-c", "max_connections=200"],
-            stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True, **creds,  # type: ignore[arg-type]
+            [
+                str(bindir / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(self.port),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                f"unix_socket_directories={self.root}",
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "max_connections=200",
+            ],
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            **creds,  # type: ignore[arg-type]
         )
         _wait_port(self.port, 30, self.proc, "postgres", log)
         deadline = time.monotonic() + 20
         while True:
-            done = subprocess.run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U",
-                                   "pinconsole", "pinconsole"], capture_output=True)
+            done = subprocess.run(
+                [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "pinconsole", "pinconsole"],
+                capture_output=True,
+            )
             if done.returncode == 0 or b"already exists" in done.stderr:
                 return
             if time.monotonic() > deadline:
@@ -109,9 +143,22 @@ class Redis:
             raise ComponentFailed("redis-server not found (apt-get install redis-server)")
         log = self.root / "redis.log"
         self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.root)],
-            stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.root),
+            ],
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         _wait_port(self.port, 15, self.proc, "redis-server", log)
 

@@ -35,12 +35,15 @@ def test_removing_a_member_is_audited(project, user, admin_user):
     assert event.before == {"role": "viewer"} and event.project_name == "ads"
 
 
-@pytest.mark.parametrize(("amounts", "field"), [
-    ({"tier": "gold"}, "tier"),
-    ({"cpu_milli": -1}, "cpu_milli"),
-    ({"memory_bytes": 2**64}, "memory_bytes"),
-    ({"gpu": "4"}, "gpu"),
-])
+@pytest.mark.parametrize(
+    ("amounts", "field"),
+    [
+        ({"tier": "gold"}, "tier"),
+        ({"cpu_milli": -1}, "cpu_milli"),
+        ({"memory_bytes": 2**64}, "memory_bytes"),
+        ({"gpu": "4"}, "gpu"),
+    ],
+)
 def test_quota_grants_are_checked(project, admin_user, amounts, field):
     given = {"tier": "reserved", "cpu_milli": 1000, "memory_bytes": 2**30, "gpu": 0, **amounts}
 

@@ -39,8 +39,11 @@ def test_project_list_shows_only_my_projects(two_projects, user_client):
 
 def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, user_client, monkeypatch):
     def cr(name, namespace):
-        return {"metadata": {"name": name, "namespace": namespace, "creationTimestamp": "2026-11-22T00:00:00Z"},
-                "spec": {"tier": "OnDemand"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+        return {
+            "metadata": {"name": name, "namespace": namespace, "creationTimestamp": "2026-11-22T00:00:00Z"},
+            "spec": {"tier": "OnDemand"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+        }
 
     cache = FilledCache({"pinapps": [cr("ranker", "proj-ads"), cr("trainer", "proj-ml")]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-a": cache})

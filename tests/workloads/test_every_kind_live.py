@@ -34,8 +34,21 @@ MEMBER = "member-a"
 def member_api(local_control_plane: Any) -> Iterator[k8s.ApiClient]:
     """member-a with the CRDs installed exactly as the operator's ``install-crds`` command does."""
     kubeconfig = str(local_control_plane.kubeconfig_path)
-    subprocess.run([sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", kubeconfig,
-                    "--context", MEMBER], cwd=ROOT, check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workloads.core.operator",
+            "install-crds",
+            "--kubeconfig",
+            kubeconfig,
+            "--context",
+            MEMBER,
+        ],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
     api = api_client(kubeconfig, MEMBER)
     yield api
     api.close()
@@ -43,8 +56,12 @@ def member_api(local_control_plane: Any) -> Iterator[k8s.ApiClient]:
 
 @pytest.fixture
 def registered(local_control_plane: Any) -> Iterator[None]:
-    call_command("import_clusters", "--kubeconfig", str(local_control_plane.kubeconfig_path),
-                 *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters])
+    call_command(
+        "import_clusters",
+        "--kubeconfig",
+        str(local_control_plane.kubeconfig_path),
+        *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters],
+    )
     yield
     runtime.shutdown()
 
@@ -66,7 +83,8 @@ def installed_plurals(api: k8s.ApiClient) -> dict[str, str]:
 
 
 def test_every_installed_kind_is_watched_and_listed_on_the_workloads_page(
-        member_api, registered, project_namespace, user, client):
+    member_api, registered, project_namespace, user, client
+):
     installed = installed_plurals(member_api)
     assert len(installed) == 8, installed
     custom = k8s.CustomObjectsApi(member_api)

@@ -114,13 +114,17 @@ def _filter(request: PlacementRequest, cluster: ClusterCandidate) -> list[str]:
             reasons.append(f"does not have label {key}={value}")
     for taint in cluster.taints:
         if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerated(taint, request.tolerations):
-            reasons.append(f"has taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')} "
-                           "that the workload does not tolerate")
+            reasons.append(
+                f"has taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')} "
+                "that the workload does not tolerate"
+            )
     too_big = request.request_per_replica.exceeded_by(cluster.node_allocatable)
     for resource, over in too_big.items():
         needed, offered = _fmt(resource, request.request_per_replica), _fmt(resource, cluster.node_allocatable)
-        reasons.append(f"one replica needs {resource} {needed} but its largest node offers {offered} "
-                       f"({format_amount(resource, over)} short)")
+        reasons.append(
+            f"one replica needs {resource} {needed} but its largest node offers {offered} "
+            f"({format_amount(resource, over)} short)"
+        )
     return reasons
 
 
@@ -143,9 +147,11 @@ def _fmt(resource: str, amounts: Resources) -> str:
 def _capacity_reasons(request: PlacementRequest, cluster: ClusterCandidate, replicas: int) -> list[str]:
     need = request.request_per_replica * replicas
     headroom = cluster.headroom(request.tier)
-    return [f"{request.tier.value} headroom for {replicas} replica(s): {resource} {_fmt(resource, headroom)} "
-            f"left, {_fmt(resource, need)} needed ({format_amount(resource, over)} short)"
-            for resource, over in need.exceeded_by(headroom).items()]
+    return [
+        f"{request.tier.value} headroom for {replicas} replica(s): {resource} {_fmt(resource, headroom)} "
+        f"left, {_fmt(resource, need)} needed ({format_amount(resource, over)} short)"
+        for resource, over in need.exceeded_by(headroom).items()
+    ]
 
 
 def score(request: PlacementRequest, cluster: ClusterCandidate, replicas: int) -> float:
@@ -163,8 +169,13 @@ def score(request: PlacementRequest, cluster: ClusterCandidate, replicas: int) -
     return round(100 * (0.6 * headroom + 0.4 * max(0.0, balance)), 3)
 
 
-def _best(request: PlacementRequest, clusters: Sequence[ClusterCandidate], replicas: int,
-          rejected: dict[str, list[str]], scores: dict[str, float]) -> ClusterCandidate | None:
+def _best(
+    request: PlacementRequest,
+    clusters: Sequence[ClusterCandidate],
+    replicas: int,
+    rejected: dict[str, list[str]],
+    scores: dict[str, float],
+) -> ClusterCandidate | None:
     fitting = []
     for cluster in clusters:
         reasons = _capacity_reasons(request, cluster, replicas)
@@ -177,16 +188,24 @@ def _best(request: PlacementRequest, clusters: Sequence[ClusterCandidate], repli
     return fitting[0] if fitting else None
 
 
-def _single(request: PlacementRequest, feasible: list[ClusterCandidate], rejected: dict[str, list[str]],
-            scores: dict[str, float]) -> list[Placement]:
+def _single(
+    request: PlacementRequest,
+    feasible: list[ClusterCandidate],
+    rejected: dict[str, list[str]],
+    scores: dict[str, float],
+) -> list[Placement]:
     best = _best(request, feasible, request.replicas, rejected, scores)
     if best is None:
         return []
     return [Placement(best.name, best.zone, best.region, 0, 1, request.replicas)]
 
 
-def _sharded(request: PlacementRequest, feasible: list[ClusterCandidate], rejected: dict[str, list[str]],
-             scores: dict[str, float]) -> list[Placement]:
+def _sharded(
+    request: PlacementRequest,
+    feasible: list[ClusterCandidate],
+    rejected: dict[str, list[str]],
+    scores: dict[str, float],
+) -> list[Placement]:
     """One shard per zone; explicit zones must all be served, spread drops zones that cannot fit."""
     if request.zones:
         zones = list(request.zones)
@@ -207,12 +226,16 @@ def _sharded(request: PlacementRequest, feasible: list[ClusterCandidate], reject
             return [Placement(c.name, c.zone, c.region, i, len(zones), split[c.zone]) for i, c in enumerate(chosen)]
         if request.zones:
             return []
-        zones = zones[: len(chosen)] + zones[len(chosen) + 1:]  # drop the zone that did not fit
+        zones = zones[: len(chosen)] + zones[len(chosen) + 1 :]  # drop the zone that did not fit
     return []
 
 
-def _everywhere(request: PlacementRequest, feasible: list[ClusterCandidate], rejected: dict[str, list[str]],
-                scores: dict[str, float]) -> list[Placement]:
+def _everywhere(
+    request: PlacementRequest,
+    feasible: list[ClusterCandidate],
+    rejected: dict[str, list[str]],
+    scores: dict[str, float],
+) -> list[Placement]:
     """A daemon runs on every feasible cluster: one pod per node."""
     placed = [c for c in feasible if _best(request, [c], c.node_count, rejected, scores) is not None]
     return [Placement(c.name, c.zone, c.region, i, len(placed), c.node_count) for i, c in enumerate(placed)]

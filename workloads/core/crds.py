@@ -22,9 +22,17 @@ _CONDITION = obj(
     Field("observedGeneration", Int()),
 )
 _SHARD = obj(
-    Field("name", Str()), Field("cluster", Str()), Field("zone", Str()), Field("state", Str()),
-    Field("message", Str()), Field("replicas", Int()), Field("readyReplicas", Int()),
-    Field("updatedReplicas", Int()), Field("phase", Str()), Field("active", Int()), Field("succeeded", Int()),
+    Field("name", Str()),
+    Field("cluster", Str()),
+    Field("zone", Str()),
+    Field("state", Str()),
+    Field("message", Str()),
+    Field("replicas", Int()),
+    Field("readyReplicas", Int()),
+    Field("updatedReplicas", Int()),
+    Field("phase", Str()),
+    Field("active", Int()),
+    Field("succeeded", Int()),
     Field("failed", Int()),
 )
 STATUS = obj(
@@ -47,34 +55,54 @@ _READY = {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@
 _TIER = {"name": "Tier", "type": "string", "jsonPath": ".spec.tier"}
 _AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
 _EXTRA_COLUMNS: dict[str, list[dict[str, str]]] = {
-    "PinApp": [{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
-               {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"}],
-    "PinterestService": [{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
-                         {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"}],
+    "PinApp": [
+        {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+        {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"},
+    ],
+    "PinterestService": [
+        {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+        {"name": "Available", "type": "integer", "jsonPath": ".status.readyReplicas"},
+    ],
     "PinterestDaemon": [{"name": "Ready Pods", "type": "integer", "jsonPath": ".status.readyReplicas"}],
-    "PinScaler": [{"name": "Target", "type": "string", "jsonPath": ".spec.targetRef.name"},
-                  {"name": "Min", "type": "integer", "jsonPath": ".spec.minReplicas"},
-                  {"name": "Max", "type": "integer", "jsonPath": ".spec.maxReplicas"}],
-    "PinterestJobSet": [{"name": "Shards", "type": "integer", "jsonPath": ".spec.shards"},
-                        {"name": "Succeeded", "type": "integer", "jsonPath": ".status.succeeded"}],
-    "PinterestCronJob": [{"name": "Schedule", "type": "string", "jsonPath": ".spec.schedule"},
-                         {"name": "Last Schedule", "type": "date", "jsonPath": ".status.lastScheduleTime"}],
-    "PinterestTrainingJob": [{"name": "Framework", "type": "string", "jsonPath": ".spec.framework"},
-                             {"name": "Workers", "type": "integer", "jsonPath": ".spec.workers"}],
+    "PinScaler": [
+        {"name": "Target", "type": "string", "jsonPath": ".spec.targetRef.name"},
+        {"name": "Min", "type": "integer", "jsonPath": ".spec.minReplicas"},
+        {"name": "Max", "type": "integer", "jsonPath": ".spec.maxReplicas"},
+    ],
+    "PinterestJobSet": [
+        {"name": "Shards", "type": "integer", "jsonPath": ".spec.shards"},
+        {"name": "Succeeded", "type": "integer", "jsonPath": ".status.succeeded"},
+    ],
+    "PinterestCronJob": [
+        {"name": "Schedule", "type": "string", "jsonPath": ".spec.schedule"},
+        {"name": "Last Schedule", "type": "date", "jsonPath": ".status.lastScheduleTime"},
+    ],
+    "PinterestTrainingJob": [
+        {"name": "Framework", "type": "string", "jsonPath": ".spec.framework"},
+        {"name": "Workers", "type": "integer", "jsonPath": ".spec.workers"},
+    ],
     "PinPod": [{"name": "Phase", "type": "string", "jsonPath": ".status.phase"}],
 }
 
 
 def crd_manifest(definition: KindDef) -> dict[str, Any]:
     info = definition.info
-    schema = Obj(fields=(
-        Field("apiVersion", Str()), Field("kind", Str()), Field("metadata", Obj()),
-        Field("spec", definition.schema, required=True), Field("status", STATUS),
-    )).openapi()
+    schema = Obj(
+        fields=(
+            Field("apiVersion", Str()),
+            Field("kind", Str()),
+            Field("metadata", Obj()),
+            Field("spec", definition.schema, required=True),
+            Field("status", STATUS),
+        )
+    ).openapi()
     subresources: dict[str, Any] = {"status": {}}
     if info.scalable:
-        subresources["scale"] = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
-                                 "labelSelectorPath": ".status.selector"}
+        subresources["scale"] = {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector",
+        }
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -82,15 +110,24 @@ def crd_manifest(definition: KindDef) -> dict[str, Any]:
         "spec": {
             "group": info.group,
             "scope": "Namespaced",
-            "names": {"kind": info.kind, "listKind": info.list_kind, "plural": info.plural,
-                      "singular": info.singular, "shortNames": list(info.short_names),
-                      "categories": ["pincompute"]},
-            "versions": [{
-                "name": info.version, "served": True, "storage": True,
-                "schema": {"openAPIV3Schema": schema},
-                "subresources": subresources,
-                "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
-            }],
+            "names": {
+                "kind": info.kind,
+                "listKind": info.list_kind,
+                "plural": info.plural,
+                "singular": info.singular,
+                "shortNames": list(info.short_names),
+                "categories": ["pincompute"],
+            },
+            "versions": [
+                {
+                    "name": info.version,
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                    "subresources": subresources,
+                    "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
+                }
+            ],
         },
     }
 

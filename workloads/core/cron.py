@@ -10,14 +10,28 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-_MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
-           "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
-_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_MACROS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)
+}
 _DAYS = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
 _NO_NAMES: dict[str, int] = {}
-_FIELDS = (("minute", 0, 59, _NO_NAMES), ("hour", 0, 23, _NO_NAMES), ("day of month", 1, 31, _NO_NAMES),
-           ("month", 1, 12, _MONTHS), ("day of week", 0, 7, _DAYS))
+_FIELDS = (
+    ("minute", 0, 59, _NO_NAMES),
+    ("hour", 0, 23, _NO_NAMES),
+    ("day of month", 1, 31, _NO_NAMES),
+    ("month", 1, 12, _MONTHS),
+    ("day of week", 0, 7, _DAYS),
+)
 MAX_WINDOW = timedelta(days=7)
 
 
@@ -71,9 +85,15 @@ def parse_cron(expression: str) -> CronSchedule:
         raise CronError(f"expected 5 fields (minute hour day month weekday), got {len(parts)}")
     values = [_parse_field(part, *spec) for part, spec in zip(parts, _FIELDS, strict=True)]
     weekdays = frozenset(d % 7 for d in values[4])  # 7 is another Sunday
-    return CronSchedule(values[0], values[1], values[2], values[3], weekdays,
-                        days_restricted=not parts[2].startswith("*"),
-                        weekdays_restricted=not parts[4].startswith("*"))
+    return CronSchedule(
+        values[0],
+        values[1],
+        values[2],
+        values[3],
+        weekdays,
+        days_restricted=not parts[2].startswith("*"),
+        weekdays_restricted=not parts[4].startswith("*"),
+    )
 
 
 def _parse_field(text: str, name: str, low: int, high: int, names: dict[str, int]) -> frozenset[int]:

@@ -15,9 +15,18 @@ from fractions import Fraction
 GPU_RESOURCE = "nvidia.com/gpu"
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
-            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-            "P": Fraction(10**15), "E": Fraction(10**18)}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
 _QUANTITY = re.compile(
     r"^\+?(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?P<suffix>[eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?$"
 )
@@ -118,12 +127,10 @@ class Resources:
     gpu: int = 0
 
     def __add__(self, other: Resources) -> Resources:
-        return Resources(self.cpu_milli + other.cpu_milli, self.memory_bytes + other.memory_bytes,
-                         self.gpu + other.gpu)
+        return Resources(self.cpu_milli + other.cpu_milli, self.memory_bytes + other.memory_bytes, self.gpu + other.gpu)
 
     def __sub__(self, other: Resources) -> Resources:
-        return Resources(self.cpu_milli - other.cpu_milli, self.memory_bytes - other.memory_bytes,
-                         self.gpu - other.gpu)
+        return Resources(self.cpu_milli - other.cpu_milli, self.memory_bytes - other.memory_bytes, self.gpu - other.gpu)
 
     def __mul__(self, factor: int) -> Resources:
         return Resources(self.cpu_milli * factor, self.memory_bytes * factor, self.gpu * factor)
@@ -158,6 +165,7 @@ class Resources:
     @classmethod
     def from_k8s(cls, values: Mapping[str, str | int | float]) -> Resources:
         """Read cpu, memory and nvidia.com/gpu (also ``requests.``-prefixed quota keys)."""
+
         def pick(*keys: str) -> str | int | float | None:
             for key in keys:
                 if key in values:
@@ -167,9 +175,11 @@ class Resources:
         cpu = pick("cpu", "requests.cpu")
         memory = pick("memory", "requests.memory")
         gpu = pick(GPU_RESOURCE, f"requests.{GPU_RESOURCE}")
-        return cls(parse_cpu(cpu) if cpu is not None else 0,
-                   parse_memory(memory) if memory is not None else 0,
-                   parse_gpu(gpu) if gpu is not None else 0)
+        return cls(
+            parse_cpu(cpu) if cpu is not None else 0,
+            parse_memory(memory) if memory is not None else 0,
+            parse_gpu(gpu) if gpu is not None else 0,
+        )
 
     def describe(self) -> str:
         return ", ".join(f"{name} {format_amount(name, amount)}" for name, amount in self.amounts().items())

@@ -79,13 +79,15 @@ def check_fit(quota: TierQuota, usage: TierUsage, request: Resources, tier: Tier
     for resource, requested in request.amounts().items():
         over = requested + used[resource] - limit[resource]
         if requested > 0 and over > 0:
+
             def fmt(amount: int, resource: str = resource) -> str:
                 return format_amount(resource, amount)
 
-            message = (f"{tier.value} {resource}: requested {fmt(requested)} + used {fmt(used[resource])} "
-                       f"exceeds the quota of {fmt(limit[resource])} by {fmt(over)}")
-            violations.append(QuotaViolation(tier, resource, limit[resource], used[resource], requested,
-                                              over, message))
+            message = (
+                f"{tier.value} {resource}: requested {fmt(requested)} + used {fmt(used[resource])} "
+                f"exceeds the quota of {fmt(limit[resource])} by {fmt(over)}"
+            )
+            violations.append(QuotaViolation(tier, resource, limit[resource], used[resource], requested, over, message))
     return QuotaVerdict(ok=not violations, violations=violations)
 
 
@@ -106,8 +108,7 @@ class PoolShortfall:
         def fmt(amount: int) -> str:
             return format_amount(self.resource, amount)
 
-        return (f"the new pool of {fmt(self.pool)} is {fmt(self.below_by)} below the "
-                f"{fmt(self.granted)} already granted")
+        return f"the new pool of {fmt(self.pool)} is {fmt(self.below_by)} below the {fmt(self.granted)} already granted"
 
 
 def shrink_violation(new_pool: Resources, granted: Resources) -> list[PoolShortfall]:
@@ -120,9 +121,7 @@ def shrink_violation(new_pool: Resources, granted: Resources) -> list[PoolShortf
     ]
 
 
-def pod_request(
-    containers: Sequence[Resources], init_containers: Sequence[tuple[Resources, bool]] = ()
-) -> Resources:
+def pod_request(containers: Sequence[Resources], init_containers: Sequence[tuple[Resources, bool]] = ()) -> Resources:
     """Effective pod request as the scheduler and ResourceQuota count it.
 
     ``init_containers`` are ``(request, is_native_sidecar)`` in order: sidecars add up with the main
@@ -147,8 +146,9 @@ def _max(a: Resources, b: Resources) -> Resources:
     return Resources(max(a.cpu_milli, b.cpu_milli), max(a.memory_bytes, b.memory_bytes), max(a.gpu, b.gpu))
 
 
-def resource_quota_manifests(namespace: str, quota: TierQuota, *, deny_unclassified: bool = False
-                             ) -> list[dict[str, Any]]:
+def resource_quota_manifests(
+    namespace: str, quota: TierQuota, *, deny_unclassified: bool = False
+) -> list[dict[str, Any]]:
     """One ResourceQuota per tier scoped by the tier's PriorityClass (absent tiers get zero).
 
     With ``deny_unclassified`` a further quota allows no pod without a PinCompute PriorityClass, closing
@@ -158,16 +158,17 @@ def resource_quota_manifests(namespace: str, quota: TierQuota, *, deny_unclassif
     for tier in Tier:
         amounts = quota.for_tier(tier)
         hard = {_QUOTA_KEYS[name]: format_amount(name, value) for name, value in amounts.amounts().items()}
-        manifests.append(_quota(namespace, f"pincompute-{tier.label}", hard, "In", [tier.priority_class],
-                                tier.label))
+        manifests.append(_quota(namespace, f"pincompute-{tier.label}", hard, "In", [tier.priority_class], tier.label))
     if deny_unclassified:
-        manifests.append(_quota(namespace, "pincompute-unclassified", {"pods": "0"}, "NotIn",
-                                [t.priority_class for t in Tier], None))
+        manifests.append(
+            _quota(namespace, "pincompute-unclassified", {"pods": "0"}, "NotIn", [t.priority_class for t in Tier], None)
+        )
     return manifests
 
 
-def _quota(namespace: str, name: str, hard: dict[str, str], operator: str, values: list[str],
-           tier_label: str | None) -> dict[str, Any]:
+def _quota(
+    namespace: str, name: str, hard: dict[str, str], operator: str, values: list[str], tier_label: str | None
+) -> dict[str, Any]:
     labels = {MANAGED_BY_LABEL: MANAGED_BY}
     if tier_label:
         labels[TIER_LABEL] = tier_label
@@ -177,8 +178,9 @@ def _quota(namespace: str, name: str, hard: dict[str, str], operator: str, value
         "metadata": {"name": name, "namespace": namespace, "labels": labels},
         "spec": {
             "hard": hard,
-            "scopeSelector": {"matchExpressions": [
-                {"scopeName": "PriorityClass", "operator": operator, "values": values}]},
+            "scopeSelector": {
+                "matchExpressions": [{"scopeName": "PriorityClass", "operator": operator, "values": values}]
+            },
         },
     }
 
@@ -191,14 +193,12 @@ def limit_range_manifest(namespace: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "LimitRange",
-        "metadata": {"name": "pincompute-defaults", "namespace": namespace,
-                     "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
+        "metadata": {"name": "pincompute-defaults", "namespace": namespace, "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
         "spec": {"limits": [{"type": "Container", "defaultRequest": DEFAULT_CONTAINER_REQUEST.to_k8s()}]},
     }
 
 
-def workload_request(workload: Workload, *, profile: RuntimeProfile | None = None, node_count: int = 1
-                     ) -> Resources:
+def workload_request(workload: Workload, *, profile: RuntimeProfile | None = None, node_count: int = 1) -> Resources:
     """Total requests a workload holds when running, which is what its tier quota must cover.
 
     Pods: PinPod 1; PinApp and PinterestService ``replicas``; PinterestJobSet ``parallelism`` (pods

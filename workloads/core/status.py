@@ -12,11 +12,13 @@ from typing import Any, NotRequired, TypedDict
 
 from workloads.core.labels import ZONE_LABEL, workload_selector
 
-_STUCK_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
-                            "InvalidImageName"})
+_STUCK_REASONS = frozenset(
+    {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName"}
+)
 
 
 # The shapes below are the CRDs' status schema (crds.STATUS), as the operator writes it.
+
 
 class Condition(TypedDict):
     type: str  # Ready | Progressing | Degraded
@@ -89,16 +91,29 @@ def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def set_condition(conditions: Sequence[Mapping[str, Any]], type: str, status: str, reason: str, message: str,
-                  observed_generation: int, now: datetime) -> list[dict[str, Any]]:
+def set_condition(
+    conditions: Sequence[Mapping[str, Any]],
+    type: str,
+    status: str,
+    reason: str,
+    message: str,
+    observed_generation: int,
+    now: datetime,
+) -> list[dict[str, Any]]:
     """New list with ``type`` set; keeps lastTransitionTime when the status did not change."""
     result = [dict(c) for c in conditions]
     previous = next((c for c in result if c.get("type") == type), None)
     changed = previous is None or previous.get("status") != status
-    condition = {"type": type, "status": status, "reason": reason, "message": message,
-                 "observedGeneration": observed_generation,
-                 "lastTransitionTime": rfc3339(now) if changed or previous is None
-                 else previous.get("lastTransitionTime", rfc3339(now))}
+    condition = {
+        "type": type,
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "observedGeneration": observed_generation,
+        "lastTransitionTime": rfc3339(now)
+        if changed or previous is None
+        else previous.get("lastTransitionTime", rfc3339(now)),
+    }
     if previous is None:
         result.append(condition)
     else:
@@ -114,12 +129,19 @@ def _conditions(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {c.get("type"): c for c in _status(obj).get("conditions") or []}
 
 
-def _shard(obj: Mapping[str, Any], desired: int, ready: int, updated: int, state: str, message: str = ""
-           ) -> ShardStatus:
+def _shard(
+    obj: Mapping[str, Any], desired: int, ready: int, updated: int, state: str, message: str = ""
+) -> ShardStatus:
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    return {"name": (obj.get("metadata") or {}).get("name", ""), "zone": labels.get(ZONE_LABEL, ""),
-            "replicas": desired, "readyReplicas": ready, "updatedReplicas": updated, "state": state,
-            "message": message}
+    return {
+        "name": (obj.get("metadata") or {}).get("name", ""),
+        "zone": labels.get(ZONE_LABEL, ""),
+        "replicas": desired,
+        "readyReplicas": ready,
+        "updatedReplicas": updated,
+        "state": state,
+        "message": message,
+    }
 
 
 def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
@@ -171,8 +193,9 @@ def _pod(obj: Mapping[str, Any]) -> ShardStatus:
     return shard
 
 
-def derive_status(kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapping[str, Any]], *,
-                  now: datetime) -> WorkloadStatus:
+def derive_status(
+    kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapping[str, Any]], *, now: datetime
+) -> WorkloadStatus:
     """The CR's status block from its owned objects (Deployments, Jobs, DaemonSets, Pods, CronJobs...)."""
     metadata = cr.get("metadata") or {}
     generation = int(metadata.get("generation") or 0)
@@ -199,25 +222,38 @@ def derive_status(kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapp
             extra["active"] = len(_status(obj).get("active") or [])
         elif obj.get("kind") == "HorizontalPodAutoscaler":
             hpa = _status(obj)
-            shards.append(_shard(obj, hpa.get("desiredReplicas", 0), hpa.get("currentReplicas", 0),
-                                 hpa.get("currentReplicas", 0), "Available"))
+            shards.append(
+                _shard(
+                    obj,
+                    hpa.get("desiredReplicas", 0),
+                    hpa.get("currentReplicas", 0),
+                    hpa.get("currentReplicas", 0),
+                    "Available",
+                )
+            )
     ready, progressing, degraded, reason, message = _verdict(kind, shards, operations)
     conditions: list[dict[str, Any]] = list((cr.get("status") or {}).get("conditions") or [])
     for type_, value in (("Ready", ready), ("Progressing", progressing), ("Degraded", degraded)):
-        conditions = set_condition(conditions, type_, "True" if value else "False", reason, message, generation,
-                                   now)
+        conditions = set_condition(conditions, type_, "True" if value else "False", reason, message, generation, now)
     if phase is None:
         phase = "Paused" if operations.get("paused") or operations.get("stopped") else reason
     status: WorkloadStatus = {
-        "observedGeneration": generation, "conditions": conditions, "shards": shards,
-        "replicas": sum(s["replicas"] for s in shards), "readyReplicas": sum(s["readyReplicas"] for s in shards),
+        "observedGeneration": generation,
+        "conditions": conditions,
+        "shards": shards,
+        "replicas": sum(s["replicas"] for s in shards),
+        "readyReplicas": sum(s["readyReplicas"] for s in shards),
         "updatedReplicas": sum(s["updatedReplicas"] for s in shards),
-        "selector": workload_selector(kind, str(metadata.get("name", ""))), **extra, "phase": phase}
+        "selector": workload_selector(kind, str(metadata.get("name", ""))),
+        **extra,
+        "phase": phase,
+    }
     return status
 
 
-def _verdict(kind: str, shards: Sequence[ShardStatus], operations: Mapping[str, Any]
-             ) -> tuple[bool, bool, bool, str, str]:
+def _verdict(
+    kind: str, shards: Sequence[ShardStatus], operations: Mapping[str, Any]
+) -> tuple[bool, bool, bool, str, str]:
     failed = [s for s in shards if s["state"] == "Failed"]
     if failed:
         return False, False, True, "Failed", "; ".join(f"{s['name']}: {s['message']}" for s in failed)
@@ -243,23 +279,43 @@ def aggregate_shards(shard_statuses: Mapping[str, Mapping[str, Any]]) -> Federat
     conditions: list[Condition] = []
     for cluster, status in sorted(shard_statuses.items()):
         own = {c.get("type"): c for c in status.get("conditions") or []}
-        shards.append({"cluster": cluster, "replicas": status.get("replicas", 0),
-                       "readyReplicas": status.get("readyReplicas", 0),
-                       "updatedReplicas": status.get("updatedReplicas", 0),
-                       "state": "Ready" if (own.get("Ready") or {}).get("status") == "True" else
-                       ((own.get("Ready") or {}).get("reason") or "Unknown"),
-                       "message": (own.get("Ready") or {}).get("message", "")})
+        shards.append(
+            {
+                "cluster": cluster,
+                "replicas": status.get("replicas", 0),
+                "readyReplicas": status.get("readyReplicas", 0),
+                "updatedReplicas": status.get("updatedReplicas", 0),
+                "state": "Ready"
+                if (own.get("Ready") or {}).get("status") == "True"
+                else ((own.get("Ready") or {}).get("reason") or "Unknown"),
+                "message": (own.get("Ready") or {}).get("message", ""),
+            }
+        )
     for type_, combine in (("Ready", all), ("Progressing", any), ("Degraded", any)):
-        per_shard = [{c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {}
-                     for s in shard_statuses.values()]
+        per_shard = [
+            {c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {} for s in shard_statuses.values()
+        ]
         value = bool(per_shard) and combine(c.get("status") == "True" for c in per_shard)
         times = sorted(str(c["lastTransitionTime"]) for c in per_shard if c.get("lastTransitionTime"))
-        culprits = sorted(name for name, s in shard_statuses.items()
-                          if ({c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {}).get("status")
-                          != ("True" if type_ == "Ready" else "False"))
-        conditions.append({"type": type_, "status": "True" if value else "False",
-                           "reason": "AllShards" if not culprits else "Shards",
-                           "message": "" if not culprits else f"clusters: {', '.join(culprits)}",
-                           "lastTransitionTime": times[-1] if times else ""})
-    return {"replicas": sum(s["replicas"] for s in shards), "readyReplicas": sum(s["readyReplicas"] for s in shards),
-            "updatedReplicas": sum(s["updatedReplicas"] for s in shards), "shards": shards, "conditions": conditions}
+        culprits = sorted(
+            name
+            for name, s in shard_statuses.items()
+            if ({c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {}).get("status")
+            != ("True" if type_ == "Ready" else "False")
+        )
+        conditions.append(
+            {
+                "type": type_,
+                "status": "True" if value else "False",
+                "reason": "AllShards" if not culprits else "Shards",
+                "message": "" if not culprits else f"clusters: {', '.join(culprits)}",
+                "lastTransitionTime": times[-1] if times else "",
+            }
+        )
+    return {
+        "replicas": sum(s["replicas"] for s in shards),
+        "readyReplicas": sum(s["readyReplicas"] for s in shards),
+        "updatedReplicas": sum(s["updatedReplicas"] for s in shards),
+        "shards": shards,
+        "conditions": conditions,
+    }

@@ -42,8 +42,12 @@ class Command(BaseCommand):
             role = FederationRole.HOST if name == opts["host_context"] else FederationRole.MEMBER
             try:
                 cluster, created = services.register_cluster(
-                    name=name, region=opts["region"], zone=zones.get(name, opts["region"] + "a"), role=role,
-                    api_server=servers.get(ctx["context"]["cluster"], ""), kubeconfig_path=str(path),
+                    name=name,
+                    region=opts["region"],
+                    zone=zones.get(name, opts["region"] + "a"),
+                    role=role,
+                    api_server=servers.get(ctx["context"]["cluster"], ""),
+                    kubeconfig_path=str(path),
                     kube_context=name,
                 )
             except ServiceError as exc:

@@ -64,7 +64,10 @@ def eventually(check: Callable[[], object], timeout: float = 5.0, what: str = "c
 def pod_manifest(name: str, labels: dict[str, str] | None = None) -> dict[str, object]:
     return {
         "metadata": {"name": name, "labels": labels or {"app": "it"}},
-        "spec": {"containers": [{"name": "c", "image": "busybox",
-                                 "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}],
-                 "tolerations": [{"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}]},
+        "spec": {
+            "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}
+            ],
+            "tolerations": [{"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}],
+        },
     }

@@ -20,8 +20,7 @@ from workloads.core.kube import rawapi
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(120)]
 
 
-def test_a_pod_created_patched_and_deleted_shows_in_the_cache(cache: WatchCache, core: k8s.CoreV1Api,
-                                                               namespace: str):
+def test_a_pod_created_patched_and_deleted_shows_in_the_cache(cache: WatchCache, core: k8s.CoreV1Api, namespace: str):
     core.create_namespaced_pod(namespace, pod_manifest("p1"))
     eventually(lambda: cache.get("pods", namespace, "p1"), what="pod visible")
     pod = cache.get("pods", namespace, "p1")
@@ -29,8 +28,9 @@ def test_a_pod_created_patched_and_deleted_shows_in_the_cache(cache: WatchCache,
     eventually(lambda: cache.aggregates()["requests_by_namespace"].get(namespace), what="pod in aggregates")
     assert cache.aggregates()["requests_by_namespace"][namespace].cpu_m == 250
 
-    core.patch_namespaced_pod("p1", namespace, {"metadata": {"labels": {"stage": "two"},
-                                                              "annotations": {"note": "hi"}}})
+    core.patch_namespaced_pod(
+        "p1", namespace, {"metadata": {"labels": {"stage": "two"}, "annotations": {"note": "hi"}}}
+    )
     eventually(lambda: cache.list("pods", namespace, label_selector={"stage": "two"}), what="label change")
     assert cache.get("pods", namespace, "p1")["metadata"]["annotations"]["note"] == "hi"
 
@@ -40,8 +40,7 @@ def test_a_pod_created_patched_and_deleted_shows_in_the_cache(cache: WatchCache,
     assert cache.stats()["pods"].relists == 0
 
 
-def test_a_killed_watch_connection_resumes_and_catches_up(cache: WatchCache, core: k8s.CoreV1Api,
-                                                          namespace: str):
+def test_a_killed_watch_connection_resumes_and_catches_up(cache: WatchCache, core: k8s.CoreV1Api, namespace: str):
     lists_before = cache.stats()["pods"].lists
 
     for i in range(3):
@@ -76,16 +75,20 @@ def wait_until_the_apiserver_forgets(pool: ClientPool, cluster: str, core: k8s.C
 
 
 @pytest.mark.timeout(300)
-def test_a_too_old_resource_version_triggers_a_relist(cache: WatchCache, core: k8s.CoreV1Api, namespace: str,
-                                                      pool: ClientPool, member_target: ClusterTarget):
+def test_a_too_old_resource_version_triggers_a_relist(
+    cache: WatchCache, core: k8s.CoreV1Api, namespace: str, pool: ClientPool, member_target: ClusterTarget
+):
     wait_until_the_apiserver_forgets(pool, member_target.name, core, namespace)
     lists = cache.stats()["pods"].lists
 
     cache.force_resource_version("pods", "1")
 
     # relists counts the decision, lists the completed LIST: wait for both (the LIST finishes a moment later)
-    eventually(lambda: cache.stats()["pods"].relists >= 1 and cache.stats()["pods"].lists == lists + 1,
-               timeout=10, what="410 -> relist")
+    eventually(
+        lambda: cache.stats()["pods"].relists >= 1 and cache.stats()["pods"].lists == lists + 1,
+        timeout=10,
+        what="410 -> relist",
+    )
     core.create_namespaced_pod(namespace, pod_manifest("after-relist"))
     eventually(lambda: cache.get("pods", namespace, "after-relist"), what="watch after relist")
     assert cache.synced and "Gone" in (cache.stats()["pods"].last_error or "")
@@ -102,8 +105,7 @@ def dead_kubeconfig(tmp_path: Path, live: ClusterTarget) -> str:
     return str(path)
 
 
-def test_an_unreachable_cluster_is_reported_without_blocking_the_others(tmp_path: Path,
-                                                                        member_target: ClusterTarget):
+def test_an_unreachable_cluster_is_reported_without_blocking_the_others(tmp_path: Path, member_target: ClusterTarget):
     dead = ClusterTarget("dead", dead_kubeconfig(tmp_path, member_target), member_target.context)
     registry = CacheRegistry(ClientPool())
     t0 = time.monotonic()

@@ -49,8 +49,11 @@ def condition(cr: dict | None, type_: str) -> dict:
 
 def is_ready(api: client.ApiClient, kind: str, namespace: str, name: str) -> dict | None:
     cr = get_cr(api, kind, namespace, name)
-    if cr and condition(cr, "Ready").get("status") == "True" and \
-            cr["status"].get("observedGeneration") == cr["metadata"]["generation"]:
+    if (
+        cr
+        and condition(cr, "Ready").get("status") == "True"
+        and cr["status"].get("observedGeneration") == cr["metadata"]["generation"]
+    ):
         return cr
     return None
 
@@ -62,11 +65,14 @@ def owned(api: client.ApiClient, namespace: str, workload: str) -> dict[str, lis
     core, apps, batch = client.CoreV1Api(api), client.AppsV1Api(api), client.BatchV1Api(api)
     net, hpa = client.NetworkingV1Api(api), client.AutoscalingV2Api(api)
     lists = {
-        "Pod": core.list_namespaced_pod, "Service": core.list_namespaced_service,
+        "Pod": core.list_namespaced_pod,
+        "Service": core.list_namespaced_service,
         "ConfigMap": core.list_namespaced_config_map,
         "PersistentVolumeClaim": core.list_namespaced_persistent_volume_claim,
-        "Deployment": apps.list_namespaced_deployment, "DaemonSet": apps.list_namespaced_daemon_set,
-        "Job": batch.list_namespaced_job, "CronJob": batch.list_namespaced_cron_job,
+        "Deployment": apps.list_namespaced_deployment,
+        "DaemonSet": apps.list_namespaced_daemon_set,
+        "Job": batch.list_namespaced_job,
+        "CronJob": batch.list_namespaced_cron_job,
         "Ingress": net.list_namespaced_ingress,
         "HorizontalPodAutoscaler": hpa.list_namespaced_horizontal_pod_autoscaler,
     }

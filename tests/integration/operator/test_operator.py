@@ -31,41 +31,81 @@ from tests.integration.operator.helpers import (
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(240)]
 NS = f"pc-op-{uuid.uuid4().hex[:6]}"  # fresh per run: namespace deletion is slow
 IMAGE = "registry.local/search/web:1.0"
-APP = {"name": "app", "image": IMAGE, "ports": [{"name": "http", "containerPort": 8080}],
-       "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}
+APP = {
+    "name": "app",
+    "image": IMAGE,
+    "ports": [{"name": "http", "containerPort": 8080}],
+    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+}
 JOB = {"name": "worker", "image": "registry.local/batch/worker:1", "resources": {"requests": {"cpu": "100m"}}}
 
 
 def cr(kind: str, name: str, **spec) -> dict:
-    return {"apiVersion": "pincompute.io/v1", "kind": kind, "metadata": {"name": name, "namespace": NS},
-            "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec}}
+    return {
+        "apiVersion": "pincompute.io/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec},
+    }
 
 
 MANIFESTS = {
     "PinPod": cr("PinPod", "it-pod", containers=[APP], restartPolicy="Always"),
-    "PinApp": cr("PinApp", "it-app", replicas=2, zones=["local-1a"], template={"containers": [APP]},
-                 service={"ports": [{"name": "http", "port": 80, "targetPort": "http"}]}),
-    "PinterestService": cr("PinterestService", "it-svc", replicas=2, containers=[APP],
-                           ports=[{"name": "http", "port": 80, "targetPort": "http"}],
-                           ingress={"host": "it.example.com", "path": "/", "port": "http"},
-                           config={"app.yaml": "threads: 2\n"}),
+    "PinApp": cr(
+        "PinApp",
+        "it-app",
+        replicas=2,
+        zones=["local-1a"],
+        template={"containers": [APP]},
+        service={"ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    ),
+    "PinterestService": cr(
+        "PinterestService",
+        "it-svc",
+        replicas=2,
+        containers=[APP],
+        ports=[{"name": "http", "port": 80, "targetPort": "http"}],
+        ingress={"host": "it.example.com", "path": "/", "port": "http"},
+        config={"app.yaml": "threads: 2\n"},
+    ),
     "PinterestJobSet": cr("PinterestJobSet", "it-jobset", shards=3, parallelism=3, containers=[JOB]),
     "PinterestCronJob": cr("PinterestCronJob", "it-cron", schedule="*/5 * * * *", containers=[JOB]),
     "PinterestDaemon": cr("PinterestDaemon", "it-daemon", containers=[JOB]),
-    "PinterestTrainingJob": cr("PinterestTrainingJob", "it-train", framework="PyTorch", workers=2,
-                               containers=[{**JOB, "name": "pytorch"}]),
+    "PinterestTrainingJob": cr(
+        "PinterestTrainingJob", "it-train", framework="PyTorch", workers=2, containers=[{**JOB, "name": "pytorch"}]
+    ),
 }
-NATIVE = {"PinPod": {"Pod"}, "PinApp": {"Deployment", "Service"},
-          "PinterestService": {"Deployment", "Service", "Ingress", "ConfigMap"}, "PinterestJobSet": {"Job"},
-          "PinterestCronJob": {"CronJob"}, "PinterestDaemon": {"DaemonSet"},
-          "PinterestTrainingJob": {"Job", "Service"}}
+NATIVE = {
+    "PinPod": {"Pod"},
+    "PinApp": {"Deployment", "Service"},
+    "PinterestService": {"Deployment", "Service", "Ingress", "ConfigMap"},
+    "PinterestJobSet": {"Job"},
+    "PinterestCronJob": {"CronJob"},
+    "PinterestDaemon": {"DaemonSet"},
+    "PinterestTrainingJob": {"Job", "Service"},
+}
 
 
 @pytest.fixture(scope="module")
 def members(local_control_plane, member_api_clients):
     kubeconfig = str(local_control_plane.kubeconfig_path)
-    subprocess.run([sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", kubeconfig,
-                    "--context", "member-a", "--context", "member-b"], cwd=ROOT, check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workloads.core.operator",
+            "install-crds",
+            "--kubeconfig",
+            kubeconfig,
+            "--context",
+            "member-a",
+            "--context",
+            "member-b",
+        ],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
     for api in member_api_clients.values():
         try:
             client.CoreV1Api(api).create_namespace({"metadata": {"name": NS}})
@@ -123,8 +163,11 @@ def test_pinscaler_drives_the_hpa_and_the_app_leaves_replicas_alone(operator, me
 
     def replica_managers():
         deployment = client.AppsV1Api(api).read_namespaced_deployment("it-app-local-1a", NS)
-        return {f.manager for f in deployment.metadata.managed_fields
-                if f.fields_v1 and "f:replicas" in (f.fields_v1.get("f:spec") or {})}
+        return {
+            f.manager
+            for f in deployment.metadata.managed_fields
+            if f.fields_v1 and "f:replicas" in (f.fields_v1.get("f:spec") or {})
+        }
 
     wait_for(lambda: "pincompute-operator" not in replica_managers(), 20, what="operator releases replicas")
 
@@ -138,13 +181,21 @@ def test_edits_converge_and_pod_images_update_in_place(operator, members):
     wait_for(lambda: is_ready(api, "PinApp", NS, "it-app"), 60, what="PinApp Ready after edit")
     deployment = client.AppsV1Api(api).read_namespaced_deployment("it-app-local-1a", NS)
     assert deployment.spec.template.spec.containers[0].image == IMAGE + "-2"
-    pod = wait_for(lambda: [p for p in owned(api, NS, "it-pod").get("Pod", [])
-                            if p["spec"]["containers"][0]["image"] == IMAGE + "-3"], 30, what="pod image")[0]
+    pod = wait_for(
+        lambda: [
+            p for p in owned(api, NS, "it-pod").get("Pod", []) if p["spec"]["containers"][0]["image"] == IMAGE + "-3"
+        ],
+        30,
+        what="pod image",
+    )[0]
     assert pod["metadata"]["uid"] == pod_uid  # patched in place, not recreated
 
     patch_cr(api, "PinterestService", NS, "it-svc", {"spec": {"replicas": 3}})
-    svc = wait_for(lambda: (c := is_ready(api, "PinterestService", NS, "it-svc")) and
-                   c["status"]["readyReplicas"] == 3 and c, 60, what="3 replicas")
+    svc = wait_for(
+        lambda: (c := is_ready(api, "PinterestService", NS, "it-svc")) and c["status"]["readyReplicas"] == 3 and c,
+        60,
+        what="3 replicas",
+    )
     assert svc["status"]["replicas"] == 3
 
 
@@ -162,8 +213,11 @@ def test_drift_is_repaired(operator, members):
 def test_operations_stop_and_restart(operator, members):
     api = members["member-a"]
     patch_cr(api, "PinApp", NS, "it-app", {"spec": {"operations": {"paused": True}}})
-    wait_for(lambda: client.AppsV1Api(api).read_namespaced_deployment("it-app-local-1a", NS).spec.replicas == 0,
-             30, what="paused -> 0 replicas")
+    wait_for(
+        lambda: client.AppsV1Api(api).read_namespaced_deployment("it-app-local-1a", NS).spec.replicas == 0,
+        30,
+        what="paused -> 0 replicas",
+    )
     patch_cr(api, "PinPod", NS, "it-pod", {"spec": {"operations": {"stopped": True}}})
     wait_for(lambda: "Pod" not in owned(api, NS, "it-pod"), 30, what="stopped pod removed")
     assert condition(wait_for(lambda: is_ready(api, "PinPod", NS, "it-pod"), 30), "Ready")["reason"] == "Stopped"
@@ -171,12 +225,27 @@ def test_operations_stop_and_restart(operator, members):
     patch_cr(api, "PinPod", NS, "it-pod", {"spec": {"operations": {"stopped": False}}})
     old = wait_for(lambda: owned(api, NS, "it-pod").get("Pod"), 30, what="pod back")[0]["metadata"]["uid"]
     stamp = "2030-01-01T00:00:00Z"
-    patch_cr(api, "PinPod", NS, "it-pod",
-             {"spec": {"operations": {"restartContainer": {"container": "app", "requestedAt": stamp}}}})
-    wait_for(lambda: (get_cr(api, "PinPod", NS, "it-pod").get("status") or {}).get("lastContainerRestart") == stamp,
-             30, what="restart recorded")
-    wait_for(lambda: [p for p in owned(api, NS, "it-pod").get("Pod", []) if p["metadata"]["uid"] != old
-                      and not p["metadata"].get("deletionTimestamp")], 30, what="pod recreated for the restart")
+    patch_cr(
+        api,
+        "PinPod",
+        NS,
+        "it-pod",
+        {"spec": {"operations": {"restartContainer": {"container": "app", "requestedAt": stamp}}}},
+    )
+    wait_for(
+        lambda: (get_cr(api, "PinPod", NS, "it-pod").get("status") or {}).get("lastContainerRestart") == stamp,
+        30,
+        what="restart recorded",
+    )
+    wait_for(
+        lambda: [
+            p
+            for p in owned(api, NS, "it-pod").get("Pod", [])
+            if p["metadata"]["uid"] != old and not p["metadata"].get("deletionTimestamp")
+        ],
+        30,
+        what="pod recreated for the restart",
+    )
 
 
 def test_invalid_cr_is_degraded_and_creates_nothing(operator, members):
@@ -184,8 +253,12 @@ def test_invalid_cr_is_degraded_and_creates_nothing(operator, members):
     bad = cr("PinPod", "it-bad", containers=[{**APP, "volumeMounts": [{"name": "nope", "mountPath": "/x"}]}])
     create_cr(api, bad)
 
-    degraded = wait_for(lambda: condition(get_cr(api, "PinPod", NS, "it-bad"), "Degraded").get("status") == "True"
-                        and get_cr(api, "PinPod", NS, "it-bad"), 30, what="Degraded")
+    degraded = wait_for(
+        lambda: condition(get_cr(api, "PinPod", NS, "it-bad"), "Degraded").get("status") == "True"
+        and get_cr(api, "PinPod", NS, "it-bad"),
+        30,
+        what="Degraded",
+    )
     assert condition(degraded, "Degraded")["reason"] == "InvalidSpec"
     assert "spec.containers[0].volumeMounts[0].name" in condition(degraded, "Degraded")["message"]
     time.sleep(1)
@@ -227,8 +300,11 @@ def test_two_replicas_one_leader_and_failover(operator, members, local_control_p
         assert standby.metrics().get("reconciles", 0) == 0 and standby.metrics().get("leading") == 0
 
         operator.kill()
-        wait_for(lambda: host.read_namespaced_lease(lease_name, "kube-system").spec.holder_identity == "op-standby",
-                 20, what="standby takes over")
+        wait_for(
+            lambda: host.read_namespaced_lease(lease_name, "kube-system").spec.holder_identity == "op-standby",
+            20,
+            what="standby takes over",
+        )
         create_cr(api, cr("PinPod", "it-after-failover", containers=[APP]))
         wait_for(lambda: is_ready(api, "PinPod", NS, "it-after-failover"), 30, what="reconciled by the new leader")
         assert standby.metrics().get("reconciles", 0) > 0

@@ -175,8 +175,14 @@ class ListWatch:
     def stats(self) -> ListWatchStats:
         with self._lock:
             return ListWatchStats(
-                self.store.count(self.kind), self.synced.is_set(), self._lists, self._relists,
-                self._reconnects, self._last_event_at, self._rv, self.last_error,
+                self.store.count(self.kind),
+                self.synced.is_set(),
+                self._lists,
+                self._relists,
+                self._reconnects,
+                self._last_event_at,
+                self._rv,
+                self.last_error,
             )
 
     # -- the loop -------------------------------------------------------------------------------
@@ -244,6 +250,7 @@ class ListWatch:
         cont: str | None = None
         rv = ""
         while True:
+
             def page_fn(c: str | None = cont) -> Obj:
                 return rawapi.list_page(api, self.path, self.timeout, self.page_size, c, self.label_selector)
 

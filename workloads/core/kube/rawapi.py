@@ -22,11 +22,19 @@ AUTH = ["BearerToken"]
 class ApiCaller(Protocol):
     """The part of ``kubernetes.client.ApiClient`` used here (raw, unpreloaded calls)."""
 
-    def call_api(self, resource_path: str, method: str, *, query_params: Query | None = ...,
-                 header_params: dict[str, str] | None = ..., body: object = ...,
-                 auth_settings: list[str] | None = ..., _return_http_data_only: bool | None = ...,
-                 _preload_content: bool = ..., _request_timeout: Timeout | float | None = ...) -> BaseHTTPResponse:
-        ...
+    def call_api(
+        self,
+        resource_path: str,
+        method: str,
+        *,
+        query_params: Query | None = ...,
+        header_params: dict[str, str] | None = ...,
+        body: object = ...,
+        auth_settings: list[str] | None = ...,
+        _return_http_data_only: bool | None = ...,
+        _preload_content: bool = ...,
+        _request_timeout: Timeout | float | None = ...,
+    ) -> BaseHTTPResponse: ...
 
 
 class WatchEvent(TypedDict):
@@ -46,15 +54,31 @@ class WatchError(Exception):
         self.status = status
 
 
-def request(api: ApiCaller, method: str, path: str, query: Query, timeout: Timeout, *, body: object = None,
-            content_type: str = "application/json") -> BaseHTTPResponse:
+def request(
+    api: ApiCaller,
+    method: str,
+    path: str,
+    query: Query,
+    timeout: Timeout,
+    *,
+    body: object = None,
+    content_type: str = "application/json",
+) -> BaseHTTPResponse:
     """Any call, returning the unread urllib3 response; raises ApiException on non-2xx (reads the body)."""
     headers = {"Accept": "application/json"}
     if body is not None:
         headers["Content-Type"] = content_type
-    return api.call_api(path, method, query_params=list(query), header_params=headers, body=body,
-                        auth_settings=AUTH, _return_http_data_only=True, _preload_content=False,
-                        _request_timeout=timeout)
+    return api.call_api(
+        path,
+        method,
+        query_params=list(query),
+        header_params=headers,
+        body=body,
+        auth_settings=AUTH,
+        _return_http_data_only=True,
+        _preload_content=False,
+        _request_timeout=timeout,
+    )
 
 
 def read_json(resp: BaseHTTPResponse) -> Obj:
@@ -79,8 +103,9 @@ def get_json(api: ApiCaller, path: str, query: Query, timeout: Timeout) -> Obj:
     return read_json(open_get(api, path, query, timeout))
 
 
-def list_page(api: ApiCaller, path: str, timeout: Timeout, limit: int, cont: str | None,
-              label_selector: str | None = None) -> Obj:
+def list_page(
+    api: ApiCaller, path: str, timeout: Timeout, limit: int, cont: str | None, label_selector: str | None = None
+) -> Obj:
     query: list[tuple[str, str | int]] = [("limit", limit)]
     if label_selector:
         query.append(("labelSelector", label_selector))
@@ -89,10 +114,18 @@ def list_page(api: ApiCaller, path: str, timeout: Timeout, limit: int, cont: str
     return get_json(api, path, query, timeout)
 
 
-def open_watch(api: ApiCaller, path: str, resource_version: str, timeout_seconds: int, connect_timeout: float,
-               label_selector: str | None = None) -> BaseHTTPResponse:
+def open_watch(
+    api: ApiCaller,
+    path: str,
+    resource_version: str,
+    timeout_seconds: int,
+    connect_timeout: float,
+    label_selector: str | None = None,
+) -> BaseHTTPResponse:
     query: list[tuple[str, str | int]] = [
-        ("watch", "true"), ("resourceVersion", resource_version), ("allowWatchBookmarks", "true"),
+        ("watch", "true"),
+        ("resourceVersion", resource_version),
+        ("allowWatchBookmarks", "true"),
         ("timeoutSeconds", timeout_seconds),
     ]
     if label_selector:
@@ -118,7 +151,7 @@ def iter_events(resp: Stream) -> Iterator[WatchEvent]:
             nl = buf.find(b"\n")
             if nl < 0:
                 break
-            line, buf = buf[:nl], buf[nl + 1:]
+            line, buf = buf[:nl], buf[nl + 1 :]
             if not line.strip():
                 continue
             try:

@@ -92,7 +92,8 @@ class Store:
         entries: list[tuple[dict[str, dict[Key, None]], str]] = [(k.by_ns, key[0])]
         entries += [(k.by_owner, str(ref["uid"])) for ref in meta.get("ownerReferences") or () if ref.get("uid")]
         labels: list[tuple[str, str]] = [
-            (lk, lv) for lk, lv in (meta.get("labels") or {}).items()
+            (lk, lv)
+            for lk, lv in (meta.get("labels") or {}).items()
             if self.indexed_labels is None or lk in self.indexed_labels
         ]
         if add:
@@ -230,8 +231,13 @@ class Store:
             out = [o for o in out if all(((o["metadata"].get("labels") or {}).get(a) == b) for a, b in scan)]
         return out
 
-    def count(self, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None,
-              owner_uid: str | None = None) -> int:
+    def count(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> int:
         if label_selector is None and owner_uid is None:
             with self._lock:
                 k = self._kinds.get(kind)

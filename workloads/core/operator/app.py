@@ -63,14 +63,23 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
     clusters = {}
     for target in settings.clusters:
         kube = Kube(new_api_client(target.kubeconfig, target.context), target.name)
-        clusters[target.name] = ClusterRuntime(kube, enqueue, stop, instance=settings.identity,
-                                               topology=Topology(zone=target.zone) if target.zone else None)
+        clusters[target.name] = ClusterRuntime(
+            kube,
+            enqueue,
+            stop,
+            instance=settings.identity,
+            topology=Topology(zone=target.zone) if target.zone else None,
+        )
     elector = None
     if settings.lease is not None:
         lease_kube = Kube(new_api_client(settings.lease.kubeconfig, settings.lease.context), settings.lease.name)
-        elector = LeaderElector(KubeLeaseStore(lease_kube, settings.lease_namespace, settings.lease_name),
-                                settings.identity, lease_duration=settings.lease_duration,
-                                renew_deadline=settings.lease_duration * 0.7, retry_period=settings.renew_period)
+        elector = LeaderElector(
+            KubeLeaseStore(lease_kube, settings.lease_namespace, settings.lease_name),
+            settings.identity,
+            lease_duration=settings.lease_duration,
+            renew_deadline=settings.lease_duration * 0.7,
+            retry_period=settings.renew_period,
+        )
     operator = Operator(clusters, load_profile(), stop, options=settings.options, elector=elector, metrics=metrics)
     holder.append(operator)
     return operator
@@ -81,13 +90,21 @@ def _zones(values: Sequence[str]) -> dict[str, str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m workloads.core.operator", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m workloads.core.operator",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds"))
     p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig file (or $KUBECONFIG)")
     p.add_argument("--context", action="append", default=[], help="member cluster context; repeat for each")
-    p.add_argument("--zone", action="append", default=[], metavar="CONTEXT=ZONE",
-                   help="override a cluster's zone (default: the most common node zone)")
+    p.add_argument(
+        "--zone",
+        action="append",
+        default=[],
+        metavar="CONTEXT=ZONE",
+        help="override a cluster's zone (default: the most common node zone)",
+    )
     p.add_argument("--lease-context", help="context holding the leader Lease (default: the first --context)")
     p.add_argument("--lease-namespace", default="kube-system")
     p.add_argument("--lease-name", default="pincompute-operator")
@@ -108,13 +125,27 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         raise SystemExit("--kubeconfig and at least one --context are required")
     zones = _zones(args.zone)
     clusters = [ClusterTarget(c, args.kubeconfig, c, zones.get(c, "")) for c in args.context]
-    lease = None if args.no_leader_election else ClusterTarget(
-        args.lease_context or args.context[0], args.kubeconfig, args.lease_context or args.context[0])
+    lease = (
+        None
+        if args.no_leader_election
+        else ClusterTarget(
+            args.lease_context or args.context[0], args.kubeconfig, args.lease_context or args.context[0]
+        )
+    )
     extra = {"identity": args.identity} if args.identity else {}
-    return Settings(clusters, lease, args.lease_namespace, args.lease_name, args.lease_duration, args.renew_period,
-                    options=Options(workers=args.workers, resync_seconds=args.resync_seconds,
-                                    shutdown_timeout=args.shutdown_timeout),
-                    metrics_port=args.metrics_port, **extra)
+    return Settings(
+        clusters,
+        lease,
+        args.lease_namespace,
+        args.lease_name,
+        args.lease_duration,
+        args.renew_period,
+        options=Options(
+            workers=args.workers, resync_seconds=args.resync_seconds, shutdown_timeout=args.shutdown_timeout
+        ),
+        metrics_port=args.metrics_port,
+        **extra,
+    )
 
 
 def run(settings: Settings) -> int:
@@ -151,8 +182,11 @@ def install_crds(targets: Sequence[ClusterTarget]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s",
+    )
     logging.getLogger("urllib3").setLevel(logging.ERROR)
     settings = settings_from_args(args)
     if args.command == "install-crds":

@@ -50,21 +50,26 @@ def comparable_pod(live: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[
     wanted = desired.get("spec") or {}
     wanted_volumes = {v.get("name") for v in wanted.get("volumes") or []}
     if "volumes" in spec:
-        spec["volumes"] = [v for v in spec["volumes"] if v.get("name") in wanted_volumes
-                           or not str(v.get("name", "")).startswith(SA_VOLUME_PREFIX)]
+        spec["volumes"] = [
+            v
+            for v in spec["volumes"]
+            if v.get("name") in wanted_volumes or not str(v.get("name", "")).startswith(SA_VOLUME_PREFIX)
+        ]
     for group in ("containers", "initContainers"):
         for container in spec.get(group) or []:
             if "volumeMounts" in container:
-                container["volumeMounts"] = [m for m in container["volumeMounts"]
-                                             if m.get("mountPath") != SA_MOUNT_PATH]
+                container["volumeMounts"] = [
+                    m for m in container["volumeMounts"] if m.get("mountPath") != SA_MOUNT_PATH
+                ]
                 if not container["volumeMounts"]:
                     del container["volumeMounts"]
     if not spec.get("volumes"):
         spec.pop("volumes", None)
     wanted_tolerations = wanted.get("tolerations") or []
     if "tolerations" in spec:
-        spec["tolerations"] = [t for t in spec["tolerations"] if t in wanted_tolerations
-                               or t.get("key") not in DEFAULT_TOLERATION_KEYS]
+        spec["tolerations"] = [
+            t for t in spec["tolerations"] if t in wanted_tolerations or t.get("key") not in DEFAULT_TOLERATION_KEYS
+        ]
         if not spec["tolerations"]:
             del spec["tolerations"]
     return pod
@@ -87,8 +92,14 @@ def fill_omitted(desired: Any, live: Any) -> Any:
     return live
 
 
-def plan_writes(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, Any]], *,
-                owner_uid: str, owner_name: str, manager: str = "pincompute-operator") -> WritePlan:
+def plan_writes(
+    desired: Sequence[dict[str, Any]],
+    live: Sequence[Mapping[str, Any]],
+    *,
+    owner_uid: str,
+    owner_name: str,
+    manager: str = "pincompute-operator",
+) -> WritePlan:
     """What to write so the cluster matches ``desired``; ``live`` are the objects the CR controls."""
     live_by_key = {object_key(o): o for o in live}
     normalized = []

@@ -60,9 +60,17 @@ class Topology:
 
 
 class ClusterRuntime:
-    def __init__(self, kube: Kube, enqueue: Callable[[Key], None], stop: threading.Event, *,
-                 instance: str, topology: Topology | None = None, discovery_period: float = 15.0,
-                 background_events: bool = True) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        enqueue: Callable[[Key], None],
+        stop: threading.Event,
+        *,
+        instance: str,
+        topology: Topology | None = None,
+        discovery_period: float = 15.0,
+        background_events: bool = True,
+    ) -> None:
         self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self.events = EventRecorder(kube, instance, background=background_events)
@@ -92,9 +100,18 @@ class ClusterRuntime:
         self._watch(res, self._on_owned, MANAGED_SELECTOR)
 
     def _watch(self, res: Resource, handler: Callable[[str, Obj], None], selector: str | None = None) -> None:
-        watch = ListWatch(lambda: self.kube.api, self.store, res.kind, res.path(), name=f"{self.name}-{res.plural}",
-                          label_selector=selector, on_event=handler, timeout=REQUEST_TIMEOUT,
-                          watch_timeout=WATCH_TIMEOUT, backoff_base=0.2)
+        watch = ListWatch(
+            lambda: self.kube.api,
+            self.store,
+            res.kind,
+            res.path(),
+            name=f"{self.name}-{res.plural}",
+            label_selector=selector,
+            on_event=handler,
+            timeout=REQUEST_TIMEOUT,
+            watch_timeout=WATCH_TIMEOUT,
+            backoff_base=0.2,
+        )
         self.watches[res.kind] = watch
         watch.start()
 
@@ -183,8 +200,9 @@ class ClusterRuntime:
         metadata = obj.get("metadata") or {}
         for ref in metadata.get("ownerReferences") or []:
             if ref.get("controller") and ref.get("apiVersion") == API_VERSION and ref.get("kind") in KINDS:
-                self.enqueue(Key(self.name, str(ref["kind"]), str(metadata.get("namespace") or ""),
-                                 str(ref.get("name"))))
+                self.enqueue(
+                    Key(self.name, str(ref["kind"]), str(metadata.get("namespace") or ""), str(ref.get("name")))
+                )
 
     # -- reads for the reconciler ---------------------------------------------------------------
 
@@ -200,8 +218,12 @@ class ClusterRuntime:
 
     def owned(self, uid: str) -> list[dict[str, Any]]:
         """Managed native objects whose controller ownerReference is ``uid``."""
-        return [obj for kind in list(self.native) for obj in self.store.list(kind, owner_uid=uid)
-                if controller_uid(obj) == uid]
+        return [
+            obj
+            for kind in list(self.native)
+            for obj in self.store.list(kind, owner_uid=uid)
+            if controller_uid(obj) == uid
+        ]
 
     def workload_pods(self, namespace: str, workload: str, kind: str) -> list[dict[str, Any]]:
         if "Pod" not in self.native:
@@ -211,8 +233,11 @@ class ClusterRuntime:
     def scalers_of(self, namespace: str, app: str) -> list[Mapping[str, Any]]:
         if "PinScaler" not in self.crs:
             return []
-        return [s for s in self.store.list("PinScaler", namespace)
-                if ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app]
+        return [
+            s
+            for s in self.store.list("PinScaler", namespace)
+            if ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app
+        ]
 
     def remember(self, obj: dict[str, Any]) -> None:
         """Put a write's result in the store so the next reconcile does not redo it before the watch catches up."""
@@ -231,5 +256,10 @@ class ClusterRuntime:
 
 def _spec_fingerprint(metadata: dict[str, Any]) -> tuple[Any, ...]:
     """What a reconcile depends on besides owned objects: spec (via generation), placement, deletion."""
-    return (metadata.get("uid"), metadata.get("generation"), repr(sorted((metadata.get("labels") or {}).items())),
-            repr(sorted((metadata.get("annotations") or {}).items())), metadata.get("deletionTimestamp"))
+    return (
+        metadata.get("uid"),
+        metadata.get("generation"),
+        repr(sorted((metadata.get("labels") or {}).items())),
+        repr(sorted((metadata.get("annotations") or {}).items())),
+        metadata.get("deletionTimestamp"),
+    )

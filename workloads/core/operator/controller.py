@@ -35,9 +35,16 @@ class Options:
 
 
 class Operator:
-    def __init__(self, clusters: Mapping[str, ClusterRuntime], profile: RuntimeProfile, stop: threading.Event,
-                 *, options: Options | None = None, elector: LeaderElector | None = None,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        clusters: Mapping[str, ClusterRuntime],
+        profile: RuntimeProfile,
+        stop: threading.Event,
+        *,
+        options: Options | None = None,
+        elector: LeaderElector | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.clusters, self.stop = clusters, stop
         self.options = options or Options()
         self.elector = elector

@@ -46,8 +46,9 @@ class Decision:
 class EventAggregator:
     """Pure bookkeeping (clock injected) so the dedupe policy is unit-testable without an apiserver."""
 
-    def __init__(self, min_interval: float = 10.0, max_keys: int = 10000,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, min_interval: float = 10.0, max_keys: int = 10000, clock: Callable[[], float] = time.time
+    ) -> None:
         self.min_interval, self.max_keys, self._clock = min_interval, max_keys, clock
         self._seen: dict[EventKey, _Seen] = {}
 
@@ -80,8 +81,9 @@ class EventRecorder:
     """Writes Events for one cluster off the reconcile path (a bounded queue drained by one thread):
     an Event is best effort, so it must never add apiserver round trips to a reconcile or fail one."""
 
-    def __init__(self, kube: Kube, instance: str, aggregator: EventAggregator | None = None,
-                 background: bool = True) -> None:
+    def __init__(
+        self, kube: Kube, instance: str, aggregator: EventAggregator | None = None, background: bool = True
+    ) -> None:
         self.kube, self.instance = kube, instance
         self.aggregator = aggregator or EventAggregator()
         self._lock = threading.Lock()
@@ -122,14 +124,25 @@ class EventRecorder:
                 except NotFound:
                     pass  # expired (event TTL) or never written: create it again below
             body = {
-                "apiVersion": "v1", "kind": "Event",
+                "apiVersion": "v1",
+                "kind": "Event",
                 "metadata": {"name": decision.name, "namespace": namespace},
-                "involvedObject": {"apiVersion": cr.get("apiVersion"), "kind": cr.get("kind"),
-                                   "name": metadata.get("name"), "namespace": namespace, "uid": uid,
-                                   "resourceVersion": metadata.get("resourceVersion")},
-                "type": type_, "reason": reason, "message": message, "count": decision.count,
-                "firstTimestamp": _ts(decision.first), "lastTimestamp": _ts(now),
-                "source": {"component": COMPONENT}, "reportingComponent": COMPONENT,
+                "involvedObject": {
+                    "apiVersion": cr.get("apiVersion"),
+                    "kind": cr.get("kind"),
+                    "name": metadata.get("name"),
+                    "namespace": namespace,
+                    "uid": uid,
+                    "resourceVersion": metadata.get("resourceVersion"),
+                },
+                "type": type_,
+                "reason": reason,
+                "message": message,
+                "count": decision.count,
+                "firstTimestamp": _ts(decision.first),
+                "lastTimestamp": _ts(now),
+                "source": {"component": COMPONENT},
+                "reportingComponent": COMPONENT,
                 "reportingInstance": self.instance,
             }
             self.kube.create(EVENT, namespace, body)

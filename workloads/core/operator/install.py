@@ -12,8 +12,10 @@ from workloads.core.tiers import priority_class_manifests
 
 
 def _established(obj: dict[str, Any]) -> bool:
-    return any(c.get("type") == "Established" and c.get("status") == "True"
-               for c in (obj.get("status") or {}).get("conditions") or [])
+    return any(
+        c.get("type") == "Established" and c.get("status") == "True"
+        for c in (obj.get("status") or {}).get("conditions") or []
+    )
 
 
 def install(kube: Kube, timeout: float = 60.0) -> list[str]:

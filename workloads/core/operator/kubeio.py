@@ -58,20 +58,25 @@ class Resource:
         return base
 
 
-NATIVE = {r.kind: r for r in (
-    Resource("v1", "Pod", "pods"),
-    Resource("v1", "Service", "services"),
-    Resource("v1", "ConfigMap", "configmaps"),
-    Resource("v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
-    Resource("apps/v1", "Deployment", "deployments"),
-    Resource("apps/v1", "DaemonSet", "daemonsets"),
-    Resource("batch/v1", "Job", "jobs"),
-    Resource("batch/v1", "CronJob", "cronjobs"),
-    Resource("networking.k8s.io/v1", "Ingress", "ingresses"),
-    Resource("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers"),
-)}
-KUBEFLOW = {r.kind: r for r in (Resource("kubeflow.org/v1", "PyTorchJob", "pytorchjobs"),
-                                Resource("kubeflow.org/v1", "TFJob", "tfjobs"))}
+NATIVE = {
+    r.kind: r
+    for r in (
+        Resource("v1", "Pod", "pods"),
+        Resource("v1", "Service", "services"),
+        Resource("v1", "ConfigMap", "configmaps"),
+        Resource("v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
+        Resource("apps/v1", "Deployment", "deployments"),
+        Resource("apps/v1", "DaemonSet", "daemonsets"),
+        Resource("batch/v1", "Job", "jobs"),
+        Resource("batch/v1", "CronJob", "cronjobs"),
+        Resource("networking.k8s.io/v1", "Ingress", "ingresses"),
+        Resource("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers"),
+    )
+}
+KUBEFLOW = {
+    r.kind: r
+    for r in (Resource("kubeflow.org/v1", "PyTorchJob", "pytorchjobs"), Resource("kubeflow.org/v1", "TFJob", "tfjobs"))
+}
 EVENT = Resource("v1", "Event", "events")
 LEASE = Resource("coordination.k8s.io/v1", "Lease", "leases")
 NODE = Resource("v1", "Node", "nodes", namespaced=False)
@@ -118,8 +123,9 @@ def new_api_client(kubeconfig: str, context: str, pool_size: int = 48) -> client
     The pool is large because each watch holds a connection for its whole life.
     """
     configuration = client.Configuration()
-    config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration,
-                            persist_config=False)
+    config.load_kube_config(
+        config_file=kubeconfig, context=context, client_configuration=configuration, persist_config=False
+    )
     configuration.connection_pool_maxsize = pool_size
     return client.ApiClient(configuration)
 
@@ -136,19 +142,30 @@ class Kube:
         except (ApiException, Urllib3Error, OSError) as exc:
             raise classify(exc) from exc
 
-    def request(self, method: str, path: str, *, body: object = None, query: Mapping[str, str | int] | None = None,
-                content_type: str = "application/json", timeout: Timeout = _TIMEOUT) -> dict[str, Any]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: object = None,
+        query: Mapping[str, str | int] | None = None,
+        content_type: str = "application/json",
+        timeout: Timeout = _TIMEOUT,
+    ) -> dict[str, Any]:
         def go() -> dict[str, Any]:
-            resp = rawapi.request(self.api, method, path, list((query or {}).items()), timeout, body=body,
-                                  content_type=content_type)
+            resp = rawapi.request(
+                self.api, method, path, list((query or {}).items()), timeout, body=body, content_type=content_type
+            )
             return rawapi.read_json(resp)
+
         return self._call(go)
 
     def get(self, res: Resource, namespace: str | None, name: str) -> dict[str, Any]:
         return self.request("GET", res.path(namespace, name))
 
-    def list(self, res: Resource, *, namespace: str | None = None, selector: str | None = None,
-             limit: int = 500) -> dict[str, Any]:
+    def list(
+        self, res: Resource, *, namespace: str | None = None, selector: str | None = None, limit: int = 500
+    ) -> dict[str, Any]:
         """All pages; returns a List with ``items`` and the last page's resourceVersion."""
         items: list[dict[str, Any]] = []
         cont: str | None = None
@@ -168,15 +185,28 @@ class Kube:
     def apply(self, obj: Mapping[str, Any], res: Resource) -> dict[str, Any]:
         """Server-side apply as the operator's field manager, forcing ownership of the fields it sets."""
         metadata = obj.get("metadata") or {}
-        return self.request("PATCH", res.path(metadata.get("namespace"), metadata["name"]), body=dict(obj),
-                            query={"fieldManager": FIELD_MANAGER, "force": "true"},
-                            content_type="application/apply-patch+yaml")
+        return self.request(
+            "PATCH",
+            res.path(metadata.get("namespace"), metadata["name"]),
+            body=dict(obj),
+            query={"fieldManager": FIELD_MANAGER, "force": "true"},
+            content_type="application/apply-patch+yaml",
+        )
 
-    def patch(self, res: Resource, namespace: str | None, name: str, body: object, *, sub: str | None = None,
-              strategic: bool = False) -> dict[str, Any]:
+    def patch(
+        self,
+        res: Resource,
+        namespace: str | None,
+        name: str,
+        body: object,
+        *,
+        sub: str | None = None,
+        strategic: bool = False,
+    ) -> dict[str, Any]:
         kind = "application/strategic-merge-patch+json" if strategic else "application/merge-patch+json"
-        return self.request("PATCH", res.path(namespace, name, sub), body=body, content_type=kind,
-                            query={"fieldManager": FIELD_MANAGER})
+        return self.request(
+            "PATCH", res.path(namespace, name, sub), body=body, content_type=kind, query={"fieldManager": FIELD_MANAGER}
+        )
 
     def create(self, res: Resource, namespace: str | None, body: Mapping[str, Any]) -> dict[str, Any]:
         return self.request("POST", res.path(namespace), body=dict(body), query={"fieldManager": FIELD_MANAGER})
@@ -184,8 +214,15 @@ class Kube:
     def update(self, res: Resource, namespace: str | None, name: str, body: Mapping[str, Any]) -> dict[str, Any]:
         return self.request("PUT", res.path(namespace, name), body=dict(body), query={"fieldManager": FIELD_MANAGER})
 
-    def delete(self, res: Resource, namespace: str | None, name: str, *, uid: str | None = None,
-               grace_seconds: int | None = None) -> None:
+    def delete(
+        self,
+        res: Resource,
+        namespace: str | None,
+        name: str,
+        *,
+        uid: str | None = None,
+        grace_seconds: int | None = None,
+    ) -> None:
         """Delete (background propagation); a uid precondition avoids deleting a successor by the same name."""
         body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}
         if uid:

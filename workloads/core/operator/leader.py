@@ -43,9 +43,17 @@ class LeaderElector:
     Standing by: acquire once the holder's record has not changed for ``lease_duration``.
     """
 
-    def __init__(self, store: LeaseStore, identity: str, *, lease_duration: float = 10.0,
-                 renew_deadline: float = 7.0, retry_period: float = 2.0,
-                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        store: LeaseStore,
+        identity: str,
+        *,
+        lease_duration: float = 10.0,
+        renew_deadline: float = 7.0,
+        retry_period: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], datetime] | None = None,
+    ) -> None:
         self.store, self.identity = store, identity
         self.lease_duration, self.renew_deadline, self.retry_period = lease_duration, renew_deadline, retry_period
         self._clock = clock
@@ -81,7 +89,10 @@ class LeaderElector:
             self._see(self.store.create(fresh), now)
             return True
         if self._observed is None or (current.holder, current.renew_time, current.resource_version) != (
-                self._observed.holder, self._observed.renew_time, self._observed.resource_version):
+            self._observed.holder,
+            self._observed.renew_time,
+            self._observed.resource_version,
+        ):
             self._see(current, now)
         held_by_other = current.holder not in ("", self.identity)
         if held_by_other and now < self._observed_at + current.duration:
@@ -106,8 +117,7 @@ class LeaderElector:
         if current is None or current.holder != self.identity:
             return False
         try:
-            self.store.update(LeaseRecord("", 1.0, current.transitions, self._now_string(),
-                                          current.resource_version))
+            self.store.update(LeaseRecord("", 1.0, current.transitions, self._now_string(), current.resource_version))
         except CoreError as exc:
             log.info("lease release failed: %s", exc)
             return False
@@ -136,18 +146,30 @@ class KubeLeaseStore:
     @staticmethod
     def _record(obj: dict[str, Any]) -> LeaseRecord:
         spec = obj.get("spec") or {}
-        return LeaseRecord(str(spec.get("holderIdentity") or ""), float(spec.get("leaseDurationSeconds") or 0),
-                           int(spec.get("leaseTransitions") or 0), str(spec.get("renewTime") or ""),
-                           str((obj.get("metadata") or {}).get("resourceVersion") or ""))
+        return LeaseRecord(
+            str(spec.get("holderIdentity") or ""),
+            float(spec.get("leaseDurationSeconds") or 0),
+            int(spec.get("leaseTransitions") or 0),
+            str(spec.get("renewTime") or ""),
+            str((obj.get("metadata") or {}).get("resourceVersion") or ""),
+        )
 
     def _body(self, record: LeaseRecord) -> dict[str, Any]:
         metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
         if record.resource_version:
             metadata["resourceVersion"] = record.resource_version
-        return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata,
-                "spec": {"holderIdentity": record.holder, "leaseDurationSeconds": max(1, round(record.duration)),
-                         "leaseTransitions": record.transitions, "renewTime": record.renew_time,
-                         "acquireTime": record.renew_time}}
+        return {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": metadata,
+            "spec": {
+                "holderIdentity": record.holder,
+                "leaseDurationSeconds": max(1, round(record.duration)),
+                "leaseTransitions": record.transitions,
+                "renewTime": record.renew_time,
+                "acquireTime": record.renew_time,
+            },
+        }
 
     def get(self) -> LeaseRecord | None:
         try:

@@ -36,6 +36,11 @@ def placement_for(cr: Mapping[str, Any], cluster: str, zone: str, region: str = 
     notes = {**(metadata.get("labels") or {}), **(metadata.get("annotations") or {})}
     count = _int(notes.get(SHARD_COUNT_ANNOTATION), 1, 1) or 1
     index = min(_int(notes.get(SHARD_INDEX_ANNOTATION), 0, 0) or 0, count - 1)
-    return Placement(cluster=str(notes.get(CLUSTER_ANNOTATION) or cluster), zone=str(notes.get(ZONE_ANNOTATION, zone)),
-                     region=str(notes.get(REGION_ANNOTATION) or region), shard_index=index, shard_count=count,
-                     replicas=_int(notes.get(REPLICAS_ANNOTATION), None, 0))
+    return Placement(
+        cluster=str(notes.get(CLUSTER_ANNOTATION) or cluster),
+        zone=str(notes.get(ZONE_ANNOTATION, zone)),
+        region=str(notes.get(REGION_ANNOTATION) or region),
+        shard_index=index,
+        shard_count=count,
+        replicas=_int(notes.get(REPLICAS_ANNOTATION), None, 0),
+    )

@@ -46,8 +46,13 @@ def _ref(obj: Mapping[str, Any]) -> str:
 
 
 class Reconciler:
-    def __init__(self, clusters: Mapping[str, ClusterRuntime], profile: RuntimeProfile, *,
-                 now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self,
+        clusters: Mapping[str, ClusterRuntime],
+        profile: RuntimeProfile,
+        *,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.clusters, self.profile, self.now = clusters, profile, now
 
     def reconcile(self, key: Key) -> Outcome:
@@ -83,29 +88,41 @@ class Reconciler:
         autoscaled = False
         target = None
         if kind == "PinApp":
-            autoscaled = any(not ((s.get("spec") or {}).get("operations") or {}).get("paused")
-                             and not ((s.get("spec") or {}).get("operations") or {}).get("stopped")
-                             for s in cluster.scalers_of(cr["metadata"].get("namespace", ""), cr["metadata"]["name"]))
+            autoscaled = any(
+                not ((s.get("spec") or {}).get("operations") or {}).get("paused")
+                and not ((s.get("spec") or {}).get("operations") or {}).get("stopped")
+                for s in cluster.scalers_of(cr["metadata"].get("namespace", ""), cr["metadata"]["name"])
+            )
         elif kind == "PinScaler":
             ref = ((cr.get("spec") or {}).get("targetRef") or {}).get("name", "")
             target = cluster.get_cr("PinApp", cr["metadata"].get("namespace", ""), str(ref))
-        return translate(cr, self.profile, placement, capabilities=cluster.capabilities, autoscaled=autoscaled,
-                         target=target, now=now)
+        return translate(
+            cr,
+            self.profile,
+            placement,
+            capabilities=cluster.capabilities,
+            autoscaled=autoscaled,
+            target=target,
+            now=now,
+        )
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def _execute(self, cluster: ClusterRuntime, cr: Mapping[str, Any], plan: WritePlan,
-                 desired: list[dict[str, Any]]) -> int:
+    def _execute(
+        self, cluster: ClusterRuntime, cr: Mapping[str, Any], plan: WritePlan, desired: list[dict[str, Any]]
+    ) -> int:
         kube = cluster.kube
         wrote = 0
         for obj in plan.apply:
             res = _resource(obj["kind"])
             live = cluster.live(obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"])
-            if obj["kind"] == "Job" and live is not None and not is_subset(obj["spec"]["template"],
-                                                                           (live.get("spec") or {}).get("template")):
+            if (
+                obj["kind"] == "Job"
+                and live is not None
+                and not is_subset(obj["spec"]["template"], (live.get("spec") or {}).get("template"))
+            ):
                 # a Job's pod template is immutable: replace the Job (the next reconcile creates it)
-                kube.delete(res, obj["metadata"]["namespace"], obj["metadata"]["name"],
-                            uid=live["metadata"].get("uid"))
+                kube.delete(res, obj["metadata"]["namespace"], obj["metadata"]["name"], uid=live["metadata"].get("uid"))
                 plan.waiting.append(_ref(obj))
                 cluster.events.record(cr, "Normal", "Replaced", f"deleted {_ref(obj)} to change its pod template")
                 wrote += 1
@@ -125,8 +142,9 @@ class Reconciler:
             meta = pod["metadata"]
             kube.delete(NATIVE["Pod"], meta["namespace"], meta["name"], uid=meta.get("uid"))
             wrote += 1
-            cluster.events.record(cr, "Normal", "PodRecreated",
-                                  f"pod {meta['name']}: spec changed beyond images; deleted to recreate")
+            cluster.events.record(
+                cr, "Normal", "PodRecreated", f"pod {meta['name']}: spec changed beyond images; deleted to recreate"
+            )
         for stale in plan.prune:
             meta = stale["metadata"]
             kube.delete(_resource(str(stale["kind"])), meta.get("namespace"), meta["name"], uid=meta.get("uid"))
@@ -152,14 +170,24 @@ class Reconciler:
         for action in actions:
             pod = by_name[action.pod]
             cluster.kube.delete(NATIVE["Pod"], meta.get("namespace"), action.pod, uid=pod["metadata"].get("uid"))
-            cluster.events.record(cr, "Normal", "ContainerRestarted",
-                                  f"restarted container {action.container} of pod {action.pod} (pod deleted)")
+            cluster.events.record(
+                cr,
+                "Normal",
+                "ContainerRestarted",
+                f"restarted container {action.container} of pod {action.pod} (pod deleted)",
+            )
         return str(request.get("requestedAt"))
 
     # -- status ---------------------------------------------------------------------------------
 
-    def _write_status(self, cluster: ClusterRuntime, cr: Mapping[str, Any], owned: list[dict[str, Any]],
-                      now: datetime, restarted: str | None) -> None:
+    def _write_status(
+        self,
+        cluster: ClusterRuntime,
+        cr: Mapping[str, Any],
+        owned: list[dict[str, Any]],
+        now: datetime,
+        restarted: str | None,
+    ) -> None:
         old = dict(cr.get("status") or {})
         status = derive_status(cr["kind"], cr, owned, now=now)
         last_restart = restarted or old.get(LAST_RESTART_STATUS)
@@ -171,8 +199,9 @@ class Reconciler:
             if ready["status"] == "True" and before.get("Ready") != "True":
                 cluster.events.record(cr, "Normal", ready["reason"] or "Ready", f"{cr['kind']} is ready")
 
-    def _patch_status(self, cluster: ClusterRuntime, cr: Mapping[str, Any], old: Mapping[str, Any],
-                      status: Mapping[str, object]) -> bool:
+    def _patch_status(
+        self, cluster: ClusterRuntime, cr: Mapping[str, Any], old: Mapping[str, Any], status: Mapping[str, object]
+    ) -> bool:
         if status == old:
             return False
         body = {"status": {**{k: None for k in old if k not in status}, **status}}

@@ -60,8 +60,14 @@ class TokenBucket:
 class WorkQueue(Generic[K]):
     """Thread-safe queue of keys; ``get`` hands a key to one worker, ``done`` releases it."""
 
-    def __init__(self, *, backoff: KeyBackoff[K] | None = None, bucket: TokenBucket | None = None,
-                 clock: Callable[[], float] = time.monotonic, jitter: Callable[[], float] = random.random) -> None:
+    def __init__(
+        self,
+        *,
+        backoff: KeyBackoff[K] | None = None,
+        bucket: TokenBucket | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
         self._clock, self._jitter = clock, jitter
         self._backoff = backoff or KeyBackoff()
         self._bucket = bucket or TokenBucket(clock=clock)

@@ -28,8 +28,9 @@ class InjectionReport:
     kept: tuple[InjectedItem, ...] = ()
 
 
-def inject(pod_spec: dict[str, Any], profile: RuntimeProfile, identity: Identity
-           ) -> tuple[dict[str, Any], InjectionReport]:
+def inject(
+    pod_spec: dict[str, Any], profile: RuntimeProfile, identity: Identity
+) -> tuple[dict[str, Any], InjectionReport]:
     """Return a new pod spec with the kind's platform containers, volumes, env and priority class."""
     spec = copy.deepcopy(pod_spec)
     runtime = profile.for_kind(identity.kind)
@@ -49,8 +50,12 @@ def inject(pod_spec: dict[str, Any], profile: RuntimeProfile, identity: Identity
         container["volumeMounts"] = [{"name": v.name, "mountPath": v.mount_path} for v in volumes]
         platform.append(container)
         kind = "native sidecar" if profile.containers[name].role == "sidecar" else "init container"
-        added.append(InjectedItem(f"spec.initContainers[name={name}]",
-                                  f"{profile.containers[name].summary}; {kind}, image {container['image']}"))
+        added.append(
+            InjectedItem(
+                f"spec.initContainers[name={name}]",
+                f"{profile.containers[name].summary}; {kind}, image {container['image']}",
+            )
+        )
     others = [c for c in spec.get("initContainers") or [] if c.get("name") not in runtime.containers]
     if platform or others:
         spec["initContainers"] = platform + others
@@ -78,8 +83,13 @@ def inject(pod_spec: dict[str, Any], profile: RuntimeProfile, identity: Identity
     return spec, InjectionReport(tuple(added), tuple(kept))
 
 
-def _inject_env(container: dict[str, Any], env: list[tuple[str, str]], path: str,
-                added: list[InjectedItem], kept: list[InjectedItem]) -> None:
+def _inject_env(
+    container: dict[str, Any],
+    env: list[tuple[str, str]],
+    path: str,
+    added: list[InjectedItem],
+    kept: list[InjectedItem],
+) -> None:
     current = {e.get("name"): e for e in container.get("env") or []}
     new_names = []
     for name, value in env:
@@ -92,8 +102,13 @@ def _inject_env(container: dict[str, Any], env: list[tuple[str, str]], path: str
         added.append(InjectedItem(f"{path}.env", f"identity env {', '.join(new_names)}"))
 
 
-def _inject_mounts(container: dict[str, Any], volumes: list[PlatformVolume], path: str,
-                   added: list[InjectedItem], kept: list[InjectedItem]) -> None:
+def _inject_mounts(
+    container: dict[str, Any],
+    volumes: list[PlatformVolume],
+    path: str,
+    added: list[InjectedItem],
+    kept: list[InjectedItem],
+) -> None:
     mounts = container.get("volumeMounts") or []
     names = {m.get("name") for m in mounts}
     paths = {m.get("mountPath"): m.get("name") for m in mounts}
@@ -101,9 +116,14 @@ def _inject_mounts(container: dict[str, Any], volumes: list[PlatformVolume], pat
         if volume.name in names:
             continue
         if volume.mount_path in paths:
-            kept.append(InjectedItem(f"{path}.volumeMounts[{volume.mount_path}]",
-                                     f"kept user volume {paths[volume.mount_path]!r} at {volume.mount_path}"))
+            kept.append(
+                InjectedItem(
+                    f"{path}.volumeMounts[{volume.mount_path}]",
+                    f"kept user volume {paths[volume.mount_path]!r} at {volume.mount_path}",
+                )
+            )
             continue
         container.setdefault("volumeMounts", []).append({"name": volume.name, "mountPath": volume.mount_path})
-        added.append(InjectedItem(f"{path}.volumeMounts[name={volume.name}]",
-                                  f"{volume.summary} at {volume.mount_path}"))
+        added.append(
+            InjectedItem(f"{path}.volumeMounts[name={volume.name}]", f"{volume.summary} at {volume.mount_path}")
+        )

@@ -18,8 +18,18 @@ import yaml
 from workloads.core.errors import PermanentError
 from workloads.core.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
 
-IDENTITY_ATTRIBUTES = ("project", "team", "cost_center", "workload", "kind", "tier", "tier_label",
-                       "cluster", "zone", "shard")
+IDENTITY_ATTRIBUTES = (
+    "project",
+    "team",
+    "cost_center",
+    "workload",
+    "kind",
+    "tier",
+    "tier_label",
+    "cluster",
+    "zone",
+    "shard",
+)
 
 
 @dataclass(frozen=True)
@@ -101,8 +111,9 @@ class RuntimeProfile:
         return frozenset(self.volumes)
 
     def labels_for(self, identity: Identity) -> dict[str, str]:
-        return {key: source[1:] if source.startswith("=") else identity.attribute(source)
-                for key, source in self.labels}
+        return {
+            key: source[1:] if source.startswith("=") else identity.attribute(source) for key, source in self.labels
+        }
 
     def annotations_for(self, kind: str) -> dict[str, str]:
         """``pincompute.io/injected`` names what the profile adds, so the UI can show it; stable by design."""
@@ -130,8 +141,10 @@ def parse_profile(data: Mapping[str, Any]) -> RuntimeProfile:
             raise PermanentError(f"profile container {name}: role must be init or sidecar, got {role!r}")
         summary = str(body.pop("summary", name))
         containers[name] = PlatformContainer(name, role, summary, str(body.pop("image")), body)
-    volumes = {name: PlatformVolume(name, str(raw.get("summary", name)), str(raw["mountPath"]), raw["source"])
-               for name, raw in (data.get("volumes") or {}).items()}
+    volumes = {
+        name: PlatformVolume(name, str(raw.get("summary", name)), str(raw["mountPath"]), raw["source"])
+        for name, raw in (data.get("volumes") or {}).items()
+    }
     env = tuple((str(k), str(v)) for k, v in (data.get("env") or {}).items())
     labels = tuple((str(k), str(v)) for k, v in (data.get("labels") or {}).items())
     for _, source in (*env, *labels):

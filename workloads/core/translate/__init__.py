@@ -37,9 +37,16 @@ KUBEFLOW_PYTORCH = batch.KUBEFLOW_PYTORCH
 KUBEFLOW_TF = batch.KUBEFLOW_TF
 
 
-def translate(cr: Mapping[str, Any], profile: RuntimeProfile, placement: Placement, *,
-              capabilities: frozenset[str] = frozenset(), autoscaled: bool = False,
-              target: dict[str, Any] | None = None, now: datetime | None = None) -> list[dict[str, Any]]:
+def translate(
+    cr: Mapping[str, Any],
+    profile: RuntimeProfile,
+    placement: Placement,
+    *,
+    capabilities: frozenset[str] = frozenset(),
+    autoscaled: bool = False,
+    target: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> list[dict[str, Any]]:
     """Native objects for one CR in one member cluster; raises SpecInvalid for an invalid CR.
 
     ``capabilities``: API kinds the cluster serves, e.g. ``{"kubeflow.org/v1/PyTorchJob"}``.
@@ -75,6 +82,21 @@ def translate(cr: Mapping[str, Any], profile: RuntimeProfile, placement: Placeme
     return [canonical(o) for o in sorted(objects, key=object_key)]
 
 
-__all__ = ["KUBEFLOW_PYTORCH", "KUBEFLOW_TF", "Placement", "Plan", "RestartAction", "ZoneRollout",
-           "container_image_patch", "diff_objects", "gate_zone_rollout", "next_zone_to_roll", "owner_reference",
-           "pod_needs_recreate", "restart_container_plan", "rollout_order", "split_replicas", "translate"]
+__all__ = [
+    "KUBEFLOW_PYTORCH",
+    "KUBEFLOW_TF",
+    "Placement",
+    "Plan",
+    "RestartAction",
+    "ZoneRollout",
+    "container_image_patch",
+    "diff_objects",
+    "gate_zone_rollout",
+    "next_zone_to_roll",
+    "owner_reference",
+    "pod_needs_recreate",
+    "restart_container_plan",
+    "rollout_order",
+    "split_replicas",
+    "translate",
+]

@@ -25,14 +25,20 @@ def pinpod(ctx: Context[PinPod]) -> list[dict[str, Any]]:
     spec["restartPolicy"] = pod.restart_policy
     if pod.persistence:
         claim = f"{ctx.name}-data"
-        add_volume(spec, {"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim}},
-                   {"name": DATA_VOLUME, "mountPath": pod.persistence.mount_path})
-        pvc_spec: dict[str, Any] = {"accessModes": [pod.persistence.access_mode],
-                                    "resources": {"requests": {"storage": pod.persistence.size}}}
+        add_volume(
+            spec,
+            {"name": DATA_VOLUME, "persistentVolumeClaim": {"claimName": claim}},
+            {"name": DATA_VOLUME, "mountPath": pod.persistence.mount_path},
+        )
+        pvc_spec: dict[str, Any] = {
+            "accessModes": [pod.persistence.access_mode],
+            "resources": {"requests": {"storage": pod.persistence.size}},
+        }
         if pod.persistence.storage_class:
             pvc_spec["storageClassName"] = pod.persistence.storage_class
-        objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                        "metadata": ctx.metadata(claim), "spec": pvc_spec})
+        objects.append(
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": ctx.metadata(claim), "spec": pvc_spec}
+        )
     if not pod.operations.stopped:
         template = ctx.pod_template(spec)
         metadata = ctx.metadata(ctx.name)
@@ -51,8 +57,11 @@ def pinapp(ctx: Context[PinApp], *, autoscaled: bool = False) -> list[dict[str, 
     placement = ctx.placement
     if placement.zone:
         zones = [placement.zone]
-        counts = {placement.zone: placement.replicas if placement.replicas is not None
-                  else split_replicas(app.replicas, app.zones).get(placement.zone, 0)}
+        counts = {
+            placement.zone: placement.replicas
+            if placement.replicas is not None
+            else split_replicas(app.replicas, app.zones).get(placement.zone, 0)
+        }
     else:
         zones = list(app.zones)
         counts = split_replicas(app.replicas, app.zones)
@@ -65,24 +74,32 @@ def pinapp(ctx: Context[PinApp], *, autoscaled: bool = False) -> list[dict[str, 
             spec.setdefault("nodeSelector", {})[NODE_ZONE_LABEL] = zone
         deployment_spec: dict[str, Any] = {
             "selector": {"matchLabels": ctx.selector(**{ZONE_LABEL: zone})},
-            "strategy": {"type": "RollingUpdate", "rollingUpdate": {
-                "maxUnavailable": app.rollout.max_unavailable, "maxSurge": app.rollout.max_surge}},
+            "strategy": {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxUnavailable": app.rollout.max_unavailable, "maxSurge": app.rollout.max_surge},
+            },
             "template": ctx.pod_template(spec, identity, annotations=None, **{ZONE_LABEL: zone}),
         }
         if app.operations.halted:
             deployment_spec["replicas"] = 0
         elif not autoscaled:
             deployment_spec["replicas"] = counts[zone]
-        objects.append({"apiVersion": "apps/v1", "kind": "Deployment",
-                        "metadata": ctx.metadata(f"{ctx.name}-{zone}", identity, **{ZONE_LABEL: zone}),
-                        "spec": deployment_spec})
+        objects.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": ctx.metadata(f"{ctx.name}-{zone}", identity, **{ZONE_LABEL: zone}),
+                "spec": deployment_spec,
+            }
+        )
     if app.service_ports:
         objects.append(_service(ctx, ctx.name, [p.to_k8s() for p in app.service_ports]))
     return objects
 
 
-def pinscaler(ctx: Context[PinScaler], *, target: dict[str, Any] | None = None, now: datetime | None = None
-              ) -> list[dict[str, Any]]:
+def pinscaler(
+    ctx: Context[PinScaler], *, target: dict[str, Any] | None = None, now: datetime | None = None
+) -> list[dict[str, Any]]:
     """One autoscaling/v2 HPA per zone shard Deployment, with min/max split across the shards.
 
     With ``now``, an active schedule window's bounds replace the base bounds (the operator passes
@@ -107,7 +124,8 @@ def pinscaler(ctx: Context[PinScaler], *, target: dict[str, Any] | None = None, 
         shard_max = max(shard_min, split_counts(high, count)[index])
         spec: dict[str, Any] = {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": f"{scaler.target}-{zone}"},
-            "minReplicas": shard_min, "maxReplicas": shard_max,
+            "minReplicas": shard_min,
+            "maxReplicas": shard_max,
             "metrics": [_metric(m) for m in scaler.metrics],
         }
         behavior = {}
@@ -118,23 +136,39 @@ def pinscaler(ctx: Context[PinScaler], *, target: dict[str, Any] | None = None, 
         if behavior:
             spec["behavior"] = behavior
         identity = ctx.identity(zone=zone, shard=index)
-        objects.append({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-                        "metadata": ctx.metadata(f"{ctx.name}-{zone}", identity, **{ZONE_LABEL: zone}),
-                        "spec": spec})
+        objects.append(
+            {
+                "apiVersion": "autoscaling/v2",
+                "kind": "HorizontalPodAutoscaler",
+                "metadata": ctx.metadata(f"{ctx.name}-{zone}", identity, **{ZONE_LABEL: zone}),
+                "spec": spec,
+            }
+        )
     return objects
 
 
 def _metric(metric: Metric) -> dict[str, Any]:
     if metric.type in ("CPU", "Memory"):
-        return {"type": "Resource", "resource": {"name": metric.type.lower(), "target": {
-            "type": "Utilization", "averageUtilization": metric.target_utilization}}}
+        return {
+            "type": "Resource",
+            "resource": {
+                "name": metric.type.lower(),
+                "target": {"type": "Utilization", "averageUtilization": metric.target_utilization},
+            },
+        }
     if metric.type == "Pods":
-        return {"type": "Pods", "pods": {"metric": {"name": metric.metric},
-                                         "target": {"type": "AverageValue",
-                                                    "averageValue": metric.target_average_value}}}
+        return {
+            "type": "Pods",
+            "pods": {
+                "metric": {"name": metric.metric},
+                "target": {"type": "AverageValue", "averageValue": metric.target_average_value},
+            },
+        }
     target: dict[str, str | None] = (
-        {"type": "Value", "value": metric.target_value} if metric.target_value is not None
-        else {"type": "AverageValue", "averageValue": metric.target_average_value})
+        {"type": "Value", "value": metric.target_value}
+        if metric.target_value is not None
+        else {"type": "AverageValue", "averageValue": metric.target_average_value}
+    )
     name: dict[str, Any] = {"name": metric.metric}
     if metric.selector:
         name["selector"] = {"matchLabels": dict(metric.selector)}
@@ -149,32 +183,67 @@ def pinterestservice(ctx: Context[PinterestService]) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = []
     if svc.config:
         config_name = f"{ctx.name}-config"
-        objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": ctx.metadata(config_name),
-                        "data": dict(svc.config)})
-        add_volume(spec, {"name": CONFIG_VOLUME, "configMap": {"name": config_name}},
-                   {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT, "readOnly": True},
-                   groups=("containers", "initContainers"))
+        objects.append(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": ctx.metadata(config_name), "data": dict(svc.config)}
+        )
+        add_volume(
+            spec,
+            {"name": CONFIG_VOLUME, "configMap": {"name": config_name}},
+            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT, "readOnly": True},
+            groups=("containers", "initContainers"),
+        )
         annotations[CONFIG_HASH_ANNOTATION] = content_hash(dict(svc.config))
     replicas = ctx.placement.replicas if ctx.placement.replicas is not None else svc.replicas
-    objects.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": ctx.metadata(ctx.name),
-                    "spec": {"replicas": 0 if svc.operations.halted else replicas,
-                             "selector": {"matchLabels": ctx.selector()},
-                             "template": ctx.pod_template(spec, annotations=annotations)}})
+    objects.append(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": ctx.metadata(ctx.name),
+            "spec": {
+                "replicas": 0 if svc.operations.halted else replicas,
+                "selector": {"matchLabels": ctx.selector()},
+                "template": ctx.pod_template(spec, annotations=annotations),
+            },
+        }
+    )
     objects.append(_service(ctx, ctx.name, [p.to_k8s() for p in svc.ports]))
     if svc.ingress:
         ingress = svc.ingress
         port_ref = ingress.port if ingress.port is not None else (svc.ports[0].name or svc.ports[0].port)
         port: dict[str, str | int] = {"name": port_ref} if isinstance(port_ref, str) else {"number": port_ref}
-        ingress_spec: dict[str, Any] = {"rules": [{"host": ingress.host, "http": {"paths": [{
-            "path": ingress.path, "pathType": ingress.path_type,
-            "backend": {"service": {"name": ctx.name, "port": port}}}]}}]}
+        ingress_spec: dict[str, Any] = {
+            "rules": [
+                {
+                    "host": ingress.host,
+                    "http": {
+                        "paths": [
+                            {
+                                "path": ingress.path,
+                                "pathType": ingress.path_type,
+                                "backend": {"service": {"name": ctx.name, "port": port}},
+                            }
+                        ]
+                    },
+                }
+            ]
+        }
         if ingress.class_name:
             ingress_spec["ingressClassName"] = ingress.class_name
-        objects.append({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-                        "metadata": ctx.metadata(ctx.name), "spec": ingress_spec})
+        objects.append(
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "Ingress",
+                "metadata": ctx.metadata(ctx.name),
+                "spec": ingress_spec,
+            }
+        )
     return objects
 
 
 def _service(ctx: Context[W], name: str, ports: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": ctx.metadata(name),
-            "spec": {"selector": ctx.selector(), "ports": ports, **extra}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": ctx.metadata(name),
+        "spec": {"selector": ctx.selector(), "ports": ports, **extra},
+    }

@@ -22,9 +22,11 @@ def _index_env(name: str) -> dict[str, Any]:
 def _job_spec(settings: JobSettings, template: dict[str, Any], suspend: bool) -> dict[str, Any]:
     template["spec"]["restartPolicy"] = settings.restart_policy
     spec: dict[str, Any] = {"template": template, "suspend": suspend}
-    for key, value in (("backoffLimit", settings.backoff_limit),
-                       ("ttlSecondsAfterFinished", settings.ttl_seconds_after_finished),
-                       ("activeDeadlineSeconds", settings.active_deadline_seconds)):
+    for key, value in (
+        ("backoffLimit", settings.backoff_limit),
+        ("ttlSecondsAfterFinished", settings.ttl_seconds_after_finished),
+        ("activeDeadlineSeconds", settings.active_deadline_seconds),
+    ):
         if value is not None:
             spec[key] = value
     return spec
@@ -46,7 +48,8 @@ def pinterestcronjob(ctx: Context[PinterestCronJob]) -> list[dict[str, Any]]:
     job_spec = _job_spec(cron.job, template, False)
     del job_spec["suspend"]  # the CronJob's own suspend governs its runs
     spec: dict[str, Any] = {
-        "schedule": cron.schedule, "concurrencyPolicy": cron.concurrency_policy,
+        "schedule": cron.schedule,
+        "concurrencyPolicy": cron.concurrency_policy,
         "suspend": cron.suspend or cron.operations.halted,
         "successfulJobsHistoryLimit": cron.successful_jobs_history_limit,
         "failedJobsHistoryLimit": cron.failed_jobs_history_limit,
@@ -68,8 +71,11 @@ def pinterestdaemon(ctx: Context[PinterestDaemon]) -> list[dict[str, Any]]:
     strategy: dict[str, Any] = {"type": daemon.update_strategy}
     if daemon.update_strategy == "RollingUpdate":
         strategy["rollingUpdate"] = {"maxUnavailable": daemon.max_unavailable}
-    spec = {"selector": {"matchLabels": ctx.selector()}, "updateStrategy": strategy,
-            "template": ctx.pod_template(pod_spec)}
+    spec = {
+        "selector": {"matchLabels": ctx.selector()},
+        "updateStrategy": strategy,
+        "template": ctx.pod_template(pod_spec),
+    }
     return [{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": ctx.metadata(ctx.name), "spec": spec}]
 
 
@@ -93,9 +99,11 @@ def _kubeflow(ctx: Context[PinterestTrainingJob], job: PinterestTrainingJob) -> 
         return {"replicas": count, "restartPolicy": job.job.restart_policy, "template": ctx.pod_template(pod_spec)}
 
     run_policy: dict[str, Any] = {"suspend": job.operations.halted}
-    for key, value in (("backoffLimit", job.job.backoff_limit),
-                       ("ttlSecondsAfterFinished", job.job.ttl_seconds_after_finished),
-                       ("activeDeadlineSeconds", job.job.active_deadline_seconds)):
+    for key, value in (
+        ("backoffLimit", job.job.backoff_limit),
+        ("ttlSecondsAfterFinished", job.job.ttl_seconds_after_finished),
+        ("activeDeadlineSeconds", job.job.active_deadline_seconds),
+    ):
         if value is not None:
             run_policy[key] = value
     if job.framework == "PyTorch":
@@ -114,20 +122,32 @@ def _indexed_training(ctx: Context[PinterestTrainingJob], job: PinterestTraining
     """Rank i is completion index i; pod ``<job>-0`` (the master) is reachable as ``<job>-0.<svc>``."""
     service = ctx.name
     hosts = [f"{ctx.name}-{rank}.{service}" for rank in range(job.world_size)]
-    env = [_index_env("RANK"), {"name": "WORLD_SIZE", "value": str(job.world_size)},
-           {"name": "MASTER_ADDR", "value": hosts[0]}, {"name": "MASTER_PORT", "value": str(job.port)}]
+    env = [
+        _index_env("RANK"),
+        {"name": "WORLD_SIZE", "value": str(job.world_size)},
+        {"name": "MASTER_ADDR", "value": hosts[0]},
+        {"name": "MASTER_PORT", "value": str(job.port)},
+    ]
     if job.framework == "TensorFlow":
         cluster = json.dumps({"worker": [f"{host}:{job.port}" for host in hosts]}, sort_keys=True)
         # $(RANK) is expanded by the kubelet from the env var defined just before it
-        env.append({"name": "TF_CONFIG",
-                    "value": f'{{"cluster": {cluster}, "task": {{"type": "worker", "index": $(RANK)}}}}'})
+        env.append(
+            {"name": "TF_CONFIG", "value": f'{{"cluster": {cluster}, "task": {{"type": "worker", "index": $(RANK)}}}}'}
+        )
     pod_spec = job.pod.to_pod_spec()
     add_env(pod_spec, env)
     pod_spec["subdomain"] = service
     spec = _job_spec(job.job, ctx.pod_template(pod_spec), job.operations.halted)
     spec.update({"completionMode": "Indexed", "completions": job.world_size, "parallelism": job.world_size})
-    headless = {"apiVersion": "v1", "kind": "Service", "metadata": ctx.metadata(service),
-                "spec": {"clusterIP": "None", "publishNotReadyAddresses": True, "selector": ctx.selector(),
-                         "ports": [{"name": "rendezvous", "port": job.port, "targetPort": job.port,
-                                    "protocol": "TCP"}]}}
+    headless = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": ctx.metadata(service),
+        "spec": {
+            "clusterIP": "None",
+            "publishNotReadyAddresses": True,
+            "selector": ctx.selector(),
+            "ports": [{"name": "rendezvous", "port": job.port, "targetPort": job.port, "protocol": "TCP"}],
+        },
+    }
     return [{"apiVersion": "batch/v1", "kind": "Job", "metadata": ctx.metadata(ctx.name), "spec": spec}, headless]

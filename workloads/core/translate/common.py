@@ -41,25 +41,40 @@ class Context(Generic[W]):
 
     def identity(self, zone: str | None = None, shard: int | None = None) -> Identity:
         meta = self.workload.meta
-        return Identity(project=meta.project, team=meta.team, cost_center=meta.cost_center,
-                        workload=meta.name, kind=self.workload.kind, tier=meta.tier.value,
-                        cluster=self.placement.cluster, zone=self.placement.zone if zone is None else zone,
-                        shard=str(self.placement.shard_index if shard is None else shard))
+        return Identity(
+            project=meta.project,
+            team=meta.team,
+            cost_center=meta.cost_center,
+            workload=meta.name,
+            kind=self.workload.kind,
+            tier=meta.tier.value,
+            cluster=self.placement.cluster,
+            zone=self.placement.zone if zone is None else zone,
+            shard=str(self.placement.shard_index if shard is None else shard),
+        )
 
     def selector(self, **extra: str) -> dict[str, str]:
         return {WORKLOAD_LABEL: self.name, KIND_LABEL: self.workload.kind, **extra}
 
     def labels(self, identity: Identity | None = None, **extra: str) -> dict[str, str]:
         """User labels from the CR, then the platform's (which win: selectors depend on them)."""
-        return {**dict(self.workload.meta.labels), **self.profile.labels_for(identity or self.identity()),
-                **extra}
+        return {**dict(self.workload.meta.labels), **self.profile.labels_for(identity or self.identity()), **extra}
 
     def metadata(self, name: str, identity: Identity | None = None, **extra_labels: str) -> dict[str, Any]:
-        return {"name": name, "namespace": self.namespace, "labels": self.labels(identity, **extra_labels),
-                "ownerReferences": [owner_reference(self.cr)]}
+        return {
+            "name": name,
+            "namespace": self.namespace,
+            "labels": self.labels(identity, **extra_labels),
+            "ownerReferences": [owner_reference(self.cr)],
+        }
 
-    def pod_template(self, pod_spec: dict[str, Any], identity: Identity | None = None,
-                     annotations: Mapping[str, str] | None = None, **extra_labels: str) -> dict[str, Any]:
+    def pod_template(
+        self,
+        pod_spec: dict[str, Any],
+        identity: Identity | None = None,
+        annotations: Mapping[str, str] | None = None,
+        **extra_labels: str,
+    ) -> dict[str, Any]:
         """Inject the runtime profile and stamp labels/annotations; restartedAt rolls the pods."""
         identity = identity or self.identity()
         spec, _ = inject(pod_spec, self.profile, identity)
@@ -67,27 +82,32 @@ class Context(Generic[W]):
         restarted_at = self.workload.operations.restarted_at
         if restarted_at:
             notes[RESTARTED_AT_ANNOTATION] = restarted_at
-        return {"metadata": {"labels": self.labels(identity, **extra_labels), "annotations": notes},
-                "spec": spec}
+        return {"metadata": {"labels": self.labels(identity, **extra_labels), "annotations": notes}, "spec": spec}
 
 
 def owner_reference(cr: Mapping[str, Any]) -> dict[str, Any]:
     """Controller reference to the CR so Kubernetes garbage-collects everything it made."""
     metadata = cr.get("metadata") or {}
-    return {"apiVersion": API_VERSION, "kind": cr["kind"], "name": metadata["name"],
-            "uid": metadata.get("uid") or "", "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": cr["kind"],
+        "name": metadata["name"],
+        "uid": metadata.get("uid") or "",
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
-def add_env(pod_spec: dict[str, Any], env: list[dict[str, Any]], groups: tuple[str, ...] = ("containers",)
-            ) -> None:
+def add_env(pod_spec: dict[str, Any], env: list[dict[str, Any]], groups: tuple[str, ...] = ("containers",)) -> None:
     """Prepend platform env to user containers, so later user values may refer to them with $(NAME)."""
     for group in groups:
         for container in pod_spec.get(group) or []:
             container["env"] = copy.deepcopy(env) + list(container.get("env") or [])
 
 
-def add_volume(pod_spec: dict[str, Any], volume: dict[str, Any], mount: dict[str, Any],
-               groups: tuple[str, ...] = ("containers",)) -> None:
+def add_volume(
+    pod_spec: dict[str, Any], volume: dict[str, Any], mount: dict[str, Any], groups: tuple[str, ...] = ("containers",)
+) -> None:
     pod_spec.setdefault("volumes", []).append(volume)
     for group in groups:
         for container in pod_spec.get(group) or []:
@@ -119,5 +139,9 @@ def canonical(value: object) -> object:
 
 def object_key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
     metadata = obj.get("metadata") or {}
-    return (str(obj.get("apiVersion")), str(obj.get("kind")), str(metadata.get("namespace") or ""),
-            str(metadata.get("name")))
+    return (
+        str(obj.get("apiVersion")),
+        str(obj.get("kind")),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name")),
+    )

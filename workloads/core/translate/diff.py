@@ -22,8 +22,13 @@ class Plan:
         return not (self.create or self.update or self.prune)
 
 
-def diff_objects(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, Any]], *,
-                 owner_uid: str | None = None, owner_name: str | None = None) -> Plan:
+def diff_objects(
+    desired: Sequence[dict[str, Any]],
+    live: Sequence[Mapping[str, Any]],
+    *,
+    owner_uid: str | None = None,
+    owner_name: str | None = None,
+) -> Plan:
     """Key by (apiVersion, kind, namespace, name); only objects this CR controls are ever pruned.
 
     The owner is read from the desired objects' controller reference unless given (it must be given
@@ -39,8 +44,9 @@ def diff_objects(desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, 
     desired_keys = {object_key(o) for o in desired}
     create = [o for o in desired if object_key(o) not in live_by_key]
     update = [o for o in desired if object_key(o) in live_by_key and not is_subset(o, live_by_key[object_key(o)])]
-    prune = [o for key, o in sorted(live_by_key.items())
-             if key not in desired_keys and _owned(o, owner_uid, owner_name)]
+    prune = [
+        o for key, o in sorted(live_by_key.items()) if key not in desired_keys and _owned(o, owner_uid, owner_name)
+    ]
     return Plan(create, update, prune)
 
 
@@ -48,5 +54,4 @@ def _owned(obj: Mapping[str, Any], owner_uid: str | None, owner_name: str | None
     metadata = obj.get("metadata") or {}
     if owner_uid is None or (metadata.get("labels") or {}).get(WORKLOAD_LABEL) != owner_name:
         return False
-    return any(ref.get("uid") == owner_uid and ref.get("controller")
-               for ref in metadata.get("ownerReferences") or [])
+    return any(ref.get("uid") == owner_uid and ref.get("controller") for ref in metadata.get("ownerReferences") or [])

@@ -42,14 +42,18 @@ def next_zone_to_roll(spec: PinApp, shard_statuses: Mapping[str, ZoneRollout]) -
     return None
 
 
-def gate_zone_rollout(spec: PinApp, desired: Sequence[dict[str, Any]], live: Sequence[Mapping[str, Any]],
-                      shard_statuses: Mapping[str, ZoneRollout]) -> list[dict[str, Any]]:
+def gate_zone_rollout(
+    spec: PinApp,
+    desired: Sequence[dict[str, Any]],
+    live: Sequence[Mapping[str, Any]],
+    shard_statuses: Mapping[str, ZoneRollout],
+) -> list[dict[str, Any]]:
     """Hold back the pod template of zones after the rolling one by reusing their live template."""
     allowed = next_zone_to_roll(spec, shard_statuses)
     order = rollout_order(spec)
     if allowed is None:
         return list(desired)
-    held = set(order[order.index(allowed) + 1:])
+    held = set(order[order.index(allowed) + 1 :])
     live_by_key = {object_key(o): o for o in live}
     result = []
     for obj in desired:

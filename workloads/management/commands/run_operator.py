@@ -33,8 +33,12 @@ class Command(BaseCommand):
             lease = ClusterTarget(lease_context, options["kubeconfig"], lease_context)
         else:
             targets, lease = self._from_registry(options["lease_context"])
-        settings = Settings(targets, None if options["no_leader_election"] else lease,
-                            options=Options(workers=options["workers"]), metrics_port=options["metrics_port"])
+        settings = Settings(
+            targets,
+            None if options["no_leader_election"] else lease,
+            options=Options(workers=options["workers"]),
+            metrics_port=options["metrics_port"],
+        )
         code = run(settings)
         if code:
             raise CommandError(f"operator stopped with exit code {code}")
