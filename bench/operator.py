@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -34,7 +33,7 @@ from urllib3.exceptions import ProtocolError  # noqa: E402
 
 from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.nodes import api_client  # noqa: E402
-from devtools.operator_process import OperatorProcess  # noqa: E402
+from devtools.operator_process import OperatorProcess, install_crds  # noqa: E402
 from devtools.waiting import wait_for  # noqa: E402
 
 APP = {"name": "app", "image": "registry.local/bench/app:1", "resources": {"requests": {"cpu": "10m"}}}
@@ -179,22 +178,7 @@ def main() -> None:
     started = not cp.is_healthy()
     cp.up()
     kubeconfig = str(cp.kubeconfig_path)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "workloads.core.operator",
-            "install-crds",
-            "--kubeconfig",
-            kubeconfig,
-            "--context",
-            "member-a",
-            "--context",
-            "member-b",
-        ],
-        cwd=ROOT,
-        check=True,
-    )
+    install_crds(kubeconfig)
     apis = {name: api_client(kubeconfig, name) for name in ("member-a", "member-b")}
     for api in apis.values():
         api.configuration.connection_pool_maxsize = 16

@@ -18,7 +18,7 @@ from clusters import services as cluster_services
 from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
-from devtools.localcp import LocalControlPlane
+from devtools.localcp import ClusterInfo, LocalControlPlane
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
 
@@ -35,18 +35,24 @@ def register(cp: LocalControlPlane) -> list[Cluster]:
     """Register every local cluster through the registry's service and probe it."""
     registered = []
     for info in cp.clusters:
-        cluster, _ = cluster_services.register_cluster(
-            name=info.name,
-            region=info.region,
-            zone=info.zone,
-            role=info.role,
-            api_server=info.server,
-            kubeconfig_path=str(cp.kubeconfig_path),
-            kube_context=info.context,
-        )
+        cluster = register_one(cp, info)
         probe_cluster(cluster)
         registered.append(cluster)
     return registered
+
+
+def register_one(cp: LocalControlPlane, info: ClusterInfo) -> Cluster:
+    """One local cluster in the registry, through the registry's service (idempotent)."""
+    cluster, _ = cluster_services.register_cluster(
+        name=info.name,
+        region=info.region,
+        zone=info.zone,
+        role=info.role,
+        api_server=info.server,
+        kubeconfig_path=str(cp.kubeconfig_path),
+        kube_context=info.context,
+    )
+    return cluster
 
 
 def members_of(clusters: list[Cluster]) -> list[Cluster]:

@@ -1,4 +1,4 @@
-"""The operator as a real subprocess, and a polling wait: shared by the operator bench and its tests."""
+"""The operator as a real subprocess, and its ``install-crds`` command: shared by the operator bench and tests."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -14,6 +15,14 @@ from devtools.localcp.procs import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
+
+
+def install_crds(kubeconfig: Path | str, contexts: Sequence[str] = ("member-a", "member-b")) -> None:
+    """CRDs and tier PriorityClasses on each context, by the operator's own ``install-crds`` command."""
+    args = [sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", str(kubeconfig)]
+    for context in contexts:
+        args += ["--context", context]
+    subprocess.run(args, cwd=ROOT, check=True, timeout=120)
 
 
 class OperatorProcess:

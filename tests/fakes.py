@@ -1,8 +1,8 @@
 """One stand-in for a member cluster's watch cache, shared by every test that needs one.
 
-Pages, API views and consumers read a ``WatchCache`` only through get/list/count/aggregates and the
-synced/last_error flags. ``FilledCache`` answers those from the real ``cluster_store()`` (the same
-indexes, slimming and aggregates), filled by hand instead of by a list-watch.
+Pages, API views and consumers read a ``WatchCache`` only through its ``StoreReads`` methods and the
+synced/last_error flags. ``FilledCache`` is those same read methods over the real ``cluster_store()``
+(the same indexes, slimming and aggregates), filled by hand instead of by a list-watch.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from clusters.kube.cache import cluster_store
+from clusters.kube.cache import StoreReads, cluster_store
 
 Obj = dict[str, Any]
 
@@ -29,7 +29,7 @@ def fake_pod(
     }
 
 
-class FilledCache:
+class FilledCache(StoreReads):
     synced = True
     last_error: str | None = None
 
@@ -41,27 +41,3 @@ class FilledCache:
     def put(self, kind: str, obj: Obj) -> None:
         """Add or replace one object, as a watch event would."""
         self.store.apply(kind, "ADDED", obj)
-
-    def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
-        return self.store.get(kind, namespace, name)
-
-    def list(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        label_selector: Mapping[str, str] | None = None,
-        owner_uid: str | None = None,
-    ) -> list[Obj]:
-        return self.store.list(kind, namespace, label_selector, owner_uid)
-
-    def count(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        label_selector: Mapping[str, str] | None = None,
-        owner_uid: str | None = None,
-    ) -> int:
-        return self.store.count(kind, namespace, label_selector, owner_uid)
-
-    def aggregates(self) -> dict[str, object]:
-        return self.store.aggregates()

@@ -55,7 +55,39 @@ class BreakerGate:
             raise TemporaryError(describe(exc), delay=exc.retry_in) from exc
 
 
-class WatchCache:
+class StoreReads:
+    """The read API every page, API view and consumer uses on a cluster cache: answered from ``self.store``.
+
+    See store.py for the read-only contract on returned objects."""
+
+    store: Store
+
+    def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
+        return self.store.get(kind, namespace, name)
+
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> list[Obj]:
+        return self.store.list(kind, namespace, label_selector, owner_uid)
+
+    def count(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+        owner_uid: str | None = None,
+    ) -> int:
+        return self.store.count(kind, namespace, label_selector, owner_uid)
+
+    def aggregates(self) -> ClusterAggregates:
+        return cast(ClusterAggregates, self.store.aggregates())  # the keys of AGGREGATORS' snapshots
+
+
+class WatchCache(StoreReads):
     """LIST+WATCH every resource of one cluster into a Store; CRD resources follow discovery."""
 
     def __init__(
@@ -212,31 +244,6 @@ class WatchCache:
     def watched(self) -> list[str]:
         with self._lock:
             return sorted(k for k, w in self._watchers.items() if not w.gone)
-
-    # -- reads: see store.py for the read-only contract on returned objects ---------------------
-    def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
-        return self.store.get(kind, namespace, name)
-
-    def list(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        label_selector: Mapping[str, str] | None = None,
-        owner_uid: str | None = None,
-    ) -> list[Obj]:
-        return self.store.list(kind, namespace, label_selector, owner_uid)
-
-    def count(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        label_selector: Mapping[str, str] | None = None,
-        owner_uid: str | None = None,
-    ) -> int:
-        return self.store.count(kind, namespace, label_selector, owner_uid)
-
-    def aggregates(self) -> ClusterAggregates:
-        return cast(ClusterAggregates, self.store.aggregates())  # the keys of AGGREGATORS' snapshots
 
     # -- test hooks -----------------------------------------------------------------------------
     def drop_connections(self, kind: str | None = None) -> None:

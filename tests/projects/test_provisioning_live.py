@@ -9,8 +9,8 @@ from kubernetes import client
 
 from base.errors import Unavailable
 from clusters import runtime
-from clusters import services as cluster_services
 from clusters.models import Cluster
+from devtools.devstack import register_one
 from projects import services as project_services
 from projects.models import Tier
 from projects.provisioning import COST_CENTER_LABEL, label_value, provision_project
@@ -22,16 +22,7 @@ GIB = 2**30
 @pytest.fixture
 def member(local_control_plane):
     info = next(c for c in local_control_plane.clusters if c.role == "member")
-    cluster, _ = cluster_services.register_cluster(
-        name=info.name,
-        region=info.region,
-        zone=info.zone,
-        role=info.role,
-        api_server=info.server,
-        kubeconfig_path=str(local_control_plane.kubeconfig_path),
-        kube_context=info.context,
-    )
-    yield cluster
+    yield register_one(local_control_plane, info)
     runtime.shutdown()
 
 

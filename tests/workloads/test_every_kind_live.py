@@ -7,8 +7,6 @@ The kinds and plurals here come from the apiserver, not from any registry in the
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ from kubernetes import client as k8s
 
 from clusters import runtime
 from devtools.localcp.nodes import api_client
+from devtools.operator_process import install_crds
 from projects.models import Membership, Project
 from tests.unit.core.examples import example
 
@@ -34,21 +33,7 @@ MEMBER = "member-a"
 def member_api(local_control_plane: Any) -> Iterator[k8s.ApiClient]:
     """member-a with the CRDs installed exactly as the operator's ``install-crds`` command does."""
     kubeconfig = str(local_control_plane.kubeconfig_path)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "workloads.core.operator",
-            "install-crds",
-            "--kubeconfig",
-            kubeconfig,
-            "--context",
-            MEMBER,
-        ],
-        cwd=ROOT,
-        check=True,
-        timeout=120,
-    )
+    install_crds(kubeconfig, [MEMBER])
     api = api_client(kubeconfig, MEMBER)
     yield api
     api.close()

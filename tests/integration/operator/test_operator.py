@@ -7,18 +7,15 @@ Run: .venv/bin/pytest tests/integration/operator -p no:django -p no:cacheprovide
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 import time
 import uuid
 
 import pytest
 from kubernetes import client
 
-from devtools.operator_process import OperatorProcess
+from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
 from tests.integration.operator.helpers import (
-    ROOT,
     condition,
     create_cr,
     delete_cr,
@@ -89,23 +86,7 @@ NATIVE = {
 @pytest.fixture(scope="module")
 def members(local_control_plane, member_api_clients):
     kubeconfig = str(local_control_plane.kubeconfig_path)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "workloads.core.operator",
-            "install-crds",
-            "--kubeconfig",
-            kubeconfig,
-            "--context",
-            "member-a",
-            "--context",
-            "member-b",
-        ],
-        cwd=ROOT,
-        check=True,
-        timeout=120,
-    )
+    install_crds(kubeconfig)
     for api in member_api_clients.values():
         try:
             client.CoreV1Api(api).create_namespace({"metadata": {"name": NS}})
