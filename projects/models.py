@@ -1,4 +1,5 @@
-"""Tenants: a Project has members with roles and a quota per tier per member cluster."""
+"""Tenants: a Project has members (users or OIDC groups) with roles, a regional quota grant per tier,
+requests for more quota, and a provisioning record per cluster."""
 
 from __future__ import annotations
 
@@ -32,30 +33,64 @@ class ProjectRole(models.TextChoices):
     VIEWER = "viewer", "Viewer"
 
 
+class ProjectState(models.TextChoices):
+    ACTIVE = "active", "Active"
+    ARCHIVED = "archived", "Archived"
+
+
+class PodSecurity(models.TextChoices):
+    """Pod Security admission level of the project's namespaces (only platform admins change it)."""
+
+    PRIVILEGED = "privileged", "Privileged"
+    BASELINE = "baseline", "Baseline"
+    RESTRICTED = "restricted", "Restricted"
+
+
+ROLE_RANK = {ProjectRole.VIEWER: 1, ProjectRole.DEVELOPER: 2, ProjectRole.OWNER: 3}
+
+
+def _member_of(user: Any) -> models.Q:
+    """Memberships that apply to ``user``: their own, and those of the OIDC groups they are in."""
+    return models.Q(memberships__user=user) | models.Q(memberships__group__in=user.groups.all())
+
+
 class ProjectQuerySet(models.QuerySet["Project"]):
     def visible_to(self, user: Any) -> ProjectQuerySet:
-        """The one place tenant scoping is decided: admins see all, others their memberships."""
+        """The one place tenant scoping is decided: admins see all, others their (group) memberships."""
         if not getattr(user, "is_authenticated", False):
             return self.none()
         if is_platform_admin(user):
             return self.all()
-        return self.filter(memberships__user=user).distinct()
+        return self.filter(_member_of(user)).distinct()
 
     def for_role(self, user: Any, roles: tuple[str, ...]) -> ProjectQuerySet:
-        if is_platform_admin(user):
-            return self.all()
+        """Projects where ``user``'s own or a group's membership has one of ``roles`` (admins: all)."""
         if not getattr(user, "is_authenticated", False):
             return self.none()
-        return self.filter(memberships__user=user, memberships__role__in=roles).distinct()
+        if is_platform_admin(user):
+            return self.all()
+        by_role = models.Q(memberships__user=user, memberships__role__in=roles) | models.Q(
+            memberships__group__in=user.groups.all(), memberships__role__in=roles
+        )
+        return self.filter(by_role).distinct()
+
+    def active(self) -> ProjectQuerySet:
+        return self.filter(state=ProjectState.ACTIVE)
 
 
 class Project(models.Model):
     name = models.CharField(max_length=40, unique=True, validators=[DNS_LABEL])
     display_name = models.CharField(max_length=120, blank=True)
-    team = models.CharField(max_length=80)
+    team = models.CharField(max_length=80, help_text="The owning team.")
     cost_center = models.CharField(max_length=40)
     description = models.TextField(blank=True)
+    state = models.CharField(max_length=10, choices=ProjectState.choices, default=ProjectState.ACTIVE)
+    pod_security = models.CharField(max_length=12, choices=PodSecurity.choices, default=PodSecurity.BASELINE)
+    generation = models.PositiveIntegerField(
+        default=1, help_text="Bumped by every change the clusters must follow (members, quota, policy, archive)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     objects = ProjectQuerySet.as_manager()
 
@@ -69,33 +104,134 @@ class Project(models.Model):
     def namespace(self) -> str:
         return f"proj-{self.name}"
 
+    @property
+    def is_active(self) -> bool:
+        return self.state == ProjectState.ACTIVE
+
+    def role_of(self, user: Any) -> str | None:
+        """The highest of ``user``'s own role and their groups' roles here; None when not a member."""
+        if not getattr(user, "is_authenticated", False):
+            return None
+        roles = self.memberships.filter(models.Q(user=user) | models.Q(group__in=user.groups.all()))
+        ranked = sorted(roles.values_list("role", flat=True), key=lambda r: ROLE_RANK.get(r, 0))
+        return ranked[-1] if ranked else None
+
 
 class Membership(models.Model):
+    """A user or an OIDC group (mirrored into Django groups at sign-in) with a role in one project."""
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="memberships"
+    )
+    group = models.ForeignKey(
+        "auth.Group", null=True, blank=True, on_delete=models.CASCADE, related_name="project_memberships"
+    )
     role = models.CharField(max_length=16, choices=ProjectRole.choices, default=ProjectRole.DEVELOPER)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=False, group__isnull=True)
+                | models.Q(user__isnull=True, group__isnull=False),
+                name="membership_is_a_user_or_a_group",
+            ),
+            models.UniqueConstraint(
+                fields=["project", "user"], condition=models.Q(user__isnull=False), name="one_membership_per_user"
+            ),
+            models.UniqueConstraint(
+                fields=["project", "group"], condition=models.Q(group__isnull=False), name="one_membership_per_group"
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.project} as {self.role}"
+        return f"{self.subject} in {self.project} as {self.role}"
+
+    @property
+    def subject(self) -> str:
+        """``user:alice`` or ``group:ml-team``, as shown and as written into RoleBindings."""
+        return f"user:{self.user.get_username()}" if self.user_id else f"group:{self.group.name}"
 
 
 class TierQuota(models.Model):
-    """Granted quota of one project, in one tier, on one member cluster (requests)."""
+    """A project's regional grant in one tier (requests), as federation admission counts it."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="quotas")
-    cluster = models.ForeignKey("clusters.Cluster", on_delete=models.CASCADE, related_name="quotas")
     tier = models.CharField(max_length=16, choices=Tier.choices)
     cpu_milli = models.PositiveBigIntegerField(default=0)
     memory_bytes = models.PositiveBigIntegerField(default=0)
     gpu = models.PositiveIntegerField(default=0)
+    pods = models.PositiveIntegerField(default=0)
 
     class Meta:
+        ordering = ["project", "tier"]
+        constraints = [models.UniqueConstraint(fields=["project", "tier"], name="one_quota_per_project_tier")]
+
+    def __str__(self) -> str:
+        return f"{self.project}/{self.tier}"
+
+
+class QuotaRequestState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    APPLIED = "applied", "Applied"
+
+
+class QuotaRequest(models.Model):
+    """An owner's ask for a different grant in one tier: what, why, and who decided what, when and why."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="quota_requests")
+    tier = models.CharField(max_length=16, choices=Tier.choices)
+    previous = models.JSONField(help_text="The grant when asked: {cpu_milli, memory_bytes, gpu, pods}.")
+    requested = models.JSONField(help_text="The grant asked for, same keys.")
+    reason = models.TextField(blank=True)
+    state = models.CharField(max_length=10, choices=QuotaRequestState.choices, default=QuotaRequestState.PENDING)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="quota_requests"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="quota_decisions"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["state", "created_at"], name="quota_request_queue_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.project}/{self.tier} {self.state}"
+
+
+class ProvisioningState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    PROVISIONING = "provisioning", "Provisioning"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+    REMOVING = "removing", "Removing"
+    REMOVED = "removed", "Removed"
+
+
+class ClusterProvisioning(models.Model):
+    """How far one cluster has followed one project: the generation it last matched, and the last error."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="provisioning")
+    cluster = models.ForeignKey("clusters.Cluster", on_delete=models.CASCADE, related_name="provisioning")
+    state = models.CharField(max_length=12, choices=ProvisioningState.choices, default=ProvisioningState.PENDING)
+    observed_generation = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "cluster"]
         constraints = [
-            models.UniqueConstraint(fields=["project", "cluster", "tier"], name="one_quota_per_project_cluster_tier")
+            models.UniqueConstraint(fields=["project", "cluster"], name="one_provisioning_record_per_cluster")
         ]
 
     def __str__(self) -> str:
-        return f"{self.project}/{self.cluster}/{self.tier}"
+        return f"{self.project} on {self.cluster}: {self.state}"
