@@ -2,7 +2,7 @@
 
 Everything is server-side applied with the portal's field manager (``clusters.provision``), so running
 it again converges to the same objects: idempotent, safe to retry after a failure half-way. The quota
-numbers are the project's TierQuota grants on that cluster; a tier without a grant gets a zero quota.
+numbers are the project's regional TierQuota grants; a tier without a grant gets a zero quota.
 
 This is the first brick of provisioning. RoleBindings, Pod Security labels, the Celery task that runs
 it on every member cluster and the per-cluster provisioning state come on top of it.
@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db import transaction
+from django.db.models import F
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError
 
@@ -20,7 +22,7 @@ from base.errors import Unavailable
 from clusters import provision
 from clusters.models import Cluster
 from clusters.runtime import api_for
-from projects.models import Project, TierQuota
+from projects.models import Project
 from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, PROJECT_LABEL, TEAM_LABEL
 from workloads.core.quantity import Resources
 from workloads.core.quota import TierQuota as CoreTierQuota
@@ -55,12 +57,10 @@ def namespace_manifest(project: Project) -> dict[str, Any]:
     }
 
 
-def granted_quota(project: Project, cluster: Cluster) -> CoreTierQuota:
-    """The project's grants on one cluster, in the core's terms."""
-    limits = {
-        Tier.parse(q.tier): Resources(q.cpu_milli, q.memory_bytes, q.gpu)
-        for q in TierQuota.objects.filter(project=project, cluster=cluster)
-    }
+def granted_quota(project: Project) -> CoreTierQuota:
+    """The project's regional grants, in the core's terms (every member's ResourceQuota is a backstop at
+    the full grant: a workload may be placed on any member)."""
+    limits = {Tier.parse(q.tier): Resources(q.cpu_milli, q.memory_bytes, q.gpu) for q in project.quotas.all()}
     return CoreTierQuota(limits)
 
 
@@ -69,7 +69,7 @@ def project_manifests(project: Project, cluster: Cluster) -> list[dict[str, Any]
     namespace = project.namespace
     return [
         namespace_manifest(project),
-        *resource_quota_manifests(namespace, granted_quota(project, cluster)),
+        *resource_quota_manifests(namespace, granted_quota(project)),
         limit_range_manifest(namespace),
     ]
 
@@ -85,3 +85,19 @@ def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]
         raise Unavailable(f"Provisioning {project.name} on {cluster.name} failed: {exc.status} {exc.reason}") from exc
     except (HTTPError, OSError) as exc:
         raise Unavailable(f"Provisioning {project.name} on {cluster.name} failed: {exc}") from exc
+
+
+def project_changed(project: Project) -> None:
+    """Call inside the transaction of every change the clusters must follow (members, quota, Pod Security
+    level, archive): bumps the project's generation and, once the transaction commits, queues the task
+    that makes every cluster match it."""
+    Project.objects.filter(pk=project.pk).update(generation=F("generation") + 1)
+    project.refresh_from_db(fields=["generation"])
+    project_id = project.pk
+    transaction.on_commit(lambda: _queue(project_id))
+
+
+def _queue(project_id: int) -> None:
+    from projects.tasks import provision_project_everywhere
+
+    provision_project_everywhere.delay(project_id)
