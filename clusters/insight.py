@@ -8,7 +8,8 @@ from typing import Any
 from clusters import runtime
 from clusters.health import health_of
 from clusters.models import Cluster, ClusterPool, PoolKind
-from clusters.services import granted_quota, pool_snapshot
+from clusters.services import grant_totals, pool_snapshot, region_pools
+from workloads.core.grants import TIER_POOL_KINDS, tier_capacity
 from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
 from workloads.core.quantity import Resources, format_cpu, format_memory
 from workloads.core.tiers import Tier
@@ -120,13 +121,22 @@ def registry_overview() -> dict[str, Any]:
 
 
 def granted_display(cluster: Cluster, kind: str) -> dict[str, str] | None:
-    if kind not in (PoolKind.RESERVED, PoolKind.ONDEMAND):
+    """For a pool row: what the region has granted in the tier this pool kind serves, against what that
+    tier's pools hold across the schedulable members (grants are regional: no single pool holds them).
+    None for the burst buffer, which only Preemptible borrows from."""
+    tiers = [tier for tier, kinds in TIER_POOL_KINDS.items() if kind in kinds and tier is not Tier.PREEMPTIBLE]
+    if not tiers:
         return None
-    granted = granted_quota(cluster, kind)
+    [tier] = tiers
+    granted, capacity = grant_totals()[tier], tier_capacity(region_pools(), tier)
     return {
+        "tier": tier.value,
         "cpu": format_cpu(granted.cpu_milli),
         "memory": format_memory(granted.memory_bytes),
         "gpu": str(granted.gpu),
+        "region_cpu": format_cpu(capacity.cpu_milli),
+        "region_memory": format_memory(capacity.memory_bytes),
+        "region_gpu": str(capacity.gpu),
     }
 
 

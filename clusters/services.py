@@ -7,27 +7,29 @@ one transaction, and audited with before/after.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Sum
 from django.utils import timezone
 
 from base import audit
 from base.errors import Invalid, NotFound
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
+from workloads.core.grants import TIER_POOL_KINDS, Pool, region_shrink_violations
 from workloads.core.quantity import (
     QuantityError,
     Resources,
+    format_amount,
     format_cpu,
     format_memory,
     parse_cpu,
     parse_gpu,
     parse_memory,
 )
-from workloads.core.quota import shrink_violation
+from workloads.core.tiers import Tier
 
 _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
@@ -192,10 +194,39 @@ def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor
     return cluster
 
 
-def granted_quota(cluster: Cluster, tier: str) -> Resources:
-    """Sum of the quota already granted to projects on this cluster in one tier."""
-    totals = cluster.quotas.filter(tier=tier).aggregate(cpu=Sum("cpu_milli"), mem=Sum("memory_bytes"), gpu=Sum("gpu"))
-    return Resources(cpu_milli=totals["cpu"] or 0, memory_bytes=totals["mem"] or 0, gpu=totals["gpu"] or 0)
+GrantTotals = Callable[[], Mapping[Tier, Resources]]
+_grant_totals: list[GrantTotals] = []
+
+
+def provide_grant_totals(provider: GrantTotals) -> None:
+    """Registered once by the projects app (clusters may not import projects): what the region has
+    granted per tier, which the pools of that tier must keep holding."""
+    _grant_totals[:] = [provider]
+
+
+def grant_totals() -> dict[Tier, Resources]:
+    totals = {tier: Resources() for tier in Tier}
+    for provider in _grant_totals:
+        totals.update(provider())
+    return totals
+
+
+def region_pools() -> list[Pool]:
+    """Every pool of the schedulable member clusters: what regional grants are made from."""
+    rows = ClusterPool.objects.filter(cluster__role=FederationRole.MEMBER, cluster__schedulable=True)
+    return [
+        Pool(cluster, kind, Resources(cpu, mem, gpu))
+        for cluster, kind, cpu, mem, gpu in rows.values_list(
+            "cluster__name", "kind", "cpu_milli", "memory_bytes", "gpu"
+        )
+    ]
+
+
+def lock_pools(tiers: Iterable[Tier]) -> None:
+    """Lock the pool rows ``tiers`` grant from, in primary-key order (no deadlock between lockers),
+    until the transaction ends. Grant changes call this before reading the totals they check."""
+    kinds = sorted({kind for tier in tiers for kind in TIER_POOL_KINDS[tier]})
+    list(ClusterPool.objects.select_for_update().filter(kind__in=kinds).order_by("pk").values_list("pk", flat=True))
 
 
 def parse_pool(data: PoolInput) -> Resources:
@@ -226,26 +257,48 @@ def parse_pool(data: PoolInput) -> Resources:
     return Resources(cpu_milli=values["cpu"], memory_bytes=values["memory"], gpu=values["gpu"])
 
 
+def _shrink_errors(cluster: Cluster, pool: ClusterPool, new: Resources) -> dict[str, str]:
+    """Per resource this edit shrinks: why the tiers' grants would no longer fit the region's pools."""
+    if cluster.role != FederationRole.MEMBER or not cluster.schedulable:
+        return {}  # not part of the region's capacity, before or after
+    old = Resources(pool.cpu_milli, pool.memory_bytes, pool.gpu).amounts()
+    shrinking = {name for name, amount in new.amounts().items() if amount < old[name]}
+    if not shrinking:
+        return {}
+    after = [p for p in region_pools() if (p.cluster, p.kind) != (cluster.name, pool.kind)]
+    after.append(Pool(cluster.name, pool.kind, new))
+    label = PoolKind(pool.kind).label
+    errors: dict[str, list[str]] = {}
+    for tier, shortfalls in region_shrink_violations(after, grant_totals(), pool.kind).items():
+        for s in shortfalls:
+            if s.resource in shrinking:
+                pools = "every pool" if tier is Tier.PREEMPTIBLE else f"the {tier.value} pools"
+                errors.setdefault(s.resource, []).append(
+                    f"{pools} of the region would hold {format_amount(s.resource, s.pool)}, "
+                    f"{format_amount(s.resource, s.below_by)} below the {format_amount(s.resource, s.granted)} "
+                    f"already granted in {tier.value}"
+                )
+    return {
+        name: f"The {label} cannot shrink below the quota already granted: {'; '.join(texts)}."
+        for name, texts in errors.items()
+    }
+
+
 @transaction.atomic
 def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> ClusterPool:
+    """Set one pool's capacity. Grants are regional, so a shrink is refused when a tier's grants would
+    no longer fit that tier's pools summed over the schedulable members."""
     if kind not in PoolKind.values:
         raise Invalid.on_fields({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
     cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
     if cluster is None:
         raise NotFound("No such cluster.")
     new = parse_pool(data)
-    if kind in (PoolKind.RESERVED, PoolKind.ONDEMAND):
-        shortfalls = shrink_violation(new, granted_quota(cluster, kind))
-        if shortfalls:
-            label = PoolKind(kind).label
-            raise Invalid.on_fields(
-                {
-                    s.resource: f"The {label} cannot shrink below the quota already granted on {cluster.name}: "
-                    f"{s.message}."
-                    for s in shortfalls
-                }
-            )
+    # Locking the row first makes a concurrent grant change in a tier of this pool wait, or this wait for it.
     pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
+    errors = _shrink_errors(cluster, pool, new)
+    if errors:
+        raise Invalid.on_fields(errors)
     before = pool_snapshot(pool)
     pool.cpu_milli, pool.memory_bytes, pool.gpu = new.cpu_milli, new.memory_bytes, new.gpu
     pool.save()

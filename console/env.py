@@ -49,3 +49,14 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if value is None:
         return list(default or [])
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_map(name: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """``key=value`` pairs separated by commas, each key one of ``keys``: ``cpu=16,memory=64Gi``."""
+    pairs: dict[str, str] = {}
+    for item in env_list(name):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or key not in keys or not value:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not key=value with key one of {', '.join(keys)}.")
+        pairs[key] = value
+    return pairs

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from console.env import env_bool, env_int, env_list, env_required, env_str
+from console.env import env_bool, env_int, env_list, env_map, env_required, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PINCONSOLE_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -215,6 +215,17 @@ USE_TZ = True
 # --- clusters ------------------------------------------------------------------------------------------
 KUBE_REQUEST_TIMEOUT = env_int("KUBE_REQUEST_TIMEOUT", 10)
 WATCH_CACHE_ENABLED = env_bool("WATCH_CACHE_ENABLED", True)
+
+# --- projects ------------------------------------------------------------------------------------------
+# The largest increase of a tier grant, per resource and per change, that applies without a platform
+# admin's approval (when the region's pools hold it). Override some or all: "cpu=16,memory=64Gi,gpu=1".
+PROJECT_QUOTA_AUTO_APPROVE = {
+    "cpu": "8",
+    "memory": "32Gi",
+    "gpu": "0",
+    "pods": "50",
+    **env_map("PROJECT_QUOTA_AUTO_APPROVE", keys=("cpu", "memory", "gpu", "pods")),
+}
 
 LOGGING = {
     "version": 1,

@@ -24,8 +24,10 @@ from clusters import provision
 from clusters import services as cluster_services
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.runtime import api_for
-from projects import services as project_services
+from projects.grants import QuotaInput
+from projects.members import MemberInput
 from projects.models import Project, ProjectRole, Tier
+from projects.onboarding import ProjectDraft, onboard
 from projects.provisioning import provision_project
 from workloads.core import API_VERSION
 from workloads.core.labels import (
@@ -38,7 +40,6 @@ from workloads.core.labels import (
 from workloads.core.quantity import parse_cpu, parse_memory
 from workloads.core.tiers import Tier as CoreTier
 
-GIB = 2**30
 PROJECTS = (
     ("ads-ranking", "Ads Ranking", "ads", "CC-1042", "Online ranking services for ads."),
     ("ml-training", "ML Training", "ml-platform", "CC-2210", "Distributed training and batch features."),
@@ -101,30 +102,28 @@ def ensure_cluster_attributes(cluster: Cluster, nodes: list[dict[str, Any]]) -> 
         )
 
 
-def ensure_projects(members: list[Cluster], demo_user: Any, admin_user: Any) -> list[Project]:
+def ensure_projects(demo_user: Any, admin_user: Any) -> list[Project]:
+    """The demo projects, onboarded by the admin with regional grants (the demo user owns two of them)."""
+    quotas = {
+        Tier.RESERVED: QuotaInput(cpu="16", memory="64Gi", gpu="0", pods="100"),
+        Tier.ONDEMAND: QuotaInput(cpu="32", memory="128Gi", gpu="4", pods="200"),
+        Tier.PREEMPTIBLE: QuotaInput(cpu="16", memory="64Gi", gpu="0", pods="100"),
+    }
     projects = []
     for name, display, team, cc, description in PROJECTS:
-        project = Project.objects.filter(name=name).first() or project_services.create_project(
-            name=name, display_name=display, team=team, cost_center=cc, description=description, actor=admin_user
+        owner = admin_user if name == "search-infra" else demo_user
+        project = Project.objects.filter(name=name).first() or onboard(
+            ProjectDraft(
+                name=name,
+                display_name=display,
+                team=team,
+                cost_center=cc,
+                description=description,
+                members=[MemberInput("user", owner.get_username(), ProjectRole.OWNER)],
+                quotas={str(tier): grant for tier, grant in quotas.items()},
+            ),
+            actor=admin_user,
         )
-        if name != "search-infra":
-            project_services.add_member(project=project, user=demo_user, role=ProjectRole.OWNER, actor=admin_user)
-        for cluster in members:
-            for tier, cpu_cores, mem_gib, gpu in (
-                (Tier.RESERVED, 16, 64, 0),
-                (Tier.ONDEMAND, 32, 128, 4),
-                (Tier.PREEMPTIBLE, 16, 64, 0),
-            ):
-                if not project.quotas.filter(cluster=cluster, tier=tier).exists():
-                    project_services.grant_quota(
-                        project=project,
-                        cluster=cluster,
-                        tier=tier,
-                        cpu_milli=cpu_cores * 1000,
-                        memory_bytes=mem_gib * GIB,
-                        gpu=gpu,
-                        actor=admin_user,
-                    )
         projects.append(project)
     return projects
 
@@ -215,7 +214,7 @@ def seed(members: list[Cluster]) -> list[str]:
         nodes = provision.dynamic_client(api_for(cluster)).resources.get(api_version="v1", kind="Node").get()
         ensure_cluster_attributes(cluster, nodes.to_dict()["items"])
     users = get_user_model().objects.in_bulk(["demo", "admin"], field_name="username")
-    projects = ensure_projects(members, users["demo"], users["admin"])
+    projects = ensure_projects(users["demo"], users["admin"])
     for project in projects:
         for cluster in members:
             provision_project(project, cluster)

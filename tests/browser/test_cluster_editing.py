@@ -25,7 +25,7 @@ def test_pool_shrink_is_refused_inline_then_a_valid_value_saves(signed_in_admin,
     page = signed_in_admin
     cluster = make_cluster("edge-1", role="host")
     make_pool(cluster, "reserved", 100, 400)
-    make_quota(cluster, "reserved", 48)
+    make_quota("reserved", 48)
     page.goto(f"{live_server.url}/clusters/edge-1/")
 
     page.click("#pool-reserved button[title='Edit Reserved pool']")

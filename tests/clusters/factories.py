@@ -24,8 +24,16 @@ def make_pool(cluster: Cluster, kind: str, cpu_cores: int, mem_gib: int = 0, gpu
     )
 
 
-def make_quota(cluster: Cluster, tier: str, cpu_cores: int, project: str = "ads", mem_gib: int = 0) -> TierQuota:
-    proj = Project.objects.get_or_create(name=project, defaults={"team": "t", "cost_center": "cc"})[0]
-    return TierQuota.objects.create(
-        project=proj, cluster=cluster, tier=tier, cpu_milli=cpu_cores * 1000, memory_bytes=mem_gib * GIB
+def make_project(name: str = "ads") -> Project:
+    return Project.objects.get_or_create(name=name, defaults={"team": "t", "cost_center": "cc"})[0]
+
+
+def make_quota(tier: str, cpu_cores: int, project: str = "ads", mem_gib: int = 0, gpu: int = 0) -> TierQuota:
+    """A project's regional grant in one tier, written directly (the registry tests need grants to exist,
+    not the way they were granted)."""
+    quota, _ = TierQuota.objects.update_or_create(
+        project=make_project(project),
+        tier=tier,
+        defaults={"cpu_milli": cpu_cores * 1000, "memory_bytes": mem_gib * GIB, "gpu": gpu},
     )
+    return quota

@@ -18,8 +18,8 @@ def by_field(error: Invalid) -> dict[str, str]:
 def test_reserved_pool_cannot_shrink_below_granted_quota_and_says_by_how_much(admin_user):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 100, 400)
-    make_quota(cluster, "reserved", 40, project="ads", mem_gib=100)
-    make_quota(cluster, "reserved", 30, project="ml", mem_gib=100)
+    make_quota("reserved", 40, project="ads", mem_gib=100)
+    make_quota("reserved", 30, project="ml", mem_gib=100)
 
     with pytest.raises(Invalid) as refused:
         services.update_pool(
@@ -114,7 +114,7 @@ def test_htmx_attribute_edit_saves_and_returns_the_partial(admin_client_, admin_
 def test_htmx_pool_edit_shows_the_shrink_error_inline_with_400(admin_client_):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 50)
-    make_quota(cluster, "reserved", 48)
+    make_quota("reserved", 48)
 
     response = admin_client_.post(
         f"/clusters/{cluster.name}/pools/reserved/", {"cpu": "40", "memory": "0", "gpu": "0"}, HTTP_HX_REQUEST="true"
@@ -144,7 +144,7 @@ def test_api_patch_is_admin_only_and_validates(api_client, user, admin_user):
 def test_api_pool_put_refuses_a_shrink_with_409_style_message(api_client, admin_user):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 10)
-    make_quota(cluster, "reserved", 8)
+    make_quota("reserved", 8)
     api_client.force_authenticate(admin_user)
 
     response = api_client.put(

@@ -19,9 +19,10 @@ from accounts import services as token_services
 from accounts.models import ApiToken
 from base.models import AuditEvent
 from clusters.models import Cluster, ClusterPool
-from projects import services as project_services
-from projects.models import Membership, Project, TierQuota
+from projects.members import MemberInput, set_member
+from projects.models import Membership, Project, QuotaRequest, TierQuota
 from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.projects.factories import make_project
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +84,7 @@ def test_every_admin_is_read_only_or_writes_through_services(admin_user):
 def test_admin_cannot_shrink_a_pool_below_granted_quota(superuser_client):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 100, 400)
-    make_quota(cluster, "reserved", 70)
+    make_quota("reserved", 70)
     url = f"/admin/clusters/cluster/{cluster.pk}/change/"
     page = superuser_client.get(url)
     data = form_data(page)
@@ -117,38 +118,44 @@ def test_cluster_admin_is_a_view_with_a_link_to_the_portal_page(superuser_client
     assert post.status_code == 403 and Cluster.objects.get(pk=cluster.pk).region == "local-1"
 
 
+def inline_row(data: dict[str, Any], prefix: str, pk: int) -> str:
+    """The form prefix of the inline row showing object ``pk``, e.g. ``memberships-1``."""
+    count = int(data[f"{prefix}-TOTAL_FORMS"])
+    return next(f"{prefix}-{i}" for i in range(count) if data.get(f"{prefix}-{i}-id") == str(pk))
+
+
 def test_admin_membership_change_goes_through_the_service(superuser_client, admin_user, user):
-    project = project_services.create_project(name="ads", team="t", cost_center="cc", actor=admin_user)
-    project_services.add_member(project=project, user=user, role="viewer", actor=admin_user)
+    project = make_project("ads", admin_user)
+    row = set_member(project, MemberInput("user", user.username, "viewer"), actor=admin_user)
     url = f"/admin/projects/project/{project.pk}/change/"
     data = form_data(superuser_client.get(url))
-    data["memberships-0-role"] = "owner"
+    data[f"{inline_row(data, 'memberships', row.pk)}-role"] = "owner"
 
     response = superuser_client.post(url, data)
 
     assert response.status_code == 302, response.content[:3000]
     assert Membership.objects.get(project=project, user=user).role == "owner"
-    event = AuditEvent.objects.get(action="project.member.set", after={"role": "owner"})
+    event = AuditEvent.objects.get(action="project.member.set", target_name="user:dev1", after={"role": "owner"})
     assert event.actor == admin_user and event.before == {"role": "viewer"}
 
 
 def test_admin_member_removal_is_audited(superuser_client, admin_user, user):
-    project = project_services.create_project(name="ads", team="t", cost_center="cc", actor=admin_user)
-    project_services.add_member(project=project, user=user, role="developer", actor=admin_user)
+    project = make_project("ads", admin_user)
+    row = set_member(project, MemberInput("user", user.username, "developer"), actor=admin_user)
     url = f"/admin/projects/project/{project.pk}/change/"
     data = form_data(superuser_client.get(url))
-    data["memberships-0-DELETE"] = "on"
+    data[f"{inline_row(data, 'memberships', row.pk)}-DELETE"] = "on"
 
     response = superuser_client.post(url, data)
 
     assert response.status_code == 302, response.content[:3000]
-    assert not Membership.objects.filter(project=project).exists()
-    assert AuditEvent.objects.get(action="project.member.remove").target_name == user.username
+    assert not Membership.objects.filter(project=project, user=user).exists()
+    assert AuditEvent.objects.get(action="project.member.remove").target_name == f"user:{user.username}"
 
 
 def test_admin_quota_change_goes_through_the_service(superuser_client, admin_user):
-    cluster = make_cluster()
-    quota = make_quota(cluster, "reserved", 8)
+    make_pool(make_cluster(), "reserved", 16)
+    quota = make_quota("reserved", 8)
     url = f"/admin/projects/project/{quota.project.pk}/change/"
     data = form_data(superuser_client.get(url))
     data["quotas-0-cpu_milli"] = "12000"
@@ -159,6 +166,20 @@ def test_admin_quota_change_goes_through_the_service(superuser_client, admin_use
     assert TierQuota.objects.get(pk=quota.pk).cpu_milli == 12_000
     event = AuditEvent.objects.get(action="project.quota.set")
     assert event.before["cpu_milli"] == 8000 and event.after["cpu_milli"] == 12000
+
+
+def test_admin_quota_change_beyond_the_pools_is_queued_not_written(superuser_client, admin_user):
+    make_pool(make_cluster(), "reserved", 16)
+    quota = make_quota("reserved", 8)
+    url = f"/admin/projects/project/{quota.project.pk}/change/"
+    data = form_data(superuser_client.get(url))
+    data["quotas-0-cpu_milli"] = "30000"
+
+    response = superuser_client.post(url, data)
+
+    assert response.status_code == 302, response.content[:3000]
+    assert TierQuota.objects.get(pk=quota.pk).cpu_milli == 8000
+    assert QuotaRequest.objects.get().requested["cpu_milli"] == 30000
 
 
 def test_admin_project_creation_goes_through_the_service(superuser_client, admin_user, user):
@@ -239,7 +260,7 @@ def test_admin_revoke_action_goes_through_the_service(superuser_client, admin_us
 
 
 def test_admin_project_edit_goes_through_the_service_and_keeps_the_name(superuser_client, admin_user):
-    project = project_services.create_project(name="ads", team="ads", cost_center="CC-1", actor=admin_user)
+    project = make_project("ads", admin_user)
     url = f"/admin/projects/project/{project.pk}/change/"
     data = form_data(superuser_client.get(url))
     data.update({"cost_center": "CC-2", "name": "renamed"})
@@ -256,13 +277,14 @@ def test_admin_project_edit_goes_through_the_service_and_keeps_the_name(superuse
 def test_every_admin_page_renders(superuser_client, admin_user, user):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 10)
-    quota = make_quota(cluster, "reserved", 4)
+    quota = make_quota("reserved", 4)
     token, _ = token_services.create_api_token(user=user, name="cli", days=None)
     objects = {
         Cluster: cluster,
         Project: quota.project,
         ApiToken: token,
         AuditEvent: AuditEvent.objects.first(),
+        QuotaRequest: QuotaRequest.objects.create(project=quota.project, tier="reserved", previous={}, requested={}),
         Group: Group.objects.first(),
         type(user): user,
     }

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from base import audit
-from projects import services as project_services
+from projects.members import MemberInput, set_member
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 from tests.fakes import FilledCache, fake_pod
 
@@ -27,8 +27,8 @@ def world(admin_user, monkeypatch):
     """One of everything a page can show: a project, a member cluster with pools and quota, an audit row."""
     cluster = make_cluster("member-x", kubeconfig_path="/nonexistent/kubeconfig")
     make_pool(cluster, "reserved", 10)
-    make_quota(cluster, "reserved", 4, project="ads")
-    project_services.add_member(project=cluster.quotas.get().project, user=admin_user, role="owner", actor=admin_user)
+    quota = make_quota("reserved", 4, project="ads")
+    set_member(quota.project, MemberInput("user", admin_user.username, "owner"), actor=admin_user)
     event = audit.record("x.y", actor=admin_user, target_kind="Thing", target_name="t")
     cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"app": "web"})]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})

@@ -81,7 +81,7 @@ def test_a_saved_form_redirects_a_plain_post_and_swaps_for_htmx():
 def test_pool_page_without_htmx_redirects_after_saving_and_shows_refusals_in_the_page(admin_client_):
     cluster = make_cluster()
     make_pool(cluster, "reserved", 50)
-    make_quota(cluster, "reserved", 48)
+    make_quota("reserved", 48)
     url = f"/clusters/{cluster.name}/pools/reserved/"
 
     refused = admin_client_.post(url, {"cpu": "40", "memory": "0", "gpu": "0"})

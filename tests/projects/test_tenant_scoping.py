@@ -2,19 +2,19 @@
 
 import pytest
 
-from projects import services
+from projects.members import MemberInput, set_member
 from projects.models import Project
 from tests.fakes import FilledCache
+from tests.projects.factories import make_project
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def two_projects(user, other_user, admin_user):
-    mine = services.create_project(name="ads", team="ads", cost_center="CC-1", actor=admin_user)
-    theirs = services.create_project(name="ml", team="ml", cost_center="CC-2", actor=admin_user)
-    services.add_member(project=mine, user=user, role="developer", actor=admin_user)
-    services.add_member(project=theirs, user=other_user, role="owner", actor=admin_user)
+    mine = make_project("ads", admin_user, cost_center="CC-1")
+    theirs = make_project("ml", other_user, cost_center="CC-2")
+    set_member(mine, MemberInput("user", user.username, "developer"), actor=admin_user)
     return mine, theirs
 
 
@@ -51,16 +51,3 @@ def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, use
     body = user_client.get("/workloads/").content
 
     assert b"ranker" in body and b"trainer" not in body
-
-
-def test_project_names_are_validated_and_creation_is_audited(admin_user):
-    from base.errors import Conflict, Invalid
-    from base.models import AuditEvent
-
-    with pytest.raises(Invalid) as refused:
-        services.create_project(name="Bad_Name", team="t", cost_center="c", actor=admin_user)
-    assert [f.path for f in refused.value.fields] == ["name"]
-    services.create_project(name="good", team="t", cost_center="c", actor=admin_user)
-    with pytest.raises(Conflict, match="already exists"):
-        services.create_project(name="good", team="t", cost_center="c", actor=admin_user)
-    assert AuditEvent.objects.filter(action="project.create").count() == 1

@@ -6,10 +6,11 @@ The portal refuses a submission with these verdicts before anything is written; 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workloads.core.grants import Allocation, PoolShortfall, shrink_violation
 from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, TIER_LABEL
 from workloads.core.quantity import GPU_RESOURCE, Resources, format_amount
 from workloads.core.tiers import Tier
@@ -24,14 +25,26 @@ DEFAULT_CONTAINER_REQUEST = Resources(cpu_milli=100, memory_bytes=128 * 2**20)
 _QUOTA_KEYS = {"cpu": "requests.cpu", "memory": "requests.memory", "gpu": f"requests.{GPU_RESOURCE}"}
 
 
+__all__ = ["PoolShortfall", "shrink_violation"]  # moved to workloads.core.grants; still importable here
+
+
 @dataclass(frozen=True)
 class TierQuota:
-    """Granted limit per tier; a tier that is absent has a quota of zero."""
+    """Granted limit per tier; a tier that is absent has a quota of zero.
+
+    ``pods`` caps the number of pods per tier; a tier absent from it has no pod cap (pods are not a
+    resource the pools or the containers have, so they live beside ``limits``)."""
 
     limits: Mapping[Tier, Resources] = field(default_factory=dict)
+    pods: Mapping[Tier, int] = field(default_factory=dict)
 
     def for_tier(self, tier: Tier) -> Resources:
         return self.limits.get(tier, Resources())
+
+    @classmethod
+    def from_allocations(cls, grants: Mapping[Tier, Allocation]) -> TierQuota:
+        """From the portal's grants (every tier given gets its pod cap too)."""
+        return cls({t: g.resources for t, g in grants.items()}, {t: g.pods for t, g in grants.items()})
 
     @classmethod
     def from_k8s(cls, values: Mapping[str, Mapping[str, str | int]]) -> TierQuota:
@@ -91,36 +104,6 @@ def check_fit(quota: TierQuota, usage: TierUsage, request: Resources, tier: Tier
     return QuotaVerdict(ok=not violations, violations=violations)
 
 
-@dataclass(frozen=True)
-class PoolShortfall:
-    """A pool that would hold less of ``resource`` than is already granted from it."""
-
-    resource: str
-    pool: int
-    granted: int
-
-    @property
-    def below_by(self) -> int:
-        return self.granted - self.pool
-
-    @property
-    def message(self) -> str:
-        def fmt(amount: int) -> str:
-            return format_amount(self.resource, amount)
-
-        return f"the new pool of {fmt(self.pool)} is {fmt(self.below_by)} below the {fmt(self.granted)} already granted"
-
-
-def shrink_violation(new_pool: Resources, granted: Resources) -> list[PoolShortfall]:
-    """Why a cluster pool cannot shrink to ``new_pool``: one shortfall per resource already over-granted."""
-    pool = new_pool.amounts()
-    return [
-        PoolShortfall(resource, pool[resource], amount)
-        for resource, amount in granted.amounts().items()
-        if amount > pool[resource]
-    ]
-
-
 def pod_request(containers: Sequence[Resources], init_containers: Sequence[tuple[Resources, bool]] = ()) -> Resources:
     """Effective pod request as the scheduler and ResourceQuota count it.
 
@@ -158,6 +141,8 @@ def resource_quota_manifests(
     for tier in Tier:
         amounts = quota.for_tier(tier)
         hard = {_QUOTA_KEYS[name]: format_amount(name, value) for name, value in amounts.amounts().items()}
+        if tier in quota.pods:
+            hard["pods"] = str(quota.pods[tier])
         manifests.append(_quota(namespace, f"pincompute-{tier.label}", hard, "In", [tier.priority_class], tier.label))
     if deny_unclassified:
         manifests.append(
@@ -208,6 +193,43 @@ def workload_request(workload: Workload, *, profile: RuntimeProfile | None = Non
     workloads still count: resuming them must not break the quota. With a ``profile``, the platform
     sidecars and init containers are counted too, exactly as the ResourceQuota will.
     """
+    shape = _pods_of(workload, node_count)
+    if shape is None:
+        return Resources()
+    pod, pods = shape
+    return pod_request_with_profile(pod, workload.kind, profile) * pods
+
+
+def workload_pods(workload: Workload, *, node_count: int = 1) -> int:
+    """How many pods ``workload`` runs at once, counted as ``workload_request`` counts them."""
+    shape = _pods_of(workload, node_count)
+    return 0 if shape is None else shape[1]
+
+
+def admitted_usage(
+    workloads: Iterable[Workload],
+    profile: RuntimeProfile | None = None,
+    *,
+    node_counts: Mapping[str, int] | None = None,
+) -> dict[Tier, Allocation]:
+    """What a project's workloads hold per tier (requests and pods), every tier present.
+
+    This is what federation admission counts against the project's grants, so each workload must be
+    given once (deduplicate shards before calling). ``node_counts`` maps a PinterestDaemon's name to
+    the nodes it runs on (default 1).
+    """
+    usage = {tier: Allocation() for tier in Tier}
+    counts = node_counts or {}
+    for workload in workloads:
+        nodes = counts.get(workload.meta.name, 1)
+        request = workload_request(workload, profile=profile, node_count=nodes)
+        tier = workload.meta.tier
+        usage[tier] = usage[tier] + Allocation.of(request, workload_pods(workload, node_count=nodes))
+    return usage
+
+
+def _pods_of(workload: Workload, node_count: int) -> tuple[PodFields, int] | None:
+    """The pod template of ``workload`` and how many of it run at once; None when it runs no pods."""
     # Imported here because the specs import this module for the default container request.
     from workloads.core.specs import (
         PinApp,
@@ -219,22 +241,19 @@ def workload_request(workload: Workload, *, profile: RuntimeProfile | None = Non
         PinterestTrainingJob,
     )
 
-    pods: int
     if isinstance(workload, PinApp):
-        pod, pods = workload.template, workload.replicas
-    elif isinstance(workload, PinterestService):
-        pod, pods = workload.pod, workload.replicas
-    elif isinstance(workload, PinterestJobSet):
-        pod, pods = workload.pod, workload.parallelism
-    elif isinstance(workload, PinterestTrainingJob):
-        pod, pods = workload.pod, workload.world_size
-    elif isinstance(workload, PinterestDaemon):
-        pod, pods = workload.pod, node_count
-    elif isinstance(workload, PinPod | PinterestCronJob):
-        pod, pods = workload.pod, 1
-    else:
-        return Resources()
-    return pod_request_with_profile(pod, workload.kind, profile) * pods
+        return workload.template, workload.replicas
+    if isinstance(workload, PinterestService):
+        return workload.pod, workload.replicas
+    if isinstance(workload, PinterestJobSet):
+        return workload.pod, workload.parallelism
+    if isinstance(workload, PinterestTrainingJob):
+        return workload.pod, workload.world_size
+    if isinstance(workload, PinterestDaemon):
+        return workload.pod, node_count
+    if isinstance(workload, PinPod | PinterestCronJob):
+        return workload.pod, 1
+    return None
 
 
 def pod_request_with_profile(pod: PodFields, kind: str, profile: RuntimeProfile | None = None) -> Resources:

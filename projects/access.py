@@ -1,0 +1,54 @@
+"""Who may change what in a project: the checks every project service makes before it writes.
+
+Another tenant's project is ``NotFound`` (its existence is not disclosed); a member whose role is too
+low gets ``Forbidden``; platform admins may do everything an owner may.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
+from base.permissions import is_platform_admin
+from projects.models import Project, ProjectRole
+
+ADMIN = "admin"
+OWNER_ROLES = (ProjectRole.OWNER,)
+
+
+def require_signed_in(actor: Any) -> None:
+    if not getattr(actor, "is_authenticated", False):
+        raise Unauthenticated("Sign in first.")
+
+
+def require_role(project: Project, actor: Any, roles: tuple[str, ...] = OWNER_ROLES) -> str:
+    """The actor's effective role (``"admin"`` for platform admins); refuses non-members and lower roles."""
+    require_signed_in(actor)
+    if is_platform_admin(actor):
+        return ADMIN
+    role = project.role_of(actor)
+    if role is None:
+        raise NotFound("No such project.")
+    if role not in roles:
+        allowed = " or ".join(f"{r}s" for r in roles)
+        raise Forbidden(f"Only {allowed} of {project.name} may do this; you are a {role}.")
+    return role
+
+
+def require_platform_admin(actor: Any, what: str) -> None:
+    require_signed_in(actor)
+    if not is_platform_admin(actor):
+        raise Forbidden(f"Only platform admins may {what}.")
+
+
+def require_active(project: Project) -> None:
+    if not project.is_active:
+        raise Conflict(f"{project.name} is archived; nothing in it can change.")
+
+
+def lock_project(project: Project) -> Project:
+    """The project row, locked until the transaction ends (serializes member and lifecycle changes)."""
+    locked = Project.objects.select_for_update().filter(pk=project.pk).first()
+    if locked is None:
+        raise NotFound("No such project.")
+    return locked

@@ -1,0 +1,213 @@
+"""What a project's workloads hold, read from the portal's watch caches (never from an apiserver), and
+the quota overview pages and the API show: grant, usage, running pods and headroom per tier.
+
+Admitted usage is what federation admission counts: the requests of every workload custom resource in
+the project's namespace, parsed by the core, each workload once however many member clusters hold a
+shard of it. Running requests are the pods' own requests as the clusters report them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusters import runtime
+from clusters import services as cluster_services
+from projects.grants import grants_of, tier_grant_totals
+from projects.models import Project, QuotaRequest, QuotaRequestState, TierQuota
+from workloads.core import API_VERSION
+from workloads.core.errors import SpecInvalid
+from workloads.core.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
+from workloads.core.kinds import KINDS
+from workloads.core.quantity import Resources
+from workloads.core.quota import admitted_usage, workload_pods, workload_request
+from workloads.core.runtime import load_profile
+from workloads.core.specs import Workload, parse
+from workloads.core.tiers import Tier
+
+
+@dataclass(frozen=True)
+class WorkloadUse:
+    """One workload of the project and what it holds in its tier."""
+
+    name: str
+    kind: str
+    tier: Tier
+    request: Allocation
+    clusters: tuple[str, ...]
+    created: str = ""  # creationTimestamp: admission order
+
+
+@dataclass(frozen=True)
+class ProjectUsage:
+    workloads: list[WorkloadUse]
+    admitted: dict[Tier, Allocation]
+    running: dict[Tier, Allocation]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """False when a cache was not synced: usage may be missing a cluster's workloads."""
+        return not self.problems
+
+
+def _manifest(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The parts of a cached custom resource the core validates (list items may lack kind/apiVersion)."""
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": obj.get("metadata") or {}, "spec": obj.get("spec")}
+
+
+def project_usage(project: Project) -> ProjectUsage:
+    """The project's workloads and what they hold, from every member's watch cache."""
+    namespace = project.namespace
+    problems: list[str] = []
+    found: dict[tuple[str, str], tuple[Workload, list[str]]] = {}
+    nodes: dict[str, int] = {}
+    created_at: dict[tuple[str, str], str] = {}
+    running = {tier: Allocation() for tier in Tier}
+    for cluster_name, cache in sorted(runtime.member_caches().items()):
+        if not cache.synced:
+            problems.append(f"{cluster_name}: cache not synced yet ({cache.last_error or 'starting'})")
+        aggregates = cache.aggregates()
+        nodes[cluster_name] = int(aggregates.get("nodes_total") or 0)
+        by_namespace_tier = aggregates.get("requests_by_namespace_tier") or {}
+        for tier in Tier:
+            pods = by_namespace_tier.get((namespace, tier.priority_class))
+            if pods is not None:
+                running[tier] = running[tier] + Allocation(pods.cpu_m, pods.memory, pods.gpu, pods.count)
+        for info in KINDS.values():
+            for obj in cache.list(info.plural, namespace=namespace):
+                name = str((obj.get("metadata") or {}).get("name", ""))
+                key = (info.kind, name)
+                if key in found:
+                    found[key][1].append(cluster_name)
+                    continue
+                try:
+                    found[key] = (parse(_manifest(obj, info.kind)), [cluster_name])
+                    created_at[key] = str((obj.get("metadata") or {}).get("creationTimestamp") or "")
+                except SpecInvalid as exc:
+                    problems.append(f"{info.kind} {name} on {cluster_name} is not counted: {exc.message}")
+    profile = load_profile()
+    uses = []
+    for (kind, name), (workload, clusters) in sorted(found.items()):
+        node_count = sum(nodes[c] for c in clusters) or 1
+        request = workload_request(workload, profile=profile, node_count=node_count)
+        pods = workload_pods(workload, node_count=node_count)
+        created = created_at.get((kind, name), "")
+        uses.append(WorkloadUse(name, kind, workload.meta.tier, Allocation.of(request, pods), tuple(clusters), created))
+    daemons = {use.name: sum(nodes[c] for c in use.clusters) or 1 for use in uses}
+    admitted = admitted_usage([w for w, _ in found.values()], profile, node_counts=daemons)
+    return ProjectUsage(uses, admitted, running, problems)
+
+
+@dataclass(frozen=True)
+class ClusterRoom:
+    """One member's pools for a tier against what runs there now (all projects)."""
+
+    cluster: str
+    capacity: Resources
+    requested: Resources
+    headroom: Resources
+
+
+@dataclass(frozen=True)
+class TierOverview:
+    tier: Tier
+    grant: Allocation
+    usage: Allocation  # admitted: the workloads' requests, as federation admission counts them
+    running: Allocation  # the running pods' requests (and count) in the project's namespace
+    region_capacity: Resources
+    region_granted: Resources
+    region_headroom: Resources
+    clusters: list[ClusterRoom]
+    pending: QuotaRequest | None
+
+
+@dataclass(frozen=True)
+class QuotaOverview:
+    tiers: list[TierOverview]
+    workloads: list[WorkloadUse]
+    problems: list[str]
+
+    def tier(self, tier: Tier) -> TierOverview:
+        return next(t for t in self.tiers if t.tier is tier)
+
+
+def _requested_by_tier(cache: Any) -> dict[Tier, Resources]:
+    by_tier = cache.aggregates().get("requests_by_tier") or {}
+    out = {}
+    for tier in Tier:
+        amount = by_tier.get(tier.priority_class)
+        if amount is not None:
+            out[tier] = Resources(amount.cpu_m, amount.memory, amount.gpu)
+    return out
+
+
+def quota_overview(project: Project) -> QuotaOverview:
+    """Per tier: the grant, admitted usage, running pods, the region's headroom and each member's room.
+
+    Takes a project the caller may already see (``Project.objects.visible_to``); reads only the
+    database and the watch caches."""
+    usage = project_usage(project)
+    grants = grants_of(project)
+    totals = tier_grant_totals()
+    pools = cluster_services.region_pools()
+    caches = runtime.member_caches()
+    by_cluster: dict[str, list[Pool]] = {}
+    for pool in pools:
+        by_cluster.setdefault(pool.cluster, []).append(pool)
+    requested = {name: _requested_by_tier(cache) for name, cache in caches.items()}
+    pending = {
+        r.tier: r for r in QuotaRequest.objects.filter(project=project, state=QuotaRequestState.PENDING).order_by("pk")
+    }
+    tiers = []
+    for tier in Tier:
+        rooms = []
+        for cluster, own in sorted(by_cluster.items()):
+            live = requested.get(cluster, {})
+            used = sum((amount for t, amount in live.items() if tier is Tier.PREEMPTIBLE or t is tier), Resources())
+            rooms.append(ClusterRoom(cluster, tier_capacity(own, tier), used, pool_headroom(own, live, tier)))
+        tiers.append(
+            TierOverview(
+                tier=tier,
+                grant=grants[tier],
+                usage=usage.admitted[tier],
+                running=usage.running[tier],
+                region_capacity=tier_capacity(pools, tier),
+                region_granted=totals[tier],
+                region_headroom=region_headroom(pools, totals, tier),
+                clusters=rooms,
+                pending=pending.get(tier.label),
+            )
+        )
+    return QuotaOverview(tiers, usage.workloads, usage.problems)
+
+
+def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]]]:
+    """Each project's grant per tier, for many projects in one query: raw amounts (charts) and
+    formatted ones (tables)."""
+    ids = [p.pk for p in projects]
+    found = {
+        (q.project_id, q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods)
+        for q in TierQuota.objects.filter(project_id__in=ids)
+    }
+    rows: dict[int, list[dict[str, Any]]] = {}
+    for pk in ids:
+        rows[pk] = []
+        for tier in Tier:
+            grant = found.get((pk, tier.label), Allocation())
+            rows[pk].append(
+                {
+                    "tier": tier.label,
+                    "label": tier.value,
+                    "cpu_milli": grant.cpu_milli,
+                    "memory_bytes": grant.memory_bytes,
+                    "pods": grant.pods,
+                    **grant.formatted(),
+                }
+            )
+    return rows
+
+
+def project_quota_rows(project: Project) -> list[dict[str, Any]]:
+    return quota_rows_for([project])[project.pk]

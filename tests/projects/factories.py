@@ -1,0 +1,63 @@
+"""Projects made through the services, and workloads as the member caches hold them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from base.permissions import is_platform_admin
+from projects.members import MemberInput
+from projects.models import Project
+from projects.onboarding import ProjectDraft, onboard
+from tests.fakes import FilledCache
+
+
+def make_project(name: str, creator: Any, **fields: Any) -> Project:
+    """Onboarded through the service by ``creator`` (an owner unless a platform admin)."""
+    members = fields.pop("members", [])
+    if is_platform_admin(creator):
+        members = members or [MemberInput("user", creator.username, "owner")]
+    draft = ProjectDraft(name=name, team=fields.pop("team", name), cost_center=fields.pop("cost_center", "CC-1"))
+    draft.members, draft.quotas = members, fields.pop("quotas", {})
+    return onboard(draft, actor=creator)
+
+
+def workload_cr(
+    name: str,
+    *,
+    kind: str = "PinApp",
+    tier: str = "OnDemand",
+    replicas: int = 2,
+    cpu: str = "1",
+    memory: str = "1Gi",
+    project: str = "ads",
+    created: str = "2026-11-22T00:00:00Z",
+) -> dict[str, Any]:
+    """A workload custom resource as a member's watch cache holds it (one shard of it)."""
+    container = {
+        "name": "app",
+        "image": "registry.local/app:1",
+        "resources": {"requests": {"cpu": cpu, "memory": memory}},
+    }
+    spec: dict[str, Any] = {"project": project, "team": project, "costCenter": "CC-1", "tier": tier}
+    if kind == "PinApp":
+        spec |= {"replicas": replicas, "zones": ["local-1a"], "template": {"containers": [container]}}
+    else:
+        spec |= {"containers": [container]}
+    return {
+        "apiVersion": "pincompute.io/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": f"proj-{project}", "creationTimestamp": created},
+        "spec": spec,
+    }
+
+
+def fill(caches: dict[str, FilledCache], cluster: str, *workloads: dict[str, Any], pods: Any = ()) -> FilledCache:
+    """Put custom resources (and pods) into ``cluster``'s cache, as its watches would."""
+    from workloads.core.kinds import KINDS
+
+    cache = caches.setdefault(cluster, FilledCache({}))
+    for cr in workloads:
+        cache.put(KINDS[cr["kind"]].plural, cr)
+    for pod in pods:
+        cache.put("pods", pod)
+    return cache
