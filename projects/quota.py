@@ -39,7 +39,7 @@ from projects.grants import (
     tier_of,
     write_grant,
 )
-from projects.models import Project, QuotaRequest, QuotaRequestState
+from projects.models import Project, ProjectState, QuotaRequest, QuotaRequestState
 from projects.usage import project_usage
 from workloads.core.grants import Allocation, Excess, workloads_beyond
 from workloads.core.tiers import Tier
@@ -116,7 +116,7 @@ def change_quota(project: Project, tier: Tier | str, data: QuotaInput, *, actor:
 def pending_requests() -> QuerySet[QuotaRequest]:
     """The approval queue, oldest first (for platform admins; the caller checks the role)."""
     return (
-        QuotaRequest.objects.filter(state=QuotaRequestState.PENDING, project__state="active")
+        QuotaRequest.objects.filter(state=QuotaRequestState.PENDING, project__state=ProjectState.ACTIVE)
         .select_related("project", "requested_by")
         .order_by("created_at", "pk")
     )
