@@ -128,8 +128,13 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "pinconsole"
+# Provisioning: the periodic pass that provisions what is missing, behind, failed or older than the
+# resync age (drift repair), and every project on a newly registered cluster (projects.tasks.reconcile_all).
+PROVISIONING_RECONCILE_SECONDS = env_int("PROVISIONING_RECONCILE_SECONDS", 60)
+PROVISIONING_RESYNC_MINUTES = env_int("PROVISIONING_RESYNC_MINUTES", 30)
 CELERY_BEAT_SCHEDULE = {
     "probe-clusters": {"task": "clusters.probe_all", "schedule": env_int("CLUSTER_PROBE_SECONDS", 30)},
+    "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},
 }
 
 # --- authentication ----------------------------------------------------------------------------------

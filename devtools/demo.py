@@ -2,7 +2,7 @@
 namespaces on every member, and a few workloads.
 
 Idempotent: running it again keeps existing passwords and objects. Everything goes through the product's
-own service functions (projects.services, projects.provisioning, clusters.services, clusters.provision),
+own service functions and tasks (projects.services, projects.tasks, clusters.services, clusters.provision),
 so the audit log shows the seeding like any other change and nothing here knows how a namespace or a
 quota is laid out on a cluster.
 """
@@ -28,7 +28,7 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import Project, ProjectRole, Tier
 from projects.onboarding import ProjectDraft, onboard
-from projects.provisioning import provision_project
+from projects.tasks import provision_project_everywhere
 from workloads.core import API_VERSION
 from workloads.core.labels import (
     CLUSTER_ANNOTATION,
@@ -208,14 +208,15 @@ def apply_demo_workloads(project: Project, members: list[Cluster]) -> list[str]:
 
 
 def seed(members: list[Cluster]) -> list[str]:
-    """Cluster attributes from the members' real nodes, the demo projects with quotas, their namespaces
-    provisioned on every member, and the demo workloads. Returns problems instead of raising."""
+    """Cluster attributes from the members' real nodes, the demo projects with quotas, provisioned on the
+    host and every member, and the demo workloads. Returns problems instead of raising."""
     for cluster in members:
         nodes = provision.dynamic_client(api_for(cluster)).resources.get(api_version="v1", kind="Node").get()
         ensure_cluster_attributes(cluster, nodes.to_dict()["items"])
     users = get_user_model().objects.in_bulk(["demo", "admin"], field_name="username")
     projects = ensure_projects(users["demo"], users["admin"])
     for project in projects:
-        for cluster in members:
-            provision_project(project, cluster)
+        # The product's task (eager in the embedded default): the host and every member, with per-cluster
+        # records. The services already queued it on commit; this also covers projects from an earlier run.
+        provision_project_everywhere.delay(project.pk)
     return apply_demo_workloads(projects[0], members)

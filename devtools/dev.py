@@ -56,6 +56,7 @@ class DevRun:
         self.args, self.progress = args, progress
         self.cp: Any = None
         self.operator: Any = None
+        self.reconcile: Any = None
 
     def run(self) -> None:
         from django.core.management.color import color_style
@@ -106,12 +107,16 @@ class DevRun:
             s.outcome = ", ".join(f"{c.name} ({c.role}, {c.zone})" for c in clusters)
         members = devstack.members_of(clusters)
         with step("CRDs and PriorityClasses") as s:
-            for cluster in members:
+            for cluster in clusters:
                 devstack.install_platform(cluster)
-            s.outcome = f"installed on {', '.join(c.name for c in members)}"
+            s.outcome = f"installed on {', '.join(c.name for c in clusters)} (+ ClusterRoles, ProjectQuota CRD)"
         with step("demo data") as s:
             problems = demo.seed(members)
-            s.outcome = f"{len(demo.PROJECTS)} projects, quotas, namespaces, workloads"
+            self.reconcile = devstack.ReconcileLoop().start()
+            s.outcome = (
+                f"{len(demo.PROJECTS)} projects provisioned on every cluster, workloads; "
+                f"reconcile every {self.reconcile.interval:.0f}s"
+            )
         for problem in problems:
             self.progress.say(f"warning: {problem}")
         with step("operator") as s:
@@ -126,6 +131,8 @@ class DevRun:
         from clusters import runtime as cluster_runtime
         from devtools import devstack
 
+        if self.reconcile is not None:
+            self.reconcile.stop()
         cluster_runtime.shutdown()
         if self.operator is not None:
             devstack.stop_process(self.operator)

@@ -1,14 +1,17 @@
 """The embedded default's moving parts: local clusters, their registration, the platform install on the
-members, and the operator process. The demo data is in ``devtools.demo``.
+host and the members, the provisioning reconcile loop, and the operator process. The demo data is in
+``devtools.demo``.
 
 ``manage.py dev`` (devtools/dev.py) calls these in order; each is idempotent so a second run takes seconds.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from django.conf import settings
@@ -19,6 +22,7 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
+from workloads.core.kinds import InstalledOn
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
 
@@ -60,8 +64,44 @@ def members_of(clusters: list[Cluster]) -> list[Cluster]:
 
 
 def install_platform(cluster: Cluster) -> None:
-    """CRDs and tier PriorityClasses on a member, exactly as `python -m workloads.core.operator install-crds`."""
-    install(Kube(api_for(cluster), cluster.name))
+    """Exactly as ``python -m workloads.core.operator install-crds``: on a member the workload CRDs, tier
+    PriorityClasses and project ClusterRoles; on the host (``--host-context``) the ProjectQuota CRD."""
+    role = InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
+    install(Kube(api_for(cluster), cluster.name), role=role)
+
+
+class ReconcileLoop:
+    """The embedded default has eager Celery and no beat: this thread runs the provisioning reconcile pass
+    (``projects.tasks.reconcile_all``, what beat runs in production) every ``interval`` seconds."""
+
+    def __init__(self, interval: float | None = None) -> None:
+        self.interval = interval if interval is not None else float(settings.PROVISIONING_RECONCILE_SECONDS)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="provisioning-reconcile", daemon=True)
+
+    def start(self) -> ReconcileLoop:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 30) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        from django.db import DatabaseError, close_old_connections
+
+        from base.errors import ServiceError
+        from projects.tasks import reconcile_all
+
+        log = logging.getLogger("devtools.reconcile")
+        while not self._stop.wait(self.interval):
+            close_old_connections()
+            try:
+                reconcile_all()
+            except (ServiceError, DatabaseError) as exc:  # a failing pair is on its row; this is the pass
+                log.warning("provisioning reconcile pass failed: %s", exc)
+            finally:
+                close_old_connections()
 
 
 def start_operator(cp: LocalControlPlane, members: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes]:

@@ -17,11 +17,16 @@ ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
 
 
-def install_crds(kubeconfig: Path | str, contexts: Sequence[str] = ("member-a", "member-b")) -> None:
-    """CRDs and tier PriorityClasses on each context, by the operator's own ``install-crds`` command."""
+def install_crds(
+    kubeconfig: Path | str, contexts: Sequence[str] = ("member-a", "member-b"), *, host: str | None = None
+) -> None:
+    """By the operator's own ``install-crds`` command: CRDs, tier PriorityClasses and project ClusterRoles on
+    each member context, and the host's CRDs (ProjectQuota) on ``host``."""
     args = [sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", str(kubeconfig)]
     for context in contexts:
         args += ["--context", context]
+    if host:
+        args += ["--host-context", host]
     subprocess.run(args, cwd=ROOT, check=True, timeout=120)
 
 

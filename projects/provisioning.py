@@ -1,90 +1,138 @@
-"""Make one cluster match one project: its Namespace, one ResourceQuota per tier, and the LimitRange.
+"""Make one cluster match one project (the Django side: read the models, apply the core's manifests).
 
-Everything is server-side applied with the portal's field manager (``clusters.provision``), so running
-it again converges to the same objects: idempotent, safe to retry after a failure half-way. The quota
-numbers are the project's regional TierQuota grants; a tier without a grant gets a zero quota.
+What a cluster holds for a project is decided in ``workloads.core.tenancy``: on the host, the namespace
+and the ``ProjectQuota`` federation admission counts against; on every member, the namespace (identity
+and Pod Security labels), RoleBindings per project role, one ResourceQuota per tier and the LimitRange.
+Everything is server-side applied by name with the portal's field manager (``clusters.provision``), so
+running it again converges to the same objects: idempotent, safe to retry after a crash half-way.
 
-This is the first brick of provisioning. RoleBindings, Pod Security labels, the Celery task that runs
-it on every member cluster and the per-cluster provisioning state come on top of it.
+``project_changed`` is what services call when something the clusters follow changes; the Celery tasks
+that run this module per cluster and keep the per-cluster records are in ``projects.tasks``.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.db.models import F
 from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic.exceptions import ResourceNotFoundError
 from urllib3.exceptions import HTTPError
 
-from base.errors import Unavailable
+from base.errors import ServiceError, Unavailable, Unprocessable
 from clusters import provision
-from clusters.models import Cluster
-from clusters.runtime import api_for
+from clusters.kube.breaker import CircuitOpen
+from clusters.kube.retry import describe, is_transient
+from clusters.models import Cluster, FederationRole
+from clusters.runtime import api_for, client_pool, pool_for
 from projects.models import Project
-from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL, PROJECT_LABEL, TEAM_LABEL
-from workloads.core.quantity import Resources
-from workloads.core.quota import TierQuota as CoreTierQuota
-from workloads.core.quota import limit_range_manifest, resource_quota_manifests
+from workloads.core.grants import Allocation
+from workloads.core.labels import COST_CENTER_LABEL
+from workloads.core.rbac import ProjectRole, Subject
+from workloads.core.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
 from workloads.core.tiers import Tier
 
-# Not (yet) written by the translator, so not in workloads.core.labels: chargeback reads it from the
-# namespace. Move it there when a second writer appears.
-COST_CENTER_LABEL = "pincompute.io/cost-center"
-
-_NOT_IN_LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def label_value(text: str) -> str:
-    """A valid label value (63 characters of ``[A-Za-z0-9_.-]``, alphanumeric at both ends)."""
-    return _NOT_IN_LABEL_VALUE.sub("-", text)[:63].strip("-_.")
-
-
-def namespace_manifest(project: Project) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {
-            "name": project.namespace,
-            "labels": {
-                PROJECT_LABEL: project.name,
-                TEAM_LABEL: label_value(project.team),
-                COST_CENTER_LABEL: label_value(project.cost_center),
-                MANAGED_BY_LABEL: MANAGED_BY,
-            },
-        },
-    }
+__all__ = [
+    "COST_CENTER_LABEL",
+    "label_value",
+    "manifests_for",
+    "project_changed",
+    "provision_project",
+    "remove_project",
+    "tenant_of",
+]
+T = TypeVar("T")
+APPLY_ATTEMPTS = 3
 
 
-def granted_quota(project: Project) -> CoreTierQuota:
-    """The project's regional grants, in the core's terms (every member's ResourceQuota is a backstop at
-    the full grant: a workload may be placed on any member)."""
-    limits = {Tier.parse(q.tier): Resources(q.cpu_milli, q.memory_bytes, q.gpu) for q in project.quotas.all()}
-    return CoreTierQuota(limits)
+def tenant_of(project: Project) -> Tenant:
+    """The project as the core sees it: identity, Pod Security level, subjects per role, grants per tier."""
+    subjects: dict[ProjectRole, list[Subject]] = {}
+    for membership in project.memberships.select_related("user", "group"):
+        subject = (
+            Subject("User", membership.user.get_username())
+            if membership.user_id
+            else Subject("Group", membership.group.name)
+        )
+        subjects.setdefault(ProjectRole(membership.role), []).append(subject)
+    grants = {Tier.parse(q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods) for q in project.quotas.all()}
+    return Tenant(
+        name=project.name,
+        namespace=project.namespace,
+        team=project.team,
+        cost_center=project.cost_center,
+        pod_security=PodSecurity(project.pod_security),
+        subjects={role: tuple(sorted(s)) for role, s in subjects.items()},
+        grants=grants,
+    )
 
 
-def project_manifests(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
-    """What ``provision_project`` applies, in order (the Namespace first)."""
-    namespace = project.namespace
-    return [
-        namespace_manifest(project),
-        *resource_quota_manifests(namespace, granted_quota(project)),
-        limit_range_manifest(namespace),
-    ]
+def manifests_for(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
+    """What ``provision_project`` applies on ``cluster``, in order (the namespace first)."""
+    tenant = tenant_of(project)
+    return host_manifests(tenant) if cluster.role == FederationRole.HOST else member_manifests(tenant)
 
 
 def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
-    """Apply the project's Namespace, tier ResourceQuotas and LimitRange on ``cluster``; returns the objects.
+    """Apply what ``cluster`` must hold for ``project``; returns the applied objects.
 
-    Raises ``Unavailable`` when the cluster refuses or cannot be reached (retrying is safe).
+    Raises ``Unavailable`` when the cluster cannot be reached or answers with a retryable error, and
+    ``Unprocessable`` when it refuses (a kind it does not serve, a rejected object): retrying is safe.
     """
+    manifests = manifests_for(project, cluster)
+    return _guarded(
+        project,
+        cluster,
+        lambda: provision.apply_all(api_for(cluster), manifests, call=lambda fn: _through_breaker(cluster, fn)),
+    )
+
+
+def remove_project(project: Project, cluster: Cluster) -> bool:
+    """Delete the project's namespace on ``cluster`` (and with it everything provisioning put inside it).
+
+    Returns True once the namespace is gone; until then it is terminating, and calling again is safe.
+    """
+    api = api_for(cluster)
+    return _guarded(
+        project,
+        cluster,
+        lambda: _through_breaker(cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace)),
+    )
+
+
+def _through_breaker(cluster: Cluster, fn: Callable[[], T]) -> T:
+    """The cluster's circuit breaker and retry policy (a dead cluster fails fast for the next projects)."""
+    pool_for(cluster)
+    return client_pool().run(cluster.name, fn, attempts=APPLY_ATTEMPTS)
+
+
+def _guarded(project: Project, cluster: Cluster, fn: Callable[[], T]) -> T:
+    where = f"{project.name} on {cluster.name}"
     try:
-        return provision.apply_all(api_for(cluster), project_manifests(project, cluster))
+        return fn()
+    except CircuitOpen as exc:
+        raise Unavailable(f"{where}: {exc}") from exc
+    except ResourceNotFoundError as exc:
+        raise Unprocessable(f"{where}: the cluster does not serve {exc}; install the platform there") from exc
     except ApiException as exc:
-        raise Unavailable(f"Provisioning {project.name} on {cluster.name} failed: {exc.status} {exc.reason}") from exc
+        error: type[ServiceError] = Unavailable if is_transient(exc) or exc.status == 409 else Unprocessable
+        hint = " (a kind it does not serve? install the platform there: install-crds)" if exc.status == 404 else ""
+        raise error(f"{where}: {_reason(exc)}{hint}") from exc
     except (HTTPError, OSError) as exc:
-        raise Unavailable(f"Provisioning {project.name} on {cluster.name} failed: {exc}") from exc
+        raise Unavailable(f"{where}: {describe(exc)}") from exc
+
+
+def _reason(exc: ApiException) -> str:
+    """The apiserver's Status message (it names the field of a rejected object), not the header dump."""
+    try:
+        body = json.loads(exc.body or b"{}")
+    except (ValueError, TypeError):
+        body = {}
+    message = body.get("message") if isinstance(body, dict) else None
+    return f"{exc.status} {exc.reason}: {message}" if message else f"{exc.status} {exc.reason}"
 
 
 def project_changed(project: Project) -> None:

@@ -1,43 +1,204 @@
 """Provisioning tasks: take ids, idempotent, safe to run twice or after a crash half-way.
 
-Each (project, cluster) pair has a ``ClusterProvisioning`` record the project page shows: the generation
-the cluster last matched, the state and the last error.
+Each (project, cluster) pair has a ``ClusterProvisioning`` record the project page shows: the state,
+the generation the cluster last matched, the attempts since the last success, the last error and the
+last success. A task killed half-way leaves its record in ``provisioning`` behind the project's
+generation; the next run (the periodic ``reconcile_all``, a retry, or the next change) re-applies
+everything by name and converges, so nothing is ever created twice.
+
+- ``provision_project_everywhere(project_id)``: queued by ``project_changed`` on commit; fans out to
+  one ``provision_on_cluster`` per cluster (the host and every member).
+- ``provision_on_cluster(project_id, cluster_id)``: an active project is applied; an archived one has
+  its namespace deleted (state ``removing`` until the namespace is gone, then ``removed``).
+- ``reconcile_all()``: Celery beat (``PROVISIONING_RECONCILE_SECONDS``); in the embedded default the dev
+  command runs it in a thread. Queues every pair whose record is missing (a newly registered cluster
+  has none), behind the generation, failed (with backoff), stuck, being removed, or older than
+  ``PROVISIONING_RESYNC_MINUTES`` (drift repair).
+- ``retry_on_cluster(project_id, cluster_id, actor=...)``: the project page's retry button.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
 from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from base.errors import Unavailable
+from base import audit
+from base.errors import NotFound, ServiceError
 from clusters.models import Cluster
-from projects.models import ClusterProvisioning, Project, ProvisioningState
-from projects.provisioning import provision_project
+from projects.models import ClusterProvisioning, Project, ProjectState, ProvisioningState
+from projects.provisioning import provision_project, remove_project
+
+MAX_PASSES = 5  # re-applies in one run while the project keeps changing under it
+STUCK_AFTER = timedelta(minutes=10)  # an attempt this old that never finished was killed
+BACKOFF_BASE = timedelta(seconds=30)  # a failed pair waits 30 s, 60 s, ... up to BACKOFF_CAP
+BACKOFF_CAP = timedelta(minutes=15)
+
+
+def resync_after() -> timedelta:
+    return timedelta(minutes=settings.PROVISIONING_RESYNC_MINUTES)
 
 
 @shared_task(name="projects.provision_project_everywhere")
-def provision_project_everywhere(project_id: int) -> dict[str, str]:
-    """Make every member cluster match the project; one cluster's failure does not stop the others."""
-    return {cluster.name: provision_on_cluster(project_id, cluster.pk) for cluster in Cluster.objects.members()}
+def provision_project_everywhere(project_id: int) -> list[str]:
+    """Queue one provisioning per cluster (the host first, then the members); returns their names."""
+    if not Project.objects.filter(pk=project_id).exists():
+        return []
+    clusters = list(Cluster.objects.all())  # ordered by role: the host, then the members
+    for cluster in clusters:
+        provision_on_cluster.delay(project_id, cluster.pk)
+    return [cluster.name for cluster in clusters]
 
 
 @shared_task(name="projects.provision_on_cluster")
 def provision_on_cluster(project_id: int, cluster_id: int) -> str:
+    """Make ``cluster`` match the project (or remove the project there once archived); returns the state."""
     project = Project.objects.filter(pk=project_id).first()
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if project is None or cluster is None:
         return "gone"
     record, _ = ClusterProvisioning.objects.get_or_create(project=project, cluster=cluster)
-    generation = project.generation
-    ClusterProvisioning.objects.filter(pk=record.pk).update(
-        state=ProvisioningState.PROVISIONING, last_attempt_at=timezone.now(), attempts=record.attempts + 1
-    )
-    try:
-        provision_project(project, cluster)
-    except Unavailable as exc:
-        ClusterProvisioning.objects.filter(pk=record.pk).update(state=ProvisioningState.FAILED, last_error=str(exc))
-        return ProvisioningState.FAILED
-    ClusterProvisioning.objects.filter(pk=record.pk).update(
-        state=ProvisioningState.READY, observed_generation=generation, last_error="", last_success_at=timezone.now()
+    if not project.is_active:
+        return _remove(record, project, cluster)
+    _mark(record, ProvisioningState.PROVISIONING, attempts=F("attempts") + 1, last_attempt_at=timezone.now())
+    for _pass in range(MAX_PASSES):
+        generation = project.generation
+        if not project.is_active:
+            return _remove(record, project, cluster)
+        try:
+            provision_project(project, cluster)
+        except ServiceError as exc:
+            _mark(record, ProvisioningState.FAILED, last_error=exc.message)
+            return ProvisioningState.FAILED
+        fresh = Project.objects.filter(pk=project_id).first()
+        if fresh is None:
+            return "gone"
+        if fresh.generation == generation:
+            break
+        project = fresh  # changed while we applied: apply the newer state before saying ready
+    _mark(
+        record,
+        ProvisioningState.READY,
+        observed_generation=Greatest(F("observed_generation"), generation),
+        attempts=0,
+        last_error="",
+        last_success_at=timezone.now(),
     )
     return ProvisioningState.READY
+
+
+def _remove(record: ClusterProvisioning, project: Project, cluster: Cluster) -> str:
+    generation = project.generation
+    _mark(record, ProvisioningState.REMOVING, attempts=F("attempts") + 1, last_attempt_at=timezone.now())
+    try:
+        gone = remove_project(project, cluster)
+    except ServiceError as exc:
+        _mark(record, ProvisioningState.FAILED, last_error=exc.message)
+        return ProvisioningState.FAILED
+    if not gone:
+        return ProvisioningState.REMOVING  # terminating: the next run (reconcile_all) sees it gone
+    _mark(
+        record,
+        ProvisioningState.REMOVED,
+        observed_generation=Greatest(F("observed_generation"), generation),
+        attempts=0,
+        last_error="",
+        last_success_at=timezone.now(),
+    )
+    return ProvisioningState.REMOVED
+
+
+def _mark(record: ClusterProvisioning, state: str, **fields: Any) -> None:
+    ClusterProvisioning.objects.filter(pk=record.pk).update(state=state, **fields)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One record, as ``reconcile_all`` reads it."""
+
+    state: str
+    observed_generation: int
+    attempts: int
+    last_attempt_at: datetime | None
+    last_success_at: datetime | None
+
+
+def is_due(seen: _Seen | None, *, generation: int, active: bool, now: datetime, force: bool = False) -> bool:
+    """Does this (project, cluster) pair need a run now?"""
+    if force:
+        return active or (seen is not None and seen.state != ProvisioningState.REMOVED)
+    if seen is None:
+        return active  # never provisioned there (a new project, or a newly registered cluster)
+    in_flight = seen.state in (ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)
+    if in_flight and seen.last_attempt_at and now - seen.last_attempt_at < STUCK_AFTER:
+        return seen.state == ProvisioningState.REMOVING  # removal: look again whether the namespace is gone
+    if seen.state == ProvisioningState.FAILED:
+        wait = min(BACKOFF_BASE * 2 ** max(seen.attempts - 1, 0), BACKOFF_CAP)
+        return seen.last_attempt_at is None or now - seen.last_attempt_at >= wait
+    if not active:
+        return seen.state != ProvisioningState.REMOVED
+    if seen.state != ProvisioningState.READY or seen.observed_generation < generation:
+        return True
+    return seen.last_success_at is None or now - seen.last_success_at >= resync_after()
+
+
+@shared_task(name="projects.reconcile_all")
+def reconcile_all(force: bool = False) -> dict[str, int]:
+    """Queue every (project, cluster) pair that is due (see ``is_due``; ``force``: every active project
+    everywhere, and every removal not finished, e.g. at the dev command's start); returns counts."""
+    now = timezone.now()
+    cluster_ids = list(Cluster.objects.values_list("pk", flat=True))
+    seen = {
+        (row["project_id"], row["cluster_id"]): _Seen(
+            row["state"], row["observed_generation"], row["attempts"], row["last_attempt_at"], row["last_success_at"]
+        )
+        for row in ClusterProvisioning.objects.values(
+            "project_id",
+            "cluster_id",
+            "state",
+            "observed_generation",
+            "attempts",
+            "last_attempt_at",
+            "last_success_at",
+        )
+    }
+    due = [
+        (project_id, cluster_id)
+        for project_id, generation, state in Project.objects.values_list("pk", "generation", "state")
+        for cluster_id in cluster_ids
+        if is_due(
+            seen.get((project_id, cluster_id)),
+            generation=generation,
+            active=state == ProjectState.ACTIVE,
+            now=now,
+            force=force,
+        )
+    ]
+    for project_id, cluster_id in due:
+        provision_on_cluster.delay(project_id, cluster_id)
+    return {"pairs": len(seen), "queued": len(due)}
+
+
+def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any = None) -> None:
+    """The page's retry button: run this pair now, whatever its backoff (queued once the caller commits)."""
+    project = Project.objects.filter(pk=project_id).first()
+    cluster = Cluster.objects.filter(pk=cluster_id).first()
+    if project is None or cluster is None:
+        raise NotFound("No such project or cluster.")
+    with transaction.atomic():
+        audit.record(
+            "project.provisioning.retry",
+            actor=actor,
+            target_kind="Project",
+            target_name=project.name,
+            project=project.name,
+            cluster=cluster.name,
+        )
+        transaction.on_commit(lambda: provision_on_cluster.delay(project_id, cluster_id))

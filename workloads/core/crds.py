@@ -1,5 +1,8 @@
 """CustomResourceDefinitions generated from the kind registry and the specs, plus a structural-schema checker.
 
+The workload kinds' CRDs go to every member (``crd_manifests``); the platform's own kinds' CRDs go where
+the registry says they are served (``platform_crd_manifests``: ProjectQuota on the host).
+
 Generated, not hand-written, so the apiserver validates exactly the fields ``specs.validate`` knows.
 The checker enforces the apiextensions.k8s.io/v1 structural rules the apiserver applies on create.
 """
@@ -9,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from workloads.core.kinds import PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn, KindInfo, PlatformKindInfo
 from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL
 from workloads.core.specs import KINDS, KindDef
 from workloads.core.specs.schema import Arr, Field, Int, Obj, Str, obj
+from workloads.core.tenancy import PROJECT_QUOTA_SPEC
 
 _CONDITION = obj(
     Field("type", Str(), required=True),
@@ -87,15 +92,6 @@ _EXTRA_COLUMNS: dict[str, list[dict[str, str]]] = {
 
 def crd_manifest(definition: KindDef) -> dict[str, Any]:
     info = definition.info
-    schema = Obj(
-        fields=(
-            Field("apiVersion", Str()),
-            Field("kind", Str()),
-            Field("metadata", Obj()),
-            Field("spec", definition.schema, required=True),
-            Field("status", STATUS),
-        )
-    ).openapi()
     subresources: dict[str, Any] = {"status": {}}
     if info.scalable:
         subresources["scale"] = {
@@ -103,6 +99,66 @@ def crd_manifest(definition: KindDef) -> dict[str, Any]:
             "statusReplicasPath": ".status.replicas",
             "labelSelectorPath": ".status.selector",
         }
+    return _crd(
+        info,
+        info.short_names,
+        _root(definition.schema, STATUS),
+        subresources,
+        [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
+    )
+
+
+def crd_manifests() -> list[dict[str, Any]]:
+    """One CRD per workload kind, in registry order (what every member serves)."""
+    return [crd_manifest(definition) for definition in KINDS.values()]
+
+
+# The federation writes a ProjectQuota's status (what it has admitted); its shape is the federation's.
+PLATFORM_STATUS = obj(
+    Field("observedGeneration", Int()),
+    Field("conditions", Arr(items=_CONDITION)),
+    open=True,
+)
+_PLATFORM_SPECS: dict[str, Obj] = {PROJECT_QUOTA.kind: PROJECT_QUOTA_SPEC}
+_PLATFORM_COLUMNS: dict[str, list[dict[str, str]]] = {
+    PROJECT_QUOTA.kind: [{"name": "Project", "type": "string", "jsonPath": ".spec.project"}]
+}
+
+
+def platform_crd_manifest(info: PlatformKindInfo) -> dict[str, Any]:
+    return _crd(
+        info,
+        info.short_names,
+        _root(_PLATFORM_SPECS[info.kind], PLATFORM_STATUS),
+        {"status": {}},
+        [*_PLATFORM_COLUMNS.get(info.kind, []), _AGE],
+    )
+
+
+def platform_crd_manifests(installed_on: InstalledOn) -> list[dict[str, Any]]:
+    """The CRDs of the platform's own kinds that ``installed_on`` clusters serve (the host: ProjectQuota)."""
+    return [platform_crd_manifest(info) for info in PLATFORM_KINDS.values() if info.installed_on is installed_on]
+
+
+def _root(spec: Obj, status: Obj) -> dict[str, Any]:
+    return Obj(
+        fields=(
+            Field("apiVersion", Str()),
+            Field("kind", Str()),
+            Field("metadata", Obj()),
+            Field("spec", spec, required=True),
+            Field("status", status),
+        )
+    ).openapi()
+
+
+def _crd(
+    info: KindInfo | PlatformKindInfo,
+    short_names: tuple[str, ...],
+    schema: dict[str, Any],
+    subresources: dict[str, Any],
+    columns: list[dict[str, str]],
+) -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -115,7 +171,7 @@ def crd_manifest(definition: KindDef) -> dict[str, Any]:
                 "listKind": info.list_kind,
                 "plural": info.plural,
                 "singular": info.singular,
-                "shortNames": list(info.short_names),
+                "shortNames": list(short_names),
                 "categories": ["pincompute"],
             },
             "versions": [
@@ -125,16 +181,11 @@ def crd_manifest(definition: KindDef) -> dict[str, Any]:
                     "storage": True,
                     "schema": {"openAPIV3Schema": schema},
                     "subresources": subresources,
-                    "additionalPrinterColumns": [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
+                    "additionalPrinterColumns": columns,
                 }
             ],
         },
     }
-
-
-def crd_manifests() -> list[dict[str, Any]]:
-    """One CRD per kind, in registry order."""
-    return [crd_manifest(definition) for definition in KINDS.values()]
 
 
 _FORBIDDEN = ("$ref", "definitions", "dependencies", "patternProperties", "additionalItems", "id", "$schema")

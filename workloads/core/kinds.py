@@ -1,9 +1,12 @@
-"""The one kind registry: every fact about the eight PinCompute kinds except their spec schemas.
+"""The one kind registry: every fact about the PinCompute kinds except their spec schemas.
 
-CRD names (crds.py), the spec registry (specs/), the operator's watches, the portal's watch caches,
-the catalog and the test helpers all read this table, so a kind or a plural is spelled exactly once.
-The spec-specific parts (schema, cross-field checks, typed builders) stay in ``specs.KINDS``, keyed
-by the same kind names.
+Two tables, one per purpose. ``KINDS`` holds the eight workload kinds: CRD names (crds.py), the spec
+registry (specs/), the operator's watches, the portal's watch caches, the catalog and the test helpers
+all read it, so a kind or a plural is spelled exactly once. ``PLATFORM_KINDS`` holds the kinds the
+platform writes for itself (a project's quota object on the host): they get CRDs from the same
+generator but are no workloads, so nothing that lists workloads sees them. The spec-specific parts of
+the workload kinds (schema, cross-field checks, typed builders) stay in ``specs.KINDS``, keyed by the
+same kind names.
 """
 
 from __future__ import annotations
@@ -25,23 +28,13 @@ class Category(enum.Enum):
     INFRASTRUCTURE = "Infrastructure services"
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    """One custom resource kind of the ``pincompute.io`` API group."""
+class _ApiNames:
+    """The REST names a ``pincompute.io`` kind derives from its kind, plural, group and version."""
 
     kind: str
     plural: str
-    short_names: tuple[str, ...]
-    title: str  # the name people say ("Training job")
-    category: Category
-    description: str  # what it is for and when to pick it
-    becomes: str  # the native objects it turns into, as a sentence
-    native_kinds: tuple[str, ...]  # every native kind its translation may emit
-    default_tier: Tier = DEFAULT_TIER
-    runs_pods: bool = True  # False: it only steers other workloads (PinScaler)
-    scalable: bool = False  # has the scale subresource (``spec.replicas``)
-    group: str = GROUP
-    version: str = VERSION
+    group: str
+    version: str
 
     @property
     def api_version(self) -> str:
@@ -63,6 +56,46 @@ class KindInfo:
     def collection_path(self) -> str:
         """Cluster-wide REST collection, e.g. ``/apis/pincompute.io/v1/pinapps``."""
         return f"/apis/{self.api_version}/{self.plural}"
+
+
+@dataclass(frozen=True)
+class KindInfo(_ApiNames):
+    """One workload kind of the ``pincompute.io`` API group."""
+
+    kind: str
+    plural: str
+    short_names: tuple[str, ...]
+    title: str  # the name people say ("Training job")
+    category: Category
+    description: str  # what it is for and when to pick it
+    becomes: str  # the native objects it turns into, as a sentence
+    native_kinds: tuple[str, ...]  # every native kind its translation may emit
+    default_tier: Tier = DEFAULT_TIER
+    runs_pods: bool = True  # False: it only steers other workloads (PinScaler)
+    scalable: bool = False  # has the scale subresource (``spec.replicas``)
+    group: str = GROUP
+    version: str = VERSION
+
+
+class InstalledOn(enum.Enum):
+    """Which clusters of the federation serve a platform kind."""
+
+    HOST = "host"
+    MEMBER = "member"
+
+
+@dataclass(frozen=True)
+class PlatformKindInfo(_ApiNames):
+    """A ``pincompute.io`` kind the platform writes for itself; never a workload (no catalog, no watch)."""
+
+    kind: str
+    plural: str
+    short_names: tuple[str, ...]
+    title: str
+    description: str
+    installed_on: InstalledOn
+    group: str = GROUP
+    version: str = VERSION
 
 
 _REGISTRY: tuple[KindInfo, ...] = (
@@ -157,6 +190,23 @@ KINDS: Mapping[str, KindInfo] = MappingProxyType({info.kind: info for info in _R
 """Every kind by name, in registry order (the order of CRDs, watches and the catalog)."""
 
 BY_PLURAL: Mapping[str, KindInfo] = MappingProxyType({info.plural: info for info in _REGISTRY})
+
+_PLATFORM: tuple[PlatformKindInfo, ...] = (
+    PlatformKindInfo(
+        "ProjectQuota",
+        "projectquotas",
+        ("pquota",),
+        title="Project quota",
+        description="A project's regional grant per tier (cpu, memory, GPUs, pods), written by the portal "
+        "into the project's namespace on the host; federation admission counts workloads against it.",
+        installed_on=InstalledOn.HOST,
+    ),
+)
+
+PLATFORM_KINDS: Mapping[str, PlatformKindInfo] = MappingProxyType({info.kind: info for info in _PLATFORM})
+"""The platform's own kinds by name (not workloads: absent from ``KINDS``, the catalog and the watches)."""
+
+PROJECT_QUOTA = PLATFORM_KINDS["ProjectQuota"]
 
 
 def kind_info(kind: str) -> KindInfo:

@@ -14,6 +14,7 @@ from typing import Final
 # -- identity labels (runtime profile, translation, namespaces) -------------------------------------
 PROJECT_LABEL: Final = "pincompute.io/project"
 TEAM_LABEL: Final = "pincompute.io/team"
+COST_CENTER_LABEL: Final = "pincompute.io/cost-center"  # on namespaces; chargeback reads it there
 WORKLOAD_LABEL: Final = "pincompute.io/workload"
 KIND_LABEL: Final = "pincompute.io/kind"
 TIER_LABEL: Final = "pincompute.io/tier"  # value: Tier.label (``reserved``, ``ondemand``, ``preemptible``)
@@ -40,6 +41,12 @@ RESTARTED_AT_ANNOTATION: Final = "pincompute.io/restartedAt"
 CONFIG_HASH_ANNOTATION: Final = "pincompute.io/config-hash"
 PROFILE_ANNOTATION: Final = "pincompute.io/runtime-profile"
 INJECTED_ANNOTATION: Final = "pincompute.io/injected"
+
+# -- Pod Security admission (namespaces): the project's level, enforced, audited and warned ---------------
+POD_SECURITY_ENFORCE_LABEL: Final = "pod-security.kubernetes.io/enforce"
+POD_SECURITY_ENFORCE_VERSION_LABEL: Final = "pod-security.kubernetes.io/enforce-version"
+POD_SECURITY_AUDIT_LABEL: Final = "pod-security.kubernetes.io/audit"
+POD_SECURITY_WARN_LABEL: Final = "pod-security.kubernetes.io/warn"
 
 # -- ownership of everything PinCompute creates --------------------------------------------------------
 MANAGED_BY_LABEL: Final = "app.kubernetes.io/managed-by"

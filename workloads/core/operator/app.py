@@ -2,7 +2,7 @@
 
 ``python -m workloads.core.operator [run] --kubeconfig PATH --context member-a --context member-b
     [--lease-context host] [--workers 4] [--metrics-port 0] ...``
-``python -m workloads.core.operator install-crds --kubeconfig PATH --context member-a ...``
+``python -m workloads.core.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workloads.core.errors import CoreError
+from workloads.core.kinds import InstalledOn
 from workloads.core.operator.cluster import ClusterRuntime, Key, Topology
 from workloads.core.operator.controller import Operator, Options
 from workloads.core.operator.install import install
@@ -106,6 +107,7 @@ def parser() -> argparse.ArgumentParser:
         help="override a cluster's zone (default: the most common node zone)",
     )
     p.add_argument("--lease-context", help="context holding the leader Lease (default: the first --context)")
+    p.add_argument("--host-context", help="install-crds: the host cluster's context (gets the ProjectQuota CRD)")
     p.add_argument("--lease-namespace", default="kube-system")
     p.add_argument("--lease-name", default="pincompute-operator")
     p.add_argument("--lease-duration", type=float, default=10.0)
@@ -166,17 +168,20 @@ def run(settings: Settings) -> int:
     return operator.run()
 
 
-def install_crds(targets: Sequence[ClusterTarget]) -> int:
-    for target in targets:
+def install_crds(members: Sequence[ClusterTarget], host: ClusterTarget | None = None) -> int:
+    """Members: workload CRDs, tier PriorityClasses, project ClusterRoles. The host: the ProjectQuota CRD."""
+    plan = [(t, InstalledOn.MEMBER) for t in members] + ([(host, InstalledOn.HOST)] if host else [])
+    for target, role in plan:
         api = new_api_client(target.kubeconfig, target.context)
         try:
-            names = install(Kube(api, target.name))
+            names = install(Kube(api, target.name), role=role)
         except CoreError as exc:
             log.error("%s: %s", target.name, exc)
             return 1
         finally:
             api.close()
-        log.info("%s: %d CRDs Established, tier PriorityClasses applied", target.name, len(names))
+        extra = ", tier PriorityClasses and project ClusterRoles applied" if role is InstalledOn.MEMBER else ""
+        log.info("%s (%s): %d CRDs Established%s", target.name, role.value, len(names), extra)
     return 0
 
 
@@ -188,7 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s",
     )
     logging.getLogger("urllib3").setLevel(logging.ERROR)
-    settings = settings_from_args(args)
     if args.command == "install-crds":
-        return install_crds(settings.clusters)
-    return run(settings)
+        if not args.kubeconfig or not (args.context or args.host_context):
+            raise SystemExit("--kubeconfig and at least one --context or --host-context are required")
+        members = [ClusterTarget(c, args.kubeconfig, c) for c in args.context]
+        host = ClusterTarget(args.host_context, args.kubeconfig, args.host_context) if args.host_context else None
+        return install_crds(members, host)
+    return run(settings_from_args(args))

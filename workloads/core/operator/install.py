@@ -1,13 +1,19 @@
-"""Install the CRDs and tier PriorityClasses on member clusters and wait until the CRDs are Established."""
+"""Install what the platform needs cluster-wide and wait until the CRDs are Established.
+
+A member gets the workload CRDs, the tier PriorityClasses and the project ClusterRoles; the host gets
+the CRDs of the platform's own kinds it serves (ProjectQuota). Both at cluster registration.
+"""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from workloads.core.crds import crd_manifests
+from workloads.core.crds import crd_manifests, platform_crd_manifests
 from workloads.core.errors import TemporaryError
-from workloads.core.operator.kubeio import CRD, PRIORITY_CLASS, Kube
+from workloads.core.kinds import InstalledOn
+from workloads.core.operator.kubeio import CLUSTER_ROLE, CRD, PRIORITY_CLASS, Kube
+from workloads.core.rbac import cluster_role_manifests
 from workloads.core.tiers import priority_class_manifests
 
 
@@ -18,13 +24,20 @@ def _established(obj: dict[str, Any]) -> bool:
     )
 
 
-def install(kube: Kube, timeout: float = 60.0) -> list[str]:
-    """Server-side apply everything (idempotent); returns the CRD names once all are Established."""
-    crds = crd_manifests()
+def install(kube: Kube, timeout: float = 60.0, *, role: InstalledOn = InstalledOn.MEMBER) -> list[str]:
+    """Server-side apply everything ``role`` clusters need (idempotent); returns the CRD names once all
+    are Established."""
+    if role is InstalledOn.HOST:
+        crds = platform_crd_manifests(InstalledOn.HOST)
+    else:
+        crds = [*crd_manifests(), *platform_crd_manifests(InstalledOn.MEMBER)]
     for manifest in crds:
         kube.apply(manifest, CRD)
-    for manifest in priority_class_manifests():
-        kube.apply(manifest, PRIORITY_CLASS)
+    if role is InstalledOn.MEMBER:
+        for manifest in priority_class_manifests():
+            kube.apply(manifest, PRIORITY_CLASS)
+        for manifest in cluster_role_manifests():
+            kube.apply(manifest, CLUSTER_ROLE)
     names = [m["metadata"]["name"] for m in crds]
     deadline = time.monotonic() + timeout
     pending = list(names)

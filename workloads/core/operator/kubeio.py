@@ -82,6 +82,7 @@ LEASE = Resource("coordination.k8s.io/v1", "Lease", "leases")
 NODE = Resource("v1", "Node", "nodes", namespaced=False)
 CRD = Resource("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", namespaced=False)
 PRIORITY_CLASS = Resource("scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", namespaced=False)
+CLUSTER_ROLE = Resource("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False)
 
 
 def cr_resource(kind: str, plural: str) -> Resource:

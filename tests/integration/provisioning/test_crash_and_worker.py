@@ -1,0 +1,144 @@
+"""Provisioning survives being killed half-way (the next run converges, nothing is duplicated), and runs
+on a real Celery worker over the harness's Redis, queued on commit by ``project_changed``."""
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from devtools.waiting import wait_for
+from projects.models import ClusterProvisioning
+from projects.tasks import provision_on_cluster
+from tests.integration.provisioning.conftest import (
+    ROOT,
+    managed,
+    onboard,
+    run_python,
+    states,
+    subprocess_env,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+GRANT = {"reserved": ("2", "1Gi", "0", "8")}
+
+# Runs provision_on_cluster in a fresh process and SIGKILLs it right after the Nth server-side apply.
+KILLED_AFTER_N_APPLIES = """
+import os, signal, sys
+import django
+django.setup()
+from clusters import provision
+from projects.tasks import provision_on_cluster
+
+applied = 0
+real_apply = provision.apply
+
+def apply_then_maybe_die(*args, **kwargs):
+    global applied
+    result = real_apply(*args, **kwargs)
+    applied += 1
+    if applied == int(os.environ["KILL_AFTER"]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return result
+
+provision.apply = apply_then_maybe_die
+provision_on_cluster(int(sys.argv[1]), int(sys.argv[2]))
+"""
+
+
+def test_a_task_killed_half_way_converges_when_run_again_without_duplicates(
+    federation, pools, cluster_api_clients, admin_user, user
+):
+    member = next(c for c in federation if c.role == "member")
+    api = cluster_api_clients[member.name]
+    with _no_queueing():
+        project = onboard(
+            f"crash-{uuid.uuid4().hex[:6]}", admin_user, members=[("user", user.username, "owner")], grants=GRANT
+        )
+
+    killed = run_python(KILLED_AFTER_N_APPLIES, str(project.pk), str(member.pk), env=subprocess_env(KILL_AFTER="3"))
+
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    record = ClusterProvisioning.objects.get(project=project, cluster=member)
+    assert (record.state, record.observed_generation, record.attempts) == ("provisioning", 0, 1)
+    assert managed(api, project.namespace) == {  # the namespace and two RoleBindings made it
+        "RoleBinding": ["pincompute-project-developer", "pincompute-project-owner"],
+        "ResourceQuota": [],
+        "LimitRange": [],
+    }
+
+    assert provision_on_cluster(project.pk, member.pk) == "ready"
+
+    record.refresh_from_db()
+    assert (record.state, record.observed_generation, record.attempts) == ("ready", project.generation, 0)
+    assert ClusterProvisioning.objects.filter(project=project, cluster=member).count() == 1
+    assert managed(api, project.namespace) == {
+        "RoleBinding": ["pincompute-project-developer", "pincompute-project-owner", "pincompute-project-viewer"],
+        "ResourceQuota": ["pincompute-ondemand", "pincompute-preemptible", "pincompute-reserved"],
+        "LimitRange": ["pincompute-defaults"],
+    }
+
+
+class _no_queueing:
+    """Onboard without running the tasks, so the crash test starts from nothing provisioned."""
+
+    def __enter__(self):
+        from projects import provisioning
+
+        self._queue, provisioning._queue = provisioning._queue, lambda project_id: None
+
+    def __exit__(self, *exc):
+        from projects import provisioning
+
+        provisioning._queue = self._queue
+
+
+@pytest.fixture
+def celery_worker(tmp_path):
+    """``celery -A console worker`` against the harness's Redis and the test database (not eager)."""
+    assert os.environ.get("REDIS_URL"), "the harness sets REDIS_URL"
+    log = (tmp_path / "worker.log").open("wb")
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO", "--concurrency", "2"),
+            *("--without-gossip", "--without-mingle", "--hostname", f"provisioning-test-{uuid.uuid4().hex[:6]}@%h"),
+        ],
+        cwd=ROOT,
+        env=subprocess_env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    yield proc
+    proc.send_signal(signal.SIGTERM)  # warm shutdown: finishes the running tasks
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    log.close()
+
+
+def test_onboarding_is_provisioned_by_a_real_celery_worker_over_redis(
+    federation, pools, cluster_api_clients, celery_worker, admin_user, user, tmp_path
+):
+    project = onboard(
+        f"worker-{uuid.uuid4().hex[:6]}", admin_user, members=[("user", user.username, "owner")], grants=GRANT
+    )
+
+    wait_for(
+        lambda: states(project) == {c.name: ("ready", project.generation) for c in federation},
+        timeout=60,
+        what=f"the worker to provision every cluster (log: {tmp_path / 'worker.log'})",
+    )
+
+    assert celery_worker.poll() is None
+    for cluster in federation:
+        if cluster.role == "member":
+            assert managed(cluster_api_clients[cluster.name], project.namespace)["ResourceQuota"] == [
+                "pincompute-ondemand",
+                "pincompute-preemptible",
+                "pincompute-reserved",
+            ]
