@@ -18,4 +18,5 @@ urlpatterns = [
     path("me/", MeView.as_view(), name="me"),
     path("", include(router.urls)),
     path("", include("clusters.api.urls")),
+    path("", include("projects.api.urls")),
 ]

@@ -25,6 +25,8 @@ class ApiRootView(APIView):
                 "tokens": link("api:token-list"),
                 "audit": link("api:audit-list"),
                 "clusters": link("api:cluster-list"),
+                "projects": link("api:project-list"),
+                "quota_requests": link("api:quota-request-list"),
                 "schema": link("api-schema"),
                 "docs": link("api-docs"),
             }

@@ -1,0 +1,190 @@
+"""``/api/v1/projects/``: list, onboard, read, edit and archive projects; members and quota are in
+``member_views`` and ``quota_views`` (mixed into the one viewset, so every route hangs off a project).
+
+Views are thin: they look the project up in ``Project.objects.visible_to`` (another tenant's project is
+a 404, never a 403), parse the body for shape, and call the service, which checks the role and the
+values and raises the error taxonomy that ``base.api`` turns into the one JSON error body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers as drf_serializers
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+
+from base.errors import NotFound
+from base.permissions import is_platform_admin
+from projects.access import ADMIN
+from projects.api.member_views import ProjectMembersMixin
+from projects.api.quota_views import ProjectQuotaMixin
+from projects.api.serializers import (
+    ProjectCreatedSerializer,
+    ProjectCreateSerializer,
+    ProjectPatchSerializer,
+    ProjectSerializer,
+)
+from projects.lifecycle import archive_project, set_pod_security, update_project
+from projects.models import ROLE_RANK, Membership, Project, ProjectState, QuotaRequestState, TierQuota
+from projects.onboarding import onboard
+from workloads.core.grants import Allocation
+from workloads.core.tiers import Tier
+
+CREATE_EXAMPLE = OpenApiExample(
+    "Onboard a project",
+    request_only=True,
+    value={
+        "name": "ads-ranking",
+        "display_name": "Ads ranking",
+        "team": "ads",
+        "cost_center": "CC-1042",
+        "description": "Online ranking models.",
+        "members": [
+            {"kind": "group", "name": "ads-devs", "role": "developer"},
+            {"kind": "user", "name": "alice", "role": "owner"},
+        ],
+        "quotas": {
+            "ondemand": {"cpu": "8", "memory": "32Gi", "gpu": "0", "pods": "50"},
+            "reserved": {"cpu": "16", "memory": "64Gi", "gpu": "2", "pods": "20"},
+        },
+    },
+)
+PATCH_EXAMPLE = OpenApiExample(
+    "Change the team and description", request_only=True, value={"team": "ads-infra", "description": "Ranking."}
+)
+
+
+def state_filter(request: Request) -> str:
+    """The ``state`` query parameter, a ProjectState; "" when absent."""
+    state = request.query_params.get("state", "")
+    if state and state not in ProjectState.values:
+        raise drf_serializers.ValidationError({"state": f"{state!r} is not a state; use {', '.join(ProjectState)}."})
+    return state
+
+
+def effective_roles(user: Any, projects: list[Project]) -> dict[int, str]:
+    """``Project.role_of`` for many projects in one query (``admin`` for platform admins)."""
+    if is_platform_admin(user):
+        return {p.pk: ADMIN for p in projects}
+    rows = (
+        Membership.objects.filter(project__in=[p.pk for p in projects])
+        .filter(Q(user=user) | Q(group__in=user.groups.all()))
+        .values_list("project_id", "role")
+    )
+    best: dict[int, str] = {}
+    for project_id, role in rows:
+        if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id, ""), 0):
+            best[project_id] = role
+    return best
+
+
+def describe(projects: list[Project], user: Any) -> list[Project]:
+    """Attach the caller's role and the grants per tier that ``ProjectSerializer`` shows (two queries)."""
+    roles = effective_roles(user, projects)
+    found = {
+        (q.project_id, q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods)
+        for q in TierQuota.objects.filter(project__in=[p.pk for p in projects])
+    }
+    for project in projects:
+        project.role = roles.get(project.pk)
+        project.grants = {tier.label: found.get((project.pk, tier.label), Allocation()) for tier in Tier}
+    return projects
+
+
+class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericViewSet):
+    """Projects the caller can see: their own and their groups' (platform admins: all)."""
+
+    parser_classes = [JSONParser]
+    serializer_class = ProjectSerializer
+    queryset = Project.objects.none()  # narrowed per request; typed for the schema
+    lookup_field = "name"
+    lookup_value_regex = r"[^/]+"
+
+    def get_queryset(self) -> Any:
+        return Project.objects.visible_to(self.request.user)
+
+    def get_object(self) -> Project:
+        project = self.get_queryset().filter(name=self.kwargs["name"]).first()
+        if project is None:
+            raise NotFound("No such project.")
+        return project
+
+    def project_body(self, project: Project) -> dict[str, Any]:
+        return ProjectSerializer(describe([project], self.request.user)[0]).data
+
+    @extend_schema(
+        parameters=[OpenApiParameter("state", str, enum=ProjectState.values, description="active or archived")],
+        responses=ProjectSerializer(many=True),
+    )
+    def list(self, request: Request) -> Response:
+        projects = self.get_queryset()
+        state = state_filter(request)
+        if state:
+            projects = projects.filter(state=state)
+        page = self.paginate_queryset(projects)
+        return self.get_paginated_response(ProjectSerializer(describe(page, request.user), many=True).data)
+
+    @extend_schema(
+        request=ProjectCreateSerializer,
+        responses={201: ProjectCreatedSerializer},
+        examples=[CREATE_EXAMPLE],
+        description="Onboard a project with its members and grants in one step. Any signed-in user may; "
+        "the caller joins as an owner unless listed or a platform admin. A grant the auto-approve limit or "
+        "the region's headroom does not cover becomes a pending quota request (`pending_requests`).",
+    )
+    def create(self, request: Request) -> Response:
+        payload = ProjectCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        project = describe([onboard(payload.draft(), actor=request.user)], request.user)[0]
+        project.pending_requests = list(
+            project.quota_requests.filter(state=QuotaRequestState.PENDING).select_related("requested_by")
+        )
+        location = reverse("api:project-detail", kwargs={"name": project.name}, request=request)
+        return Response(
+            ProjectCreatedSerializer(project).data, status=status.HTTP_201_CREATED, headers={"Location": location}
+        )
+
+    @extend_schema(responses=ProjectSerializer)
+    def retrieve(self, request: Request, name: str) -> Response:
+        return Response(self.project_body(self.get_object()))
+
+    @extend_schema(
+        request=ProjectPatchSerializer,
+        responses=ProjectSerializer,
+        examples=[PATCH_EXAMPLE],
+        description="Owners and platform admins change the display name, team, cost center and description; "
+        "only platform admins the Pod Security level. All of the body applies, or none of it.",
+    )
+    def partial_update(self, request: Request, name: str) -> Response:
+        project = self.get_object()
+        payload = ProjectPatchSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        changes: dict[str, Any] = dict(payload.validated_data)
+        if isinstance(request.data, dict):  # fields it does not know reach the service, which names them
+            changes |= {key: value for key, value in request.data.items() if key not in payload.fields}
+        level = changes.pop("pod_security", None)
+        with transaction.atomic():
+            if changes or level is None:
+                project = update_project(project, changes, actor=request.user)
+            if level is not None:
+                project = set_pod_security(project, level, actor=request.user)
+        return Response(self.project_body(project))
+
+    @extend_schema(
+        request=None,
+        responses=ProjectSerializer,
+        description="Archive a project whose workloads are gone (owners and platform admins): its grants are "
+        "released, pending requests rejected, and its namespaces removed from the clusters.",
+    )
+    @action(detail=True, methods=["post"], url_path="archive", url_name="archive")
+    def archive(self, request: Request, name: str) -> Response:
+        project = archive_project(self.get_object(), actor=request.user)
+        return Response(self.project_body(project))
