@@ -3,9 +3,9 @@
 The wizard checks one step at a time (``check_basics``, ``check_members``, ``check_quotas``); each
 raises ``Invalid`` with every field error of its step at once (paths ``name``, ``members[1].name``,
 ``quotas.reserved.cpu``). ``onboard`` runs them all again and writes: the project, its members (the
-creator as an owner unless listed or a platform admin), its grants, the audit rows, then ``project_changed``. A grant the
-auto-approve limit or the region's headroom does not cover becomes a pending QuotaRequest instead of
-failing the onboarding.
+creator as an owner unless listed or a platform admin), its grants, the audit rows, then
+``project_changed``. A grant the auto-approve limit or the region's headroom does not cover becomes a
+pending QuotaRequest instead of failing the onboarding.
 """
 
 from __future__ import annotations

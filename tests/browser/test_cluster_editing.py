@@ -21,9 +21,12 @@ def signed_in_admin(page, live_server, admin_user):
     return page
 
 
-def test_pool_shrink_is_refused_inline_then_a_valid_value_saves(signed_in_admin, live_server, screenshot_dir):
+def test_pool_shrink_is_refused_inline_then_a_valid_value_saves(
+    signed_in_admin, live_server, screenshot_dir, monkeypatch
+):
     page = signed_in_admin
-    cluster = make_cluster("edge-1", role="host")
+    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {})
+    cluster = make_cluster("edge-1")  # a schedulable member: its pool is part of the region's capacity
     make_pool(cluster, "reserved", 100, 400)
     make_quota("reserved", 48)
     page.goto(f"{live_server.url}/clusters/edge-1/")
