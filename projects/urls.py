@@ -1,9 +1,25 @@
 from django.urls import path
 
-from projects import views
+from projects.views import approvals, detail, pages, wizard
 
 app_name = "projects"
 urlpatterns = [
-    path("", views.project_list, name="list"),
-    path("<slug:name>/", views.project_detail, name="detail"),
+    path("", pages.project_list, name="list"),
+    path("tutorial/", pages.tutorial, name="tutorial"),
+    path("new/", wizard.wizard_start, name="wizard"),
+    path("new/lookup/", wizard.subject_lookup, name="lookup"),
+    path("new/name-check/", wizard.name_check, name="name-check"),
+    path("new/<slug:wizard>/create/", wizard.wizard_create, name="wizard-create"),
+    path("new/<slug:wizard>/<slug:step>/", wizard.wizard_step, name="wizard-step"),
+    path("requests/", approvals.request_queue, name="requests"),
+    path("requests/<int:pk>/<slug:decision>/", approvals.request_decide, name="request-decide"),
+    path("<slug:name>/", detail.project_detail, name="detail"),
+    path("<slug:name>/basics/", detail.project_basics, name="basics"),
+    path("<slug:name>/pod-security/", detail.project_pod_security, name="pod-security"),
+    path("<slug:name>/members/", detail.project_members, name="members"),
+    path("<slug:name>/quota/", detail.project_quota, name="quota"),
+    path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),
+    path("<slug:name>/provisioning/", detail.project_provisioning, name="provisioning"),
+    path("<slug:name>/provisioning/<slug:cluster>/retry/", detail.project_retry, name="retry"),
+    path("<slug:name>/archive/", detail.project_archive, name="archive"),
 ]

@@ -11,11 +11,13 @@ import { initTerminals } from "./js/terminal.js";
 import { initLogStreams } from "./js/logstream.js";
 import { initConveniences, setupConveniences } from "./js/conveniences.js";
 import { onContent } from "./js/lifecycle.js";
+import { setupPicker } from "./js/picker.js";
 
 window.htmx = htmx;
 
 setupHtmx(htmx);
 setupConveniences();
+setupPicker();
 
 // Every initialiser is idempotent: it runs on the whole document on first
 // load and again after each htmx swap / history restore, skipping elements

@@ -13,6 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from base import audit
 from projects.members import MemberInput, set_member
+from projects.models import ClusterProvisioning, QuotaRequest
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 from tests.fakes import FilledCache, fake_pod
 
@@ -30,9 +31,13 @@ def world(admin_user, monkeypatch):
     quota = make_quota("reserved", 4, project="ads")
     set_member(quota.project, MemberInput("user", admin_user.username, "owner"), actor=admin_user)
     event = audit.record("x.y", actor=admin_user, target_kind="Thing", target_name="t")
+    asked = QuotaRequest.objects.create(
+        project=quota.project, tier="reserved", previous={"cpu_milli": 4000}, requested={"cpu_milli": 64000}
+    )
+    ClusterProvisioning.objects.create(project=quota.project, cluster=cluster, state="failed", last_error="down")
     cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"app": "web"})]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
-    return {"event": event.pk}
+    return {"event": event.pk, "request": asked.pk}
 
 
 def page_urls() -> dict[str, list[str]]:
@@ -49,6 +54,22 @@ def page_urls() -> dict[str, list[str]]:
         "tokens:revoke": ["/tokens/1/revoke/"],
         "projects:list": ["/projects/"],
         "projects:detail": ["/projects/ads/"],
+        "projects:tutorial": ["/projects/tutorial/", "/projects/tutorial/?project=ads"],
+        "projects:wizard": ["/projects/new/"],
+        "projects:lookup": ["/projects/new/lookup/?q=o", "/projects/new/lookup/?add-name=ad&row=add-"],
+        "projects:name-check": ["/projects/new/name-check/?name=fresh", "/projects/new/name-check/?name=ads"],
+        "projects:wizard-step": ["/projects/new/0a1b2c/basics/", "/projects/new/0a1b2c/review/"],
+        "projects:wizard-create": ["/projects/new/0a1b2c/create/"],
+        "projects:requests": ["/projects/requests/"],
+        "projects:request-decide": ["/projects/requests/{request}/approve/"],
+        "projects:basics": ["/projects/ads/basics/", "/projects/ads/basics/?edit=1"],
+        "projects:pod-security": ["/projects/ads/pod-security/"],
+        "projects:members": ["/projects/ads/members/"],
+        "projects:quota": ["/projects/ads/quota/"],
+        "projects:force-decrease": ["/projects/ads/quota/force/", "/projects/ads/quota/force/?tier=ondemand"],
+        "projects:provisioning": ["/projects/ads/provisioning/", "/projects/ads/provisioning/?watch=3"],
+        "projects:retry": ["/projects/ads/provisioning/member-x/retry/"],
+        "projects:archive": ["/projects/ads/archive/"],
         "clusters:list": ["/clusters/"],
         "clusters:detail": ["/clusters/member-x/"],
         "clusters:attributes": ["/clusters/member-x/attributes/", "/clusters/member-x/attributes/?edit=1"],

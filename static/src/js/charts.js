@@ -6,6 +6,7 @@
 //   options.stacked: true                    stack bars/areas on both axes
 //   dataset.tier:    "reserved" | "ondemand" | "preemptible"  use the tier colour (--tier-* in app.css,
 //                    the one place tier colours are defined)
+//   dataset.tiers:   ["reserved", "ondemand", ...]  one tier per data point: each bar in its tier's colour
 //   dataset.alpha:   0..1                    opacity of the fill (default 0.85 for bars, 0.15 for lines)
 // Datasets without colours get the tier colour when their label names a tier
 // (Reserved / OnDemand / Preemptible), otherwise a palette colour.
@@ -85,10 +86,17 @@ function applyDefaults(config, canvas) {
       return;
     }
     const tier = ds.tier || tierOf(ds.label);
+    const tiers = Array.isArray(ds.tiers) ? ds.tiers : null;
     const alpha = typeof ds.alpha === "number" ? ds.alpha : dsType === "line" ? 0.15 : 0.85;
     delete ds.tier;
+    delete ds.tiers;
     delete ds.alpha;
     const base = tier ? tierColor(tier) : PALETTE[i % PALETTE.length];
+    if (tiers) {
+      // One tier per data point (e.g. one bar per tier): each bar in its tier's colour.
+      if (!ds.borderColor) ds.borderColor = tiers.map((t) => tierColor(t));
+      if (!ds.backgroundColor) ds.backgroundColor = tiers.map((t) => withAlpha(tierColor(t), alpha));
+    }
     if (!ds.borderColor) ds.borderColor = base;
     if (!ds.backgroundColor) ds.backgroundColor = withAlpha(base, alpha);
     if (dsType === "bar" && ds.borderRadius === undefined) ds.borderRadius = 2;

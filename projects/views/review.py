@@ -1,0 +1,177 @@
+"""Read models of the onboarding wizard: what will be created on every cluster for a draft (nothing saved
+yet), whether each tier's grant applies at once or waits for approval, and the room left per tier.
+
+The manifests come from the core's pure builders (``workloads.core.tenancy``), the same ones provisioning
+applies (``projects.provisioning.manifests_for`` takes a saved project; a draft is turned into the same
+``Tenant`` here). The verdicts use the judge onboarding uses, so the review says what ``onboard`` will do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from base.errors import Invalid
+from base.permissions import is_platform_admin
+from clusters import runtime
+from clusters import services as cluster_services
+from clusters.models import Cluster, FederationRole
+from projects.grants import auto_approve_limit, judge, parse_quota_input, tier_grant_totals
+from projects.members import MemberInput
+from projects.models import PodSecurity, Project, ProjectRole
+from projects.onboarding import ProjectDraft
+from projects.views.common import shown
+from workloads.core.grants import Allocation, GrantVerdict, Pool, pool_headroom, region_headroom, tier_capacity
+from workloads.core.quantity import Resources
+from workloads.core.rbac import ProjectRole as RbacRole
+from workloads.core.rbac import Subject
+from workloads.core.tenancy import PodSecurity as CorePodSecurity
+from workloads.core.tenancy import Tenant, host_manifests, member_manifests
+from workloads.core.tiers import Tier
+
+
+def members_with_creator(draft: ProjectDraft, creator: Any) -> list[MemberInput]:
+    """The members ``onboard`` will write: the creator joins as an owner unless listed or a platform admin."""
+    members = [m for m in draft.members if m.name.strip()]
+    listed = {(m.kind, m.name.strip()) for m in members}
+    if not is_platform_admin(creator) and ("user", creator.get_username()) not in listed:
+        members.insert(0, MemberInput("user", creator.get_username(), ProjectRole.OWNER))
+    return members
+
+
+@dataclass(frozen=True)
+class TierPlan:
+    tier: Tier
+    grant: Allocation
+    verdict: GrantVerdict | None
+
+    @property
+    def at_once(self) -> bool:
+        return self.verdict is None or self.verdict.applies_at_once
+
+    @property
+    def why(self) -> list[str]:
+        if self.verdict is None:
+            return []
+        return [e.message for e in (*self.verdict.over_headroom, *self.verdict.over_auto_approve)]
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        return shown(self.grant)
+
+
+def tier_plans(draft: ProjectDraft, creator: Any) -> list[TierPlan]:
+    """Per tier: the grant asked for and whether it applies at once (as ``onboard`` decides it)."""
+    limit = None if is_platform_admin(creator) else auto_approve_limit()
+    plans = []
+    for tier in Tier:
+        data = draft.quotas.get(tier.label)
+        try:
+            grant = parse_quota_input(data) if data is not None else Allocation()
+        except Invalid:
+            grant = Allocation()
+        verdict = None
+        if grant != Allocation():
+            verdict = judge(tier, Allocation(), grant, usage=Allocation(), auto_approve=limit)
+        plans.append(TierPlan(tier, grant, verdict))
+    return plans
+
+
+def draft_tenant(draft: ProjectDraft, creator: Any, plans: list[TierPlan]) -> Tenant:
+    """The draft as the core's builders see a project: the grants that apply at once (a grant waiting
+    for approval is 0 on the clusters until approved)."""
+    subjects: dict[RbacRole, list[Subject]] = {}
+    for member in members_with_creator(draft, creator):
+        subject = Subject("User" if member.kind == "user" else "Group", member.name.strip())
+        subjects.setdefault(RbacRole(member.role), []).append(subject)
+    default_level = Project._meta.get_field("pod_security").default
+    return Tenant(
+        name=draft.name,
+        namespace=Project(name=draft.name).namespace,
+        team=draft.team.strip(),
+        cost_center=draft.cost_center.strip(),
+        pod_security=CorePodSecurity(PodSecurity(default_level).value),
+        subjects={role: tuple(sorted(s)) for role, s in subjects.items()},
+        grants={plan.tier: plan.grant for plan in plans if plan.at_once and plan.grant != Allocation()},
+    )
+
+
+@dataclass(frozen=True)
+class ClusterPreview:
+    cluster: Cluster
+    objects: list[str]  # "Kind/name"
+    yaml: str
+
+
+def cluster_previews(tenant: Tenant) -> list[ClusterPreview]:
+    """What every registered cluster will hold for the draft, as the YAML provisioning applies."""
+    out = []
+    for cluster in Cluster.objects.all():
+        manifests = host_manifests(tenant) if cluster.role == FederationRole.HOST else member_manifests(tenant)
+        names = [f"{m['kind']}/{m['metadata']['name']}" for m in manifests]
+        text = yaml.safe_dump_all(manifests, sort_keys=False, default_flow_style=False)
+        out.append(ClusterPreview(cluster, names, text))
+    return out
+
+
+# --- room left per tier -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterRoomView:
+    cluster: str
+    capacity: dict[str, Any]
+    requested: dict[str, Any]
+    headroom: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TierRoom:
+    tier: Tier
+    capacity: dict[str, Any]
+    granted: dict[str, Any]
+    headroom: dict[str, Any]  # what is left to grant in the region: what onboarding checks against
+    clusters: list[ClusterRoomView]  # each member's pools against what runs there now
+
+
+def _requested_by_tier(cache: Any) -> dict[Tier, Resources]:
+    by_class = cache.aggregates().get("requests_by_tier") or {}
+    out = {}
+    for tier in Tier:
+        amount = by_class.get(tier.priority_class)
+        if amount is not None:
+            out[tier] = Resources(amount.cpu_m, amount.memory, amount.gpu)
+    return out
+
+
+def region_room() -> dict[Tier, TierRoom]:
+    """Per tier: the region's capacity, what is granted, what is left to grant, and per member cluster the
+    pools against the running requests (read from the registry and the watch caches only)."""
+    pools = cluster_services.region_pools()
+    totals = tier_grant_totals()
+    caches = runtime.member_caches()
+    by_cluster: dict[str, list[Pool]] = {}
+    for pool in pools:
+        by_cluster.setdefault(pool.cluster, []).append(pool)
+    requested = {name: _requested_by_tier(cache) for name, cache in caches.items()}
+    rooms = {}
+    for tier in Tier:
+        clusters = []
+        for name, own in sorted(by_cluster.items()):
+            live = requested.get(name, {})
+            used = sum((a for t, a in live.items() if tier is Tier.PREEMPTIBLE or t is tier), Resources())
+            clusters.append(
+                ClusterRoomView(
+                    name, shown(tier_capacity(own, tier)), shown(used), shown(pool_headroom(own, live, tier))
+                )
+            )
+        rooms[tier] = TierRoom(
+            tier,
+            shown(tier_capacity(pools, tier)),
+            shown(totals[tier]),
+            shown(region_headroom(pools, totals, tier)),
+            clusters,
+        )
+    return rooms

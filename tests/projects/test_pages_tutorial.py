@@ -1,0 +1,81 @@
+"""The tutorial: from an empty project to a first workload and a first shell, with the user's own project,
+links built from real URLs, and a first workload the core accepts."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+import yaml
+
+from projects.views.pages import first_workload
+from tests.fakes import fake_pod
+from tests.projects.factories import fill
+from workloads.core.specs import parse
+
+pytestmark = pytest.mark.django_db
+
+
+def text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+def test_the_empty_project_list_links_the_wizard_and_the_tutorial(user_client):
+    page = text(user_client.get("/projects/"))
+
+    assert "You are not in any project yet" in page
+    assert 'href="/projects/new/"' in page and 'href="/projects/tutorial/"' in page
+
+
+def test_without_a_project_the_tutorial_starts_with_onboarding(user_client):
+    page = text(user_client.get("/projects/tutorial/"))
+
+    assert 'href="/projects/new/"' in page and 'href="/workloads/"' in page
+    assert "kind: PinPod" not in page
+
+
+def test_the_tutorial_uses_the_users_project_and_real_links(project, owner, client):
+    client.force_login(owner)
+
+    page = text(client.get("/projects/tutorial/?project=ads"))
+
+    assert "namespace: proj-ads" in page and "project: ads" in page and "tier: OnDemand" in page
+    assert "kubectl --context member-a apply -f hello.yaml" in page
+    for link in ("/projects/ads/", "/workloads/", "/workloads/catalog/", "/debug/member-a/proj-ads/hello/", "/tokens/"):
+        assert f'href="{link}' in page, link
+
+
+def test_with_pods_in_the_caches_the_tutorial_links_their_shells(project, owner, caches, client):
+    fill(caches, "member-b", pods=[fake_pod("hello", "proj-ads")])
+    client.force_login(owner)
+
+    page = text(client.get("/projects/tutorial/"))
+
+    assert 'href="/debug/member-b/proj-ads/hello/shell/"' in page
+    assert 'href="/debug/member-b/proj-ads/hello/"' in page
+
+
+def test_a_viewer_is_told_they_cannot_deploy_and_gets_no_shell_button(project, viewer, caches, client):
+    fill(caches, "member-a", pods=[fake_pod("hello", "proj-ads")])
+    client.force_login(viewer)
+
+    page = text(client.get("/projects/tutorial/"))
+
+    assert "You are a viewer of ads" in page
+    assert "/shell/" not in page and 'href="/debug/member-a/proj-ads/hello/"' in page
+
+
+def test_another_tenants_project_is_not_offered(project, other_project, owner, client):
+    client.force_login(owner)
+
+    page = text(client.get("/projects/tutorial/?project=ml"))
+
+    assert "proj-ml" not in page and "namespace: proj-ads" in page
+
+
+def test_the_first_workload_is_a_valid_pinpod(project):
+    manifest = yaml.safe_load(yaml.safe_dump(first_workload(project)))
+
+    workload = parse(manifest)
+
+    assert workload.meta.tier.value == "OnDemand" and manifest["metadata"]["namespace"] == "proj-ads"
