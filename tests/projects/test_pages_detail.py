@@ -436,3 +436,17 @@ def test_an_unknown_role_or_level_gets_the_services_message_once(project, owner,
     assert level.status_code == 400
     assert feedback(level) == ["'root' is not a level; use one of privileged, baseline, restricted."]
     assert Project.objects.get(name="ads").pod_security == "baseline"
+
+
+@pytest.mark.parametrize("count", [1, 6])
+def test_the_project_list_does_a_constant_number_of_queries(region, owner, as_, django_assert_max_num_queries, count):
+    from tests.projects.factories import make_project
+
+    for i in range(count):
+        make_project(f"p{i}", owner)
+    client = as_(owner)
+
+    with django_assert_max_num_queries(8):
+        response = client.get("/projects/")
+
+    assert response.status_code == 200 and text(response).count('href="/projects/p') == count

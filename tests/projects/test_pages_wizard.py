@@ -262,3 +262,14 @@ def test_a_plain_post_walks_the_wizard_with_redirects(user_client, wizard, other
     response = user_client.post(wizard, {**BASICS, "go": "next"})
 
     assert response.status_code == 302 and response["Location"] == step(wizard, "members")
+
+
+def test_a_platform_admin_must_name_an_owner_and_is_told_above_the_rows(admin_client_, region, caches):
+    wizard = start(admin_client_)
+    admin_client_.post(wizard, {**BASICS, "go": "next"}, **HX)
+
+    response = admin_client_.post(step(wizard, "members"), members_post(), **HX)
+
+    assert response.status_code == 400
+    assert "A project needs at least one owner." in response.content.decode()
+    assert "you join as an owner" not in response.content.decode()
