@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from workloads.core.cron import CronError, parse_cron, zone
-from workloads.core.quantity import QuantityError, parse_cpu, parse_gpu, parse_memory
+from workloads.core.quantity import QuantityError, parse_cpu, parse_gpu, parse_memory, parse_quantity
 
 WORKLOAD_NAME_MAX = 40  # leaves room for "-<zone>", "-config" and the generated pod suffixes
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -109,6 +109,7 @@ def _quantity(parser: Callable[[int | str], object]) -> Callable[[int | str], st
 cpu_quantity = _quantity(parse_cpu)
 memory_quantity = _quantity(parse_memory)
 gpu_quantity = _quantity(parse_gpu)
+any_quantity = _quantity(parse_quantity)  # a metric target: any Kubernetes quantity
 
 
 def int_or_percent(value: int | str) -> str | None:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from workloads.core.errors import FieldError
-from workloads.core.quantity import QuantityError, parse_quantity
 from workloads.core.specs import checks as c
 from workloads.core.specs.common import (
     Operations,
@@ -19,14 +18,6 @@ from workloads.core.specs.common import (
 )
 from workloads.core.specs.pod_checks import list_or_empty
 from workloads.core.specs.schema import Arr, Field, Int, IntOrStr, MapOf, Str, obj
-
-
-def _any_quantity(value: int | str) -> str | None:
-    try:
-        parse_quantity(value)
-    except QuantityError as exc:
-        return str(exc)
-    return None
 
 
 @dataclass(frozen=True)
@@ -79,8 +70,8 @@ PINSCALER_SPEC = obj(
                 Field("type", Str(enum=("CPU", "Memory", "Pods", "External")), required=True),
                 Field("targetUtilization", Int(minimum=1, maximum=1000, description="Percent of requests.")),
                 Field("metric", Str(max_length=253, description="Custom or external metric name.")),
-                Field("targetAverageValue", IntOrStr(checks=(_any_quantity,))),
-                Field("targetValue", IntOrStr(checks=(_any_quantity,))),
+                Field("targetAverageValue", IntOrStr(checks=(c.any_quantity,))),
+                Field("targetValue", IntOrStr(checks=(c.any_quantity,))),
                 Field("selector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
             ),
             description="Defaults to CPU at 80% when empty.",
