@@ -54,6 +54,9 @@ class ProjectDraft:
     quotas: dict[str, QuotaInput] = field(default_factory=dict)
 
 
+RESERVED_NAMES = frozenset({"new", "tutorial", "requests"})  # pages under /projects/ (projects/urls.py)
+
+
 def name_error(name: str) -> str | None:
     """Why ``name`` cannot be a project name (a DNS label under ``proj-``), or None."""
     if not name:
@@ -70,6 +73,8 @@ def name_error(name: str) -> str | None:
         return "End with a letter or digit."
     if not _NAME.fullmatch(name):
         return "Use only lowercase letters, digits and '-'."
+    if name in RESERVED_NAMES:
+        return f"{name!r} is reserved: /projects/{name}/ is a portal page."
     return None
 
 

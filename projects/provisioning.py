@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from django.db import transaction
 from django.db.models import F
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError
 from urllib3.exceptions import HTTPError
 
@@ -123,6 +124,8 @@ def _guarded(project: Project, cluster: Cluster, fn: Callable[[], T]) -> T:
         raise error(f"{where}: {_reason(exc)}{hint}") from exc
     except (HTTPError, OSError) as exc:
         raise Unavailable(f"{where}: {describe(exc)}") from exc
+    except ConfigException as exc:  # the registry row names a kubeconfig or context that is not there
+        raise Unprocessable(f"{where}: the cluster's credentials cannot be loaded: {exc}") from exc
 
 
 def _reason(exc: ApiException) -> str:

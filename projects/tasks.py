@@ -33,7 +33,8 @@ from django.utils import timezone
 from base import audit
 from base.errors import NotFound, ServiceError
 from clusters.models import Cluster
-from projects.models import ClusterProvisioning, Project, ProjectState, ProvisioningState
+from projects.access import require_role
+from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
 from projects.provisioning import provision_project, remove_project
 
 MAX_PASSES = 5  # re-applies in one run while the project keeps changing under it
@@ -186,12 +187,15 @@ def reconcile_all(force: bool = False) -> dict[str, int]:
     return {"pairs": len(seen), "queued": len(due)}
 
 
-def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any = None) -> None:
-    """The page's retry button: run this pair now, whatever its backoff (queued once the caller commits)."""
+def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
+    """The page's retry button: run this pair now, whatever its backoff (queued once the caller commits).
+
+    Owners, developers and platform admins may retry; another tenant's project is NotFound."""
     project = Project.objects.filter(pk=project_id).first()
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if project is None or cluster is None:
         raise NotFound("No such project or cluster.")
+    require_role(project, actor, (ProjectRole.OWNER, ProjectRole.DEVELOPER))
     with transaction.atomic():
         audit.record(
             "project.provisioning.retry",

@@ -89,6 +89,19 @@ def page_urls() -> dict[str, list[str]]:
         "api:cluster-list": ["/api/v1/clusters/"],
         "api:cluster-detail": ["/api/v1/clusters/member-x/"],
         "api:cluster-pool": ["/api/v1/clusters/member-x/pools/reserved/"],
+        "api:project-list": ["/api/v1/projects/"],
+        "api:project-detail": ["/api/v1/projects/ads/"],
+        "api:project-archive": ["/api/v1/projects/ads/archive/"],
+        "api:project-members": ["/api/v1/projects/ads/members/"],
+        "api:project-member": ["/api/v1/projects/ads/members/user/ops/"],
+        "api:project-quota": ["/api/v1/projects/ads/quota/"],
+        "api:project-quota-tier": ["/api/v1/projects/ads/quota/reserved/"],
+        "api:project-forced-decrease-preview": ["/api/v1/projects/ads/quota/reserved/forced-decrease/preview/"],
+        "api:project-forced-decrease": ["/api/v1/projects/ads/quota/reserved/forced-decrease/"],
+        "api:quota-request-list": ["/api/v1/quota-requests/"],
+        "api:quota-request-detail": ["/api/v1/quota-requests/1/"],
+        "api:quota-request-approve": ["/api/v1/quota-requests/1/approve/"],
+        "api:quota-request-reject": ["/api/v1/quota-requests/1/reject/"],
     }
 
 

@@ -49,6 +49,9 @@ def nothing_written() -> bool:
         ("поиск", "no accents"),
         ("se_arch", "lowercase letters, digits and '-'"),
         ("", "Give the project a name"),
+        ("new", "reserved"),
+        ("tutorial", "reserved"),
+        ("requests", "reserved"),
     ],
 )
 def test_a_bad_name_is_refused_by_the_wizard_and_by_onboard_and_nothing_is_written(user, name, says, caches):

@@ -44,3 +44,29 @@ def test_a_forced_pass_runs_every_active_pair_and_every_unfinished_removal():
     assert is_due(seen(state="removing"), generation=3, active=False, now=NOW, force=True)
     assert not is_due(seen(state="removed"), generation=3, active=False, now=NOW, force=True)
     assert not is_due(None, generation=3, active=False, now=NOW, force=True)
+
+
+@pytest.mark.django_db
+def test_a_cluster_whose_credentials_cannot_be_loaded_is_a_recorded_failure_not_a_crash(user):
+    """The embedded default runs tasks inline after the commit: a bad kubeconfig must not turn a saved
+    change into a 500; the cluster's record says what is wrong."""
+    from clusters.models import Cluster
+    from projects.models import ClusterProvisioning, Project, ProvisioningState
+    from projects.tasks import provision_on_cluster
+
+    cluster = Cluster.objects.create(
+        name="member-gone",
+        region="r",
+        zone="r-a",
+        role="member",
+        api_server="https://127.0.0.1:1",
+        kubeconfig_path="/nonexistent/kubeconfig",
+        kube_context="nope",
+    )
+    project = Project.objects.create(name="ads", team="ads", cost_center="CC-1")
+
+    provision_on_cluster(project.pk, cluster.pk)
+
+    record = ClusterProvisioning.objects.get(project=project, cluster=cluster)
+    assert record.state == ProvisioningState.FAILED
+    assert "credentials" in record.last_error or "kubeconfig" in record.last_error
