@@ -198,6 +198,16 @@ GrantTotals = Callable[[], Mapping[Tier, Resources]]
 _grant_totals: list[GrantTotals] = []
 
 
+ClusterRegistered = Callable[[int], None]
+_on_registered: list[ClusterRegistered] = []
+
+
+def on_cluster_registered(callback: ClusterRegistered) -> None:
+    """Registered once by the projects app: called with a new cluster's id after its registration
+    commits, so every existing project is provisioned there at once (not only at the next reconcile)."""
+    _on_registered[:] = [callback]
+
+
 def provide_grant_totals(provider: GrantTotals) -> None:
     """Registered once by the projects app (clusters may not import projects): what the region has
     granted per tier, which the pools of that tier must keep holding."""
@@ -374,6 +384,10 @@ def register_cluster(
             after=after,
             summary="created" if created else "refreshed",
         )
+    if created:
+        cluster_id = cluster.pk
+        for callback in _on_registered:
+            transaction.on_commit(lambda callback=callback: callback(cluster_id))
     return cluster, created
 
 

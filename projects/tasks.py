@@ -58,6 +58,17 @@ def provision_project_everywhere(project_id: int) -> list[str]:
     return [cluster.name for cluster in clusters]
 
 
+@shared_task(name="projects.provision_new_cluster")
+def provision_new_cluster(cluster_id: int) -> int:
+    """A newly registered cluster gets every active project; returns how many were queued."""
+    if not Cluster.objects.filter(pk=cluster_id).exists():
+        return 0
+    project_ids = list(Project.objects.active().values_list("pk", flat=True))
+    for project_id in project_ids:
+        provision_on_cluster.delay(project_id, cluster_id)
+    return len(project_ids)
+
+
 @shared_task(name="projects.provision_on_cluster")
 def provision_on_cluster(project_id: int, cluster_id: int) -> str:
     """Make ``cluster`` match the project (or remove the project there once archived); returns the state."""

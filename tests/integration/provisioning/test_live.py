@@ -158,12 +158,13 @@ def test_a_quota_change_and_a_member_change_show_up_on_every_cluster(
     assert host_quota["spec"]["tiers"]["OnDemand"] == {"cpu": "6", "memory": "4Gi", "nvidia.com/gpu": "2", "pods": 12}
 
 
-def test_a_newly_registered_cluster_gets_every_project(register, cluster_api_clients, admin_user):
+def test_the_reconcile_catches_a_cluster_whose_registration_task_was_lost(register, cluster_api_clients, admin_user):
     register("host"), add_pools(register("member-a"))
     projects = [onboard(_name(), admin_user, grants=SMALL) for _ in range(2)]
     assert all(namespace_or_none(cluster_api_clients["member-b"], p.namespace) is None for p in projects)
-
     member_b = register("member-b")
+    ClusterProvisioning.objects.filter(cluster=member_b).delete()  # as if the queued task never ran
+
     counts = reconcile_all()
 
     assert counts["queued"] == 2
@@ -172,6 +173,20 @@ def test_a_newly_registered_cluster_gets_every_project(register, cluster_api_cli
         assert managed(cluster_api_clients["member-b"], project.namespace) == EVERYTHING
     assert ClusterProvisioning.objects.filter(cluster=member_b).count() == 2
     assert reconcile_all()["queued"] == 0  # everything matches now
+
+
+def test_registering_a_cluster_provisions_every_project_without_waiting_for_the_reconcile(
+    register, cluster_api_clients, admin_user, eager_tasks
+):
+    register("host"), add_pools(register("member-a"))
+    projects = [onboard(_name(), admin_user, grants=SMALL) for _ in range(2)]
+
+    register("member-b")  # the registration's commit queues every active project there
+
+    for project in projects:
+        assert states(project)["member-b"] == ("ready", project.generation)
+        assert managed(cluster_api_clients["member-b"], project.namespace) == EVERYTHING
+    assert reconcile_all()["queued"] == 0
 
 
 def test_the_periodic_reconcile_repairs_drift(federation, pools, cluster_api_clients, admin_user):
