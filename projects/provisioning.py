@@ -12,7 +12,6 @@ that run this module per cluster and keep the per-cluster records are in ``proje
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for, client_pool, pool_for
 from projects.models import Project
 from workloads.core.grants import Allocation
+from workloads.core.kube.rawapi import status_message
 from workloads.core.labels import COST_CENTER_LABEL
 from workloads.core.rbac import ProjectRole, Subject
 from workloads.core.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
@@ -121,21 +121,11 @@ def _guarded(project: Project, cluster: Cluster, fn: Callable[[], T]) -> T:
     except ApiException as exc:
         error: type[ServiceError] = Unavailable if is_transient(exc) or exc.status == 409 else Unprocessable
         hint = " (a kind it does not serve? install the platform there: install-crds)" if exc.status == 404 else ""
-        raise error(f"{where}: {_reason(exc)}{hint}") from exc
+        raise error(f"{where}: {status_message(exc)}{hint}") from exc
     except (HTTPError, OSError) as exc:
         raise Unavailable(f"{where}: {describe(exc)}") from exc
     except ConfigException as exc:  # the registry row names a kubeconfig or context that is not there
         raise Unprocessable(f"{where}: the cluster's credentials cannot be loaded: {exc}") from exc
-
-
-def _reason(exc: ApiException) -> str:
-    """The apiserver's Status message (it names the field of a rejected object), not the header dump."""
-    try:
-        body = json.loads(exc.body or b"{}")
-    except (ValueError, TypeError):
-        body = {}
-    message = body.get("message") if isinstance(body, dict) else None
-    return f"{exc.status} {exc.reason}: {message}" if message else f"{exc.status} {exc.reason}"
 
 
 def project_changed(project: Project) -> None:

@@ -133,7 +133,8 @@ class QuotaOverview:
         return next(t for t in self.tiers if t.tier is tier)
 
 
-def _requested_by_tier(cache: Any) -> dict[Tier, Resources]:
+def requested_by_tier(cache: Any) -> dict[Tier, Resources]:
+    """Requests of the pods running on one member, per tier (the cache's aggregates, by PriorityClass)."""
     by_tier = cache.aggregates().get("requests_by_tier") or {}
     out = {}
     for tier in Tier:
@@ -156,7 +157,7 @@ def quota_overview(project: Project) -> QuotaOverview:
     by_cluster: dict[str, list[Pool]] = {}
     for pool in pools:
         by_cluster.setdefault(pool.cluster, []).append(pool)
-    requested = {name: _requested_by_tier(cache) for name, cache in caches.items()}
+    requested = {name: requested_by_tier(cache) for name, cache in caches.items()}
     pending = {
         r.tier: r for r in QuotaRequest.objects.filter(project=project, state=QuotaRequestState.PENDING).order_by("pk")
     }

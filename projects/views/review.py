@@ -22,6 +22,7 @@ from projects.grants import auto_approve_limit, judge, parse_quota_input, tier_g
 from projects.members import MemberInput
 from projects.models import PodSecurity, Project, ProjectRole
 from projects.onboarding import ProjectDraft
+from projects.usage import requested_by_tier
 from projects.views.common import shown
 from workloads.core.grants import Allocation, GrantVerdict, Pool, pool_headroom, region_headroom, tier_capacity
 from workloads.core.quantity import Resources
@@ -136,16 +137,6 @@ class TierRoom:
     clusters: list[ClusterRoomView]  # each member's pools against what runs there now
 
 
-def _requested_by_tier(cache: Any) -> dict[Tier, Resources]:
-    by_class = cache.aggregates().get("requests_by_tier") or {}
-    out = {}
-    for tier in Tier:
-        amount = by_class.get(tier.priority_class)
-        if amount is not None:
-            out[tier] = Resources(amount.cpu_m, amount.memory, amount.gpu)
-    return out
-
-
 def region_room() -> dict[Tier, TierRoom]:
     """Per tier: the region's capacity, what is granted, what is left to grant, and per member cluster the
     pools against the running requests (read from the registry and the watch caches only)."""
@@ -155,7 +146,7 @@ def region_room() -> dict[Tier, TierRoom]:
     by_cluster: dict[str, list[Pool]] = {}
     for pool in pools:
         by_cluster.setdefault(pool.cluster, []).append(pool)
-    requested = {name: _requested_by_tier(cache) for name, cache in caches.items()}
+    requested = {name: requested_by_tier(cache) for name, cache in caches.items()}
     rooms = {}
     for tier in Tier:
         clusters = []

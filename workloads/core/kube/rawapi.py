@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, TypedDict
 
+from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import ProtocolError
 from urllib3.response import BaseHTTPResponse
 
@@ -166,3 +167,13 @@ def iter_events(resp: Stream) -> Iterator[WatchEvent]:
                     raise WatchGone(status.get("message", "410 Gone"))
                 raise WatchError(status)
             yield WatchEvent(type=str(event.get("type")), object=event["object"])
+
+
+def status_message(exc: ApiException) -> str:
+    """The apiserver's Status message (it names the field of a rejected object), not the header dump."""
+    try:
+        body = json.loads(exc.body or b"{}")
+    except (ValueError, TypeError):
+        body = {}
+    message = body.get("message") if isinstance(body, dict) else None
+    return f"{exc.status} {exc.reason}: {message}" if message else f"{exc.status} {exc.reason}"

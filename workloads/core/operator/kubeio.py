@@ -10,7 +10,6 @@ catch ``Conflict`` / ``TemporaryError`` / ``PermanentError`` / ``NotFound`` and 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -23,7 +22,7 @@ from urllib3.exceptions import HTTPError as Urllib3Error
 from workloads.core import GROUP, VERSION
 from workloads.core.errors import Conflict, CoreError, PermanentError, TemporaryError
 from workloads.core.kube import rawapi
-from workloads.core.kube.rawapi import Timeout
+from workloads.core.kube.rawapi import Timeout, status_message
 
 T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
@@ -93,7 +92,7 @@ def classify(exc: ApiException | Urllib3Error | OSError) -> CoreError:
     """The core error a failed call means for the caller (kopf-style: by status, never by guess)."""
     if isinstance(exc, ApiException):
         status = exc.status or 0
-        reason = _reason(exc)
+        reason = status_message(exc)
         if status == 404:
             return NotFound(reason)
         if status == 409:
@@ -106,16 +105,6 @@ def classify(exc: ApiException | Urllib3Error | OSError) -> CoreError:
             return TemporaryError(reason, delay=delay)
         return PermanentError(reason)
     return TemporaryError(f"{type(exc).__name__}: {str(exc)[:200]}", delay=1.0)
-
-
-def _reason(exc: ApiException) -> str:
-    """The apiserver's Status message, which names the field for a 422, rather than the header dump."""
-    try:
-        body = json.loads(exc.body or b"{}")
-    except (ValueError, TypeError):
-        body = {}
-    message = body.get("message") if isinstance(body, dict) else None
-    return f"{exc.status} {exc.reason}: {message}" if message else f"{exc.status} {exc.reason}"
 
 
 def new_api_client(kubeconfig: str, context: str, pool_size: int = 48) -> client.ApiClient:
