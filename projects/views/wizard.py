@@ -152,6 +152,7 @@ def _show_errors(step: str, forms: dict[str, Any], exc: ServiceError) -> list[st
         return []
     if step == "members":
         # Paths count the rows kept in the draft (blank rows are dropped); map them back to the forms.
+        forms["formset"].is_valid()  # cleaned_data exists (create rebinds the stored rows, unchecked)
         kept = [f for f in forms["formset"].forms if (f.cleaned_data.get("name") or "").strip()]
         targets = {f"members[{i}]": form for i, form in enumerate(kept)}
         holder = BasicsForm({})  # collects the errors of no row ("A project needs at least one owner")

@@ -273,3 +273,16 @@ def test_a_platform_admin_must_name_an_owner_and_is_told_above_the_rows(admin_cl
     assert response.status_code == 400
     assert "A project needs at least one owner." in response.content.decode()
     assert "you join as an owner" not in response.content.decode()
+
+
+def test_a_member_deleted_before_create_is_named_beside_its_row(user_client, wizard, other_user, user):
+    walk_to_review(user_client, wizard, other_user)
+    other_user.delete()  # between the members step and create
+
+    response = user_client.post(f"/projects/new/{wizard.split('/')[3]}/create/", **HX)
+
+    assert response.status_code == 400
+    assert response["HX-Push-Url"] == step(wizard, "members")
+    assert invalid_feedback(response.content.decode()) == ["There is no user named 'dev2'."]
+    assert nothing_created()
+
