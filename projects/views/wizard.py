@@ -90,7 +90,7 @@ def _forms(step: str, data: dict[str, Any], post: Any = None) -> dict[str, Any]:
         return {"form": form}
     if step == "members":
         rows = data.get("members", [])
-        formset = MemberFormSet(post, prefix="members", initial=rows) if post else _rows(rows)
+        formset = MemberFormSet(post, prefix="members", initial=rows) if post is not None else _rows(rows)
         for i, form in enumerate(formset.forms):
             form.searchable(f"members-{i}-", f"suggest-{i}")
         return {"formset": formset}

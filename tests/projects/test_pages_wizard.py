@@ -286,3 +286,12 @@ def test_a_member_deleted_before_create_is_named_beside_its_row(user_client, wiz
     assert invalid_feedback(response.content.decode()) == ["There is no user named 'dev2'."]
     assert nothing_created()
 
+
+@pytest.mark.parametrize("post", [{}, {"go": "next"}, {"members-TOTAL_FORMS": "x", "go": "next"}], ids=str)
+def test_a_members_post_without_its_management_form_is_no_members_not_a_500(user_client, wizard, post):
+    user_client.post(wizard, {**BASICS, "go": "next"}, **HX)
+
+    response = user_client.post(step(wizard, "members"), post, **HX)
+
+    assert response.status_code == 200 and response["HX-Push-Url"] == step(wizard, "quotas")  # the creator owns it
+    assert nothing_created()
