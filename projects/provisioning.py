@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import yaml
 from django.db import transaction
 from django.db.models import F
+from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError
@@ -84,10 +86,11 @@ def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]
     ``Unprocessable`` when it refuses (a kind it does not serve, a rejected object): retrying is safe.
     """
     manifests = manifests_for(project, cluster)
+    api = _api(project, cluster)
     return _guarded(
         project,
         cluster,
-        lambda: provision.apply_all(api_for(cluster), manifests, call=lambda fn: _through_breaker(cluster, fn)),
+        lambda: provision.apply_all(api, manifests, call=lambda fn: _through_breaker(cluster, fn)),
     )
 
 
@@ -96,12 +99,29 @@ def remove_project(project: Project, cluster: Cluster) -> bool:
 
     Returns True once the namespace is gone; until then it is terminating, and calling again is safe.
     """
-    api = api_for(cluster)
+    api = _api(project, cluster)
     return _guarded(
         project,
         cluster,
         lambda: _through_breaker(cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace)),
     )
+
+
+# What loading a kubeconfig raises: the client's own error, or its parser's on a file that is cut short,
+# not a mapping, or holds bad base64 (a YAML error, TypeError, ValueError...).
+_UNLOADABLE = (ConfigException, yaml.YAMLError, TypeError, ValueError, KeyError, AttributeError)
+
+
+def _api(project: Project, cluster: Cluster) -> ApiClient:
+    """The cluster's client; credentials that cannot be loaded are ``Unprocessable`` (recorded on the
+    cluster's row, retried after the file is fixed), never an unexpected error after a saved change."""
+    try:
+        return api_for(cluster)
+    except _UNLOADABLE as exc:
+        raise Unprocessable(
+            f"{project.name} on {cluster.name}: the cluster's credentials cannot be loaded from "
+            f"{cluster.credentials_reference}: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _through_breaker(cluster: Cluster, fn: Callable[[], T]) -> T:

@@ -70,3 +70,37 @@ def test_a_cluster_whose_credentials_cannot_be_loaded_is_a_recorded_failure_not_
     record = ClusterProvisioning.objects.get(project=project, cluster=cluster)
     assert record.state == ProvisioningState.FAILED
     assert "credentials" in record.last_error or "kubeconfig" in record.last_error
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        "clusters: [{name: x\n",  # cut short while written: not YAML
+        "- a list\n- not a mapping\n",
+    ],
+    ids=["truncated-yaml", "not-a-mapping"],
+)
+def test_a_malformed_kubeconfig_is_a_recorded_failure_not_a_crash(tmp_path, text):
+    from clusters.models import Cluster
+    from projects.models import ClusterProvisioning, Project, ProvisioningState
+    from projects.tasks import provision_on_cluster
+
+    path = tmp_path / "kubeconfig"
+    path.write_text(text)
+    cluster = Cluster.objects.create(
+        name="member-bad",
+        region="r",
+        zone="r-a",
+        role="member",
+        api_server="https://127.0.0.1:1",
+        kubeconfig_path=str(path),
+        kube_context="c",
+    )
+    project = Project.objects.create(name="ads", team="ads", cost_center="CC-1")
+
+    assert provision_on_cluster(project.pk, cluster.pk) == ProvisioningState.FAILED
+
+    record = ClusterProvisioning.objects.get(project=project, cluster=cluster)
+    assert record.state == ProvisioningState.FAILED
+    assert "credentials cannot be loaded" in record.last_error and str(path) in record.last_error
