@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # the specs import this module (DEFAULT_CONTAINER_REQUEST, po
 # Requests assumed for a container that sets none; limit_range_manifest() makes the cluster agree.
 DEFAULT_CONTAINER_REQUEST = Resources(cpu_milli=100, memory_bytes=128 * 2**20)
 
+NO_OVERHEAD = Resources()
+"""The pod overhead of a pod without a RuntimeClass (the default of every ``overhead`` parameter)."""
+
 _QUOTA_KEYS = {"cpu": "requests.cpu", "memory": "requests.memory", "gpu": f"requests.{GPU_RESOURCE}"}
 
 
@@ -104,12 +107,17 @@ def check_fit(quota: TierQuota, usage: TierUsage, request: Resources, tier: Tier
     return QuotaVerdict(ok=not violations, violations=violations)
 
 
-def pod_request(containers: Sequence[Resources], init_containers: Sequence[tuple[Resources, bool]] = ()) -> Resources:
+def pod_request(
+    containers: Sequence[Resources],
+    init_containers: Sequence[tuple[Resources, bool]] = (),
+    overhead: Resources = NO_OVERHEAD,
+) -> Resources:
     """Effective pod request as the scheduler and ResourceQuota count it.
 
     ``init_containers`` are ``(request, is_native_sidecar)`` in order: sidecars add up with the main
     containers, while a plain init container only needs its own request plus the sidecars started
-    before it, so the pod needs the max of the two phases, per resource.
+    before it, so the pod needs the max of the two phases, per resource. ``overhead`` is the pod
+    overhead its RuntimeClass sets (``spec.overhead``), added on top as Kubernetes does.
     """
     sidecars = Resources()
     init_peak = Resources()
@@ -122,7 +130,7 @@ def pod_request(containers: Sequence[Resources], init_containers: Sequence[tuple
     running = sidecars
     for request in containers:
         running = running + request
-    return _max(running, init_peak)
+    return _max(running, init_peak) + overhead
 
 
 def _max(a: Resources, b: Resources) -> Resources:
@@ -183,7 +191,13 @@ def limit_range_manifest(namespace: str) -> dict[str, Any]:
     }
 
 
-def workload_request(workload: Workload, *, profile: RuntimeProfile | None = None, node_count: int = 1) -> Resources:
+def workload_request(
+    workload: Workload,
+    *,
+    profile: RuntimeProfile | None = None,
+    node_count: int = 1,
+    overhead: Resources = NO_OVERHEAD,
+) -> Resources:
     """Total requests a workload holds when running, which is what its tier quota must cover.
 
     Pods: PinPod 1; PinApp and PinterestService ``replicas``; PinterestJobSet ``parallelism`` (pods
@@ -191,13 +205,14 @@ def workload_request(workload: Workload, *, profile: RuntimeProfile | None = Non
     per node, so ``node_count`` is the node count of the target cluster. PinScaler itself requests
     nothing (its PinApp is counted, and the ResourceQuota bounds scale-ups). Paused or stopped
     workloads still count: resuming them must not break the quota. With a ``profile``, the platform
-    sidecars and init containers are counted too, exactly as the ResourceQuota will.
+    sidecars and init containers are counted too, exactly as the ResourceQuota will; ``overhead`` is
+    each pod's RuntimeClass overhead.
     """
     shape = _pods_of(workload, node_count)
     if shape is None:
         return Resources()
     pod, pods = shape
-    return pod_request_with_profile(pod, workload.kind, profile) * pods
+    return pod_request_with_profile(pod, workload.kind, profile, overhead) * pods
 
 
 def workload_pods(workload: Workload, *, node_count: int = 1) -> int:
@@ -211,18 +226,19 @@ def admitted_usage(
     profile: RuntimeProfile | None = None,
     *,
     node_counts: Mapping[str, int] | None = None,
+    overhead: Resources = NO_OVERHEAD,
 ) -> dict[Tier, Allocation]:
     """What a project's workloads hold per tier (requests and pods), every tier present.
 
     This is what federation admission counts against the project's grants, so each workload must be
     given once (deduplicate shards before calling). ``node_counts`` maps a PinterestDaemon's name to
-    the nodes it runs on (default 1).
+    the nodes it runs on (default 1); ``overhead`` is each pod's RuntimeClass overhead.
     """
     usage = {tier: Allocation() for tier in Tier}
     counts = node_counts or {}
     for workload in workloads:
         nodes = counts.get(workload.meta.name, 1)
-        request = workload_request(workload, profile=profile, node_count=nodes)
+        request = workload_request(workload, profile=profile, node_count=nodes, overhead=overhead)
         tier = workload.meta.tier
         usage[tier] = usage[tier] + Allocation.of(request, workload_pods(workload, node_count=nodes))
     return usage
@@ -256,13 +272,19 @@ def _pods_of(workload: Workload, node_count: int) -> tuple[PodFields, int] | Non
     return None
 
 
-def pod_request_with_profile(pod: PodFields, kind: str, profile: RuntimeProfile | None = None) -> Resources:
-    """One pod's effective request: user containers and sidecars, plus the profile's containers."""
+def pod_request_with_profile(
+    pod: PodFields, kind: str, profile: RuntimeProfile | None = None, overhead: Resources = NO_OVERHEAD
+) -> Resources:
+    """One pod's effective request: the profile's containers (first, in start order, as ``inject`` puts
+    them), the user's native sidecars and containers, and the pod overhead. A platform container is
+    counted like a user one: its request, else its limit, else the LimitRange default."""
+    from workloads.core.specs.common import Container  # the specs import this module
+
     init: list[tuple[Resources, bool]] = []
     if profile is not None:
         for name in profile.for_kind(kind).containers:
             platform = profile.containers[name]
-            requests = (platform.manifest.get("resources") or {}).get("requests") or {}
-            init.append((Resources.from_k8s(requests), platform.role == "sidecar"))
+            request = Container(name, platform.image, platform.manifest).effective_request()
+            init.append((request, platform.role == "sidecar"))
     init += [(c.effective_request(), True) for c in pod.sidecars]
-    return pod_request([c.effective_request() for c in pod.containers], init)
+    return pod_request([c.effective_request() for c in pod.containers], init, overhead)
