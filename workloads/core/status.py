@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, NotRequired, TypedDict
 
 from workloads.core.labels import ZONE_LABEL, workload_selector
@@ -69,12 +70,19 @@ class WorkloadStatus(_KindStatus):
 
 
 class ClusterShard(TypedDict):
+    """One member cluster's shard of a federated workload, as the host shows it."""
+
     cluster: str
+    zone: str  # the placement's zone ("" when the cluster spans several)
     replicas: int
-    readyReplicas: int
+    readyReplicas: int  # 0 while the member is unreachable: nothing can be confirmed ready
     updatedReplicas: int
-    state: str  # Ready, else the shard's Ready reason (or Unknown)
+    state: str  # Ready, else the shard's Ready reason, or Unknown (unreachable, or no Ready condition)
     message: str
+    phase: str  # the member CR's status.phase ("" when unknown)
+    conditions: list[dict[str, Any]]  # the member CR's own conditions, as last seen
+    lastSeen: str  # RFC 3339: when the member's status was last observed ("" never)
+    unreachableSince: NotRequired[str]  # RFC 3339: the member's watch is down since then
 
 
 class FederatedStatus(TypedDict):
@@ -269,49 +277,65 @@ def _verdict(
     return False, True, False, "Progressing", f"waiting for {', '.join(waiting)}"
 
 
-def aggregate_shards(shard_statuses: Mapping[str, Mapping[str, Any]]) -> FederatedStatus:
+_NOTHING: Mapping[str, str] = MappingProxyType({})
+
+# The federated conditions: the status every shard must have for the whole to be fine, and the reason
+# when one has not (a shard that reports no Ready is not ready; no Progressing/Degraded is not either).
+_FEDERATED_CONDITIONS = {
+    "Ready": ("True", "ShardsNotReady"),
+    "Progressing": ("False", "ShardsProgressing"),
+    "Degraded": ("False", "ShardsDegraded"),
+}
+
+
+def aggregate_shards(
+    shard_statuses: Mapping[str, Mapping[str, Any]],
+    *,
+    unreachable: Mapping[str, str] = _NOTHING,
+    zones: Mapping[str, str] = _NOTHING,
+    last_seen: Mapping[str, str] = _NOTHING,
+) -> FederatedStatus:
     """One view of a federated workload from the status of its CR in each member cluster.
 
-    Ready only when every shard is Ready; Degraded when any is; transition times are the latest
-    transition among the shards, so the result is a pure function of its input.
+    ``unreachable`` maps a member whose watch is down to since when (RFC 3339); its shard is Unknown
+    ("member unreachable since ..."), with its last known status kept for desired replicas, phase and
+    conditions. ``zones`` and ``last_seen`` (RFC 3339) fill the rows. Conditions, per the Kubernetes
+    convention: Ready is False when a shard is not ready, else Unknown when a member is unreachable,
+    else True; Progressing and Degraded are True when any shard's is, else Unknown when a member is
+    unreachable, else False. Transition times are the latest among the shards' (an unreachable
+    member's is its ``since``), so the result is a pure function of its input: no clock, no order.
     """
-    shards: list[ClusterShard] = []
+    clusters = sorted(set(shard_statuses) | set(unreachable))
+    shards = [_cluster_shard(c, shard_statuses.get(c) or {}, unreachable, zones, last_seen) for c in clusters]
+    own = {row["cluster"]: {str(c.get("type")): c for c in row["conditions"]} for row in shards}
+    lost = [c for c in clusters if c in unreachable]
+    lost_text = "; ".join(f"{c} unreachable since {unreachable[c]}" for c in lost)
     conditions: list[Condition] = []
-    for cluster, status in sorted(shard_statuses.items()):
-        own = {c.get("type"): c for c in status.get("conditions") or []}
-        shards.append(
-            {
-                "cluster": cluster,
-                "replicas": status.get("replicas", 0),
-                "readyReplicas": status.get("readyReplicas", 0),
-                "updatedReplicas": status.get("updatedReplicas", 0),
-                "state": "Ready"
-                if (own.get("Ready") or {}).get("status") == "True"
-                else ((own.get("Ready") or {}).get("reason") or "Unknown"),
-                "message": (own.get("Ready") or {}).get("message", ""),
-            }
+    for type_, (good, bad_reason) in _FEDERATED_CONDITIONS.items():
+        seen = {c: (own[c].get(type_) or {}).get("status") for c in clusters if c not in unreachable}
+        hit = [c for c, value in seen.items() if (value != "True" if good == "True" else value == "True")]
+        times = sorted(
+            unreachable[c] if c in unreachable else str((own[c].get(type_) or {}).get("lastTransitionTime") or "")
+            for c in clusters
         )
-    for type_, combine in (("Ready", all), ("Progressing", any), ("Degraded", any)):
-        per_shard = [
-            {c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {} for s in shard_statuses.values()
-        ]
-        value = bool(per_shard) and combine(c.get("status") == "True" for c in per_shard)
-        times = sorted(str(c["lastTransitionTime"]) for c in per_shard if c.get("lastTransitionTime"))
-        culprits = sorted(
-            name
-            for name, s in shard_statuses.items()
-            if ({c.get("type"): c for c in s.get("conditions") or []}.get(type_) or {}).get("status")
-            != ("True" if type_ == "Ready" else "False")
-        )
-        conditions.append(
-            {
-                "type": type_,
-                "status": "True" if value else "False",
-                "reason": "AllShards" if not culprits else "Shards",
-                "message": "" if not culprits else f"clusters: {', '.join(culprits)}",
-                "lastTransitionTime": times[-1] if times else "",
-            }
-        )
+        if not clusters:
+            status = "True" if type_ == "Progressing" else "False"
+            reason, message = "NoShards", "no member cluster runs a shard yet"
+        elif hit:
+            status = "False" if good == "True" else "True"
+            reason, message = bad_reason, "; ".join(filter(None, [f"clusters: {', '.join(hit)}", lost_text]))
+        elif lost:
+            status, reason, message = "Unknown", "MemberUnreachable", lost_text
+        else:
+            status, reason, message = good, "AllShards", ""
+        condition: Condition = {
+            "type": type_,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": times[-1] if times else "",
+        }
+        conditions.append(condition)
     return {
         "replicas": sum(s["replicas"] for s in shards),
         "readyReplicas": sum(s["readyReplicas"] for s in shards),
@@ -319,3 +343,38 @@ def aggregate_shards(shard_statuses: Mapping[str, Mapping[str, Any]]) -> Federat
         "shards": shards,
         "conditions": conditions,
     }
+
+
+def _cluster_shard(
+    cluster: str,
+    status: Mapping[str, Any],
+    unreachable: Mapping[str, str],
+    zones: Mapping[str, str],
+    last_seen: Mapping[str, str],
+) -> ClusterShard:
+    conditions = [dict(c) for c in status.get("conditions") or []]
+    conditions.sort(key=lambda c: str(c.get("type")))
+    ready = next((c for c in conditions if c.get("type") == "Ready"), {})
+    row: ClusterShard = {
+        "cluster": cluster,
+        "zone": zones.get(cluster, ""),
+        "replicas": int(status.get("replicas") or 0),
+        "readyReplicas": int(status.get("readyReplicas") or 0),
+        "updatedReplicas": int(status.get("updatedReplicas") or 0),
+        "state": "Ready" if ready.get("status") == "True" else str(ready.get("reason") or "Unknown"),
+        "message": str(ready.get("message") or ""),
+        "phase": str(status.get("phase") or ""),
+        "conditions": conditions,
+        "lastSeen": last_seen.get(cluster, ""),
+    }
+    if cluster in unreachable:
+        row.update(
+            {
+                "readyReplicas": 0,
+                "updatedReplicas": 0,
+                "state": "Unknown",
+                "message": f"member unreachable since {unreachable[cluster]}",
+                "unreachableSince": unreachable[cluster],
+            }
+        )
+    return row
