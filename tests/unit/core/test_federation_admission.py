@@ -103,6 +103,9 @@ def test_admits_oldest_first_while_it_fits_and_the_rest_waits_with_the_numbers()
         "message": wait.message,
     }
     assert decision.verdicts["PinApp/old"].reason == ADMITTED
+    assert decision.verdicts["PinApp/late"].message == (
+        "admitted in OnDemand: holds cpu 1, memory 0, gpu 0, pods 1 of the grant of cpu 4, memory 0, gpu 0, pods 10"
+    )
 
 
 def test_tiers_are_separate_and_an_absent_grant_is_zero():

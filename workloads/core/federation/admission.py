@@ -167,14 +167,14 @@ def admit(grants: Mapping[Tier, Allocation], admitted: Sequence[Claim], waiting:
         taken = [c for c in mine if c.key in beyond]
         total = sum((c.request for c in kept), Allocation())
         for claim in kept:
-            verdicts[claim.key] = Verdict(claim.key, True, ADMITTED, f"admitted in {tier.value}")
+            verdicts[claim.key] = _admitted(claim, grant)
         reclaim += sorted(taken, key=lambda c: c.order, reverse=True)
         for claim in sorted([*taken, *(c for c in queue if c.tier is tier)], key=lambda c: c.order):
             missing = shortfalls(tier, grant, total, claim.request)
             if not missing:
                 total = total + claim.request
                 admit_now.append(claim)
-                verdicts[claim.key] = Verdict(claim.key, True, ADMITTED, f"admitted in {tier.value}")
+                verdicts[claim.key] = _admitted(claim, grant)
                 continue
             reason = RECLAIMED if claim.key in beyond else QUOTA_EXCEEDED
             lead = "reclaimed, newest first, to fit" if reason == RECLAIMED else "waiting for"
@@ -185,3 +185,8 @@ def admit(grants: Mapping[Tier, Allocation], admitted: Sequence[Claim], waiting:
         held[tier] = total
     reclaimed = tuple(c for c in reclaim if not verdicts[c.key].admitted)
     return AdmissionDecision(tuple(admit_now), tuple(waits), reclaimed, held, verdicts)
+
+
+def _admitted(claim: Claim, grant: Allocation) -> Verdict:
+    message = f"admitted in {claim.tier.value}: holds {claim.request.describe()} of the grant of {grant.describe()}"
+    return Verdict(claim.key, True, ADMITTED, message)

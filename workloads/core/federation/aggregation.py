@@ -33,7 +33,7 @@ class ShardObservation:
     since: datetime | None = None
 
     @property
-    def _rank(self) -> tuple[str, str, str]:
+    def recency(self) -> tuple[str, str, str]:
         """Which of two observations of one cluster is newer: the later of ``seen_at``/``since``, then a
         canonical dump of the rest (so that the choice never depends on the order of the inputs)."""
         times = [rfc3339(t) for t in (self.seen_at, self.since) if t is not None]
@@ -56,7 +56,7 @@ def latest(observations: Iterable[ShardObservation]) -> dict[str, ShardObservati
     newest: dict[str, ShardObservation] = {}
     for observation in observations:
         known = newest.get(observation.cluster)
-        if known is None or observation._rank > known._rank:
+        if known is None or observation.recency > known.recency:
             newest[observation.cluster] = observation
     return newest
 
