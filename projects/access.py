@@ -35,6 +35,15 @@ def require_role(project: Project, actor: Any, roles: tuple[str, ...] = OWNER_RO
     return role
 
 
+def visible_project(actor: Any, name: str) -> Project:
+    """The project named ``name`` if ``actor`` may see it; ``NotFound`` otherwise (another tenant's, or a
+    name no project can have, such as one holding a NUL that PostgreSQL refuses in a query)."""
+    found = None if "\x00" in name else Project.objects.visible_to(actor).filter(name=name).first()
+    if found is None:
+        raise NotFound("No such project.")
+    return found
+
+
 def require_platform_admin(actor: Any, what: str) -> None:
     require_signed_in(actor)
     if not is_platform_admin(actor):

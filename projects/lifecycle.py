@@ -19,7 +19,7 @@ from projects import provisioning
 from projects.access import lock_project, require_active, require_platform_admin, require_role
 from projects.grants import release_grants
 from projects.models import PodSecurity, Project, ProjectRole, ProjectState, QuotaRequest, QuotaRequestState
-from projects.onboarding import REQUIRED_TEXT, TEXT_LIMITS
+from projects.onboarding import text_error
 from projects.usage import project_usage
 
 EDITABLE = ("display_name", "team", "cost_center", "description")
@@ -41,12 +41,10 @@ def update_project(project: Project, changes: dict[str, Any], *, actor: Any) -> 
         if not isinstance(value, str):
             errors[name] = "Give text."
             continue
-        value = value.strip()
-        if name in REQUIRED_TEXT and not value:
-            errors[name] = f"Give the {name.replace('_', ' ')}."
-        elif len(value) > TEXT_LIMITS[name]:
-            errors[name] = f"Use at most {TEXT_LIMITS[name]} characters; this has {len(value)}."
-        clean[name] = value
+        problem = text_error(name, value)
+        if problem:
+            errors[name] = problem
+        clean[name] = value.strip()
     if errors:
         raise Invalid.on_fields(errors)
     with transaction.atomic():

@@ -34,8 +34,10 @@ class MemberInput:
 
 
 def find_subject(kind: str, name: str) -> Any:
-    """The user or group ``name`` names, or None."""
+    """The user or group ``name`` names, or None (also for a name no user or group can have)."""
     name = name.strip()
+    if "\x00" in name:  # PostgreSQL refuses it in a query: no such subject
+        return None
     if kind == "user":
         return get_user_model().objects.filter(username=name, is_active=True).first()
     if kind == "group":
@@ -143,7 +145,7 @@ def remove_member(project: Project, kind: str, name: str, *, actor: Any) -> None
 def lookup_subjects(query: str, limit: int = 10) -> list[dict[str, str]]:
     """Users and groups whose name matches ``query``, for the wizard's member picker:
     ``[{kind, name, label}]``, users first. Any signed-in user may look (names are not secrets here)."""
-    query = query.strip()
+    query = query.replace("\x00", "").strip()
     if not query:
         return []
     users = (

@@ -78,17 +78,27 @@ def name_error(name: str) -> str | None:
     return None
 
 
+def text_error(name: str, value: str) -> str | None:
+    """Why ``value`` cannot be the project's ``name`` (a key of ``TEXT_LIMITS``), or None."""
+    top = TEXT_LIMITS[name]
+    if name in REQUIRED_TEXT and not value.strip():
+        return f"Give the {name.replace('_', ' ')}."
+    if len(value.strip()) > top:
+        return f"Use at most {top} characters; this has {len(value.strip())}."
+    if "\x00" in value:  # PostgreSQL text cannot hold it
+        return "Remove the NUL character (\\x00)."
+    return None
+
+
 def _basics_errors(draft: ProjectDraft) -> dict[str, str]:
     errors: dict[str, str] = {}
     problem = name_error(draft.name)
     if problem:
         errors["name"] = problem
-    for name, top in TEXT_LIMITS.items():
-        value = getattr(draft, name).strip()
-        if name in REQUIRED_TEXT and not value:
-            errors[name] = f"Give the {name.replace('_', ' ')}."
-        elif len(value) > top:
-            errors[name] = f"Use at most {top} characters; this has {len(value)}."
+    for name in TEXT_LIMITS:
+        problem = text_error(name, getattr(draft, name))
+        if problem:
+            errors[name] = problem
     return errors
 
 

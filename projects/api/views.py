@@ -21,9 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from base.errors import NotFound
 from base.permissions import is_platform_admin
-from projects.access import ADMIN
+from projects.access import ADMIN, visible_project
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
@@ -112,10 +111,7 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
         return Project.objects.visible_to(self.request.user)
 
     def get_object(self) -> Project:
-        project = self.get_queryset().filter(name=self.kwargs["name"]).first()
-        if project is None:
-            raise NotFound("No such project.")
-        return project
+        return visible_project(self.request.user, self.kwargs["name"])
 
     def project_body(self, project: Project) -> dict[str, Any]:
         return ProjectSerializer(describe([project], self.request.user)[0]).data

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from base.errors import Invalid
 from projects.grants import QuotaInput
 from projects.members import MemberInput, set_member
 from projects.models import Membership, QuotaRequest
@@ -382,3 +383,47 @@ def test_approval_beyond_what_the_pools_hold_now_is_a_409_with_the_numbers(proje
 @pytest.mark.parametrize("url", ["/api/v1/projects/?state=gone", "/api/v1/quota-requests/?state=gone"])
 def test_an_unknown_state_filter_is_named(project, owner, url):
     assert "'gone' is not a" in fields(as_(owner).get(url))["state"]
+
+
+# --- a NUL character (PostgreSQL refuses it in text and in queries) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "field"),
+    [
+        ("get", "/api/v1/projects/a%00b/", None, 404, None),
+        ("get", "/api/v1/projects/a%00b/members/", None, 404, None),
+        ("put", "/api/v1/projects/ads/members/user/de%00vi/", {"role": "viewer"}, 400, "name"),
+        ("put", "/api/v1/projects/ads/members/group/ops%00/", {"role": "viewer"}, 400, "name"),
+        ("delete", "/api/v1/projects/ads/members/user/de%00vi/", None, 204, None),
+        ("patch", "/api/v1/projects/ads/", {"description": "a\x00b"}, 400, "description"),
+    ],
+    ids=["project", "members", "put-user", "put-group", "delete", "patch"],
+)
+def test_a_nul_in_a_name_or_text_is_a_refusal_never_a_500(project, owner, method, path, body, status, field):
+    client = as_(owner)
+    client.raise_request_exception = False
+    before = snapshot()
+
+    response = getattr(client, method)(path, body, format="json") if body else getattr(client, method)(path)
+
+    assert response.status_code == status
+    if status >= 400:
+        assert field is None or field in fields(response, status)
+    assert snapshot() == before
+
+
+def test_a_nul_in_the_basics_is_refused_by_the_service(project, owner):
+    from projects.lifecycle import update_project
+    from projects.onboarding import ProjectDraft, check_basics
+
+    with pytest.raises(Invalid) as draft:
+        check_basics(ProjectDraft(name="search", team="t\x00", cost_center="c", description="d\x00"))
+    with pytest.raises(Invalid) as edit:
+        update_project(project, {"display_name": "x\x00"}, actor=owner)
+
+    assert {f.path: f.message for f in draft.value.fields} == {
+        "team": "Remove the NUL character (\\x00).",
+        "description": "Remove the NUL character (\\x00).",
+    }
+    assert [f.path for f in edit.value.fields] == ["display_name"]

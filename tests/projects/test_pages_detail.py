@@ -450,3 +450,17 @@ def test_the_project_list_does_a_constant_number_of_queries(region, owner, as_, 
         response = client.get("/projects/")
 
     assert response.status_code == 200 and text(response).count('href="/projects/p') == count
+
+
+@pytest.mark.parametrize("op", ["remove", "role"])
+def test_a_member_row_naming_a_nul_is_no_member_never_a_500(project, owner, as_, op):
+    client = as_(owner)
+    client.raise_request_exception = False
+    before = list(Membership.objects.values_list("pk", "role"))
+
+    response = client.post(
+        "/projects/ads/members/", {"op": op, "kind": "user", "name": "de\x00vi", "user-de\x00vi-role": "viewer"}, **HX
+    )
+
+    assert response.status_code < 500
+    assert list(Membership.objects.values_list("pk", "role")) == before

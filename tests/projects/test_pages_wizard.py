@@ -295,3 +295,15 @@ def test_a_members_post_without_its_management_form_is_no_members_not_a_500(user
 
     assert response.status_code == 200 and response["HX-Push-Url"] == step(wizard, "quotas")  # the creator owns it
     assert nothing_created()
+
+
+def test_a_nul_in_the_basics_is_refused_beside_the_field_and_the_lookup_ignores_it(user_client, wizard):
+    user_client.raise_request_exception = False
+
+    response = user_client.post(wizard, {**BASICS, "display_name": "Se\x00arch", "go": "next"}, **HX)
+    lookup = user_client.get("/projects/new/lookup/?q=de%00v")
+
+    assert response.status_code == 400
+    assert any("Remove the NUL character" in e for e in invalid_feedback(response.content.decode()))
+    assert lookup.status_code == 200
+    assert nothing_created()
