@@ -39,6 +39,9 @@ _SHARD = obj(
     Field("active", Int()),
     Field("succeeded", Int()),
     Field("failed", Int()),
+    Field("conditions", Arr(items=_CONDITION)),
+    Field("lastSeen", Str(description="When the member's shard status was last observed.")),
+    Field("unreachableSince", Str(description="Set while the member cannot be reached.")),
 )
 STATUS = obj(
     Field("observedGeneration", Int()),
