@@ -201,8 +201,8 @@ class QuotaRequestViewSet(viewsets.ReadOnlyModelViewSet):
             )
         if state:
             requests = requests.filter(state=state)
-        if project:
-            requests = requests.filter(project__name=project)
+        if project:  # a NUL (which PostgreSQL refuses in a query) names no project
+            requests = requests.filter(project__name=project) if "\x00" not in project else requests.none()
         return requests
 
     @extend_schema(

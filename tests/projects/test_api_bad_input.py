@@ -427,3 +427,12 @@ def test_a_nul_in_the_basics_is_refused_by_the_service(project, owner):
         "description": "Remove the NUL character (\\x00).",
     }
     assert [f.path for f in edit.value.fields] == ["display_name"]
+
+
+def test_a_nul_in_the_request_queues_project_filter_lists_nothing(project, pending, admin_user):
+    client = as_(admin_user)
+    client.raise_request_exception = False
+
+    response = client.get("/api/v1/quota-requests/?project=a%00b")
+
+    assert response.status_code == 200 and response.json()["results"] == []
