@@ -22,6 +22,7 @@ from projects.access import lock_project, require_active, require_role
 from projects.models import Membership, Project, ProjectRole
 
 KINDS = ("user", "group")
+MAX_MEMBERS = 250  # users and groups per project (one RoleBinding subject each); large teams are groups
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,13 @@ def set_member(project: Project, member: MemberInput, *, actor: Any) -> Membersh
         require_role(project, actor)  # again, under the lock: the actor may just have been removed
         existing = _membership(project, member.kind, subject)
         if existing is None:
+            count = Membership.objects.filter(project=project).count()
+            if count >= MAX_MEMBERS:
+                raise Conflict.on(
+                    "name",
+                    f"{project.name} has {count} members, the most a project may have; remove one or add a team "
+                    "as an OIDC group.",
+                )
             before = None
             lookup = {"user": subject} if member.kind == "user" else {"group": subject}
             existing = Membership.objects.create(project=project, role=member.role, **lookup)

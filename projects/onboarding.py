@@ -30,7 +30,7 @@ from projects.grants import (
     parse_quota_input,
     write_grant,
 )
-from projects.members import MemberInput, member_errors
+from projects.members import MAX_MEMBERS, MemberInput, member_errors
 from projects.models import Membership, Project, ProjectRole, TierQuota
 from workloads.core.grants import Allocation
 from workloads.core.tiers import Tier
@@ -116,6 +116,11 @@ def _check_name_free(name: str) -> None:
 
 
 def _members_errors(draft: ProjectDraft, creator: Any) -> tuple[dict[str, str], list[tuple[MemberInput, Any]]]:
+    if len(draft.members) > MAX_MEMBERS:  # refused before one lookup per member
+        return {
+            "members": f"List at most {MAX_MEMBERS} users or groups; this lists {len(draft.members)}. Add a team "
+            "as an OIDC group instead."
+        }, []
     errors: dict[str, str] = {}
     resolved: list[tuple[MemberInput, Any]] = []
     seen: dict[tuple[str, str], int] = {}

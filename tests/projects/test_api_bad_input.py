@@ -436,3 +436,37 @@ def test_a_nul_in_the_request_queues_project_filter_lists_nothing(project, pendi
     response = client.get("/api/v1/quota-requests/?project=a%00b")
 
     assert response.status_code == 200 and response.json()["results"] == []
+
+
+def test_a_huge_member_list_is_refused_at_once_without_a_lookup_per_member(
+    region, caches, user, django_assert_max_num_queries
+):
+    from projects.members import MAX_MEMBERS
+
+    many = [{"kind": "user", "name": f"u{i}", "role": "viewer"} for i in range(MAX_MEMBERS + 1)]
+    before = snapshot()
+
+    with django_assert_max_num_queries(20):
+        response = as_(user).post("/api/v1/projects/", {**CREATE, "members": many}, format="json")
+
+    assert fields(response) == {
+        "members": f"List at most {MAX_MEMBERS} users or groups; this lists {MAX_MEMBERS + 1}. Add a team as an "
+        "OIDC group instead."
+    }
+    assert len(response.content) < 2000
+    assert snapshot() == before
+
+
+def test_a_project_at_the_member_limit_takes_no_more_but_changes_roles(project, owner, django_user_model, monkeypatch):
+    limit = Membership.objects.filter(project=project).count()
+    extra = django_user_model.objects.create_user("extra", "extra@example.com", "pw-extra-Secret!")
+    monkeypatch.setattr("projects.members.MAX_MEMBERS", limit)
+
+    refused_ = as_(owner).put("/api/v1/projects/ads/members/user/extra/", {"role": "viewer"}, format="json")
+    changed = as_(owner).put("/api/v1/projects/ads/members/user/vic/", {"role": "developer"}, format="json")
+
+    assert fields(refused_, 409) == {
+        "name": f"ads has {limit} members, the most a project may have; remove one or add a team as an OIDC group."
+    }
+    assert changed.status_code == 200
+    assert not Membership.objects.filter(user=extra).exists()
