@@ -137,6 +137,15 @@ observations = st.builds(
 )
 
 
+def test_two_observations_at_the_same_moment_one_seen_one_unreachable_since_pick_the_same_winner():
+    """Found by the property below: equal newest times, one as seen_at and one as since, tied."""
+    moment = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+    a = ShardObservation(cluster="member-b", zone="", status=None, seen_at=moment, reachable=False, since=None)
+    b = ShardObservation(cluster="member-b", zone="", status=None, seen_at=None, reachable=False, since=moment)
+
+    assert aggregate([a, b]) == aggregate([b, a])
+
+
 @given(st.lists(observations, max_size=8), st.randoms())
 def test_aggregation_does_not_depend_on_the_order_of_the_shard_inputs(inputs, rnd):
     shuffled = list(inputs)

@@ -37,7 +37,9 @@ class ShardObservation:
         """Which of two observations of one cluster is newer: the later of ``seen_at``/``since``, then a
         canonical dump of the rest (so that the choice never depends on the order of the inputs)."""
         times = [rfc3339(t) for t in (self.seen_at, self.since) if t is not None]
-        dump = json.dumps([self.zone, self.status, self.reachable], sort_keys=True, default=str)
+        dump = json.dumps(
+            [self.zone, self.status, self.reachable, str(self.seen_at), str(self.since)], sort_keys=True, default=str
+        )
         return (max(times, default=""), "0" if self.reachable else "1", dump)
 
 
