@@ -50,6 +50,14 @@ FORCED_CONSEQUENCE = (
 )
 
 
+REASON_MAX = 2000  # a reason is shown in the queue, on the project page and in the audit log
+
+
+def _check_reason(reason: str) -> None:
+    if len(reason.strip()) > REASON_MAX:
+        raise Invalid.on("reason", f"Use at most {REASON_MAX} characters; this has {len(reason.strip())}.")
+
+
 @dataclass(frozen=True)
 class QuotaChange:
     """``applied``: the grant is ``after`` now; otherwise ``request`` waits for a platform admin."""
@@ -92,6 +100,7 @@ def change_quota(project: Project, tier: Tier | str, data: QuotaInput, *, actor:
     ``Unavailable`` (a decrease while a watch cache is not synced)."""
     role = require_role(project, actor)
     tier = _as_tier(tier)
+    _check_reason(reason)
     new = parse_quota_input(data)
     limit = None if role == ADMIN else auto_approve_limit()
     with transaction.atomic():
@@ -158,6 +167,8 @@ def _decide(request: QuotaRequest, state: str, *, actor: Any, reason: str) -> No
 def approve_request(request_id: int, *, actor: Any, reason: str = "") -> QuotaRequest:
     """Apply a pending request (platform admins). Raises ``Conflict`` with the numbers when the region's
     pools cannot hold it now (or it would go below usage), or when it is no longer pending."""
+    require_platform_admin(actor, "approve quota requests")
+    _check_reason(reason)
     with transaction.atomic():
         request, tier = _locked_request(request_id, actor, "approve quota requests")
         project = lock_project(request.project)
@@ -179,6 +190,8 @@ def reject_request(request_id: int, *, actor: Any, reason: str) -> QuotaRequest:
     if not reason.strip():
         require_platform_admin(actor, "reject quota requests")
         raise Invalid.on("reason", "Say why the request is rejected; the project's owners will read it.")
+    require_platform_admin(actor, "reject quota requests")
+    _check_reason(reason)
     with transaction.atomic():
         request, _ = _locked_request(request_id, actor, "reject quota requests")
         _decide(request, QuotaRequestState.REJECTED, actor=actor, reason=reason.strip())
@@ -245,6 +258,8 @@ def force_decrease(
     errors = {}
     if not reason.strip():
         errors["reason"] = "Say why; the project's owners will read it."
+    elif len(reason.strip()) > REASON_MAX:
+        errors["reason"] = f"Use at most {REASON_MAX} characters; this has {len(reason.strip())}."
     if not confirm:
         errors["confirm"] = "Preview the decrease first and confirm with the preview's token."
     if errors:

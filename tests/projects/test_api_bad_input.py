@@ -470,3 +470,30 @@ def test_a_project_at_the_member_limit_takes_no_more_but_changes_roles(project, 
     }
     assert changed.status_code == 200
     assert not Membership.objects.filter(user=extra).exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("put", "/api/v1/projects/ads/quota/reserved/", {**GRANT, "reason": "x" * 2001}),
+        ("post", "/api/v1/quota-requests/{r}/approve/", {"reason": "x" * 2001}),
+        ("post", "/api/v1/quota-requests/{r}/reject/", {"reason": "x" * 2001}),
+        (
+            "post",
+            "/api/v1/projects/ads/quota/reserved/forced-decrease/",
+            {**NONE, "reason": "x" * 2001, "confirm": "t"},
+        ),
+    ],
+    ids=["change", "approve", "reject", "force"],
+)
+def test_a_reason_longer_than_the_limit_is_refused_and_nothing_changes(
+    project, pending, admin_user, method, path, body
+):
+    from projects.quota import REASON_MAX
+
+    before = snapshot()
+
+    response = getattr(as_(admin_user), method)(path.format(r=pending.pk), body, format="json")
+
+    assert fields(response)["reason"] == f"Use at most {REASON_MAX} characters; this has 2001."
+    assert snapshot() == before
