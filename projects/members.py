@@ -34,19 +34,22 @@ class MemberInput:
     role: str = ProjectRole.DEVELOPER
 
 
-def find_subject(kind: str, name: str) -> Any:
-    """The user or group ``name`` names, or None (also for a name no user or group can have)."""
+def find_subject(kind: str, name: str, *, member_of: Project | None = None) -> Any:
+    """The user or group ``name`` names, or None (also for a name no user or group can have). A deactivated
+    user is found only as a member of ``member_of``: their membership can still change or go, but nobody
+    adds them anew."""
     name = name.strip()
     if "\x00" in name:  # PostgreSQL refuses it in a query: no such subject
         return None
     if kind == "user":
-        return get_user_model().objects.filter(username=name, is_active=True).first()
+        usable = Q(is_active=True) if member_of is None else Q(is_active=True) | Q(memberships__project=member_of)
+        return get_user_model().objects.filter(usable, username=name).first()
     if kind == "group":
         return Group.objects.filter(name=name).first()
     return None
 
 
-def member_errors(member: MemberInput, path: str) -> tuple[dict[str, str], Any]:
+def member_errors(member: MemberInput, path: str, *, member_of: Project | None = None) -> tuple[dict[str, str], Any]:
     """Field errors of one member (``{path}.kind``, ``.name``, ``.role``) and the subject it names."""
     errors: dict[str, str] = {}
     if member.kind not in KINDS:
@@ -57,7 +60,7 @@ def member_errors(member: MemberInput, path: str) -> tuple[dict[str, str], Any]:
     if not member.name.strip():
         errors[f"{path}.name"] = f"Give the {member.kind if member.kind in KINDS else 'user or group'}'s name."
     elif member.kind in KINDS:
-        subject = find_subject(member.kind, member.name)
+        subject = find_subject(member.kind, member.name, member_of=member_of)
         if subject is None:
             errors[f"{path}.name"] = f"There is no {member.kind} named {member.name.strip()!r}."
     return errors, subject
@@ -78,7 +81,7 @@ def set_member(project: Project, member: MemberInput, *, actor: Any) -> Membersh
     Raises ``Invalid`` (unknown user/group, bad role), ``NotFound``/``Forbidden`` (not an owner),
     ``Conflict`` (the last owner demoted, or the project archived)."""
     require_role(project, actor)
-    errors, subject = member_errors(member, "member")
+    errors, subject = member_errors(member, "member", member_of=project)
     if errors:
         raise Invalid.on_fields({path.removeprefix("member."): text for path, text in errors.items()})
     with transaction.atomic():
@@ -125,7 +128,7 @@ def remove_member(project: Project, kind: str, name: str, *, actor: Any) -> None
     require_role(project, actor)
     if kind not in KINDS:
         raise Invalid.on("kind", f"{kind!r} is not a member kind; use user or group.")
-    subject = find_subject(kind, name)
+    subject = find_subject(kind, name, member_of=project)
     if subject is None:
         return
     with transaction.atomic():

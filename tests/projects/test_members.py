@@ -127,3 +127,17 @@ def test_lookup_finds_users_and_groups_for_the_wizard(user, other_user, django_u
     ]
     assert lookup_subjects("dev", limit=1) == found[:1]
     assert lookup_subjects("  ") == [] and lookup_subjects("gone") == []
+
+
+def test_a_deactivated_users_membership_can_still_be_changed_and_removed(project, owner, viewer):
+    """Someone who left the company keeps a RoleBinding subject on every cluster until removed here."""
+    viewer.is_active = False
+    viewer.save(update_fields=["is_active"])
+
+    set_member(project, MemberInput("user", "vic", "developer"), actor=owner)
+    assert roles(project)["user:vic"] == "developer"
+    remove_member(project, "user", "vic", actor=owner)
+
+    assert "user:vic" not in roles(project)
+    with pytest.raises(Invalid, match="There is no user named 'vic'"):  # but nobody adds them anew
+        set_member(project, MemberInput("user", "vic", "viewer"), actor=owner)
