@@ -53,6 +53,7 @@ def _parse_pods(value: str) -> int:
         raise QuantityError(f"{value!r} is not a whole number of pods") from None
 
 
+QUANTITY_MAX = 64  # characters: far more than any storable grant needs (9223372036854775807 is 19)
 _PARSERS = {"cpu": parse_cpu, "memory": parse_memory, "gpu": parse_gpu, "pods": _parse_pods}
 
 
@@ -72,6 +73,11 @@ def parse_quota_input(data: QuotaInput, *, prefix: str = "") -> Allocation:
         path, example = f"{prefix}{field}", _EXAMPLES[field]
         if not raw:
             errors[path] = f"Give a quantity (0 for none), for example {example}."
+            continue
+        if len(raw) > QUANTITY_MAX:  # and Python parses no integer of more than 4300 digits
+            errors[path] = (
+                f"{raw[:12]!r}... is not a quantity: {QUANTITY_MAX} characters at most; for example {example}."
+            )
             continue
         if raw.startswith("-"):
             errors[path] = f"{raw!r} is negative; a grant is 0 or more."

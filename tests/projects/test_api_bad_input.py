@@ -497,3 +497,18 @@ def test_a_reason_longer_than_the_limit_is_refused_and_nothing_changes(
 
     assert fields(response)["reason"] == f"Use at most {REASON_MAX} characters; this has 2001."
     assert snapshot() == before
+
+
+@pytest.mark.parametrize("value", ["1" * 5000, "0." + "1" * 5000, "1" * 65], ids=["5000-digits", "5000-decimals", "65"])
+def test_a_quantity_too_long_to_be_one_is_refused_by_path_never_a_500(project, owner, value):
+    client = as_(owner)
+    client.raise_request_exception = False
+    before = snapshot()
+
+    response = client.put("/api/v1/projects/ads/quota/reserved/", {**GRANT, "cpu": value}, format="json")
+    onboarding = client.post("/api/v1/projects/", {**CREATE, "quotas": {"ondemand": {"pods": value}}}, format="json")
+
+    assert fields(response)["cpu"].endswith("is not a quantity: 64 characters at most; for example 8 or 500m.")
+    assert "64 characters at most" in fields(onboarding)["quotas.ondemand.pods"]
+    assert len(response.content) < 1000
+    assert snapshot() == before
