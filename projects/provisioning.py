@@ -29,7 +29,7 @@ from clusters import provision
 from clusters.kube.breaker import CircuitOpen
 from clusters.kube.retry import describe, is_transient
 from clusters.models import Cluster, FederationRole
-from clusters.runtime import api_for, client_pool, pool_for
+from clusters.runtime import api_for, pool_for
 from projects.models import Project
 from workloads.core.grants import Allocation
 from workloads.core.kube.rawapi import status_message
@@ -79,8 +79,9 @@ def manifests_for(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
     return host_manifests(tenant) if cluster.role == FederationRole.HOST else member_manifests(tenant)
 
 
-def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
-    """Apply what ``cluster`` must hold for ``project``; returns the applied objects.
+def provision_project(project: Project, cluster: Cluster, *, trial: bool = False) -> list[dict[str, Any]]:
+    """Apply what ``cluster`` must hold for ``project``; returns the applied objects. ``trial``: someone
+    asked for this run (Retry), so an open circuit breaker lets it through as its trial call.
 
     Raises ``Unavailable`` when the cluster cannot be reached or answers with a retryable error, and
     ``Unprocessable`` when it refuses (a kind it does not serve, a rejected object): retrying is safe.
@@ -90,11 +91,11 @@ def provision_project(project: Project, cluster: Cluster) -> list[dict[str, Any]
     return _guarded(
         project,
         cluster,
-        lambda: provision.apply_all(api, manifests, call=lambda fn: _through_breaker(cluster, fn)),
+        lambda: provision.apply_all(api, manifests, call=lambda fn: _through_breaker(cluster, fn, trial=trial)),
     )
 
 
-def remove_project(project: Project, cluster: Cluster) -> bool:
+def remove_project(project: Project, cluster: Cluster, *, trial: bool = False) -> bool:
     """Delete the project's namespace on ``cluster`` (and with it everything provisioning put inside it).
 
     Returns True once the namespace is gone; until then it is terminating, and calling again is safe.
@@ -103,7 +104,9 @@ def remove_project(project: Project, cluster: Cluster) -> bool:
     return _guarded(
         project,
         cluster,
-        lambda: _through_breaker(cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace)),
+        lambda: _through_breaker(
+            cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace), trial=trial
+        ),
     )
 
 
@@ -124,10 +127,29 @@ def _api(project: Project, cluster: Cluster) -> ApiClient:
         ) from exc
 
 
-def _through_breaker(cluster: Cluster, fn: Callable[[], T]) -> T:
-    """The cluster's circuit breaker and retry policy (a dead cluster fails fast for the next projects)."""
-    pool_for(cluster)
-    return client_pool().run(cluster.name, fn, attempts=APPLY_ATTEMPTS)
+def _through_breaker(cluster: Cluster, fn: Callable[[], T], *, trial: bool = False) -> T:
+    """The cluster's circuit breaker and retry policy (a dead cluster fails fast for the next projects).
+
+    ``trial``: a person asked for this call (Retry, typically once the apiserver is back), so an open
+    breaker does not refuse it for the rest of its cool-off: one call goes through as its trial, and
+    the answer closes the breaker (or keeps it open) for everyone."""
+    pool = pool_for(cluster)
+    breaker = pool.breaker(cluster.name)
+    if not trial or breaker.state == "closed":
+        return pool.run(cluster.name, fn, attempts=APPLY_ATTEMPTS)
+    try:
+        result = fn()
+    except ApiException as exc:
+        if is_transient(exc):
+            breaker.record_failure(exc)
+        else:
+            breaker.record_success()  # the cluster answered
+        raise
+    except (HTTPError, OSError) as exc:
+        breaker.record_failure(exc)
+        raise
+    breaker.record_success()
+    return result
 
 
 def _guarded(project: Project, cluster: Cluster, fn: Callable[[], T]) -> T:

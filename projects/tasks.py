@@ -71,21 +71,24 @@ def provision_new_cluster(cluster_id: int) -> int:
 
 @shared_task(name="projects.provision_on_cluster")
 def provision_on_cluster(project_id: int, cluster_id: int) -> str:
-    """Make ``cluster`` match the project (or remove the project there once archived); returns the state."""
+    """Make ``cluster`` match the project (or remove the project there once archived); returns the state.
+    A run someone asked for (Retry put the failed record back to pending) goes through an open circuit
+    breaker as its trial call: the apiserver may be back before the breaker's cool-off ends."""
     project = Project.objects.filter(pk=project_id).first()
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if project is None or cluster is None:
         return "gone"
     record, _ = ClusterProvisioning.objects.get_or_create(project=project, cluster=cluster)
+    retry = record.state == ProvisioningState.PENDING and record.attempts > 0  # only Retry makes this
     if not project.is_active:
-        return _remove(record, project, cluster)
+        return _remove(record, project, cluster, retry=retry)
     _mark(record, ProvisioningState.PROVISIONING, attempts=F("attempts") + 1, last_attempt_at=timezone.now())
     for _pass in range(MAX_PASSES):
         generation = project.generation
         if not project.is_active:
-            return _remove(record, project, cluster)
+            return _remove(record, project, cluster, retry=retry)
         try:
-            provision_project(project, cluster)
+            provision_project(project, cluster, trial=retry)
         except ServiceError as exc:
             _mark(record, ProvisioningState.FAILED, last_error=exc.message)
             return ProvisioningState.FAILED
@@ -106,11 +109,11 @@ def provision_on_cluster(project_id: int, cluster_id: int) -> str:
     return ProvisioningState.READY
 
 
-def _remove(record: ClusterProvisioning, project: Project, cluster: Cluster) -> str:
+def _remove(record: ClusterProvisioning, project: Project, cluster: Cluster, *, retry: bool = False) -> str:
     generation = project.generation
     _mark(record, ProvisioningState.REMOVING, attempts=F("attempts") + 1, last_attempt_at=timezone.now())
     try:
-        gone = remove_project(project, cluster)
+        gone = remove_project(project, cluster, trial=retry)
     except ServiceError as exc:
         _mark(record, ProvisioningState.FAILED, last_error=exc.message)
         return ProvisioningState.FAILED
@@ -215,5 +218,8 @@ def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
             target_name=project.name,
             project=project.name,
             cluster=cluster.name,
+        )
+        ClusterProvisioning.objects.filter(project=project, cluster=cluster, state=ProvisioningState.FAILED).update(
+            state=ProvisioningState.PENDING
         )
         transaction.on_commit(lambda: provision_on_cluster.delay(project_id, cluster_id))

@@ -3,9 +3,11 @@ onboarding every member has the namespace, RoleBindings, tier quotas and LimitRa
 namespace and ProjectQuota; changes reach every cluster; a new cluster gets every project; drift is
 repaired; archiving removes everything; a dead cluster is a recorded failure, not a traceback."""
 
+import contextlib
 import uuid
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
@@ -283,3 +285,113 @@ def test_install_crds_puts_the_project_quota_crd_on_the_host_and_cluster_roles_o
         "pincompute-project-developer",
         "pincompute-project-viewer",
     }
+
+
+class _Forwarder:
+    """A TCP forwarder in front of an apiserver: ``stop`` refuses new connections and cuts open ones, as a
+    stopped apiserver does; ``start`` serves again on the same port."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        import socket
+
+        self.target = target
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self.listener: Any = None
+        self.open: list[Any] = []
+
+    def start(self) -> None:
+        import socket
+        import threading
+
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", self.port))
+        self.listener.listen(16)
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def _accept(self, listener: Any) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                downstream, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.open += [downstream, upstream]
+            for a, b in ((downstream, upstream), (upstream, downstream)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: Any, sink: Any) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def stop(self) -> None:
+        import socket
+
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+        for s in self.open:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+        self.open = []
+
+
+def test_a_stopped_apiserver_fails_its_cluster_with_the_reason_and_a_retry_after_restart_converges(
+    federation, pools, tmp_path, admin_user, client
+):
+    from urllib.parse import urlsplit
+
+    member = _members(federation)[0]
+    target = urlsplit(member.api_server)
+    forwarder = _Forwarder((target.hostname, target.port))
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
+    )
+    flaky = Cluster.objects.create(
+        name="member-flaky",
+        region="local-1",
+        zone="local-1c",
+        role="member",
+        api_server=f"https://127.0.0.1:{forwarder.port}",
+        kubeconfig_path=str(kubeconfig),
+        kube_context=member.kube_context,
+    )
+    try:
+        project = onboard(_name(), admin_user, grants=SMALL)  # the apiserver is stopped
+
+        record = ClusterProvisioning.objects.get(project=project, cluster=flaky)
+        assert record.state == "failed" and "member-flaky" in record.last_error
+        assert "refused" in record.last_error.lower() or "connect" in record.last_error.lower()
+        for other in federation:  # one stopped cluster does not stop the others
+            assert states(project)[other.name] == ("ready", project.generation)
+        client.force_login(admin_user)
+        page = client.get(f"/projects/{project.name}/provisioning/").content.decode()
+        assert 'data-cluster="member-flaky" data-state="failed"' in page and record.last_error[:40] in page
+        assert f"/projects/{project.name}/provisioning/member-flaky/retry/" in page
+
+        forwarder.start()  # the apiserver is back
+        response = client.post(f"/projects/{project.name}/provisioning/member-flaky/retry/")
+
+        assert response.status_code == 302
+        record.refresh_from_db()
+        assert (record.state, record.observed_generation, record.last_error) == ("ready", project.generation, "")
+        page = client.get(f"/projects/{project.name}/provisioning/").content.decode()
+        assert 'data-cluster="member-flaky" data-state="ready"' in page
+    finally:
+        forwarder.stop()
