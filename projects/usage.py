@@ -144,6 +144,39 @@ def requested_by_tier(cache: Any) -> dict[Tier, Resources]:
     return out
 
 
+@dataclass(frozen=True)
+class RegionRoom:
+    """One tier across the region: its pools' capacity, what is granted, what is left to grant, and each
+    member's pools against what runs there now. Project-independent: the wizard shows it before a project
+    exists."""
+
+    capacity: Resources
+    granted: Resources
+    headroom: Resources
+    clusters: list[ClusterRoom]
+
+
+def region_rooms() -> dict[Tier, RegionRoom]:
+    """Read from the registry and the watch caches only."""
+    totals = tier_grant_totals()
+    pools = cluster_services.region_pools()
+    by_cluster: dict[str, list[Pool]] = {}
+    for pool in pools:
+        by_cluster.setdefault(pool.cluster, []).append(pool)
+    requested = {name: requested_by_tier(cache) for name, cache in runtime.member_caches().items()}
+    rooms = {}
+    for tier in Tier:
+        clusters = []
+        for cluster, own in sorted(by_cluster.items()):
+            live = requested.get(cluster, {})
+            used = sum((amount for t, amount in live.items() if tier is Tier.PREEMPTIBLE or t is tier), Resources())
+            clusters.append(ClusterRoom(cluster, tier_capacity(own, tier), used, pool_headroom(own, live, tier)))
+        rooms[tier] = RegionRoom(
+            tier_capacity(pools, tier), totals[tier], region_headroom(pools, totals, tier), clusters
+        )
+    return rooms
+
+
 def quota_overview(project: Project) -> QuotaOverview:
     """Per tier: the grant, admitted usage, running pods, the region's headroom and each member's room.
 
@@ -151,36 +184,24 @@ def quota_overview(project: Project) -> QuotaOverview:
     database and the watch caches."""
     usage = project_usage(project)
     grants = grants_of(project)
-    totals = tier_grant_totals()
-    pools = cluster_services.region_pools()
-    caches = runtime.member_caches()
-    by_cluster: dict[str, list[Pool]] = {}
-    for pool in pools:
-        by_cluster.setdefault(pool.cluster, []).append(pool)
-    requested = {name: requested_by_tier(cache) for name, cache in caches.items()}
+    rooms = region_rooms()
     pending = {
         r.tier: r for r in QuotaRequest.objects.filter(project=project, state=QuotaRequestState.PENDING).order_by("pk")
     }
-    tiers = []
-    for tier in Tier:
-        rooms = []
-        for cluster, own in sorted(by_cluster.items()):
-            live = requested.get(cluster, {})
-            used = sum((amount for t, amount in live.items() if tier is Tier.PREEMPTIBLE or t is tier), Resources())
-            rooms.append(ClusterRoom(cluster, tier_capacity(own, tier), used, pool_headroom(own, live, tier)))
-        tiers.append(
-            TierOverview(
-                tier=tier,
-                grant=grants[tier],
-                usage=usage.admitted[tier],
-                running=usage.running[tier],
-                region_capacity=tier_capacity(pools, tier),
-                region_granted=totals[tier],
-                region_headroom=region_headroom(pools, totals, tier),
-                clusters=rooms,
-                pending=pending.get(tier.label),
-            )
+    tiers = [
+        TierOverview(
+            tier=tier,
+            grant=grants[tier],
+            usage=usage.admitted[tier],
+            running=usage.running[tier],
+            region_capacity=rooms[tier].capacity,
+            region_granted=rooms[tier].granted,
+            region_headroom=rooms[tier].headroom,
+            clusters=rooms[tier].clusters,
+            pending=pending.get(tier.label),
         )
+        for tier in Tier
+    ]
     return QuotaOverview(tiers, usage.workloads, usage.problems)
 
 

@@ -15,17 +15,14 @@ import yaml
 
 from base.errors import Invalid
 from base.permissions import is_platform_admin
-from clusters import runtime
-from clusters import services as cluster_services
 from clusters.models import Cluster, FederationRole
-from projects.grants import auto_approve_limit, judge, parse_quota_input, tier_grant_totals
+from projects.grants import auto_approve_limit, judge, parse_quota_input
 from projects.members import MemberInput
 from projects.models import PodSecurity, Project, ProjectRole
 from projects.onboarding import ProjectDraft
-from projects.usage import requested_by_tier
+from projects.usage import region_rooms
 from projects.views.common import shown
-from workloads.core.grants import Allocation, GrantVerdict, Pool, pool_headroom, region_headroom, tier_capacity
-from workloads.core.quantity import Resources
+from workloads.core.grants import Allocation, GrantVerdict
 from workloads.core.rbac import ProjectRole as RbacRole
 from workloads.core.rbac import Subject
 from workloads.core.tenancy import PodSecurity as CorePodSecurity
@@ -138,31 +135,17 @@ class TierRoom:
 
 
 def region_room() -> dict[Tier, TierRoom]:
-    """Per tier: the region's capacity, what is granted, what is left to grant, and per member cluster the
-    pools against the running requests (read from the registry and the watch caches only)."""
-    pools = cluster_services.region_pools()
-    totals = tier_grant_totals()
-    caches = runtime.member_caches()
-    by_cluster: dict[str, list[Pool]] = {}
-    for pool in pools:
-        by_cluster.setdefault(pool.cluster, []).append(pool)
-    requested = {name: requested_by_tier(cache) for name, cache in caches.items()}
-    rooms = {}
-    for tier in Tier:
-        clusters = []
-        for name, own in sorted(by_cluster.items()):
-            live = requested.get(name, {})
-            used = sum((a for t, a in live.items() if tier is Tier.PREEMPTIBLE or t is tier), Resources())
-            clusters.append(
-                ClusterRoomView(
-                    name, shown(tier_capacity(own, tier)), shown(used), shown(pool_headroom(own, live, tier))
-                )
-            )
-        rooms[tier] = TierRoom(
+    """``projects.usage.region_rooms`` in display units, for the wizard's quota step."""
+    return {
+        tier: TierRoom(
             tier,
-            shown(tier_capacity(pools, tier)),
-            shown(totals[tier]),
-            shown(region_headroom(pools, totals, tier)),
-            clusters,
+            shown(room.capacity),
+            shown(room.granted),
+            shown(room.headroom),
+            [
+                ClusterRoomView(c.cluster, shown(c.capacity), shown(c.requested), shown(c.headroom))
+                for c in room.clusters
+            ],
         )
-    return rooms
+        for tier, room in region_rooms().items()
+    }
