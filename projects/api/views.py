@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers as drf_serializers
 from rest_framework import status, viewsets
@@ -21,8 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from base.permissions import is_platform_admin
-from projects.access import ADMIN, visible_project
+from projects.access import roles_of, visible_project
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
@@ -32,7 +30,7 @@ from projects.api.serializers import (
     ProjectSerializer,
 )
 from projects.lifecycle import archive_project, set_pod_security, update_project
-from projects.models import ROLE_RANK, Membership, Project, ProjectState, QuotaRequestState, TierQuota
+from projects.models import Project, ProjectState, QuotaRequestState, TierQuota
 from projects.onboarding import onboard
 from workloads.core.grants import Allocation
 from workloads.core.tiers import Tier
@@ -69,25 +67,9 @@ def state_filter(request: Request) -> str:
     return state
 
 
-def effective_roles(user: Any, projects: list[Project]) -> dict[int, str]:
-    """``Project.role_of`` for many projects in one query (``admin`` for platform admins)."""
-    if is_platform_admin(user):
-        return {p.pk: ADMIN for p in projects}
-    rows = (
-        Membership.objects.filter(project__in=[p.pk for p in projects])
-        .filter(Q(user=user) | Q(group__in=user.groups.all()))
-        .values_list("project_id", "role")
-    )
-    best: dict[int, str] = {}
-    for project_id, role in rows:
-        if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id, ""), 0):
-            best[project_id] = role
-    return best
-
-
 def describe(projects: list[Project], user: Any) -> list[Project]:
     """Attach the caller's role and the grants per tier that ``ProjectSerializer`` shows (two queries)."""
-    roles = effective_roles(user, projects)
+    roles = roles_of(user, projects)
     found = {
         (q.project_id, q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods)
         for q in TierQuota.objects.filter(project__in=[p.pk for p in projects])

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from django import forms
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django_htmx.http import HttpResponseClientRedirect
@@ -16,7 +15,7 @@ from base.errors import FieldError, Invalid, ServiceError, add_to_form
 from base.htmx import is_partial
 from base.permissions import is_platform_admin
 from projects.access import ADMIN
-from projects.models import ROLE_RANK, Membership, Project, ProjectRole
+from projects.models import Project, ProjectRole
 from workloads.core.grants import Allocation
 from workloads.core.quantity import Resources
 
@@ -32,18 +31,6 @@ def visible_project(request: HttpRequest, name: str) -> Project:
 def role_in(project: Project, user: Any) -> str | None:
     """``admin`` for platform admins, else the member's effective role (own or through a group)."""
     return ADMIN if is_platform_admin(user) else project.role_of(user)
-
-
-def roles_by_project(user: Any, projects: list[Project]) -> dict[int, str]:
-    """Every project's effective role for ``user`` in one query (own and group memberships)."""
-    if is_platform_admin(user):
-        return {p.pk: ADMIN for p in projects}
-    rows = Membership.objects.filter(Q(user=user) | Q(group__in=user.groups.all()), project__in=projects)
-    best: dict[int, str] = {}
-    for project_id, role in rows.values_list("project_id", "role"):
-        if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id), 0):  # type: ignore[call-overload]
-            best[project_id] = role
-    return best
 
 
 def can_manage(role: str | None) -> bool:

@@ -12,10 +12,11 @@ from django.views.decorators.http import require_GET
 
 from clusters import runtime
 from clusters.models import Cluster
+from projects.access import roles_of
 from projects.grants import grants_of
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProvisioningState, Tier
 from projects.usage import quota_rows_for
-from projects.views.common import roles_by_project, shown
+from projects.views.common import shown
 from projects.views.sections import provisioning
 from workloads.core import API_VERSION
 from workloads.core.tiers import Tier as CoreTier
@@ -27,7 +28,7 @@ FIRST_WORKLOAD = "hello"
 @require_GET
 def project_list(request: HttpRequest) -> HttpResponse:
     projects = list(Project.objects.visible_to(request.user))
-    roles = roles_by_project(request.user, projects)
+    roles = roles_of(request.user, projects)
     quotas = quota_rows_for(projects)
     ready = dict.fromkeys((p.pk for p in projects), 0)
     for project_id in ClusterProvisioning.objects.filter(
