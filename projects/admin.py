@@ -22,7 +22,6 @@ from projects.members import MemberInput, remove_member, set_member
 from projects.models import Membership, Project, QuotaRequest, TierQuota
 from projects.onboarding import ProjectDraft, onboard
 from projects.quota import change_quota
-from workloads.core.grants import Allocation
 
 
 class _FixedKeyForm(forms.ModelForm):
@@ -128,7 +127,7 @@ class ProjectAdmin(admin.ModelAdmin):
             if isinstance(row, Membership):
                 set_member(project, _member(row), actor=request.user)
             elif isinstance(row, TierQuota):
-                grant = QuotaInput.of(Allocation(row.cpu_milli, row.memory_bytes, row.gpu, row.pods))
+                grant = QuotaInput.of(row.allocation)
                 change_quota(project, row.tier, grant, actor=request.user, reason="Changed in the Django admin")
 
 

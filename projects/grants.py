@@ -117,12 +117,19 @@ def tier_of(label: str, *, path: str = "tier") -> Tier:
 def grant_of(project: Project, tier: Tier, *, lock: bool = False) -> Allocation:
     rows = TierQuota.objects.filter(project=project, tier=tier.label)
     row = (rows.select_for_update() if lock else rows).first()
-    return Allocation() if row is None else Allocation(row.cpu_milli, row.memory_bytes, row.gpu, row.pods)
+    return Allocation() if row is None else row.allocation
 
 
 def grants_of(project: Project) -> dict[Tier, Allocation]:
-    found = {Tier.parse(q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods) for q in project.quotas.all()}
+    found = {Tier.parse(q.tier): q.allocation for q in project.quotas.all()}
     return {tier: found.get(tier, Allocation()) for tier in Tier}
+
+
+def grants_for(projects: Iterable[Project]) -> dict[int, dict[Tier, Allocation]]:
+    """``grants_of`` for many projects in one query (a tier without a row is a zero grant)."""
+    ids = [p.pk for p in projects]
+    found = {(q.project_id, q.tier): q.allocation for q in TierQuota.objects.filter(project_id__in=ids)}
+    return {pk: {tier: found.get((pk, tier.label), Allocation()) for tier in Tier} for pk in ids}
 
 
 def tier_grant_totals() -> dict[Tier, Resources]:
@@ -157,7 +164,7 @@ def write_grant(
 
     The caller holds the tier lock, has judged the change and calls ``project_changed`` afterwards."""
     row, _ = TierQuota.objects.select_for_update().get_or_create(project=project, tier=tier.label)
-    before = Allocation(row.cpu_milli, row.memory_bytes, row.gpu, row.pods)
+    before = row.allocation
     if before == new:
         return before
     row.cpu_milli, row.memory_bytes, row.gpu, row.pods = new.cpu_milli, new.memory_bytes, new.gpu, new.pods

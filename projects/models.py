@@ -10,6 +10,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from base.permissions import is_platform_admin
+from workloads.core.grants import Allocation
 from workloads.core.tiers import Tier as CoreTier
 
 DNS_LABEL = RegexValidator(
@@ -169,6 +170,11 @@ class TierQuota(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project}/{self.tier}"
+
+    @property
+    def allocation(self) -> Allocation:
+        """This grant as the core's value."""
+        return Allocation(self.cpu_milli, self.memory_bytes, self.gpu, self.pods)
 
 
 class QuotaRequestState(models.TextChoices):

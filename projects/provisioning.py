@@ -31,7 +31,6 @@ from clusters.kube.retry import describe, is_transient
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for, pool_for
 from projects.models import Project
-from workloads.core.grants import Allocation
 from workloads.core.kube.rawapi import status_message
 from workloads.core.labels import COST_CENTER_LABEL
 from workloads.core.rbac import ProjectRole, Subject
@@ -61,7 +60,7 @@ def tenant_of(project: Project) -> Tenant:
             else Subject("Group", membership.group.name)
         )
         subjects.setdefault(ProjectRole(membership.role), []).append(subject)
-    grants = {Tier.parse(q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods) for q in project.quotas.all()}
+    grants = {Tier.parse(q.tier): q.allocation for q in project.quotas.all()}
     return Tenant(
         name=project.name,
         namespace=project.namespace,

@@ -14,8 +14,8 @@ from typing import Any
 
 from clusters import runtime
 from clusters import services as cluster_services
-from projects.grants import grants_of, tier_grant_totals
-from projects.models import Project, QuotaRequest, QuotaRequestState, TierQuota
+from projects.grants import grants_for, grants_of, tier_grant_totals
+from projects.models import Project, QuotaRequest, QuotaRequestState
 from workloads.core import API_VERSION
 from workloads.core.errors import SpecInvalid
 from workloads.core.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
@@ -208,16 +208,10 @@ def quota_overview(project: Project) -> QuotaOverview:
 def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]]]:
     """Each project's grant per tier, for many projects in one query: raw amounts (charts) and
     formatted ones (tables)."""
-    ids = [p.pk for p in projects]
-    found = {
-        (q.project_id, q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods)
-        for q in TierQuota.objects.filter(project_id__in=ids)
-    }
     rows: dict[int, list[dict[str, Any]]] = {}
-    for pk in ids:
+    for pk, grants in grants_for(projects).items():
         rows[pk] = []
-        for tier in Tier:
-            grant = found.get((pk, tier.label), Allocation())
+        for tier, grant in grants.items():
             rows[pk].append(
                 {
                     "tier": tier.label,

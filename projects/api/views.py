@@ -29,11 +29,10 @@ from projects.api.serializers import (
     ProjectPatchSerializer,
     ProjectSerializer,
 )
+from projects.grants import grants_for
 from projects.lifecycle import archive_project, set_pod_security, update_project
-from projects.models import Project, ProjectState, QuotaRequestState, TierQuota
+from projects.models import Project, ProjectState, QuotaRequestState
 from projects.onboarding import onboard
-from workloads.core.grants import Allocation
-from workloads.core.tiers import Tier
 
 CREATE_EXAMPLE = OpenApiExample(
     "Onboard a project",
@@ -70,13 +69,10 @@ def state_filter(request: Request) -> str:
 def describe(projects: list[Project], user: Any) -> list[Project]:
     """Attach the caller's role and the grants per tier that ``ProjectSerializer`` shows (two queries)."""
     roles = roles_of(user, projects)
-    found = {
-        (q.project_id, q.tier): Allocation(q.cpu_milli, q.memory_bytes, q.gpu, q.pods)
-        for q in TierQuota.objects.filter(project__in=[p.pk for p in projects])
-    }
+    grants = grants_for(projects)
     for project in projects:
         project.role = roles.get(project.pk)
-        project.grants = {tier.label: found.get((project.pk, tier.label), Allocation()) for tier in Tier}
+        project.grants = {tier.label: grant for tier, grant in grants[project.pk].items()}
     return projects
 
 
