@@ -32,9 +32,11 @@ def install_crds(
 
 class OperatorProcess:
     """``python -m workloads.core.operator`` on member-a and member-b (lease on the host), with its own
-    metrics port and log file."""
+    metrics port and log file; ``federation=True`` makes it the federation controller on the host too."""
 
-    def __init__(self, kubeconfig: Path, log_dir: Path, name: str, lease_name: str, *extra: str) -> None:
+    def __init__(
+        self, kubeconfig: Path, log_dir: Path, name: str, lease_name: str, *extra: str, federation: bool = False
+    ) -> None:
         self.port = free_port()
         self.log_path = log_dir / f"{name}.log"
         self.identity = name
@@ -62,6 +64,7 @@ class OperatorProcess:
             str(self.port),
             "--resync-seconds",
             "60",
+            *(("--host-context", "host") if federation else ()),
             *extra,
         ]
         self.proc: subprocess.Popen[bytes] | None = None

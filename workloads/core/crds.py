@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workloads.core.kinds import PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn, KindInfo, PlatformKindInfo
+from workloads.core.federation.members import MEMBER_CLUSTER_SPEC, MEMBER_CLUSTER_STATUS_FIELDS
+from workloads.core.kinds import (
+    MEMBER_CLUSTER,
+    PLATFORM_KINDS,
+    PROJECT_QUOTA,
+    InstalledOn,
+    KindInfo,
+    PlatformKindInfo,
+)
 from workloads.core.labels import MANAGED_BY, MANAGED_BY_LABEL
 from workloads.core.specs import KINDS, KindDef
 from workloads.core.specs.schema import Arr, Field, Int, Obj, Str, obj
@@ -43,6 +51,29 @@ _SHARD = obj(
     Field("lastSeen", Str(description="When the member's shard status was last observed.")),
     Field("unreachableSince", Str(description="Set while the member cannot be reached.")),
 )
+_PLACED = obj(
+    Field("cluster", Str(), required=True),
+    Field("zone", Str()),
+    Field("region", Str()),
+    Field("shardIndex", Int()),
+    Field("shardCount", Int()),
+    Field("replicas", Int()),
+)
+_PLACEMENT = obj(
+    Field("generation", Int(description="The spec generation this decision was made for.")),
+    Field("decidedAt", Str()),
+    Field("replacedAt", Str(description="The replace-placement request last honoured.")),
+    Field("clusters", Arr(items=_PLACED, description="Where each shard runs.")),
+    Field(
+        "rejected",
+        Arr(
+            items=obj(Field("cluster", Str(), required=True), Field("reasons", Arr(items=Str()))),
+            description="Every member cluster left out, with why.",
+        ),
+    ),
+    Field("scores", Arr(items=obj(Field("cluster", Str(), required=True), Field("score", Str())))),
+    description="The federation's placement (host objects only).",
+)
 STATUS = obj(
     Field("observedGeneration", Int()),
     Field("phase", Str()),
@@ -57,6 +88,8 @@ STATUS = obj(
     Field("lastContainerRestart", Str()),
     Field("conditions", Arr(items=_CONDITION)),
     Field("shards", Arr(items=_SHARD)),
+    Field("placement", _PLACEMENT),
+    Field("currentRevision", Str(description="The ControllerRevision of the accepted spec (host objects only).")),
 )
 
 _READY = {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'}
@@ -122,9 +155,18 @@ PLATFORM_STATUS = obj(
     Field("conditions", Arr(items=_CONDITION)),
     open=True,
 )
-_PLATFORM_SPECS: dict[str, Obj] = {PROJECT_QUOTA.kind: PROJECT_QUOTA_SPEC}
+_PLATFORM_SPECS: dict[str, Obj] = {PROJECT_QUOTA.kind: PROJECT_QUOTA_SPEC, MEMBER_CLUSTER.kind: MEMBER_CLUSTER_SPEC}
+_PLATFORM_STATUS: dict[str, Obj] = {
+    MEMBER_CLUSTER.kind: obj(*PLATFORM_STATUS.fields, *MEMBER_CLUSTER_STATUS_FIELDS, open=True)
+}
 _PLATFORM_COLUMNS: dict[str, list[dict[str, str]]] = {
-    PROJECT_QUOTA.kind: [{"name": "Project", "type": "string", "jsonPath": ".spec.project"}]
+    PROJECT_QUOTA.kind: [{"name": "Project", "type": "string", "jsonPath": ".spec.project"}],
+    MEMBER_CLUSTER.kind: [
+        {"name": "Zone", "type": "string", "jsonPath": ".spec.zone"},
+        _READY,
+        {"name": "Nodes", "type": "integer", "jsonPath": ".status.nodeCount"},
+        {"name": "Schedulable", "type": "boolean", "jsonPath": ".spec.schedulable"},
+    ],
 }
 
 
@@ -132,14 +174,16 @@ def platform_crd_manifest(info: PlatformKindInfo) -> dict[str, Any]:
     return _crd(
         info,
         info.short_names,
-        _root(_PLATFORM_SPECS[info.kind], PLATFORM_STATUS),
+        _root(_PLATFORM_SPECS[info.kind], _PLATFORM_STATUS.get(info.kind, PLATFORM_STATUS)),
         {"status": {}},
         [*_PLATFORM_COLUMNS.get(info.kind, []), _AGE],
+        namespaced=info.namespaced,
     )
 
 
 def platform_crd_manifests(installed_on: InstalledOn) -> list[dict[str, Any]]:
-    """The CRDs of the platform's own kinds that ``installed_on`` clusters serve (the host: ProjectQuota)."""
+    """The CRDs of the platform's own kinds that ``installed_on`` clusters serve (the host: ProjectQuota,
+    MemberCluster)."""
     return [platform_crd_manifest(info) for info in PLATFORM_KINDS.values() if info.installed_on is installed_on]
 
 
@@ -161,6 +205,8 @@ def _crd(
     schema: dict[str, Any],
     subresources: dict[str, Any],
     columns: list[dict[str, str]],
+    *,
+    namespaced: bool = True,
 ) -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -168,7 +214,7 @@ def _crd(
         "metadata": {"name": info.crd_name, "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
         "spec": {
             "group": info.group,
-            "scope": "Namespaced",
+            "scope": "Namespaced" if namespaced else "Cluster",
             "names": {
                 "kind": info.kind,
                 "listKind": info.list_kind,

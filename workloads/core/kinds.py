@@ -3,10 +3,10 @@
 Two tables, one per purpose. ``KINDS`` holds the eight workload kinds: CRD names (crds.py), the spec
 registry (specs/), the operator's watches, the portal's watch caches, the catalog and the test helpers
 all read it, so a kind or a plural is spelled exactly once. ``PLATFORM_KINDS`` holds the kinds the
-platform writes for itself (a project's quota object on the host): they get CRDs from the same
-generator but are no workloads, so nothing that lists workloads sees them. The spec-specific parts of
-the workload kinds (schema, cross-field checks, typed builders) stay in ``specs.KINDS``, keyed by the
-same kind names.
+platform writes for itself (on the host: a project's quota object, one object per member cluster):
+they get CRDs from the same generator but are no workloads, so nothing that lists workloads sees
+them. The spec-specific parts of the workload kinds (schema, cross-field checks, typed builders)
+stay in ``specs.KINDS``, keyed by the same kind names.
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class PlatformKindInfo(_ApiNames):
     title: str
     description: str
     installed_on: InstalledOn
+    namespaced: bool = True
     group: str = GROUP
     version: str = VERSION
 
@@ -201,12 +202,24 @@ _PLATFORM: tuple[PlatformKindInfo, ...] = (
         "into the project's namespace on the host; federation admission counts workloads against it.",
         installed_on=InstalledOn.HOST,
     ),
+    PlatformKindInfo(
+        "MemberCluster",
+        "memberclusters",
+        ("pmember",),
+        title="Member cluster",
+        description="One member cluster as the federation sees it (region, zone, hardware, tier pool capacity, "
+        "labels, taints, schedulable), written by the portal's cluster registry on the host; the federation "
+        "controller places shards from it and reports the member's reachability and nodes in its status.",
+        installed_on=InstalledOn.HOST,
+        namespaced=False,
+    ),
 )
 
 PLATFORM_KINDS: Mapping[str, PlatformKindInfo] = MappingProxyType({info.kind: info for info in _PLATFORM})
 """The platform's own kinds by name (not workloads: absent from ``KINDS``, the catalog and the watches)."""
 
 PROJECT_QUOTA = PLATFORM_KINDS["ProjectQuota"]
+MEMBER_CLUSTER = PLATFORM_KINDS["MemberCluster"]
 
 
 def kind_info(kind: str) -> KindInfo:

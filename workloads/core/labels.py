@@ -36,6 +36,13 @@ SHARD_INDEX_ANNOTATION: Final = "pincompute.io/shard-index"
 SHARD_COUNT_ANNOTATION: Final = "pincompute.io/shard-count"
 REPLICAS_ANNOTATION: Final = "pincompute.io/replicas"
 
+# -- federation: what the host's controller stamps on host objects and on the shards it propagates -------
+FEDERATION_FINALIZER: Final = "pincompute.io/federation"  # on host objects: shards are removed first
+FEDERATED_LABEL: Final = "pincompute.io/federated"  # value "true" on every shard the federation propagated
+HOST_UID_ANNOTATION: Final = "pincompute.io/host-uid"  # a shard's host object
+SPEC_HASH_ANNOTATION: Final = "pincompute.io/spec-hash"  # the host spec a shard carries (rollout progress)
+REPLACE_PLACEMENT_ANNOTATION: Final = "pincompute.io/replace-placement"  # a new value asks for a fresh placement
+
 # -- pod template annotations -------------------------------------------------------------------------
 RESTARTED_AT_ANNOTATION: Final = "pincompute.io/restartedAt"
 CONFIG_HASH_ANNOTATION: Final = "pincompute.io/config-hash"

@@ -208,7 +208,7 @@ def workload_request(
     sidecars and init containers are counted too, exactly as the ResourceQuota will; ``overhead`` is
     each pod's RuntimeClass overhead.
     """
-    shape = _pods_of(workload, node_count)
+    shape = pods_of(workload, node_count)
     if shape is None:
         return Resources()
     pod, pods = shape
@@ -217,7 +217,7 @@ def workload_request(
 
 def workload_pods(workload: Workload, *, node_count: int = 1) -> int:
     """How many pods ``workload`` runs at once, counted as ``workload_request`` counts them."""
-    shape = _pods_of(workload, node_count)
+    shape = pods_of(workload, node_count)
     return 0 if shape is None else shape[1]
 
 
@@ -244,7 +244,7 @@ def admitted_usage(
     return usage
 
 
-def _pods_of(workload: Workload, node_count: int) -> tuple[PodFields, int] | None:
+def pods_of(workload: Workload, node_count: int) -> tuple[PodFields, int] | None:
     """The pod template of ``workload`` and how many of it run at once; None when it runs no pods."""
     # Imported here because the specs import this module for the default container request.
     from workloads.core.specs import (

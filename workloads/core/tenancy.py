@@ -32,7 +32,7 @@ from workloads.core.labels import (
     PROJECT_LABEL,
     TEAM_LABEL,
 )
-from workloads.core.quantity import GPU_RESOURCE, format_cpu, format_memory
+from workloads.core.quantity import GPU_RESOURCE, Resources, format_cpu, format_memory
 from workloads.core.quota import TierQuota, limit_range_manifest, resource_quota_manifests
 from workloads.core.rbac import ProjectRole, Subject, role_binding_manifests
 from workloads.core.specs.schema import Field, Int, IntOrStr, Obj, Str, obj
@@ -144,6 +144,23 @@ def project_quota_manifest(tenant: Tenant) -> dict[str, Any]:
             "tiers": {tier.value: _grant_amounts(tenant.grant(tier)) for tier in Tier},
         },
     }
+
+
+NO_POD_CAP = 10**9
+"""A grant's pod count of 0 means no pod cap (as on the members' backstop): the requests still bound it."""
+
+
+def grants_of_quota(quota: Mapping[str, Any] | None) -> dict[Tier, Allocation]:
+    """The grant per tier a ``ProjectQuota`` object holds (the inverse of ``project_quota_manifest``);
+    no object: nothing granted."""
+    tiers = ((quota or {}).get("spec") or {}).get("tiers") or {}
+    grants = {}
+    for tier in Tier:
+        raw = tiers.get(tier.value) or {}
+        resources = Resources.from_k8s({k: v for k, v in raw.items() if k != "pods"})
+        pods = int(raw.get("pods") or 0)
+        grants[tier] = Allocation.of(resources, pods or (NO_POD_CAP if quota is not None else 0))
+    return grants
 
 
 def host_manifests(tenant: Tenant) -> list[dict[str, Any]]:

@@ -3,11 +3,9 @@ onboarding every member has the namespace, RoleBindings, tier quotas and LimitRa
 namespace and ProjectQuota; changes reach every cluster; a new cluster gets every project; drift is
 repaired; archiving removes everything; a dead cluster is a recorded failure, not a traceback."""
 
-import contextlib
 import uuid
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
@@ -25,6 +23,7 @@ from projects.models import ClusterProvisioning
 from projects.provisioning import provision_project
 from projects.quota import change_quota
 from projects.tasks import provision_on_cluster, reconcile_all, retry_on_cluster
+from tests.harness.forwarder import TcpForwarder
 from tests.integration.provisioning.conftest import (
     add_pools,
     core,
@@ -287,70 +286,6 @@ def test_install_crds_puts_the_project_quota_crd_on_the_host_and_cluster_roles_o
     }
 
 
-class _Forwarder:
-    """A TCP forwarder in front of an apiserver: ``stop`` refuses new connections and cuts open ones, as a
-    stopped apiserver does; ``start`` serves again on the same port."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        import socket
-
-        self.target = target
-        probe = socket.socket()
-        probe.bind(("127.0.0.1", 0))
-        self.port = probe.getsockname()[1]
-        probe.close()
-        self.listener: Any = None
-        self.open: list[Any] = []
-
-    def start(self) -> None:
-        import socket
-        import threading
-
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", self.port))
-        self.listener.listen(16)
-        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
-
-    def _accept(self, listener: Any) -> None:
-        import socket
-        import threading
-
-        while True:
-            try:
-                downstream, _ = listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(self.target)
-            self.open += [downstream, upstream]
-            for a, b in ((downstream, upstream), (upstream, downstream)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pump(source: Any, sink: Any) -> None:
-        try:
-            while chunk := source.recv(65536):
-                sink.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for s in (source, sink):
-                with contextlib.suppress(OSError):
-                    s.close()
-
-    def stop(self) -> None:
-        import socket
-
-        if self.listener is not None:
-            self.listener.close()
-            self.listener = None
-        for s in self.open:
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-                s.close()
-        self.open = []
-
-
 def test_a_stopped_apiserver_fails_its_cluster_with_the_reason_and_a_retry_after_restart_converges(
     federation, pools, tmp_path, admin_user, client
 ):
@@ -358,7 +293,7 @@ def test_a_stopped_apiserver_fails_its_cluster_with_the_reason_and_a_retry_after
 
     member = _members(federation)[0]
     target = urlsplit(member.api_server)
-    forwarder = _Forwarder((target.hostname, target.port))
+    forwarder = TcpForwarder((target.hostname, target.port))
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(
         Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")

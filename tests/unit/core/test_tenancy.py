@@ -10,9 +10,11 @@ from workloads.core.kinds import KINDS, PLATFORM_KINDS, PROJECT_QUOTA, Installed
 from workloads.core.labels import COST_CENTER_LABEL, POD_SECURITY_ENFORCE_LABEL, PROJECT_LABEL
 from workloads.core.rbac import ProjectRole, Subject, cluster_role_manifests, role_rules
 from workloads.core.tenancy import (
+    NO_POD_CAP,
     PROJECT_QUOTA_SPEC,
     PodSecurity,
     Tenant,
+    grants_of_quota,
     host_manifests,
     label_value,
     member_manifests,
@@ -121,16 +123,30 @@ def test_the_project_quota_passes_its_own_schema():
     assert sorted(e.path for e in errors) == ["spec.project", "spec.tiers.Gold"]
 
 
-def test_the_project_quota_crd_is_structural_namespaced_and_only_for_the_host():
-    (crd,) = platform_crd_manifests(InstalledOn.HOST)
-    version = crd["spec"]["versions"][0]
+def test_the_host_only_crds_are_structural_the_quota_namespaced_the_member_cluster_cluster_scoped():
+    crd, members = platform_crd_manifests(InstalledOn.HOST)
 
     assert platform_crd_manifests(InstalledOn.MEMBER) == []
     assert crd["metadata"]["name"] == "projectquotas.pincompute.io"
     assert crd["spec"]["scope"] == "Namespaced"
     assert crd["spec"]["names"]["kind"] == "ProjectQuota"
-    assert version["subresources"] == {"status": {}}
-    assert structural_problems(version["schema"]["openAPIV3Schema"]) == []
+    assert members["metadata"]["name"] == "memberclusters.pincompute.io"
+    assert members["spec"]["scope"] == "Cluster"
+    for manifest in (crd, members):
+        version = manifest["spec"]["versions"][0]
+        assert version["subresources"] == {"status": {}}
+        assert structural_problems(version["schema"]["openAPIV3Schema"]) == []
+
+
+def test_grants_read_back_from_the_project_quota_object_are_the_grants_written():
+    quota = project_quota_manifest(ADS)
+    grants = grants_of_quota(quota)
+
+    for tier in Tier:
+        written = ADS.grant(tier)
+        assert grants[tier].resources == written.resources
+        assert grants[tier].pods == (written.pods or NO_POD_CAP)
+    assert all(g == Allocation() for g in grants_of_quota(None).values())  # no quota object: nothing granted
 
 
 def test_platform_kinds_are_no_workloads():

@@ -2,7 +2,7 @@
 gets the ProjectQuota CRD and nothing a member needs."""
 
 from tests.unit.operator.fakes import FakeKube
-from workloads.core.kinds import InstalledOn
+from workloads.core.kinds import KINDS, InstalledOn
 from workloads.core.operator.install import install
 
 
@@ -30,12 +30,11 @@ def test_a_member_gets_workload_crds_priority_classes_and_project_cluster_roles(
     ]
 
 
-def test_the_host_gets_the_project_quota_crd_only():
+def test_the_host_gets_the_workload_crds_and_its_own_but_no_priority_classes_or_roles():
     kube = EstablishedKube()
 
     names = install(kube, role=InstalledOn.HOST)
 
-    assert names == ["projectquotas.pincompute.io"]
-    assert [(kind, name) for _, kind, name in kube.writes("apply")] == [
-        ("CustomResourceDefinition", "projectquotas.pincompute.io")
-    ]
+    workload_crds = [info.crd_name for info in KINDS.values()]
+    assert names == [*workload_crds, "projectquotas.pincompute.io", "memberclusters.pincompute.io"]
+    assert {kind for _, kind, _ in kube.writes("apply")} == {"CustomResourceDefinition"}

@@ -1,7 +1,11 @@
 """Command line and assembly: one ApiClient per context, never the global kube configuration.
 
 ``python -m workloads.core.operator [run] --kubeconfig PATH --context member-a --context member-b
-    [--lease-context host] [--workers 4] [--metrics-port 0] ...``
+    [--host-context host] [--lease-context host] [--workers 4] [--metrics-port 0] ...``
+
+With ``--host-context`` the process is also the federation controller: workloads persisted on the host
+are admitted, placed, propagated to the members given by ``--context`` (named as in the host's
+MemberCluster objects) and their status aggregated back; the lease then lives on the host by default.
 ``python -m workloads.core.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
 """
 
@@ -21,6 +25,7 @@ from workloads.core.errors import CoreError
 from workloads.core.kinds import InstalledOn
 from workloads.core.operator.cluster import ClusterRuntime, Key, Topology
 from workloads.core.operator.controller import Operator, Options
+from workloads.core.operator.federation.controller import Federation
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube, new_api_client
 from workloads.core.operator.leader import KubeLeaseStore, LeaderElector
@@ -51,6 +56,7 @@ class Settings:
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     options: Options = field(default_factory=Options)
     metrics_port: int | None = None
+    host: ClusterTarget | None = None  # the federation's host cluster; None: members only
 
 
 def build_operator(settings: Settings, stop: threading.Event) -> Operator:
@@ -81,7 +87,18 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
             renew_deadline=settings.lease_duration * 0.7,
             retry_period=settings.renew_period,
         )
-    operator = Operator(clusters, load_profile(), stop, options=settings.options, elector=elector, metrics=metrics)
+    profile = load_profile()
+    federation = None
+    if settings.host is not None:
+        host = settings.host
+
+        def federation(op: Operator) -> Federation:
+            kube = Kube(new_api_client(host.kubeconfig, host.context), host.name)
+            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity)
+
+    operator = Operator(
+        clusters, profile, stop, options=settings.options, elector=elector, metrics=metrics, federation=federation
+    )
     holder.append(operator)
     return operator
 
@@ -107,7 +124,10 @@ def parser() -> argparse.ArgumentParser:
         help="override a cluster's zone (default: the most common node zone)",
     )
     p.add_argument("--lease-context", help="context holding the leader Lease (default: the first --context)")
-    p.add_argument("--host-context", help="install-crds: the host cluster's context (gets the ProjectQuota CRD)")
+    p.add_argument(
+        "--host-context",
+        help="the host cluster's context: run the federation controller there (install-crds: the host's CRDs)",
+    )
     p.add_argument("--lease-namespace", default="kube-system")
     p.add_argument("--lease-name", default="pincompute-operator")
     p.add_argument("--lease-duration", type=float, default=10.0)
@@ -127,13 +147,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         raise SystemExit("--kubeconfig and at least one --context are required")
     zones = _zones(args.zone)
     clusters = [ClusterTarget(c, args.kubeconfig, c, zones.get(c, "")) for c in args.context]
-    lease = (
-        None
-        if args.no_leader_election
-        else ClusterTarget(
-            args.lease_context or args.context[0], args.kubeconfig, args.lease_context or args.context[0]
-        )
-    )
+    host = ClusterTarget(args.host_context, args.kubeconfig, args.host_context) if args.host_context else None
+    lease_context = args.lease_context or args.host_context or args.context[0]
+    lease = None if args.no_leader_election else ClusterTarget(lease_context, args.kubeconfig, lease_context)
     extra = {"identity": args.identity} if args.identity else {}
     return Settings(
         clusters,
@@ -146,6 +162,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             workers=args.workers, resync_seconds=args.resync_seconds, shutdown_timeout=args.shutdown_timeout
         ),
         metrics_port=args.metrics_port,
+        host=host,
         **extra,
     )
 
@@ -169,7 +186,8 @@ def run(settings: Settings) -> int:
 
 
 def install_crds(members: Sequence[ClusterTarget], host: ClusterTarget | None = None) -> int:
-    """Members: workload CRDs, tier PriorityClasses, project ClusterRoles. The host: the ProjectQuota CRD."""
+    """Members: workload CRDs, tier PriorityClasses, project ClusterRoles. The host: the workload CRDs, and the
+    ProjectQuota and MemberCluster CRDs."""
     plan = [(t, InstalledOn.MEMBER) for t in members] + ([(host, InstalledOn.HOST)] if host else [])
     for target, role in plan:
         api = new_api_client(target.kubeconfig, target.context)

@@ -81,6 +81,7 @@ class ClusterRuntime:
         self.watches: dict[str, ListWatch] = {}  # by kind
         self.capabilities: frozenset[str] = frozenset()
         self.discovery_period = discovery_period
+        self.observers: list[Callable[[str, dict[str, Any]], None]] = []  # every CR event (the federation's shards)
         self._lock = threading.Lock()
 
     # -- start-up -------------------------------------------------------------------------------
@@ -178,6 +179,8 @@ class ClusterRuntime:
     # -- event mapping --------------------------------------------------------------------------
 
     def _on_cr(self, event: str, obj: dict[str, Any]) -> None:
+        for observe in self.observers:
+            observe(event, obj)
         metadata = obj.get("metadata") or {}
         kind = str(obj.get("kind"))
         namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name"))

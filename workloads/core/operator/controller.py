@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workloads.core.errors import Conflict, CoreError, PermanentError, TemporaryError
 from workloads.core.operator.cluster import ClusterRuntime, Key
@@ -21,6 +22,9 @@ from workloads.core.operator.metrics import Metrics
 from workloads.core.operator.reconciler import Reconciler
 from workloads.core.operator.workqueue import WorkQueue
 from workloads.core.runtime import RuntimeProfile
+
+if TYPE_CHECKING:
+    from workloads.core.operator.federation.controller import Federation
 
 log = logging.getLogger(__name__)
 CONFLICT_RETRIES = 3
@@ -44,6 +48,7 @@ class Operator:
         options: Options | None = None,
         elector: LeaderElector | None = None,
         metrics: Metrics | None = None,
+        federation: Callable[[Operator], Federation] | None = None,
     ) -> None:
         self.clusters, self.stop = clusters, stop
         self.options = options or Options()
@@ -57,6 +62,7 @@ class Operator:
         self.metrics.gauges["queue_depth"] = lambda: float(self.queue.depth()[0])
         self.metrics.gauges["queue_waiting"] = lambda: float(self.queue.depth()[2])
         self.metrics.gauges["leading"] = lambda: float(self._started)
+        self.federation = federation(self) if federation is not None else None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -77,6 +83,8 @@ class Operator:
         log.info("starting: clusters %s, %d workers", ", ".join(self.clusters), self.options.workers)
         for cluster in self.clusters.values():
             cluster.start()
+        if self.federation is not None:
+            self.federation.start()
         for index in range(self.options.workers):
             thread = threading.Thread(target=self._work, name=f"worker-{index}", daemon=True)
             thread.start()
@@ -100,6 +108,8 @@ class Operator:
         for cluster in self.clusters.values():
             if not cluster.close(timeout=max(1.0, deadline - time.monotonic())):
                 log.warning("shutdown: %s watches still running", cluster.name)
+        if self.federation is not None and not self.federation.close(timeout=max(1.0, deadline - time.monotonic())):
+            log.warning("shutdown: host watches still running")
         if self.elector is not None and self.elector.release():
             log.info("lease released")
         log.info("stopped: %s", self.metrics.snapshot())
@@ -109,6 +119,9 @@ class Operator:
         while not self.stop.wait(self.options.resync_seconds):
             for cluster in self.clusters.values():
                 for key in cluster.all_cr_keys():
+                    self.queue.add(key)
+            if self.federation is not None:
+                for key in self.federation.all_keys():
                     self.queue.add(key)
             self.metrics.inc("resyncs")
 
@@ -130,6 +143,9 @@ class Operator:
                 self.queue.done(key)
 
     def _process(self, key: Key) -> None:
+        if self.federation is not None and key.cluster == self.federation.name:
+            self._process_host(key, self.federation)
+            return
         cluster = self.clusters[key.cluster]
         for _attempt in range(CONFLICT_RETRIES):
             try:
@@ -156,6 +172,36 @@ class Operator:
                 self.queue.forget(key)
                 return
             self.metrics.inc("reconciles")
+            self.metrics.inc("writes", outcome.wrote)
+            self.queue.forget(key)
+            if outcome.requeue_after is not None:
+                self.queue.add_after(key, outcome.requeue_after)
+            return
+        self.queue.add_rate_limited(key)
+
+    def _process_host(self, key: Key, federation: Federation) -> None:
+        """A federation key: a conflict means the store was re-read (``HostRuntime``): decide again at once."""
+        for _attempt in range(CONFLICT_RETRIES):
+            try:
+                outcome = federation.process(key)
+            except Conflict as exc:
+                self.metrics.inc("conflicts")
+                log.info("%s: conflict (%s); deciding again", key, exc)
+                continue
+            except NotFound:
+                self.queue.forget(key)
+                return
+            except TemporaryError as exc:
+                self.metrics.inc("errors_temporary")
+                delay = max(self.queue.add_rate_limited(key), 0.0)
+                log.warning("%s: %s; retry in %.2fs", key, exc, delay)
+                return
+            except CoreError as exc:
+                self.metrics.inc("errors_permanent")
+                log.warning("%s: %s", key, exc)
+                self.queue.add_rate_limited(key)
+                return
+            self.metrics.inc("federation_reconciles")
             self.metrics.inc("writes", outcome.wrote)
             self.queue.forget(key)
             if outcome.requeue_after is not None:

@@ -1,7 +1,8 @@
 """Install what the platform needs cluster-wide and wait until the CRDs are Established.
 
 A member gets the workload CRDs, the tier PriorityClasses and the project ClusterRoles; the host gets
-the CRDs of the platform's own kinds it serves (ProjectQuota). Both at cluster registration.
+the workload CRDs too (workloads are persisted there first, never run there) and the CRDs of the
+platform's own kinds it serves (ProjectQuota, MemberCluster). Both at cluster registration.
 """
 
 from __future__ import annotations
@@ -27,10 +28,7 @@ def _established(obj: dict[str, Any]) -> bool:
 def install(kube: Kube, timeout: float = 60.0, *, role: InstalledOn = InstalledOn.MEMBER) -> list[str]:
     """Server-side apply everything ``role`` clusters need (idempotent); returns the CRD names once all
     are Established."""
-    if role is InstalledOn.HOST:
-        crds = platform_crd_manifests(InstalledOn.HOST)
-    else:
-        crds = [*crd_manifests(), *platform_crd_manifests(InstalledOn.MEMBER)]
+    crds = [*crd_manifests(), *platform_crd_manifests(role)]
     for manifest in crds:
         kube.apply(manifest, CRD)
     if role is InstalledOn.MEMBER:

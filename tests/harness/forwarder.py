@@ -1,0 +1,63 @@
+"""A TCP forwarder in front of an apiserver, so a test can stop "the apiserver" a client sees (refused
+connections, cut watches) and start it again on the same port, without touching the shared control plane."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from typing import Any
+
+
+class TcpForwarder:
+    """A TCP forwarder in front of an apiserver: ``stop`` refuses new connections and cuts open ones, as a
+    stopped apiserver does; ``start`` serves again on the same port."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self.listener: Any = None
+        self.open: list[Any] = []
+
+    def start(self) -> None:
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", self.port))
+        self.listener.listen(16)
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def _accept(self, listener: Any) -> None:
+        while True:
+            try:
+                downstream, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.open += [downstream, upstream]
+            for a, b in ((downstream, upstream), (upstream, downstream)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: Any, sink: Any) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def stop(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+        for s in self.open:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+        self.open = []

@@ -1,0 +1,107 @@
+"""One project's admission pass: the core's ``admit`` over the host's workloads, written as conditions.
+
+Runs under the project's admission key, which the work queue never hands to two workers at once, so
+decisions of one project are serialized; each decides from the store, which already holds the previous
+pass's writes (``HostRuntime.remember``), and every write is guarded by the object's resourceVersion.
+A workload's claim is held from its admission until its host object is gone (its shards removed
+first), so a deletion frees room only once its pods are on their way out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from workloads.core.errors import SpecInvalid
+from workloads.core.federation.admission import CONDITION, Claim, admit, claim_of
+from workloads.core.operator.cluster import Key
+from workloads.core.operator.events import EventRecorder
+from workloads.core.operator.federation.host import HostRuntime
+from workloads.core.runtime import RuntimeProfile
+from workloads.core.specs import parse
+from workloads.core.status import set_condition
+from workloads.core.tenancy import grants_of_quota
+
+log = logging.getLogger(__name__)
+
+
+def condition_of(obj: Mapping[str, Any], type_: str) -> dict[str, Any]:
+    for item in (obj.get("status") or {}).get("conditions") or []:
+        if item.get("type") == type_:
+            return dict(item)
+    return {}
+
+
+def is_admitted(obj: Mapping[str, Any]) -> bool:
+    return condition_of(obj, CONDITION).get("status") == "True"
+
+
+def created_at(obj: Mapping[str, Any]) -> datetime:
+    text = str((obj.get("metadata") or {}).get("creationTimestamp") or "1970-01-01T00:00:00Z")
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class Admitter:
+    def __init__(
+        self,
+        host: HostRuntime,
+        profile: RuntimeProfile,
+        events: EventRecorder,
+        enqueue: Callable[[Key], None],
+        *,
+        daemon_nodes: Callable[[], int],
+        now: Callable[[], datetime],
+    ) -> None:
+        self.host, self.profile, self.events, self.enqueue = host, profile, events, enqueue
+        self.daemon_nodes, self.now = daemon_nodes, now
+
+    def run(self, namespace: str) -> int:
+        """Decide and write; returns how many workloads changed admission."""
+        objects = {f"{o['kind']}/{o['metadata']['name']}": o for o in self.host.workloads(namespace)}
+        claims: dict[str, Claim] = {}
+        for key, obj in objects.items():
+            try:
+                workload = parse(obj)
+            except SpecInvalid:
+                continue  # never admitted; its reconcile reports the spec errors
+            nodes = self.daemon_nodes() if obj["kind"] == "PinterestDaemon" else 1
+            claims[key] = claim_of(workload, created_at(obj), profile=self.profile, node_count=nodes)
+        grants = grants_of_quota(self.host.quota(namespace))
+        admitted = [c for k, c in claims.items() if is_admitted(objects[k])]
+        waiting = [
+            c
+            for k, c in claims.items()
+            if not is_admitted(objects[k]) and not objects[k]["metadata"].get("deletionTimestamp")
+        ]
+        decision = admit(grants, admitted, waiting)
+        changed = 0
+        for key, verdict in decision.verdicts.items():
+            obj = objects[key]
+            if obj["metadata"].get("deletionTimestamp"):
+                continue
+            wanted = verdict.condition()
+            have = condition_of(obj, CONDITION)
+            if all(have.get(k) == v for k, v in wanted.items()):
+                continue
+            generation = int(obj["metadata"].get("generation") or 0)
+            conditions = set_condition(
+                (obj.get("status") or {}).get("conditions") or [],
+                CONDITION,
+                wanted["status"],
+                wanted["reason"],
+                wanted["message"],
+                generation,
+                self.now(),
+            )
+            self.host.patch_status(obj, {"conditions": conditions})
+            flipped = (have.get("status") == "True") != verdict.admitted
+            if flipped or not have:
+                changed += 1
+                self.events.record(obj, "Normal" if verdict.admitted else "Warning", verdict.reason, verdict.message)
+            meta = obj["metadata"]
+            self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
+        if changed:
+            log.info("%s: admission changed for %d workload(s)", namespace, changed)
+        return changed
