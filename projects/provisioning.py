@@ -12,26 +12,14 @@ that run this module per cluster and keep the per-cluster records are in ``proje
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-import yaml
 from django.db import transaction
 from django.db.models import F
-from kubernetes.client import ApiClient
-from kubernetes.client.exceptions import ApiException
-from kubernetes.config.config_exception import ConfigException
-from kubernetes.dynamic.exceptions import ResourceNotFoundError
-from urllib3.exceptions import HTTPError
 
-from base.errors import ServiceError, Unavailable, Unprocessable
-from clusters import provision
-from clusters.kube.breaker import CircuitOpen
-from clusters.kube.retry import describe, is_transient
+from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
-from clusters.runtime import api_for, pool_for
 from projects.models import Project
-from workloads.core.kube.rawapi import status_message
 from workloads.core.labels import COST_CENTER_LABEL
 from workloads.core.rbac import ProjectRole, Subject
 from workloads.core.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
@@ -46,8 +34,6 @@ __all__ = [
     "remove_project",
     "tenant_of",
 ]
-T = TypeVar("T")
-APPLY_ATTEMPTS = 3
 
 
 def tenant_of(project: Project) -> Tenant:
@@ -86,11 +72,11 @@ def provision_project(project: Project, cluster: Cluster, *, trial: bool = False
     ``Unprocessable`` when it refuses (a kind it does not serve, a rejected object): retrying is safe.
     """
     manifests = manifests_for(project, cluster)
-    api = _api(project, cluster)
-    return _guarded(
-        project,
-        cluster,
-        lambda: provision.apply_all(api, manifests, call=lambda fn: _through_breaker(cluster, fn, trial=trial)),
+    where = _where(project, cluster)
+    api = remote.client(cluster, where)
+    return remote.guarded(
+        where,
+        lambda: provision.apply_all(api, manifests, call=lambda fn: remote.through_breaker(cluster, fn, trial=trial)),
     )
 
 
@@ -99,74 +85,18 @@ def remove_project(project: Project, cluster: Cluster, *, trial: bool = False) -
 
     Returns True once the namespace is gone; until then it is terminating, and calling again is safe.
     """
-    api = _api(project, cluster)
-    return _guarded(
-        project,
-        cluster,
-        lambda: _through_breaker(
+    where = _where(project, cluster)
+    api = remote.client(cluster, where)
+    return remote.guarded(
+        where,
+        lambda: remote.through_breaker(
             cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace), trial=trial
         ),
     )
 
 
-# What loading a kubeconfig raises: the client's own error, or its parser's on a file that is cut short,
-# not a mapping, or holds bad base64 (a YAML error, TypeError, ValueError...).
-_UNLOADABLE = (ConfigException, yaml.YAMLError, TypeError, ValueError, KeyError, AttributeError)
-
-
-def _api(project: Project, cluster: Cluster) -> ApiClient:
-    """The cluster's client; credentials that cannot be loaded are ``Unprocessable`` (recorded on the
-    cluster's row, retried after the file is fixed), never an unexpected error after a saved change."""
-    try:
-        return api_for(cluster)
-    except _UNLOADABLE as exc:
-        raise Unprocessable(
-            f"{project.name} on {cluster.name}: the cluster's credentials cannot be loaded from "
-            f"{cluster.credentials_reference}: {type(exc).__name__}: {exc}"
-        ) from exc
-
-
-def _through_breaker(cluster: Cluster, fn: Callable[[], T], *, trial: bool = False) -> T:
-    """The cluster's circuit breaker and retry policy (a dead cluster fails fast for the next projects).
-
-    ``trial``: a person asked for this call (Retry, typically once the apiserver is back), so an open
-    breaker does not refuse it for the rest of its cool-off: one call goes through as its trial, and
-    the answer closes the breaker (or keeps it open) for everyone."""
-    pool = pool_for(cluster)
-    breaker = pool.breaker(cluster.name)
-    if not trial or breaker.state == "closed":
-        return pool.run(cluster.name, fn, attempts=APPLY_ATTEMPTS)
-    try:
-        result = fn()
-    except ApiException as exc:
-        if is_transient(exc):
-            breaker.record_failure(exc)
-        else:
-            breaker.record_success()  # the cluster answered
-        raise
-    except (HTTPError, OSError) as exc:
-        breaker.record_failure(exc)
-        raise
-    breaker.record_success()
-    return result
-
-
-def _guarded(project: Project, cluster: Cluster, fn: Callable[[], T]) -> T:
-    where = f"{project.name} on {cluster.name}"
-    try:
-        return fn()
-    except CircuitOpen as exc:
-        raise Unavailable(f"{where}: {exc}") from exc
-    except ResourceNotFoundError as exc:
-        raise Unprocessable(f"{where}: the cluster does not serve {exc}; install the platform there") from exc
-    except ApiException as exc:
-        error: type[ServiceError] = Unavailable if is_transient(exc) or exc.status == 409 else Unprocessable
-        hint = " (a kind it does not serve? install the platform there: install-crds)" if exc.status == 404 else ""
-        raise error(f"{where}: {status_message(exc)}{hint}") from exc
-    except (HTTPError, OSError) as exc:
-        raise Unavailable(f"{where}: {describe(exc)}") from exc
-    except ConfigException as exc:  # the registry row names a kubeconfig or context that is not there
-        raise Unprocessable(f"{where}: the cluster's credentials cannot be loaded: {exc}") from exc
+def _where(project: Project, cluster: Cluster) -> str:
+    return f"{project.name} on {cluster.name}"
 
 
 def project_changed(project: Project) -> None:
