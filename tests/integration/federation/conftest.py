@@ -127,7 +127,7 @@ def federation_clusters(local_control_plane, cluster_api_clients) -> dict[str, c
     return cluster_api_clients
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def federation(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iterator[OperatorProcess]:
     kubeconfig, _ = forwarded_kubeconfig
     lease = f"fed-{uuid.uuid4().hex[:8]}"

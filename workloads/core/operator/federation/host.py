@@ -160,7 +160,13 @@ class HostRuntime:
         return keys
 
     def remember(self, obj: dict[str, Any]) -> None:
-        """A write's result, so the next decision sees it before the watch catches up."""
+        """A write's result, so the next decision sees it before the watch catches up. An object being
+        deleted with no finalizer left is gone already: it is dropped, never put back (its DELETED event
+        may have arrived first, and a zombie would hold its project's grant forever)."""
+        meta = obj.get("metadata") or {}
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self.store.apply(str(obj.get("kind")), "DELETED", obj)
+            return
         self.store.put_if_newer(str(obj.get("kind")), obj)
 
     # -- writes -----------------------------------------------------------------------------------
