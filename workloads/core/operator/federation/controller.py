@@ -109,6 +109,10 @@ class Federation:
         return sum((self.health.nodes(name) or NodeSummary()).count for name in self.members) or 1
 
     def _sweep_loop(self) -> None:
+        """Once every member's watches have synced (so an absent shard is really absent), then periodically."""
+        for member in self.members.values():
+            member.wait_synced(SYNC_TIMEOUT)
+        self.sweep()
         while not self.stop.wait(SWEEP_PERIOD):
             self.sweep()
 
