@@ -54,7 +54,7 @@ _NATIVE = {
 KNOWN: dict[tuple[str, str], KnownKind] = {
     **_NATIVE,
     **{(i.api_version, i.kind): KnownKind(i.api_version, i.plural, True) for i in KINDS.values()},
-    **{(i.api_version, i.kind): KnownKind(i.api_version, i.plural, True) for i in PLATFORM_KINDS.values()},
+    **{(i.api_version, i.kind): KnownKind(i.api_version, i.plural, i.namespaced) for i in PLATFORM_KINDS.values()},
 }
 
 

@@ -191,7 +191,25 @@ def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor
             after=new,
             summary=f"Changed {', '.join(sorted(new))}",
         )
+        follow_on_host(cluster)
     return cluster
+
+
+def follow_on_host(cluster: Cluster) -> None:
+    """Once the transaction commits, queue the host's copy of this registry change: a member's
+    ``MemberCluster`` object (``clusters.tasks.sync_member_cluster``), or, for a host, the whole pass. A host
+    that is down never fails the saved edit: the task logs it and the periodic pass applies it later."""
+    cluster_id, is_host = cluster.pk, cluster.role == FederationRole.HOST
+    transaction.on_commit(lambda: _queue_sync(cluster_id, everything=is_host))
+
+
+def _queue_sync(cluster_id: int, *, everything: bool) -> None:
+    from clusters.tasks import sync_member_cluster, sync_member_clusters
+
+    if everything:
+        sync_member_clusters.delay()
+    else:
+        sync_member_cluster.delay(cluster_id)
 
 
 GrantTotals = Callable[[], Mapping[Tier, Resources]]
@@ -323,6 +341,8 @@ def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> C
             before=before,
             after=after,
         )
+        if cluster.role == FederationRole.MEMBER:
+            follow_on_host(cluster)
     return pool
 
 
@@ -384,6 +404,7 @@ def register_cluster(
             after=after,
             summary="created" if created else "refreshed",
         )
+        follow_on_host(cluster)
     if created:
         cluster_id = cluster.pk
         for callback in _on_registered:

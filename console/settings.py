@@ -132,9 +132,12 @@ CELERY_TASK_DEFAULT_QUEUE = "pinconsole"
 # resync age (drift repair), and every project on a newly registered cluster (projects.tasks.reconcile_all).
 PROVISIONING_RECONCILE_SECONDS = env_int("PROVISIONING_RECONCILE_SECONDS", 60)
 PROVISIONING_RESYNC_MINUTES = env_int("PROVISIONING_RESYNC_MINUTES", 30)
+# The registry's MemberCluster objects on the host: a level-triggered pass (clusters.tasks.sync_member_clusters).
+MEMBER_CLUSTER_SYNC_SECONDS = env_int("MEMBER_CLUSTER_SYNC_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
     "probe-clusters": {"task": "clusters.probe_all", "schedule": env_int("CLUSTER_PROBE_SECONDS", 30)},
     "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},
+    "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
 }
 
 # --- authentication ----------------------------------------------------------------------------------

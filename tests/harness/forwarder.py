@@ -35,6 +35,10 @@ class TcpForwarder:
                 downstream, _ = listener.accept()
             except OSError:
                 return
+            if listener is not self.listener:  # stopped while accept() was blocked: refuse, as a dead server
+                with contextlib.suppress(OSError):
+                    downstream.close()
+                return
             upstream = socket.create_connection(self.target)
             self.open += [downstream, upstream]
             for a, b in ((downstream, upstream), (upstream, downstream)):
@@ -54,8 +58,10 @@ class TcpForwarder:
 
     def stop(self) -> None:
         if self.listener is not None:
-            self.listener.close()
-            self.listener = None
+            listener, self.listener = self.listener, None
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes a blocked accept(); close() alone does not on Linux
+            listener.close()
         for s in self.open:
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
