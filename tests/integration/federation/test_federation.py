@@ -21,6 +21,7 @@ from tests.integration.federation.conftest import (
     get,
     kubectl,
     listed,
+    member_cluster,
 )
 from workloads.core import GROUP, VERSION
 from workloads.core.kinds import KINDS
@@ -300,3 +301,65 @@ def test_deleting_on_the_host_leaves_nothing_on_any_member(federation, federatio
         api = federation_clusters[member]
         assert get(api, "PinApp", ns, "gone") is None and get(api, "PinterestDaemon", ns, "agent") is None
         wait_for(lambda api=api: not native_names(api, ns, "gone") and not native_names(api, ns, "agent"), 60)
+
+
+def test_operations_set_on_the_host_reach_every_shard(federation, federation_clusters, project):
+    ns = project()
+    host = federation_clusters["host"]
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", pinapp("ops", ns))
+    wait_for(lambda: host_ready(host, "PinApp", ns, "ops"), 60, what="PinApp Ready")
+    placed = [r["cluster"] for r in get(host, "PinApp", ns, "ops")["status"]["placement"]["clusters"]]
+
+    custom(host).patch_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", "ops", {"spec": {"replicas": 6}})
+    obj = wait_for(
+        lambda: (o := host_ready(host, "PinApp", ns, "ops")) and o["status"]["readyReplicas"] == 6 and o,
+        60,
+        what="scaled to 6 across both shards",
+    )
+    assert {r["cluster"]: r["replicas"] for r in obj["status"]["placement"]["clusters"]} == {m: 3 for m in MEMBERS}
+    assert [r["cluster"] for r in obj["status"]["placement"]["clusters"]] == placed  # an edit moves nothing
+
+    stop = {"spec": {"operations": {"stopped": True}}}
+    custom(host).patch_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", "ops", stop)
+    for member in MEMBERS:
+        api = federation_clusters[member]
+        wait_for(lambda api=api: get(api, "PinApp", ns, "ops")["spec"].get("operations"), 30, what="stop")
+        wait_for(lambda api=api: not running(api, ns, "ops"), 60, what=f"no pods left on {member}")
+
+
+def test_a_removed_member_cluster_moves_its_shard_and_an_edit_does_not(federation, federation_clusters, project):
+    ns = project()
+    host = federation_clusters["host"]
+    body = manifest("PinPod", "mover", ns, containers=[APP], restartPolicy="Always")
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinpods", body)
+    obj = wait_for(lambda: host_ready(host, "PinPod", ns, "mover"), 60, what="PinPod Ready")
+    (first,) = [r["cluster"] for r in obj["status"]["placement"]["clusters"]]
+    other = next(m for m in MEMBERS if m != first)
+
+    edit = {"spec": {"containers": [{**APP, "image": "registry.local/search/web:3.0"}]}}
+    custom(host).patch_namespaced_custom_object(GROUP, VERSION, ns, "pinpods", "mover", edit)
+    wait_for(
+        lambda: get(federation_clusters[first], "PinPod", ns, "mover")["spec"]["containers"][0]["image"].endswith(
+            "3.0"
+        ),
+        30,
+        what="the edit propagated in place",
+    )
+    assert [r["cluster"] for r in get(host, "PinPod", ns, "mover")["status"]["placement"]["clusters"]] == [first]
+
+    saved = member_cluster(host, first)
+    custom(host).delete_cluster_custom_object(GROUP, VERSION, "memberclusters", first)
+    try:
+        moved = wait_for(
+            lambda: (o := host_ready(host, "PinPod", ns, "mover"))
+            and [r["cluster"] for r in o["status"]["placement"]["clusters"]] == [other]
+            and o,
+            60,
+            what=f"the shard moved from the removed {first} to {other}",
+        )
+        assert moved["status"]["shards"][0]["cluster"] == other
+        wait_for(lambda: get(federation_clusters[first], "PinPod", ns, "mover") is None, 30, what="old shard pruned")
+    finally:
+        saved["metadata"] = {"name": first, "labels": saved["metadata"].get("labels") or {}}
+        saved.pop("status", None)
+        custom(host).create_cluster_custom_object(GROUP, VERSION, "memberclusters", saved)
