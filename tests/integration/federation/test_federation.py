@@ -363,3 +363,18 @@ def test_a_removed_member_cluster_moves_its_shard_and_an_edit_does_not(federatio
         saved["metadata"] = {"name": first, "labels": saved["metadata"].get("labels") or {}}
         saved.pop("status", None)
         custom(host).create_cluster_custom_object(GROUP, VERSION, "memberclusters", saved)
+
+
+def test_a_workload_outside_any_project_namespace_waits_and_says_why(federation, federation_clusters, project):
+    ns = project()
+    host = federation_clusters["host"]
+    custom(host).delete_namespaced_custom_object(GROUP, VERSION, ns, "projectquotas", ns)
+    body = manifest("PinPod", "stray", ns, containers=[APP], restartPolicy="Always")
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinpods", body)
+
+    obj = wait_for(lambda: (o := get(host, "PinPod", ns, "stray")) and condition(o, "Admitted") and o, 30)
+
+    assert condition(obj, "Admitted")["reason"] == "NoProjectQuota"
+    assert "has no ProjectQuota" in condition(obj, "Admitted")["message"]
+    time.sleep(1)
+    assert all(get(federation_clusters[m], "PinPod", ns, "stray") is None for m in MEMBERS)

@@ -25,6 +25,7 @@ from workloads.core.status import set_condition
 from workloads.core.tenancy import grants_of_quota
 
 log = logging.getLogger(__name__)
+NO_PROJECT_QUOTA = "NoProjectQuota"
 
 
 def condition_of(obj: Mapping[str, Any], type_: str) -> dict[str, Any]:
@@ -68,7 +69,8 @@ class Admitter:
                 continue  # never admitted; its reconcile reports the spec errors
             nodes = self.daemon_nodes() if obj["kind"] == "PinterestDaemon" else 1
             claims[key] = claim_of(workload, created_at(obj), profile=self.profile, node_count=nodes)
-        grants = grants_of_quota(self.host.quota(namespace))
+        quota = self.host.quota(namespace)
+        grants = grants_of_quota(quota)
         admitted = [c for k, c in claims.items() if is_admitted(objects[k])]
         waiting = [
             c
@@ -82,6 +84,12 @@ class Admitter:
             if obj["metadata"].get("deletionTimestamp"):
                 continue
             wanted = verdict.condition()
+            if quota is None and not verdict.admitted:
+                wanted["reason"] = NO_PROJECT_QUOTA
+                wanted["message"] = (
+                    f"namespace {namespace} has no ProjectQuota: it is not an onboarded project's namespace on the "
+                    "host, so nothing is granted here"
+                )
             have = condition_of(obj, CONDITION)
             if all(have.get(k) == v for k, v in wanted.items()):
                 continue
@@ -99,7 +107,7 @@ class Admitter:
             flipped = (have.get("status") == "True") != verdict.admitted
             if flipped or not have:
                 changed += 1
-                self.events.record(obj, "Normal" if verdict.admitted else "Warning", verdict.reason, verdict.message)
+                self.events.record(obj, "Normal" if verdict.admitted else "Warning", wanted["reason"], wanted["message"])
             meta = obj["metadata"]
             self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
         if changed:
