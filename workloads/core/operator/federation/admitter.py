@@ -107,7 +107,8 @@ class Admitter:
             flipped = (have.get("status") == "True") != verdict.admitted
             if flipped or not have:
                 changed += 1
-                self.events.record(obj, "Normal" if verdict.admitted else "Warning", wanted["reason"], wanted["message"])
+                level = "Normal" if verdict.admitted else "Warning"
+                self.events.record(obj, level, wanted["reason"], wanted["message"])
             meta = obj["metadata"]
             self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
         if changed:
