@@ -26,6 +26,7 @@ from workloads.core.tenancy import grants_of_quota
 
 log = logging.getLogger(__name__)
 NO_PROJECT_QUOTA = "NoProjectQuota"
+CLAIM_CACHE = 100_000
 
 
 def condition_of(obj: Mapping[str, Any], type_: str) -> dict[str, Any]:
@@ -57,18 +58,35 @@ class Admitter:
     ) -> None:
         self.host, self.profile, self.events, self.enqueue = host, profile, events, enqueue
         self.daemon_nodes, self.now = daemon_nodes, now
+        self._claims: dict[str, tuple[tuple[int, int], Claim | None]] = {}
+
+    def _claim(self, obj: dict[str, Any]) -> Claim | None:
+        """The workload's claim, parsed once per (uid, generation, node count): a pass reads every workload
+        of its project, and passes come with every change in it."""
+        meta = obj["metadata"]
+        nodes = self.daemon_nodes() if obj["kind"] == "PinterestDaemon" else 1
+        stamp = (int(meta.get("generation") or 0), nodes)
+        uid = str(meta.get("uid"))
+        known = self._claims.get(uid)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            claim: Claim | None = claim_of(parse(obj), created_at(obj), profile=self.profile, node_count=nodes)
+        except SpecInvalid:
+            claim = None
+        if len(self._claims) > CLAIM_CACHE:
+            self._claims.clear()
+        self._claims[uid] = (stamp, claim)
+        return claim
 
     def run(self, namespace: str) -> int:
         """Decide and write; returns how many workloads changed admission."""
         objects = {f"{o['kind']}/{o['metadata']['name']}": o for o in self.host.workloads(namespace)}
         claims: dict[str, Claim] = {}
         for key, obj in objects.items():
-            try:
-                workload = parse(obj)
-            except SpecInvalid:
-                continue  # never admitted; its reconcile reports the spec errors
-            nodes = self.daemon_nodes() if obj["kind"] == "PinterestDaemon" else 1
-            claims[key] = claim_of(workload, created_at(obj), profile=self.profile, node_count=nodes)
+            claim = self._claim(obj)
+            if claim is not None:  # an invalid spec is never admitted; its reconcile reports the errors
+                claims[key] = claim
         quota = self.host.quota(namespace)
         grants = grants_of_quota(quota)
         admitted = [c for k, c in claims.items() if is_admitted(objects[k])]
