@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 _lock = threading.RLock()
 _pool: ClientPool | None = None
 _caches: CacheRegistry | None = None
+_host_caches: CacheRegistry | None = None
 
 
 def target_for(cluster: Cluster) -> ClusterTarget:
@@ -65,6 +66,28 @@ def cache_registry() -> CacheRegistry:
         return _caches
 
 
+def host_cache_registry() -> CacheRegistry:
+    global _host_caches
+    with _lock:
+        if _host_caches is None:
+            from clusters.kube.cache import CacheRegistry
+            from clusters.kube.resources import HOST_RESOURCES
+
+            _host_caches = CacheRegistry(client_pool(), HOST_RESOURCES)
+        return _host_caches
+
+
+def host_cache() -> WatchCache | None:
+    """The watch cache of the host cluster's workload objects (the federation's store), started on first use;
+    None when no host is registered or caches are off."""
+    if not settings.WATCH_CACHE_ENABLED:
+        return None
+    host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()
+    registry = host_cache_registry()
+    registry.ensure([target_for(host)] if host is not None else [])
+    return registry.get(host.name) if host is not None and host.name in registry.names() else None
+
+
 def member_caches() -> dict[str, WatchCache]:
     """Watch caches of all member clusters, started on first use; never LISTs per request."""
     if not settings.WATCH_CACHE_ENABLED:
@@ -77,10 +100,11 @@ def member_caches() -> dict[str, WatchCache]:
 
 def shutdown() -> None:
     """Stop every watch cache and close every client (process exit, tests)."""
-    global _pool, _caches
+    global _pool, _caches, _host_caches
     with _lock:
-        if _caches is not None:
-            _caches.stop_all()
+        for registry in (_caches, _host_caches):
+            if registry is not None:
+                registry.stop_all()
         if _pool is not None:
             _pool.close()
-        _pool, _caches = None, None
+        _pool, _caches, _host_caches = None, None, None

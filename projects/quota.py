@@ -232,7 +232,7 @@ def preview_forced_decrease(project: Project, tier: Tier | str, data: QuotaInput
             {r: f"A forced change only decreases; use a quota change to raise {r}." for r in raised}
         )
     usage = project_usage(project)
-    held = sorted((w for w in usage.workloads if w.tier is tier), key=lambda w: (w.created, w.kind, w.name))
+    held = sorted((w for w in usage.holding if w.tier is tier), key=lambda w: (w.created, w.kind, w.name))
     beyond = set(workloads_beyond(new, [(f"{w.kind}/{w.name}", w.request) for w in held]))
     affected = [AffectedWorkload(w.name, w.kind, w.tier, w.request) for w in held if f"{w.kind}/{w.name}" in beyond]
     seen = {

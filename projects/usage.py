@@ -1,9 +1,12 @@
 """What a project's workloads hold, read from the portal's watch caches (never from an apiserver), and
 the quota overview pages and the API show: grant, usage, running pods and headroom per tier.
 
-Admitted usage is what federation admission counts: the requests of every workload custom resource in
-the project's namespace, parsed by the core, each workload once however many member clusters hold a
-shard of it. Running requests are the pods' own requests as the clusters report them.
+Workloads are read from the host cluster's objects (``clusters.runtime.host_cache``), the federation's
+store: each workload once, whatever number of members hold a shard of it (every shard carries the full
+spec, so counting shards would count a workload once per member). Admitted usage is what federation
+admission counts: the requests of the workloads whose ``Admitted`` condition is true; the others wait
+(``QuotaExceeded``, or not decided yet) and hold nothing. Running requests are the pods' own requests as
+the member clusters report them.
 """
 
 from __future__ import annotations
@@ -18,25 +21,31 @@ from projects.grants import grants_for, grants_of, tier_grant_totals
 from projects.models import Project, QuotaRequest, QuotaRequestState
 from workloads.core import API_VERSION
 from workloads.core.errors import SpecInvalid
+from workloads.core.federation.admission import CONDITION
+from workloads.core.federation.propagation import placements_of
 from workloads.core.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
 from workloads.core.kinds import KINDS
 from workloads.core.quantity import Resources
-from workloads.core.quota import admitted_usage, workload_pods, workload_request
+from workloads.core.quota import workload_pods, workload_request
 from workloads.core.runtime import load_profile
-from workloads.core.specs import Workload, parse
+from workloads.core.specs import parse
 from workloads.core.tiers import Tier
+
+NOT_DECIDED = "waiting for federation admission"
 
 
 @dataclass(frozen=True)
 class WorkloadUse:
-    """One workload of the project and what it holds in its tier."""
+    """One workload of the project and what it requests in its tier (held only once admitted)."""
 
     name: str
     kind: str
     tier: Tier
     request: Allocation
-    clusters: tuple[str, ...]
+    clusters: tuple[str, ...]  # where the federation placed its shards
     created: str = ""  # creationTimestamp: admission order
+    admitted: bool = True
+    waiting: str = ""  # why it is not admitted (the Admitted condition's message)
 
 
 @dataclass(frozen=True)
@@ -48,8 +57,17 @@ class ProjectUsage:
 
     @property
     def complete(self) -> bool:
-        """False when a cache was not synced: usage may be missing a cluster's workloads."""
+        """False when a cache was not synced: usage may be missing workloads or pods."""
         return not self.problems
+
+    @property
+    def holding(self) -> list[WorkloadUse]:
+        """The admitted workloads: what holds the grants."""
+        return [w for w in self.workloads if w.admitted]
+
+    @property
+    def waiting(self) -> list[WorkloadUse]:
+        return [w for w in self.workloads if not w.admitted]
 
 
 def _manifest(obj: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -57,47 +75,69 @@ def _manifest(obj: dict[str, Any], kind: str) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": obj.get("metadata") or {}, "spec": obj.get("spec")}
 
 
+def admission_of(obj: dict[str, Any]) -> tuple[bool, str]:
+    """(admitted, why not) from a host object's ``Admitted`` condition, as the federation wrote it."""
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == CONDITION:
+            if condition.get("status") == "True":
+                return True, ""
+            return False, str(condition.get("message") or condition.get("reason") or NOT_DECIDED)
+    return False, NOT_DECIDED
+
+
 def project_usage(project: Project) -> ProjectUsage:
-    """The project's workloads and what they hold, from every member's watch cache."""
+    """The project's workloads (from the host) and what they hold; its running pods (from every member)."""
     namespace = project.namespace
     problems: list[str] = []
-    found: dict[tuple[str, str], tuple[Workload, list[str]]] = {}
-    nodes: dict[str, int] = {}
-    created_at: dict[tuple[str, str], str] = {}
     running = {tier: Allocation() for tier in Tier}
+    node_total = 0
     for cluster_name, cache in sorted(runtime.member_caches().items()):
         if not cache.synced:
             problems.append(f"{cluster_name}: cache not synced yet ({cache.last_error or 'starting'})")
         aggregates = cache.aggregates()
-        nodes[cluster_name] = int(aggregates.get("nodes_total") or 0)
+        node_total += int(aggregates.get("nodes_total") or 0)
         by_namespace_tier = aggregates.get("requests_by_namespace_tier") or {}
         for tier in Tier:
             pods = by_namespace_tier.get((namespace, tier.priority_class))
             if pods is not None:
                 running[tier] = running[tier] + Allocation(pods.cpu_m, pods.memory, pods.gpu, pods.count)
-        for info in KINDS.values():
-            for obj in cache.list(info.plural, namespace=namespace):
-                name = str((obj.get("metadata") or {}).get("name", ""))
-                key = (info.kind, name)
-                if key in found:
-                    found[key][1].append(cluster_name)
-                    continue
-                try:
-                    found[key] = (parse(_manifest(obj, info.kind)), [cluster_name])
-                    created_at[key] = str((obj.get("metadata") or {}).get("creationTimestamp") or "")
-                except SpecInvalid as exc:
-                    problems.append(f"{info.kind} {name} on {cluster_name} is not counted: {exc.message}")
-    profile = load_profile()
-    uses = []
-    for (kind, name), (workload, clusters) in sorted(found.items()):
-        node_count = sum(nodes[c] for c in clusters) or 1
-        request = workload_request(workload, profile=profile, node_count=node_count)
-        pods = workload_pods(workload, node_count=node_count)
-        created = created_at.get((kind, name), "")
-        uses.append(WorkloadUse(name, kind, workload.meta.tier, Allocation.of(request, pods), tuple(clusters), created))
-    daemons = {use.name: sum(nodes[c] for c in use.clusters) or 1 for use in uses}
-    admitted = admitted_usage([w for w, _ in found.values()], profile, node_counts=daemons)
+    uses: list[WorkloadUse] = []
+    host = runtime.host_cache()
+    if host is not None:
+        if not host.synced:
+            problems.append(f"the host: cache not synced yet ({host.last_error or 'starting'})")
+        uses, invalid = _workloads(host, namespace, node_total or 1)
+        problems += invalid
+    admitted = {tier: Allocation() for tier in Tier}
+    for use in uses:
+        if use.admitted:
+            admitted[use.tier] = admitted[use.tier] + use.request
     return ProjectUsage(uses, admitted, running, problems)
+
+
+def _workloads(host: Any, namespace: str, daemon_nodes: int) -> tuple[list[WorkloadUse], list[str]]:
+    """Each workload object of ``namespace`` on the host, with its request counted as admission counts it
+    (a daemon on every member node, as the federation admits it)."""
+    profile = load_profile()
+    uses, problems = [], []
+    for info in KINDS.values():
+        for obj in host.list(info.plural, namespace=namespace):
+            meta = obj.get("metadata") or {}
+            name = str(meta.get("name", ""))
+            try:
+                workload = parse(_manifest(obj, info.kind))
+            except SpecInvalid as exc:
+                problems.append(f"{info.kind} {name} is not counted: {exc.message}")
+                continue
+            nodes = daemon_nodes if info.kind == "PinterestDaemon" else 1
+            request = workload_request(workload, profile=profile, node_count=nodes)
+            held = Allocation.of(request, workload_pods(workload, node_count=nodes))
+            admitted, waiting = admission_of(obj)
+            clusters = tuple(dict.fromkeys(p.cluster for p in placements_of(obj.get("status"))))
+            created = str(meta.get("creationTimestamp") or "")
+            uses.append(WorkloadUse(name, info.kind, workload.meta.tier, held, clusters, created, admitted, waiting))
+    uses.sort(key=lambda w: (w.kind, w.name))
+    return uses, problems
 
 
 @dataclass(frozen=True)

@@ -41,3 +41,6 @@ PINCOMPUTE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
     ResourceSpec(info.plural, info.collection_path, True, optional=True) for info in KINDS.values()
 )
 DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = CORE_RESOURCES + PINCOMPUTE_RESOURCES
+HOST_RESOURCES: tuple[ResourceSpec, ...] = PINCOMPUTE_RESOURCES
+"""The host holds the federated workload objects (each once, with admission and placement in its status);
+members hold their shards. The portal counts usage from the host's."""

@@ -271,7 +271,13 @@ class WorkloadUseSerializer(serializers.Serializer):
     kind = serializers.CharField(read_only=True)
     tier = TierField(source="tier.label", read_only=True)
     requests = AllocationSerializer(source="request", read_only=True)
-    clusters = serializers.ListField(child=serializers.CharField(), read_only=True)
+    clusters = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="Where the federation placed its shards."
+    )
+    admitted = serializers.BooleanField(
+        read_only=True, help_text="Admitted by federation admission: its requests hold the tier's grant."
+    )
+    waiting = serializers.CharField(read_only=True, help_text="Why it is not admitted yet (empty once admitted).")
 
 
 class ProvisioningSerializer(serializers.ModelSerializer):

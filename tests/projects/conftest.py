@@ -1,5 +1,5 @@
 """Fixtures for the project service tests: a region with pools, a project with one member per role, and
-member caches filled by hand (never a real apiserver)."""
+the host's and members' caches filled by hand (never a real apiserver)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from projects.members import MemberInput, set_member
 from projects.models import Project
 from tests.clusters.factories import make_cluster, make_pool
 from tests.fakes import FilledCache
-from tests.projects.factories import make_project
+from tests.projects.factories import HOST, make_project
 
 
 @pytest.fixture(autouse=True)
@@ -22,9 +22,11 @@ def fast_passwords(settings: Any) -> None:
 
 @pytest.fixture
 def caches(monkeypatch: pytest.MonkeyPatch) -> dict[str, FilledCache]:
-    """The member caches the services read; empty and synced until a test fills one."""
+    """The caches the services read: the host's under ``HOST`` (workload objects), the members' by name
+    (pods, nodes, shards); empty and synced until a test fills one."""
     found: dict[str, FilledCache] = {}
-    monkeypatch.setattr("clusters.runtime.member_caches", lambda: found)
+    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {n: c for n, c in found.items() if n != HOST})
+    monkeypatch.setattr("clusters.runtime.host_cache", lambda: found.setdefault(HOST, FilledCache({})))
     return found
 
 

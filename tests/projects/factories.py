@@ -1,4 +1,5 @@
-"""Projects made through the services, and workloads as the member caches hold them."""
+"""Projects made through the services, and workloads as the host's watch cache holds them (the federation's
+objects: admission and placement in their status)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from projects.members import MemberInput
 from projects.models import Project
 from projects.onboarding import ProjectDraft, onboard
 from tests.fakes import FilledCache
+
+HOST = "host"
+"""The key of the host's cache in the ``caches`` fixture (every other key is a member's)."""
 
 
 def make_project(name: str, creator: Any, **fields: Any) -> Project:
@@ -31,8 +35,11 @@ def workload_cr(
     memory: str = "1Gi",
     project: str = "ads",
     created: str = "2026-11-22T00:00:00Z",
+    admitted: bool | None = True,
+    clusters: tuple[str, ...] = ("member-a",),
 ) -> dict[str, Any]:
-    """A workload custom resource as a member's watch cache holds it (one shard of it)."""
+    """A workload object as the host's watch cache holds it: ``admitted`` True/False is its ``Admitted``
+    condition (None: not decided yet), ``clusters`` where the federation placed its shards."""
     container = {
         "name": "app",
         "image": "registry.local/app:1",
@@ -43,16 +50,23 @@ def workload_cr(
         spec |= {"replicas": replicas, "zones": ["local-1a"], "template": {"containers": [container]}}
     else:
         spec |= {"containers": [container]}
+    status: dict[str, Any] = {
+        "placement": {"clusters": [{"cluster": c, "shardIndex": i} for i, c in enumerate(clusters)]}
+    }
+    if admitted is not None:
+        reason, message = ("Admitted", "fits") if admitted else ("QuotaExceeded", f"{tier} cpu: over the grant")
+        status["conditions"] = [{"type": "Admitted", "status": str(admitted), "reason": reason, "message": message}]
     return {
         "apiVersion": "pincompute.io/v1",
         "kind": kind,
         "metadata": {"name": name, "namespace": f"proj-{project}", "creationTimestamp": created},
         "spec": spec,
+        "status": status,
     }
 
 
 def fill(caches: dict[str, FilledCache], cluster: str, *workloads: dict[str, Any], pods: Any = ()) -> FilledCache:
-    """Put custom resources (and pods) into ``cluster``'s cache, as its watches would."""
+    """Put custom resources (and pods) into ``cluster``'s cache, as its watches would (``HOST``: the host's)."""
     from workloads.core.kinds import KINDS
 
     cache = caches.setdefault(cluster, FilledCache({}))

@@ -15,7 +15,7 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput, set_member
 from projects.models import Membership, QuotaRequest
 from projects.quota import change_quota
-from tests.projects.factories import fill, workload_cr
+from tests.projects.factories import HOST, fill, workload_cr
 from tests.projects.test_api_refusals import CREATE, GRANT, NONE, as_, fields, refused, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -169,7 +169,7 @@ def test_a_change_names_the_missing_resources_and_an_unknown_tier(project, owner
 
 def test_a_decrease_below_usage_is_refused_with_the_numbers(project, owner, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
-    fill(caches, "member-a", workload_cr("ranker", replicas=4, cpu="2", memory="1Gi"))
+    fill(caches, HOST, workload_cr("ranker", replicas=4, cpu="2", memory="1Gi"))
     before = snapshot()
 
     response = as_(owner).put(
@@ -207,7 +207,7 @@ def test_an_archived_project_refuses_changes_with_409(project, owner):
 
 
 def test_archiving_is_refused_while_workloads_remain(project, owner, caches):
-    fill(caches, "member-a", workload_cr("ranker"))
+    fill(caches, HOST, workload_cr("ranker"))
     before = snapshot()
 
     response = as_(owner).post("/api/v1/projects/ads/archive/")

@@ -10,7 +10,7 @@ from clusters.models import Cluster
 from projects.grants import QuotaInput
 from projects.models import ClusterProvisioning, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import fill, workload_cr
+from tests.projects.factories import HOST, fill, workload_cr
 from workloads.core.quantity import format_cpu, parse_cpu
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def as_(api_client, user):
 
 def test_every_member_reads_the_quota_overview_with_provisioning(api_client, project, owner, viewer, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="10"), actor=owner)
-    fill(caches, "member-a", workload_cr("ranker", replicas=2, cpu="1", memory="1Gi"))
+    fill(caches, HOST, workload_cr("ranker", replicas=2, cpu="1", memory="1Gi"))
     ClusterProvisioning.objects.create(
         project=project,
         cluster=Cluster.objects.get(name="member-a"),
@@ -53,6 +53,15 @@ def test_every_member_reads_the_quota_overview_with_provisioning(api_client, pro
     assert {c["cluster"] for c in ondemand["clusters"]} == {"member-a", "member-b"}
     assert ondemand["pending_request"] is None
     assert [w["name"] for w in body["workloads"]] == ["ranker"] and body["problems"] == []
+    assert body["workloads"][0] | {"requests": None} == {
+        "name": "ranker",
+        "kind": "PinApp",
+        "tier": "ondemand",
+        "requests": None,
+        "clusters": ["member-a"],
+        "admitted": True,
+        "waiting": "",
+    }
     assert [(p["cluster"], p["state"]) for p in body["provisioning"]] == [("member-a", "ready")]
 
 
@@ -93,8 +102,8 @@ def test_a_platform_admins_change_has_no_auto_approve_limit(api_client, project,
 
 def test_a_platform_admin_forces_a_decrease_after_the_preview(api_client, project, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
-    fill(caches, "member-a", workload_cr("old", replicas=2, created="2026-11-01T00:00:00Z"))
-    fill(caches, "member-a", workload_cr("new", replicas=4, created="2026-11-20T00:00:00Z"))
+    fill(caches, HOST, workload_cr("old", replicas=2, created="2026-11-01T00:00:00Z"))
+    fill(caches, HOST, workload_cr("new", replicas=4, created="2026-11-20T00:00:00Z"))
     smaller = {"cpu": "3", "memory": "16Gi", "gpu": "0", "pods": "10"}
     client = as_(api_client, admin_user)
 

@@ -10,7 +10,7 @@ from projects.grants import QuotaInput
 from projects.lifecycle import archive_project, set_pod_security, update_project
 from projects.models import Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import fill, workload_cr
+from tests.projects.factories import HOST, fill, workload_cr
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +81,7 @@ def test_only_platform_admins_set_the_pod_security_level(project, owner, admin_u
 
 
 def test_archiving_is_refused_while_workloads_remain_and_names_them(project, owner, caches):
-    fill(caches, "member-a", workload_cr("ranker"), workload_cr("notebook", kind="PinPod"))
+    fill(caches, HOST, workload_cr("ranker"), workload_cr("notebook", kind="PinPod", admitted=False))
 
     with pytest.raises(Conflict) as refused:
         archive_project(project, actor=owner)

@@ -13,7 +13,7 @@ from projects.grants import QuotaInput
 from projects.models import QuotaRequest, TierQuota
 from projects.quota import change_quota
 from tests.clusters.factories import make_cluster, make_pool
-from tests.projects.factories import fill, workload_cr
+from tests.projects.factories import HOST, fill, workload_cr
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -133,7 +133,7 @@ def busy(project, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="10"), actor=admin_user)
     fill(
         caches,
-        "member-a",
+        HOST,
         workload_cr("web", replicas=2, cpu="1", memory="1Gi", created="2026-01-01T00:00:00Z"),
         workload_cr("batch", replicas=2, cpu="1", memory="1Gi", created="2026-02-01T00:00:00Z"),
     )

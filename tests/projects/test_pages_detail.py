@@ -15,7 +15,7 @@ from clusters.models import Cluster
 from projects.grants import QuotaInput
 from projects.models import ClusterProvisioning, Membership, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import fill, workload_cr
+from tests.projects.factories import HOST, fill, workload_cr
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -239,7 +239,7 @@ def change(client, tier: str = "reserved", **amounts: str):
 
 def test_the_quota_section_shows_grant_usage_running_and_headroom_per_cluster_with_a_chart(project, owner, caches, as_):
     change_quota(project, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="10"), actor=owner)
-    fill(caches, "member-a", workload_cr("web", replicas=2, cpu="1", memory="1Gi"))
+    fill(caches, HOST, workload_cr("web", replicas=2, cpu="1", memory="1Gi"))
 
     page = text(as_(owner).get("/projects/ads/quota/", **HX))
 
@@ -251,6 +251,16 @@ def test_the_quota_section_shows_grant_usage_running_and_headroom_per_cluster_wi
     assert by_label["Admitted usage"][1] > 0 and by_label["Admitted usage"][0] == 0
     assert "Pool headroom per cluster" in page and "member-a" in page and "member-b" in page
     assert "PinApp/" in page and "web" in page  # the workloads counted
+
+
+def test_the_quota_section_says_which_workloads_wait_for_admission_and_why(project, owner, caches, as_):
+    fill(caches, HOST, workload_cr("web"), workload_cr("batch", admitted=False, clusters=()))
+
+    page = text(as_(owner).get("/projects/ads/quota/", **HX))
+
+    assert 'data-workload="PinApp/web" data-admitted="true"' in page
+    assert 'data-workload="PinApp/batch" data-admitted="false"' in page
+    assert "waiting" in page and "OnDemand cpu: over the grant" in page
 
 
 def test_an_increase_within_the_limit_says_it_was_applied_at_once(project, owner, as_, changed):
@@ -298,7 +308,7 @@ def test_a_malformed_change_is_refused_beside_the_field(project, owner, as_, amo
 
 def test_a_decrease_below_usage_is_refused_with_the_numbers(project, owner, admin_user, caches, as_):
     change_quota(project, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="10"), actor=admin_user)
-    fill(caches, "member-a", workload_cr("web", replicas=2, cpu="1", memory="1Gi"))
+    fill(caches, HOST, workload_cr("web", replicas=2, cpu="1", memory="1Gi"))
 
     response = change(as_(owner), "ondemand", cpu="1", memory="16Gi", pods="10")
 
@@ -380,7 +390,7 @@ def test_a_viewer_cannot_retry(project, viewer, as_):
 
 
 def test_archiving_is_refused_with_the_workload_names_while_workloads_exist(project, owner, caches, as_):
-    fill(caches, "member-a", workload_cr("web"), workload_cr("nightly", kind="PinPod"))
+    fill(caches, HOST, workload_cr("web"), workload_cr("nightly", kind="PinPod"))
 
     response = as_(owner).post("/projects/ads/archive/", **HX)
 

@@ -21,7 +21,7 @@ from projects.quota import (
     reject_request,
 )
 from projects.usage import quota_overview
-from tests.projects.factories import fill, make_project, workload_cr
+from tests.projects.factories import HOST, fill, make_project, workload_cr
 from workloads.core.grants import Allocation
 from workloads.core.quantity import format_cpu
 from workloads.core.quota import workload_pods, workload_request
@@ -135,8 +135,9 @@ def test_bad_input_is_refused_and_nothing_changes(project, owner, field, value):
 def test_a_decrease_below_usage_is_refused_with_the_numbers(project, owner, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
     app = workload_cr("ranker", tier="OnDemand", replicas=4, cpu="2", memory="1Gi")
-    fill(caches, "member-a", app)
-    fill(caches, "member-b", app)  # a second shard of the same workload: counted once
+    fill(caches, HOST, app)
+    fill(caches, "member-a", app)  # a member's shard carries the full spec: never counted
+    fill(caches, "member-b", app)
     used = request_of(app)
 
     with pytest.raises(Invalid) as refused:
@@ -154,7 +155,7 @@ def test_a_decrease_below_usage_is_refused_with_the_numbers(project, owner, admi
 
 def test_a_decrease_within_usage_applies_at_once_whatever_its_size(project, owner, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="30", memory="100Gi"), actor=admin_user)
-    fill(caches, "member-a", workload_cr("ranker", tier="OnDemand", replicas=1))
+    fill(caches, HOST, workload_cr("ranker", tier="OnDemand", replicas=1))
 
     assert change_quota(project, "ondemand", QuotaInput(cpu="2", memory="2Gi"), actor=owner).applied
     assert grant(project, "ondemand") == Allocation(2000, 2 * GI, 0, 0)
@@ -243,7 +244,7 @@ def test_a_forced_decrease_shows_what_no_longer_fits_and_needs_the_previews_toke
     change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
     old = workload_cr("old", replicas=2, created="2026-11-01T00:00:00Z")
     new = workload_cr("new", replicas=4, created="2026-11-20T00:00:00Z")
-    fill(caches, "member-a", old, new)
+    fill(caches, HOST, old, new)
     smaller = QuotaInput(cpu="3", memory="16Gi", pods="10")
 
     preview = preview_forced_decrease(project, "ondemand", smaller)
@@ -268,7 +269,7 @@ def test_a_stale_preview_is_refused(project, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="16"), actor=admin_user)
     smaller = QuotaInput(cpu="1")
     token = preview_forced_decrease(project, "ondemand", smaller).token
-    fill(caches, "member-a", workload_cr("late", replicas=1))
+    fill(caches, HOST, workload_cr("late", replicas=1))
 
     with pytest.raises(Conflict, match="preview again"):
         force_decrease(project, "ondemand", smaller, actor=admin_user, reason="reclaim", confirm=token)
@@ -295,7 +296,7 @@ def test_an_archived_project_keeps_its_quota(project, owner, admin_user):
 def test_the_overview_shows_grant_usage_running_pods_and_headroom(project, owner, admin_user, caches):
     change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
     make_project("ml", admin_user, quotas={"ondemand": QuotaInput(cpu="10")})
-    app = workload_cr("ranker", replicas=3)
+    app = workload_cr("ranker", replicas=3, clusters=("member-a", "member-b"))
     pod = {
         "metadata": {"name": "ranker-1", "namespace": "proj-ads"},
         "spec": {
@@ -304,7 +305,8 @@ def test_the_overview_shows_grant_usage_running_pods_and_headroom(project, owner
         },
         "status": {"phase": "Running"},
     }
-    fill(caches, "member-a", app, pods=[pod])
+    fill(caches, HOST, app)
+    fill(caches, "member-a", app, pods=[pod])  # its shards: the pods count as running, the shards not at all
     fill(caches, "member-b", app)
     request = change_quota(project, "reserved", QuotaInput(cpu="20"), actor=owner).request
 
@@ -323,3 +325,24 @@ def test_the_overview_shows_grant_usage_running_pods_and_headroom(project, owner
     assert overview.tier(Tier.PREEMPTIBLE).region_capacity.cpu_milli == 104000
     assert [(w.name, w.clusters) for w in overview.workloads] == [("ranker", ("member-a", "member-b"))]
     assert overview.problems == []
+
+
+def test_only_admitted_workloads_hold_the_grant_and_the_waiting_ones_are_listed(project, admin_user, caches):
+    change_quota(project, "ondemand", QuotaInput(cpu="16", memory="16Gi", pods="10"), actor=admin_user)
+    held = workload_cr("held", replicas=2)
+    refused = workload_cr("refused", replicas=4, admitted=False, clusters=())
+    undecided = workload_cr("undecided", replicas=1, admitted=None, clusters=())
+    fill(caches, HOST, held, refused, undecided)
+    fill(caches, "member-a", held, refused)  # shards on a member are never counted
+
+    overview = quota_overview(project)
+    preview = preview_forced_decrease(project, "ondemand", QuotaInput(cpu="1", memory="16Gi", pods="10"))
+
+    assert overview.tier(Tier.ONDEMAND).usage == request_of(held)
+    rows = {w.name: (w.admitted, w.waiting, w.clusters) for w in overview.workloads}
+    assert rows == {
+        "held": (True, "", ("member-a",)),
+        "refused": (False, "OnDemand cpu: over the grant", ()),
+        "undecided": (False, "waiting for federation admission", ()),
+    }
+    assert [w.name for w in preview.workloads] == ["held"]  # a waiting workload holds nothing to reclaim
