@@ -1,7 +1,7 @@
 """Command line and assembly: one ApiClient per context, never the global kube configuration.
 
 ``python -m workloads.core.operator [run] --kubeconfig PATH --context member-a --context member-b
-    [--host-context host] [--lease-context host] [--workers 4] [--metrics-port 0] ...``
+    [--host-context host] [--lease-context host] [--workers 16] [--metrics-port 0] ...``
 
 With ``--host-context`` the process is also the federation controller: workloads persisted on the host
 are admitted, placed, propagated to the members given by ``--context`` (named as in the host's
@@ -134,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--renew-period", type=float, default=2.0)
     p.add_argument("--no-leader-election", action="store_true")
     p.add_argument("--identity", help="leader election identity (default: hostname-pid)")
-    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--workers", type=int, default=16, help="reconcile threads (they mostly wait on apiservers)")
     p.add_argument("--resync-seconds", type=float, default=300.0)
     p.add_argument("--shutdown-timeout", type=float, default=20.0)
     p.add_argument("--metrics-port", type=int, help="serve /metrics on 127.0.0.1:PORT (0 = any free port)")

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from workloads.core.errors import SpecInvalid
+from workloads.core.errors import Conflict, CoreError, SpecInvalid
 from workloads.core.federation.admission import CONDITION, Claim, admit, claim_of
 from workloads.core.operator.cluster import Key
 from workloads.core.operator.events import EventRecorder
@@ -27,6 +28,9 @@ from workloads.core.tenancy import grants_of_quota
 log = logging.getLogger(__name__)
 NO_PROJECT_QUOTA = "NoProjectQuota"
 CLAIM_CACHE = 100_000
+WRITERS = 8
+WRITE_ATTEMPTS = 3
+SCHEDULED = "Scheduled"
 
 
 def condition_of(obj: Mapping[str, Any], type_: str) -> dict[str, Any]:
@@ -59,6 +63,7 @@ class Admitter:
         self.host, self.profile, self.events, self.enqueue = host, profile, events, enqueue
         self.daemon_nodes, self.now = daemon_nodes, now
         self._claims: dict[str, tuple[tuple[int, int], Claim | None]] = {}
+        self.pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="admission-write")
 
     def _claim(self, obj: dict[str, Any]) -> Claim | None:
         """The workload's claim, parsed once per (uid, generation, node count): a pass reads every workload
@@ -96,7 +101,7 @@ class Admitter:
             if not is_admitted(objects[k]) and not objects[k]["metadata"].get("deletionTimestamp")
         ]
         decision = admit(grants, admitted, waiting)
-        changed = 0
+        writes = []
         for key, verdict in decision.verdicts.items():
             obj = objects[key]
             if obj["metadata"].get("deletionTimestamp"):
@@ -109,9 +114,29 @@ class Admitter:
                     "host, so nothing is granted here"
                 )
             have = condition_of(obj, CONDITION)
-            if all(have.get(k) == v for k, v in wanted.items()):
-                continue
+            if not all(have.get(k) == v for k, v in wanted.items()):
+                writes.append((obj, wanted))
+        # The decision is made; recording it is one write per workload, done in parallel. A write that
+        # fails leaves a state the next pass decides from (what is recorded admitted holds its claim), so
+        # the grant is never exceeded whichever writes land.
+        outcomes = list(self.pool.map(lambda item: self._record(*item), writes))
+        failures = [o for o in outcomes if isinstance(o, Exception)]
+        changed = sum(1 for o in outcomes if o is True)
+        if changed:
+            log.info("%s: admission changed for %d workload(s)", namespace, changed)
+        if failures:
+            raise failures[0]
+        return changed
+
+    def _record(self, obj: dict[str, Any], wanted: dict[str, Any]) -> bool | Exception:
+        """Write one verdict (a waiting workload is also ``Scheduled=False`` and ``Queued``); True when its
+        admission flipped. A conflict from its own reconcile (finalizer, status) is retried on the fresh
+        object as long as its spec and admission are what this pass decided from."""
+        have = condition_of(obj, CONDITION)
+        admitted = wanted["status"] == "True"
+        for _attempt in range(WRITE_ATTEMPTS):
             generation = int(obj["metadata"].get("generation") or 0)
+            now = self.now()
             conditions = set_condition(
                 (obj.get("status") or {}).get("conditions") or [],
                 CONDITION,
@@ -119,16 +144,35 @@ class Admitter:
                 wanted["reason"],
                 wanted["message"],
                 generation,
-                self.now(),
+                now,
             )
-            self.host.patch_status(obj, {"conditions": conditions})
-            flipped = (have.get("status") == "True") != verdict.admitted
-            if flipped or not have:
-                changed += 1
-                level = "Normal" if verdict.admitted else "Warning"
-                self.events.record(obj, level, wanted["reason"], wanted["message"])
-            meta = obj["metadata"]
-            self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
-        if changed:
-            log.info("%s: admission changed for %d workload(s)", namespace, changed)
-        return changed
+            status: dict[str, Any] = {"conditions": conditions}
+            if not admitted:
+                conditions[:] = set_condition(
+                    conditions, SCHEDULED, "False", "NotAdmitted", wanted["message"], generation, now
+                )
+                status["phase"] = "Queued"
+            try:
+                self.host.patch_status(obj, status)
+                break
+            except Conflict as exc:
+                meta = obj["metadata"]
+                fresh = self.host.workload(str(obj["kind"]), str(meta.get("namespace")), str(meta["name"]))
+                if (
+                    fresh is None
+                    or (fresh.get("metadata") or {}).get("generation") != meta.get("generation")
+                    or condition_of(fresh, CONDITION) != have
+                ):
+                    return exc
+                obj = fresh
+            except CoreError as exc:
+                return exc
+        else:
+            return Conflict(f"{obj['kind']}/{obj['metadata']['name']}: kept changing while its admission was written")
+        flipped = (have.get("status") == "True") != admitted
+        if flipped or not have:
+            level = "Normal" if admitted else "Warning"
+            self.events.record(obj, level, wanted["reason"], wanted["message"])
+        meta = obj["metadata"]
+        self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
+        return flipped or not have

@@ -76,16 +76,19 @@ class Propagator:
         meta = obj["metadata"]
         if meta.get("deletionTimestamp"):
             return self._finalize(key, obj)
-        if FEDERATION_FINALIZER not in (meta.get("finalizers") or []):
-            obj = self.host.patch_metadata(obj, {"finalizers": [*(meta.get("finalizers") or []), FEDERATION_FINALIZER]})
         try:
             workload = parse(obj)
         except SpecInvalid as exc:
             return self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
+        if not condition_of(obj, ADMITTED):
+            return Outcome()  # admission decides first (and requeues it); writing now would only race with it
         if not is_admitted(obj):
             wrote = self._prune(key, keep=())
-            self._status(obj, [], queued=True)
+            if (obj.get("status") or {}).get("placement") or (obj.get("status") or {}).get("shards"):
+                self._status(obj, [], queued=True)  # reclaimed: its shards are gone, say so
             return Outcome(wrote=wrote)
+        if FEDERATION_FINALIZER not in (meta.get("finalizers") or []):
+            obj = self.host.patch_metadata(obj, {"finalizers": [*(meta.get("finalizers") or []), FEDERATION_FINALIZER]})
         revision = ensure_revision(self.host, obj)
         shards, problem = self._placement(obj, workload)
         if not shards:
