@@ -1,5 +1,5 @@
 """Demo data for the embedded default: users, projects, quotas, cluster attributes, the projects'
-namespaces on every member, and a few workloads.
+namespaces on every cluster, and a few workloads written once on the host (the federation places them).
 
 Idempotent: running it again keeps existing passwords and objects. Everything goes through the product's
 own service functions and tasks (projects.services, projects.tasks, clusters.services, clusters.provision),
@@ -22,7 +22,7 @@ from kubernetes.client.exceptions import ApiException
 
 from clusters import provision
 from clusters import services as cluster_services
-from clusters.models import Cluster, ClusterPool, PoolKind
+from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
 from clusters.runtime import api_for
 from projects.grants import QuotaInput
 from projects.members import MemberInput
@@ -30,13 +30,7 @@ from projects.models import Project, ProjectRole, Tier
 from projects.onboarding import ProjectDraft, onboard
 from projects.tasks import provision_project_everywhere
 from workloads.core import API_VERSION
-from workloads.core.labels import (
-    CLUSTER_ANNOTATION,
-    HARDWARE_FAMILY_LABEL,
-    SHARD_COUNT_ANNOTATION,
-    SHARD_INDEX_ANNOTATION,
-    ZONE_ANNOTATION,
-)
+from workloads.core.labels import HARDWARE_FAMILY_LABEL
 from workloads.core.quantity import parse_cpu, parse_memory
 from workloads.core.tiers import Tier as CoreTier
 
@@ -128,56 +122,38 @@ def ensure_projects(demo_user: Any, admin_user: Any) -> list[Project]:
     return projects
 
 
-def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Cluster, dict[str, Any]]]:
-    """A PinApp sharded over every member zone, and a job set on the first member."""
-    out = []
-    for index, cluster in enumerate(members):
-        app = {
-            "apiVersion": API_VERSION,
-            "kind": "PinApp",
-            "metadata": {
-                "name": "ranker",
-                "namespace": project.namespace,
-                "annotations": {
-                    CLUSTER_ANNOTATION: cluster.name,
-                    ZONE_ANNOTATION: cluster.zone,
-                    SHARD_INDEX_ANNOTATION: str(index),
-                    SHARD_COUNT_ANNOTATION: str(len(members)),
-                },
+def demo_workloads(project: Project, members: list[Cluster]) -> list[dict[str, Any]]:
+    """A PinApp over every member zone (the federation shards it, one shard per member) and a job set,
+    each written once on the host: no placement here, the federation decides it."""
+    zones = sorted({cluster.zone for cluster in members})
+    owner = {"project": project.name, "team": project.team, "costCenter": project.cost_center}
+    app = {
+        "apiVersion": API_VERSION,
+        "kind": "PinApp",
+        "metadata": {"name": "ranker", "namespace": project.namespace},
+        "spec": {
+            **owner,
+            "tier": CoreTier.ONDEMAND.value,
+            "replicas": 2 * len(zones),
+            "zones": zones,
+            "template": {
+                "containers": [
+                    {
+                        "name": "ranker",
+                        "image": "registry.local/ads/ranker:1.8.2",
+                        "ports": [{"name": "http", "containerPort": 8080}],
+                        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+                    }
+                ]
             },
-            "spec": {
-                "project": project.name,
-                "team": project.team,
-                "costCenter": project.cost_center,
-                "tier": CoreTier.ONDEMAND.value,
-                "replicas": 2,
-                "zones": [cluster.zone],
-                "template": {
-                    "containers": [
-                        {
-                            "name": "ranker",
-                            "image": "registry.local/ads/ranker:1.8.2",
-                            "ports": [{"name": "http", "containerPort": 8080}],
-                            "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
-                        }
-                    ]
-                },
-            },
-        }
-        out.append((cluster, app))
-    first = members[0]
+        },
+    }
     jobset = {
         "apiVersion": API_VERSION,
         "kind": "PinterestJobSet",
-        "metadata": {
-            "name": "feature-backfill",
-            "namespace": project.namespace,
-            "annotations": {CLUSTER_ANNOTATION: first.name, ZONE_ANNOTATION: first.zone},
-        },
+        "metadata": {"name": "feature-backfill", "namespace": project.namespace},
         "spec": {
-            "project": project.name,
-            "team": project.team,
-            "costCenter": project.cost_center,
+            **owner,
             "tier": CoreTier.PREEMPTIBLE.value,
             "shards": 4,
             "containers": [
@@ -189,27 +165,32 @@ def demo_workloads(project: Project, members: list[Cluster]) -> list[tuple[Clust
             ],
         },
     }
-    out.append((first, jobset))
-    return out
+    return [app, jobset]
 
 
-def apply_demo_workloads(project: Project, members: list[Cluster]) -> list[str]:
-    """Write the demo custom resources; returns human-readable problems instead of raising.
+def first_workload() -> tuple[str, str, str]:
+    """(kind, namespace, name) of the demo PinApp: the dev command waits until the federation placed it."""
+    app = demo_workloads(Project.objects.get(name=PROJECTS[0][0]), [])[0]
+    return app["kind"], app["metadata"]["namespace"], app["metadata"]["name"]
 
-    Written straight to the members with placement annotations: the portal has no submission service yet.
-    """
+
+def apply_demo_workloads(project: Project, host: Cluster, members: list[Cluster]) -> list[str]:
+    """Write the demo workloads on the host, in the project's namespace there (provisioning made it), as a
+    developer's ``kubectl apply`` to the host would; returns human-readable problems instead of raising."""
     problems = []
-    for cluster, manifest in demo_workloads(project, members):
+    for manifest in demo_workloads(project, members):
         try:
-            provision.apply_all(api_for(cluster), [manifest])
+            provision.apply_all(api_for(host), [manifest])
         except ApiException as exc:
-            problems.append(f"{cluster.name}: {manifest['kind']}/{manifest['metadata']['name']}: {exc.reason}")
+            problems.append(f"{host.name}: {manifest['kind']}/{manifest['metadata']['name']}: {exc.reason}")
     return problems
 
 
-def seed(members: list[Cluster]) -> list[str]:
+def seed(clusters: list[Cluster]) -> list[str]:
     """Cluster attributes from the members' real nodes, the demo projects with quotas, provisioned on the
-    host and every member, and the demo workloads. Returns problems instead of raising."""
+    host and every member, and the demo workloads on the host. Returns problems instead of raising."""
+    members = [c for c in clusters if c.role == FederationRole.MEMBER]
+    host = next((c for c in clusters if c.role == FederationRole.HOST), None)
     for cluster in members:
         nodes = provision.dynamic_client(api_for(cluster)).resources.get(api_version="v1", kind="Node").get()
         ensure_cluster_attributes(cluster, nodes.to_dict()["items"])
@@ -219,4 +200,6 @@ def seed(members: list[Cluster]) -> list[str]:
         # The product's task (eager in the embedded default): the host and every member, with per-cluster
         # records. The services already queued it on commit; this also covers projects from an earlier run.
         provision_project_everywhere.delay(project.pk)
-    return apply_demo_workloads(projects[0], members)
+    if host is None:
+        return ["no host cluster registered: the demo workloads need the federation's host"]
+    return apply_demo_workloads(projects[0], host, members)

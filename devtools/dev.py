@@ -105,13 +105,16 @@ class DevRun:
         with step("register clusters") as s:
             clusters = devstack.register(self.cp)
             s.outcome = ", ".join(f"{c.name} ({c.role}, {c.zone})" for c in clusters)
-        members = devstack.members_of(clusters)
         with step("CRDs and PriorityClasses") as s:
             for cluster in clusters:
                 devstack.install_platform(cluster)
-            s.outcome = f"installed on {', '.join(c.name for c in clusters)} (+ ClusterRoles, ProjectQuota CRD)"
+            synced = devstack.sync_member_clusters()  # before the operator places anything
+            s.outcome = (
+                f"installed on {', '.join(c.name for c in clusters)} (+ ClusterRoles; host: ProjectQuota, "
+                f"MemberCluster CRDs); MemberCluster objects: {'; '.join(f'{h}: {o}' for h, o in synced.items())}"
+            )
         with step("demo data") as s:
-            problems = demo.seed(members)
+            problems = demo.seed(clusters)
             self.reconcile = devstack.ReconcileLoop().start()
             s.outcome = (
                 f"{len(demo.PROJECTS)} projects provisioned on every cluster, workloads; "
@@ -121,11 +124,17 @@ class DevRun:
             self.progress.say(f"warning: {problem}")
         with step("operator") as s:
             log_dir = settings.VAR_DIR / "logs"
-            self.operator = devstack.start_operator(self.cp, members, log_dir)
-            s.outcome = f"running (log: {log_dir / 'operator.log'})"
+            self.operator = devstack.start_operator(self.cp, clusters, log_dir)
+            s.outcome = f"running, federation on {devstack.host_of(clusters).name} (log: {log_dir / 'operator.log'})"
         with step("watch caches") as s:
             devstack.wait_for_caches()
-            s.outcome = "synced"
+            kind, namespace, name = demo.first_workload()
+            placed = devstack.wait_for_shards(kind, namespace, name)
+            s.outcome = (
+                f"synced; demo {kind} {name} placed on {', '.join(placed)}"
+                if placed
+                else "synced; the demo workloads are not placed yet (see the operator log)"
+            )
 
     def _stop(self) -> None:
         from clusters import runtime as cluster_runtime

@@ -22,7 +22,8 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
-from workloads.core.kinds import InstalledOn
+from devtools.waiting import wait_for
+from workloads.core.kinds import KINDS, InstalledOn
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
 
@@ -63,16 +64,31 @@ def members_of(clusters: list[Cluster]) -> list[Cluster]:
     return [c for c in clusters if c.role == FederationRole.MEMBER]
 
 
+def host_of(clusters: list[Cluster]) -> Cluster:
+    return next(c for c in clusters if c.role == FederationRole.HOST)
+
+
+def sync_member_clusters() -> dict[str, str]:
+    """The registry's members as MemberCluster objects on the host, before the operator places anything:
+    the registry's own task (``clusters.tasks``), run once the host's CRDs are installed (the sync queued
+    at registration ran before them)."""
+    from clusters.tasks import sync_member_clusters as sync
+
+    return sync()
+
+
 def install_platform(cluster: Cluster) -> None:
     """Exactly as ``python -m workloads.core.operator install-crds``: on a member the workload CRDs, tier
-    PriorityClasses and project ClusterRoles; on the host (``--host-context``) the ProjectQuota CRD."""
+    PriorityClasses and project ClusterRoles; on the host (``--host-context``) the workload, ProjectQuota and
+    MemberCluster CRDs."""
     role = InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
     install(Kube(api_for(cluster), cluster.name), role=role)
 
 
 class ReconcileLoop:
-    """The embedded default has eager Celery and no beat: this thread runs the provisioning reconcile pass
-    (``projects.tasks.reconcile_all``, what beat runs in production) every ``interval`` seconds."""
+    """The embedded default has eager Celery and no beat: this thread runs what beat runs in production every
+    ``interval`` seconds: the registry's MemberCluster pass (``clusters.tasks.sync_member_clusters``) and the
+    provisioning reconcile pass (``projects.tasks.reconcile_all``)."""
 
     def __init__(self, interval: float | None = None) -> None:
         self.interval = interval if interval is not None else float(settings.PROVISIONING_RECONCILE_SECONDS)
@@ -91,25 +107,36 @@ class ReconcileLoop:
         from django.db import DatabaseError, close_old_connections
 
         from base.errors import ServiceError
+        from clusters.tasks import sync_member_clusters
         from projects.tasks import reconcile_all
 
         log = logging.getLogger("devtools.reconcile")
         while not self._stop.wait(self.interval):
             close_old_connections()
             try:
+                sync_member_clusters()  # a host that cannot be reached is logged by the task itself
                 reconcile_all()
             except (ServiceError, DatabaseError) as exc:  # a failing pair is on its row; this is the pass
-                log.warning("provisioning reconcile pass failed: %s", exc)
+                log.warning("reconcile pass failed: %s", exc)
             finally:
                 close_old_connections()
 
 
-def start_operator(cp: LocalControlPlane, members: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes]:
-    """The operator as a child process (the same entry point production runs)."""
-    log_dir.mkdir(parents=True, exist_ok=True)
+def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str]:
+    """The operator on every member and, with ``--host-context``, the federation controller on the host
+    (the lease lives there too): workloads are written once on the host and sharded onto the members."""
     cmd = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(cp.kubeconfig_path)]
-    for cluster in members:
+    for cluster in members_of(clusters):
         cmd += ["--context", cluster.kube_context]
+    host = host_of(clusters)
+    cmd += ["--host-context", host.kube_context, "--lease-context", host.kube_context]
+    return cmd
+
+
+def start_operator(cp: LocalControlPlane, clusters: list[Cluster], log_dir: Path) -> subprocess.Popen[bytes]:
+    """The operator as a child process (the same entry point production runs), federation included."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    cmd = operator_command(cp, clusters)
     log = (log_dir / "operator.log").open("ab")
     return subprocess.Popen(
         cmd, stdout=log, stderr=subprocess.STDOUT, cwd=settings.BASE_DIR, preexec_fn=_die_with_parent
@@ -138,3 +165,20 @@ def wait_for_caches(timeout: float = 30) -> None:
     """So the first page already shows live data."""
     for cache in runtime.member_caches().values():
         cache.wait_synced(timeout)
+    host = runtime.host_cache()
+    if host is not None:
+        host.wait_synced(timeout)
+
+
+def wait_for_shards(kind: str, namespace: str, name: str, timeout: float = 60) -> list[str]:
+    """The members whose watch cache holds a shard of the host's workload ``kind/namespace/name`` once the
+    federation placed it (empty after ``timeout``): the dev command's first page shows the demo placed."""
+    plural = KINDS[kind].plural
+
+    def placed() -> list[str]:
+        return sorted(n for n, cache in runtime.member_caches().items() if cache.get(plural, namespace, name))
+
+    try:
+        return wait_for(placed, timeout=timeout, interval=0.5, what=f"{kind} {namespace}/{name} placed")
+    except AssertionError:
+        return []

@@ -78,7 +78,7 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
 
         assert signed_in.status_code == 302
         assert dashboard.status_code == 200 and "Welcome" in dashboard.text
-        assert "ranker" in workloads.text  # demo workload, read from the watch cache
+        assert "ranker" in workloads.text  # the demo workload's shards, read from the members' watch caches
         assert ready["failed"] == [], ready
     finally:
         proc.send_signal(stop_signal)
@@ -98,5 +98,10 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
         "portal",
     ]
     assert [int(n) for n, _, _ in steps] == list(range(1, 9)) and {total for _, total, _ in steps} == {"8"}
+    # the federation: members registered as MemberCluster objects on the host before the operator starts with
+    # --host-context, and the demo PinApp written once on the host, sharded onto both members
+    assert re.search(r"CRDs and PriorityClasses: .*MemberCluster objects: host: applied \d+, deleted 0", output)
+    assert "operator: running, federation on host" in output
+    assert "watch caches: synced; demo PinApp ranker placed on member-a, member-b" in output, output
     leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
     assert leftovers == "", leftovers
