@@ -20,6 +20,7 @@ from workloads.core.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, 
 from workloads.core.tiers import Tier
 
 RESERVED_PREFIX = "pincompute-"
+HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
 FREE = Obj(open=True, description="Passed through to Kubernetes unchanged.")
 
 # ---- schemas -------------------------------------------------------------------------------------
@@ -72,6 +73,7 @@ CONTAINER = obj(
     Field("livenessProbe", FREE),
     Field("readinessProbe", FREE),
     Field("startupProbe", FREE),
+    Field("securityContext", FREE),  # what a project's pod security level allows is checked in core.policy
     description="A container as in a Kubernetes pod, limited to the fields PinCompute supports.",
 )
 
@@ -111,6 +113,10 @@ def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
         Field("nodeSelector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
         Field("tolerations", Arr(items=TOLERATION)),
         Field("hardwareFamily", Str(checks=(c.label_value,), description="Node hardware family, e.g. g5.")),
+        *(
+            Field(name, Bool(description="Only where the project's pod security level allows it."))
+            for name in HOST_NAMESPACES
+        ),
     )
 
 
@@ -211,6 +217,7 @@ class PodFields:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: tuple[Mapping[str, Any], ...] = ()
     hardware_family: str | None = None
+    host_namespaces: Mapping[str, bool] = field(default_factory=dict)  # hostNetwork/hostPID/hostIPC when set
 
     def user_request(self) -> Resources:
         return pod_request(
@@ -231,6 +238,7 @@ class PodFields:
             spec["nodeSelector"] = selector
         if self.tolerations:
             spec["tolerations"] = copy.deepcopy([dict(t) for t in self.tolerations])
+        spec.update(self.host_namespaces)
         return spec
 
 
@@ -261,6 +269,7 @@ def build_pod(raw: Mapping[str, Any]) -> PodFields:
         node_selector=dict(raw.get("nodeSelector") or {}),
         tolerations=tuple(raw.get("tolerations") or ()),
         hardware_family=raw.get("hardwareFamily"),
+        host_namespaces={name: bool(raw[name]) for name in HOST_NAMESPACES if name in raw},
     )
 
 
