@@ -1,0 +1,88 @@
+"""A workload document as a user sends it (YAML or JSON text): read with bounded time and memory.
+
+PyYAML's safe loader already refuses arbitrary tags; on top of it this loader refuses aliases (a "billion
+laughs" document expands aliases into exponential memory), and bounds the text size, the nesting depth
+and the number of nodes, all before anything is built. The result must be one object (a mapping).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from base.errors import Invalid
+from workloads.core.errors import FieldError
+
+MAX_BYTES = 512 * 1024
+MAX_DEPTH = 40
+MAX_NODES = 20_000
+FIELD = "document"
+
+
+class _Refused(yaml.YAMLError):
+    pass
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise _Refused(f"line {mark.line + 1}: YAML aliases (*name) are not accepted")
+        self._depth += 1
+        self._nodes += 1
+        if self._depth > MAX_DEPTH:
+            raise _Refused(f"nested more than {MAX_DEPTH} levels deep")
+        if self._nodes > MAX_NODES:
+            raise _Refused(f"more than {MAX_NODES} values")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _invalid(message: str, detail: str) -> Invalid:
+    return Invalid(message, fields=[FieldError(FIELD, detail)])
+
+
+def load_document(text: str | bytes) -> dict[str, Any]:
+    """The one object ``text`` holds; ``Invalid`` (400, field ``document``) saying what is wrong otherwise."""
+    size = len(text.encode() if isinstance(text, str) else text)
+    if size > MAX_BYTES:
+        raise _invalid(f"the document is {size} bytes; the limit is {MAX_BYTES}", "too large")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _invalid("the document is not UTF-8 text", "not UTF-8 text") from None
+    if not text.strip():
+        raise _invalid("the document is empty", "empty")
+    loader: _BoundedLoader | None = None
+    try:
+        loader = _BoundedLoader(text)
+        document = loader.get_single_data()
+    except _Refused as exc:
+        raise _invalid(f"the document was refused: {exc}", str(exc)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        said = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+        problem = ", ".join(str(p) for p in said if p) or str(exc).splitlines()[0]
+        raise _invalid(f"the document is not valid YAML or JSON: {where}{problem}", f"{where}{problem}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    if not isinstance(document, dict):
+        got = "nothing" if document is None else type(document).__name__
+        raise _invalid(f"the document must be one object (a mapping), got {got}", "must be an object")
+    return document
+
+
+def dump_document(obj: Any) -> str:
+    """YAML as people write it (block style, keys in the order given)."""
+    return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False, allow_unicode=True)
