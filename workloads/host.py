@@ -1,0 +1,119 @@
+"""The portal's writes and point reads of workload objects on the host cluster (the federation's store).
+
+Every call goes through the host's circuit breaker and retry policy (``clusters.remote``) and comes back
+as the error taxonomy: the apiserver's 404 is ``NotFound``, 409 ``Conflict`` (with the live version), 422
+``Invalid`` naming each field the apiserver refused; an unreachable host is ``Unavailable`` (503).
+Lists never come from here: pages and the API read the host watch cache (``clusters.runtime.host_cache``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from kubernetes.client import CustomObjectsApi
+from kubernetes.client.exceptions import ApiException
+
+from base.errors import Conflict, Invalid, NotFound, Unavailable
+from clusters import remote
+from clusters.models import Cluster, FederationRole
+from workloads.core import GROUP, VERSION
+from workloads.core.errors import FieldError
+from workloads.core.kinds import kind_info
+
+T = TypeVar("T")
+FIELD_MANAGER = "pinconsole"
+
+
+def host_cluster() -> Cluster:
+    host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()
+    if host is None:
+        raise Unavailable("No host cluster is registered: workloads are persisted there first.")
+    return host
+
+
+def _call(what: str, fn: Callable[[CustomObjectsApi], T]) -> T:
+    host = host_cluster()
+
+    def attempt() -> T:
+        return fn(CustomObjectsApi(remote.client(host, what)))
+
+    def run() -> T:
+        try:
+            return remote.through_breaker(host, attempt)
+        except ApiException as exc:
+            mapped = _mapped(exc, what)
+            if mapped is not None:
+                raise mapped from exc
+            raise
+
+    return remote.guarded(f"{what} on {host.name}", run)
+
+
+def _mapped(exc: ApiException, what: str) -> Exception | None:
+    body: dict[str, Any] = {}
+    with contextlib.suppress(TypeError, ValueError):
+        body = json.loads(exc.body or "{}")
+    message = str(body.get("message") or exc.reason or "")
+    if exc.status == 404:
+        return NotFound(f"{what}: not found")
+    if exc.status == 409:
+        return Conflict(f"{what}: {message}")
+    if exc.status in (400, 422):
+        causes = ((body.get("details") or {}).get("causes")) or []
+        fields = [FieldError(str(c.get("field") or "document"), str(c.get("message") or "")) for c in causes]
+        return Invalid(f"{what}: the host's apiserver refused it: {message}", fields=fields or None)
+    return None
+
+
+def _plural(kind: str) -> str:
+    return kind_info(kind).plural
+
+
+def get(kind: str, namespace: str, name: str) -> dict[str, Any]:
+    """The live object (a point read: writes need its resourceVersion)."""
+    return _call(
+        f"read {kind}/{name}",
+        lambda api: api.get_namespaced_custom_object(GROUP, VERSION, namespace, _plural(kind), name),
+    )
+
+
+def create(manifest: dict[str, Any]) -> dict[str, Any]:
+    kind, meta = manifest["kind"], manifest["metadata"]
+    return _call(
+        f"create {kind}/{meta['name']}",
+        lambda api: api.create_namespaced_custom_object(
+            GROUP, VERSION, meta["namespace"], _plural(kind), manifest, field_manager=FIELD_MANAGER
+        ),
+    )
+
+
+def replace(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Replace spec, labels and annotations; ``metadata.resourceVersion`` makes it conditional (409 when stale)."""
+    kind, meta = manifest["kind"], manifest["metadata"]
+    return _call(
+        f"update {kind}/{meta['name']}",
+        lambda api: api.replace_namespaced_custom_object(
+            GROUP, VERSION, meta["namespace"], _plural(kind), meta["name"], manifest, field_manager=FIELD_MANAGER
+        ),
+    )
+
+
+def patch(kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A JSON merge patch (operations, scale); a ``metadata.resourceVersion`` in ``body`` makes it conditional."""
+    return _call(
+        f"update {kind}/{name}",
+        lambda api: api.patch_namespaced_custom_object(
+            GROUP, VERSION, namespace, _plural(kind), name, body, field_manager=FIELD_MANAGER
+        ),
+    )
+
+
+def delete(kind: str, namespace: str, name: str, *, uid: str | None = None) -> None:
+    body = {"preconditions": {"uid": uid}} if uid else None
+    _call(
+        f"delete {kind}/{name}",
+        lambda api: api.delete_namespaced_custom_object(GROUP, VERSION, namespace, _plural(kind), name, body=body),
+    )

@@ -1,0 +1,193 @@
+"""Submitting a workload: the one service the pages, the API and the CLI call (seed 000: the submission
+service authenticates, enforces quota and validates before anything reaches a cluster).
+
+In order: authorize (a developer or owner of an active project); complete the document for the project
+(namespace, ``spec.project``, team and cost center) and refuse one that names another; validate it (the
+core's spec checks, every error with its field path); refuse what the project's pod security level does
+not allow; refuse at once what can never fit the project's grant (with the numbers); then create or
+update the one object on the host, audited. Nothing is written when any step refuses; the federation
+does the rest (admission, placement, propagation).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from base import audit
+from base.errors import Conflict, Forbidden, Invalid, NotFound
+from projects.access import require_role
+from projects.grants import grants_of
+from projects.models import Project, ProjectRole
+from workloads import host
+from workloads.core.errors import FieldError, SpecInvalid
+from workloads.core.federation.admission import claim_of, shortfalls
+from workloads.core.grants import Allocation
+from workloads.core.kinds import KINDS
+from workloads.core.labels import REPLACE_PLACEMENT_ANNOTATION
+from workloads.core.policy import policy_violations
+from workloads.core.runtime import RuntimeProfile, load_profile
+from workloads.core.specs import Workload, parse, validate
+from workloads.core.tenancy import PodSecurity
+
+WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
+RESERVED_PREFIX = "pincompute.io/"
+USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION})
+_SERVER_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "finalizers",
+    "ownerReferences",
+    "selfLink",
+)
+_profile: RuntimeProfile | None = None
+
+
+class NeverFits(Forbidden):
+    """The workload asks more than its project's whole grant in its tier: it could never be admitted."""
+
+    code = "quota_exceeded"
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What was written to the host (or would be, for a dry run), and whether it was new."""
+
+    manifest: dict[str, Any]
+    workload: Workload
+    created: bool
+    dry_run: bool = False
+
+    @property
+    def version(self) -> str:
+        return str((self.manifest.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def profile() -> RuntimeProfile:
+    global _profile
+    if _profile is None:
+        _profile = load_profile()
+    return _profile
+
+
+def complete(project: Project, document: dict[str, Any]) -> dict[str, Any]:
+    """The host object ``document`` describes in ``project``: namespace, ``spec.project``, team and cost center
+    filled in, server-owned fields and status dropped. Naming another project or namespace is refused."""
+    manifest = copy.deepcopy(document)
+    manifest.pop("status", None)
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict):
+        return manifest  # validation names it
+    errors: list[FieldError] = []
+    namespace = meta.get("namespace")
+    if namespace not in (None, "", project.namespace):
+        errors.append(FieldError("metadata.namespace", f"must be {project.namespace} (project {project.name})"))
+    for field in _SERVER_FIELDS:
+        meta.pop(field, None)
+    meta["namespace"] = project.namespace
+    for where in ("labels", "annotations"):
+        for key in meta.get(where) or {}:
+            if str(key).startswith(RESERVED_PREFIX) and not (where == "annotations" and key in USER_ANNOTATIONS):
+                errors.append(FieldError(f"metadata.{where}.{key}", "pincompute.io/ keys are the platform's"))
+    spec = manifest.get("spec")
+    if isinstance(spec, dict):
+        if spec.get("project") not in (None, "", project.name):
+            errors.append(FieldError("spec.project", f"must be {project.name}: the project you submit to"))
+        spec["project"] = project.name
+        spec.setdefault("team", project.team)
+        if project.cost_center:
+            spec.setdefault("costCenter", project.cost_center)
+    if errors:
+        raise Invalid("The workload names something outside its project.", fields=errors)
+    return manifest
+
+
+def check(project: Project, manifest: dict[str, Any]) -> Workload:
+    """The typed workload, or the reason it is refused (400 spec errors or policy, 403 never fits)."""
+    errors = validate(manifest)
+    if errors:
+        raise SpecInvalid(errors)
+    violations = policy_violations(manifest, PodSecurity(project.pod_security))
+    if violations:
+        raise Invalid(
+            f"Refused by the pod security level of project {project.name} ({project.pod_security}).",
+            fields=violations,
+        )
+    workload = parse(manifest)
+    claim = claim_of(workload, timezone.now(), profile=profile())
+    grant = grants_of(project).get(workload.meta.tier, Allocation())
+    missing = shortfalls(workload.meta.tier, grant, Allocation(), claim.request)
+    if missing:
+        raise NeverFits(
+            "It can never fit the project's grant, even with nothing else running: "
+            + "; ".join(s.message for s in missing),
+            fields=[FieldError(f"{s.tier.value}.{s.resource}", s.message) for s in missing],
+        )
+    return workload
+
+
+def submit(
+    actor: Any,
+    project: Project,
+    document: dict[str, Any],
+    *,
+    version: str | None = None,
+    dry_run: bool = False,
+    create_only: bool = False,
+) -> Accepted:
+    """Create or update the workload ``document`` describes in ``project`` on the host.
+
+    ``version`` (a resourceVersion, the API's If-Match) makes an update conditional: a stale one is a 409
+    naming both versions. ``create_only``: an existing object of that name is a 409 (the form's "New")."""
+    require_role(project, actor, WRITE_ROLES)
+    if not project.is_active:
+        raise Conflict(f"Project {project.name} is archived: it takes no new workloads.")
+    manifest = complete(project, document)
+    workload = check(project, manifest)
+    kind, name = manifest["kind"], manifest["metadata"]["name"]
+    live = _live(kind, project.namespace, name)
+    if live is not None and create_only:
+        raise Conflict(f"{kind} {name} already exists in project {project.name}.")
+    if live is not None and version and version != live["metadata"].get("resourceVersion"):
+        raise Conflict(
+            f"{kind} {name} changed since you read it: you edited version {version}, "
+            f"the live version is {live['metadata'].get('resourceVersion')}.",
+            fields=[FieldError("metadata.resourceVersion", f"is {live['metadata'].get('resourceVersion')}")],
+        )
+    if dry_run:
+        return Accepted(manifest, workload, live is None, dry_run=True)
+    if live is None:
+        written = host.create(manifest)
+    else:
+        meta = manifest["metadata"]
+        meta["resourceVersion"] = live["metadata"].get("resourceVersion")
+        meta["finalizers"] = live["metadata"].get("finalizers") or []  # the federation's stays
+        written = host.replace(manifest)
+    audit.record(
+        "workload.create" if live is None else "workload.update",
+        actor=actor,
+        target_kind=kind,
+        target_name=name,
+        project=project.name,
+        cluster=host.host_cluster().name,
+        before=None if live is None else live.get("spec"),
+        after=manifest.get("spec"),
+    )
+    return Accepted(written, workload, live is None)
+
+
+def _live(kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+    if kind not in KINDS:
+        return None
+    try:
+        return host.get(kind, namespace, name)
+    except NotFound:
+        return None
