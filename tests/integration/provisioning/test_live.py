@@ -226,7 +226,8 @@ def test_archiving_removes_what_provisioning_created_on_every_cluster(
     federation, pools, cluster_api_clients, admin_user, monkeypatch
 ):
     project = onboard(_name(), admin_user, grants=SMALL)
-    monkeypatch.setattr("clusters.runtime.member_caches", dict)  # no workloads: archiving is allowed
+    monkeypatch.setattr("clusters.runtime.member_caches", dict)  # no pods and no workloads on the host:
+    monkeypatch.setattr("clusters.runtime.host_cache", lambda: None)  # archiving is allowed
 
     archive_project(project, actor=admin_user)
 
