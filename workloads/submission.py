@@ -29,9 +29,10 @@ from workloads.core.grants import Allocation
 from workloads.core.kinds import KINDS
 from workloads.core.labels import REPLACE_PLACEMENT_ANNOTATION
 from workloads.core.policy import policy_violations
+from workloads.core.quantity import format_amount
 from workloads.core.runtime import RuntimeProfile, load_profile
 from workloads.core.specs import Workload, parse, validate
-from workloads.core.tenancy import PodSecurity
+from workloads.core.tenancy import PodSecurity, admission_grant, label_value
 
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 RESERVED_PREFIX = "pincompute.io/"
@@ -102,7 +103,8 @@ def complete(project: Project, document: dict[str, Any]) -> dict[str, Any]:
         if spec.get("project") not in (None, "", project.name):
             errors.append(FieldError("spec.project", f"must be {project.name}: the project you submit to"))
         spec["project"] = project.name
-        spec.setdefault("team", project.team)
+        if label_value(project.team):
+            spec.setdefault("team", label_value(project.team))  # as the namespaces' team label spells it
         if project.cost_center:
             spec.setdefault("costCenter", project.cost_center)
     if errors:
@@ -123,13 +125,19 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
         )
     workload = parse(manifest)
     claim = claim_of(workload, timezone.now(), profile=profile())
-    grant = grants_of(project).get(workload.meta.tier, Allocation())
-    missing = shortfalls(workload.meta.tier, grant, Allocation(), claim.request)
+    tier = workload.meta.tier
+    grant = admission_grant(grants_of(project).get(tier, Allocation()))
+    missing = shortfalls(tier, grant, Allocation(), claim.request)
     if missing:
+        said = {
+            f"{s.tier.value}.{s.resource}": f"{s.tier.value} {s.resource}: it alone requests "
+            f"{format_amount(s.resource, s.requested)}, more than the project's whole grant of "
+            f"{format_amount(s.resource, s.grant)}"
+            for s in missing
+        }
         raise NeverFits(
-            "It can never fit the project's grant, even with nothing else running: "
-            + "; ".join(s.message for s in missing),
-            fields=[FieldError(f"{s.tier.value}.{s.resource}", s.message) for s in missing],
+            "It can never be admitted, even with nothing else running: " + "; ".join(said.values()),
+            fields=[FieldError(path, text) for path, text in said.items()],
         )
     return workload
 

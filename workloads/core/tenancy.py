@@ -158,9 +158,14 @@ def grants_of_quota(quota: Mapping[str, Any] | None) -> dict[Tier, Allocation]:
     for tier in Tier:
         raw = tiers.get(tier.value) or {}
         resources = Resources.from_k8s({k: v for k, v in raw.items() if k != "pods"})
-        pods = int(raw.get("pods") or 0)
-        grants[tier] = Allocation.of(resources, pods or (NO_POD_CAP if quota is not None else 0))
+        grant = Allocation.of(resources, int(raw.get("pods") or 0))
+        grants[tier] = admission_grant(grant) if quota is not None else grant
     return grants
+
+
+def admission_grant(grant: Allocation) -> Allocation:
+    """The grant as admission counts it: a pod count of 0 is no pod cap (``NO_POD_CAP``)."""
+    return grant if grant.pods else Allocation(grant.cpu_milli, grant.memory_bytes, grant.gpu, NO_POD_CAP)
 
 
 def host_manifests(tenant: Tenant) -> list[dict[str, Any]]:

@@ -1,0 +1,154 @@
+"""The submission and operations services against the real host apiserver: what they write, what they
+refuse (and that a refusal writes nothing), and who may do it."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+
+import pytest
+from kubernetes import client
+
+from base.errors import Conflict, Forbidden, Invalid, NotFound
+from base.models import AuditEvent
+from projects.access import visible_project
+from tests.integration.provisioning.conftest import onboard
+from workloads import operations, submission
+from workloads.core import GROUP, VERSION
+from workloads.submission import NeverFits
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.cluster,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("eager_tasks", "pools"),
+]
+APP = {"name": "app", "image": "registry.local/ads/app:1", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+
+
+def pinapp(name="web", **spec):
+    return {
+        "apiVersion": "pincompute.io/v1",
+        "kind": "PinApp",
+        "metadata": {"name": name},
+        "spec": {"replicas": 2, "zones": ["local-1a"], "template": {"containers": [APP]}, **spec},
+    }
+
+
+def on_host(api, project, kind="pinapps", name="web"):
+    try:
+        return client.CustomObjectsApi(api).get_namespaced_custom_object(GROUP, VERSION, project.namespace, kind, name)
+    except client.ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+@pytest.fixture
+def project(admin_user, user, other_user):
+    return onboard(
+        f"sub-{uuid.uuid4().hex[:6]}",
+        admin_user,
+        members=[
+            ("user", admin_user.username, "owner"),
+            ("user", user.username, "developer"),
+            ("user", other_user.username, "viewer"),
+        ],
+        grants={"ondemand": ("4", "8Gi", "0", "0")},
+    )
+
+
+def test_a_submission_is_completed_for_its_project_written_once_to_the_host_and_audited(
+    project, user, cluster_api_clients
+):
+    accepted = submission.submit(user, project, pinapp())
+
+    live = on_host(cluster_api_clients["host"], project)
+    assert accepted.created and live["metadata"]["uid"] == accepted.manifest["metadata"]["uid"]
+    assert live["spec"]["project"] == project.name and live["spec"]["costCenter"] == project.cost_center
+    assert live["metadata"]["namespace"] == project.namespace
+    row = AuditEvent.objects.get(action="workload.create", target_name="web")
+    assert (row.actor_name, row.project_name, row.target_kind) == (user.username, project.name, "PinApp")
+
+    edited = pinapp(replicas=3)
+    again = submission.submit(user, project, edited, version=accepted.version)
+    assert not again.created and on_host(cluster_api_clients["host"], project)["spec"]["replicas"] == 3
+    with pytest.raises(Conflict) as stale:
+        submission.submit(user, project, pinapp(replicas=4), version=accepted.version)
+    assert accepted.version in str(stale.value) and again.version in str(stale.value)
+    with pytest.raises(Conflict):
+        submission.submit(user, project, pinapp(), create_only=True)
+
+
+@pytest.mark.parametrize(
+    ("document", "error", "path"),
+    [
+        (
+            pinapp(template={"containers": [{**APP, "securityContext": {"privileged": True}}]}),
+            Invalid,
+            "spec.template.containers[0].securityContext.privileged",
+        ),
+        (pinapp(template={"hostNetwork": True, "containers": [APP]}), Invalid, "spec.template.hostNetwork"),
+        (
+            pinapp(replicas=2, template={"containers": [{**APP, "resources": {"requests": {"cpu": "3"}}}]}),
+            NeverFits,
+            "OnDemand.cpu",
+        ),
+        (pinapp(project="someone-else"), Invalid, "spec.project"),
+        ({**pinapp(), "metadata": {"name": "web", "namespace": "kube-system"}}, Invalid, "metadata.namespace"),
+        (pinapp(replicas=-1), Invalid, "spec.replicas"),
+        ({**pinapp(), "kind": "Deployment"}, Invalid, "kind"),
+        ({**pinapp(), "metadata": {"name": "web", "labels": {"pincompute.io/federated": "true"}}}, Invalid, None),
+    ],
+)
+def test_a_refused_submission_names_the_field_and_writes_nothing(
+    project, user, cluster_api_clients, document, error, path
+):
+    with pytest.raises(error) as refused:
+        submission.submit(user, project, copy.deepcopy(document))
+
+    if path:
+        assert path in {f.path for f in refused.value.fields}, refused.value.fields
+    assert on_host(cluster_api_clients["host"], project) is None
+    assert not AuditEvent.objects.filter(action__startswith="workload.").exists()
+
+
+def test_viewers_are_refused_and_other_tenants_do_not_see_the_project(project, other_user, django_user_model):
+    with pytest.raises(Forbidden):
+        submission.submit(other_user, project, pinapp())
+    stranger = django_user_model.objects.create_user("stranger")
+    with pytest.raises(NotFound):
+        visible_project(stranger, project.name)
+    with pytest.raises(NotFound):
+        submission.submit(stranger, project, pinapp())
+
+
+def test_operations_patch_the_host_object_conditionally_and_are_audited(project, user, other_user, cluster_api_clients):
+    accepted = submission.submit(user, project, pinapp())
+    host = cluster_api_clients["host"]
+
+    operations.operate(user, project, "PinApp", "web", "scale", replicas=4)
+    operations.operate(user, project, "PinApp", "web", "pause")
+    operations.operate(user, project, "PinApp", "web", "restart-container", container="app")
+
+    spec = on_host(host, project)["spec"]
+    assert spec["replicas"] == 4 and spec["operations"]["paused"] is True
+    assert spec["operations"]["restartContainer"]["container"] == "app"
+    actions = list(
+        AuditEvent.objects.filter(action__startswith="workload.").order_by("id").values_list("action", flat=True)
+    )
+    assert actions == ["workload.create", "workload.scale", "workload.pause", "workload.restart-container"]
+    with pytest.raises(Conflict):
+        operations.operate(user, project, "PinApp", "web", "resume", version=accepted.version)
+    with pytest.raises(Invalid):
+        operations.operate(user, project, "PinApp", "web", "restart-container", container="nope")
+    with pytest.raises(NeverFits):
+        operations.operate(user, project, "PinApp", "web", "scale", replicas=1000)
+    with pytest.raises(Forbidden):
+        operations.operate(other_user, project, "PinApp", "web", "stop")
+    with pytest.raises(NotFound):
+        operations.operate(user, project, "PinApp", "missing", "stop")
+
+    operations.delete(user, project, "PinApp", "web")
+    assert on_host(host, project) is None or on_host(host, project)["metadata"].get("deletionTimestamp")
+    assert AuditEvent.objects.filter(action="workload.delete", target_name="web").exists()
