@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from clusters import runtime
-from clusters.models import Cluster
+from clusters.models import Cluster, FederationRole
 from projects.access import roles_of
 from projects.grants import grants_of
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProvisioningState, Tier
@@ -94,6 +94,7 @@ def tutorial(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"projects": visible, "project": project, "deployable": deployable}
     member = Cluster.objects.members().first()
     context["member"] = member
+    context["host"] = Cluster.objects.exclude(role=FederationRole.MEMBER).first()
     if project is not None:
         manifest = first_workload(project)
         context.update(

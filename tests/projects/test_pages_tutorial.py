@@ -40,7 +40,7 @@ def test_the_tutorial_uses_the_users_project_and_real_links(project, owner, clie
     page = text(client.get("/projects/tutorial/?project=ads"))
 
     assert "namespace: proj-ads" in page and "project: ads" in page and "tier: OnDemand" in page
-    assert "kubectl --context member-a apply -f hello.yaml" in page
+    assert "kubectl --context host apply -f hello.yaml" in page  # workloads are persisted on the host first
     for link in ("/projects/ads/", "/workloads/", "/workloads/catalog/", "/debug/member-a/proj-ads/hello/", "/tokens/"):
         assert f'href="{link}' in page, link
 

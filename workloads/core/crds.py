@@ -93,6 +93,8 @@ STATUS = obj(
 )
 
 _READY = {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'}
+_ADMITTED = {"name": "Admitted", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Admitted")].status'}
+_SCHEDULED = {"name": "Scheduled", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Scheduled")].status'}
 _TIER = {"name": "Tier", "type": "string", "jsonPath": ".spec.tier"}
 _AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
 _EXTRA_COLUMNS: dict[str, list[dict[str, str]]] = {
@@ -140,7 +142,7 @@ def crd_manifest(definition: KindDef) -> dict[str, Any]:
         info.short_names,
         _root(definition.schema, STATUS),
         subresources,
-        [_READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
+        [_ADMITTED, _SCHEDULED, _READY, _TIER, *_EXTRA_COLUMNS.get(info.kind, []), _AGE],
     )
 
 
