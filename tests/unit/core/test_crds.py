@@ -36,7 +36,7 @@ def test_crd_shape(kind):
     version = crd["spec"]["versions"][0]
     assert version["subresources"]["status"] == {}
     columns = [c["name"] for c in version["additionalPrinterColumns"]]
-    assert columns[:2] == ["Ready", "Tier"]
+    assert columns[:4] == ["Admitted", "Scheduled", "Ready", "Tier"]  # the first two: host objects only
     assert columns[-1] == "Age"
 
 
