@@ -1,0 +1,448 @@
+"""What submitting a workload would do, before anything is written: the service the pages (and the API) call.
+
+``preview(actor, project, document)`` answers with the same functions the platform runs, fed from the portal's
+caches (never an apiserver per request):
+
+- the placement the federation would make now: ``cluster_scheduling.place`` over ``members.candidate_of`` of the
+  host's ``MemberCluster`` objects, with what is already placed counted as the federation's usage does
+  (admitted host objects' ``status.placement`` replicas times ``propagation.placement_request``), and an edit kept
+  where it is (``stickiness.stabilize``);
+- the native objects ``translate`` makes on each chosen cluster, with the runtime profile's parts marked, and the
+  injection report (``runtime.inject``);
+- the quota fit per tier and resource (admitted, waiting, this workload, granted) and the submission's verdict;
+- for an edit of an existing workload: the field diff of the spec (``revisions.spec_changes``) and of the
+  generated objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+
+from base.errors import Invalid
+from clusters import runtime
+from projects.access import require_role
+from projects.grants import grants_of
+from projects.models import Project
+from projects.usage import project_usage
+from workloads import submission
+from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
+from workloads.core.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
+from workloads.core.federation.admission import CONDITION, claim_of, shortfalls
+from workloads.core.federation.members import candidate_of
+from workloads.core.federation.propagation import placement_request, placements_of
+from workloads.core.federation.revisions import Change, spec_changes
+from workloads.core.federation.stickiness import stabilize, staying_clusters
+from workloads.core.grants import Allocation
+from workloads.core.kinds import KINDS as KIND_INFO
+from workloads.core.kinds import MEMBER_CLUSTER
+from workloads.core.placement import Placement
+from workloads.core.quantity import Resources, format_amount
+from workloads.core.quota import pods_of
+from workloads.core.runtime import Identity, InjectionReport, inject
+from workloads.core.specs import PinScaler, Workload, parse, validate
+from workloads.core.tiers import Tier
+from workloads.core.translate import translate
+from workloads.core.translate.common import object_key
+from workloads.marked_yaml import Line, injection_marker, lines
+
+UNPLACED = "(not placed)"
+RESOURCES = (("cpu", "CPU", "cores", 1000), ("memory", "Memory", "GiB", 2**30), ("gpu", "GPU", "GPUs", 1))
+
+
+@dataclass(frozen=True)
+class NativeObject:
+    kind: str
+    name: str
+    lines: list[Line]
+
+    @property
+    def injected(self) -> int:
+        return sum(1 for line in self.lines if line.injected)
+
+
+@dataclass(frozen=True)
+class ClusterObjects:
+    """What one shard becomes on its member cluster."""
+
+    placement: Placement
+    objects: list[NativeObject]
+    report: InjectionReport | None
+
+
+@dataclass(frozen=True)
+class ClusterRow:
+    name: str
+    zone: str
+    region: str
+    chosen: bool
+    replicas: int | None
+    score: float | None
+    reasons: list[str]
+    healthy: bool
+
+
+@dataclass(frozen=True)
+class PlacementPreview:
+    shards: list[Placement]
+    clusters: list[ClusterRow]
+    problem: str = ""  # why there are no shards (or where they come from, for a PinScaler)
+    kept: bool = False  # an edit: shards kept where they run (stickiness)
+
+
+@dataclass(frozen=True)
+class QuotaRow:
+    tier: Tier
+    resource: str
+    label: str
+    unit: str
+    scale: int
+    held: int
+    waiting: int
+    this: int
+    granted: int
+
+    @property
+    def over(self) -> bool:
+        return self.this > 0 and self.held + self.this > self.granted
+
+    def shown(self, amount: int) -> float:
+        return round(amount / self.scale, 2)
+
+    def text(self, amount: int) -> str:
+        return str(amount) if self.resource == "pods" else format_amount(self.resource, amount)
+
+    @property
+    def texts(self) -> dict[str, str]:
+        return {k: self.text(getattr(self, k)) for k in ("held", "waiting", "this", "granted")}
+
+
+@dataclass(frozen=True)
+class QuotaFit:
+    tier: Tier
+    rows: list[QuotaRow]  # every tier and resource
+    verdict: str  # "fits", "waits" or "never"
+    messages: list[str]
+    waiting_count: int
+
+    def for_tier(self, tier: Tier) -> list[QuotaRow]:
+        return [r for r in self.rows if r.tier is tier]
+
+
+@dataclass(frozen=True)
+class ObjectChange:
+    key: str  # "Deployment web-local-1a"
+    state: str  # "added", "removed", "changed"
+    changes: list[Change] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EditDiff:
+    version: str
+    spec: list[Change]
+    objects: list[ObjectChange]
+    stale: str = ""  # the version edited is not the live one
+
+
+@dataclass(frozen=True)
+class Preview:
+    manifest: dict[str, Any]
+    workload: Workload
+    placement: PlacementPreview
+    clusters: list[ClusterObjects]
+    quota: QuotaFit
+    diff: EditDiff | None
+    refusal: ServiceError | None  # what submitting would refuse (policy, never fits)
+    problems: list[str]
+
+
+def preview(actor: Any, project: Project, document: dict[str, Any], *, version: str | None = None) -> Preview:
+    """What submitting ``document`` to ``project`` would do; raises what submit raises for who may and for an
+    invalid spec (``SpecInvalid`` with every field), and reports the other refusals in the result."""
+    require_role(project, actor, submission.WRITE_ROLES)
+    manifest = submission.complete(project, document)
+    errors = validate(manifest)
+    if errors:
+        raise SpecInvalid(errors)
+    workload = parse(manifest)
+    refusal: ServiceError | None = None
+    try:
+        submission.check(project, manifest)
+    except (submission.NeverFits, Invalid) as exc:
+        refusal = exc
+    problems: list[str] = []
+    host = runtime.host_cache()
+    if host is None:
+        problems.append("The host's cache is not available: placement and usage cannot be read.")
+    elif not host.synced:
+        problems.append(f"The host's cache is not synced yet ({host.last_error or 'starting'}): figures may lag.")
+    info = KIND_INFO[workload.kind]
+    live = host.get(info.plural, project.namespace, workload.meta.name) if host is not None else None
+    live_manifest = _manifest(live, workload.kind) if live is not None else None
+    if live_manifest is not None:  # the objects it owns keep their owner reference
+        manifest = {**manifest, "metadata": {**manifest["metadata"], "uid": live_manifest["metadata"].get("uid")}}
+    shown = placement_of(workload, manifest, host, live)
+    shards = shown.shards or [_unplaced(workload, manifest)]
+    target = _target(workload, manifest, host)
+    clusters = [_objects(workload, manifest, shard, target, problems) for shard in shards]
+    daemon_nodes = sum(p.replicas or 0 for p in shown.shards) or 1
+    quota = quota_fit(project, workload, daemon_nodes, exclude=(workload.kind, workload.meta.name))
+    diff = None
+    if live_manifest is not None:
+        diff = _diff(live_manifest, manifest, shards, target, version)
+    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems)
+
+
+# -- placement ------------------------------------------------------------------------------------------------
+
+
+def placement_of(workload: Workload, manifest: Mapping[str, Any], host: Any, live: Any) -> PlacementPreview:
+    """The federation's decision for ``workload`` now (its propagator's ``_placement``, from the cache)."""
+    if isinstance(workload, PinScaler):
+        app = host.get("pinapps", manifest["metadata"]["namespace"], workload.target) if host is not None else None
+        shards = placements_of((app or {}).get("status"))
+        problem = f"Follows its target PinApp {workload.target}" + ("" if shards else ", which is not placed yet")
+        return PlacementPreview(shards, [], problem + ".")
+    request = placement_request(workload, submission.profile())
+    if request is None or host is None:
+        return PlacementPreview([], [], "No member clusters to place on.")
+    members = host.list(MEMBER_CLUSTER.plural)
+    live_uid = str(((live or {}).get("metadata") or {}).get("uid") or "")
+    candidates = _candidates(members, placed_usage(host, exclude=live_uid))
+    if not candidates:
+        return PlacementPreview([], [], "No member cluster is registered on the host yet.")
+    try:
+        decision = place(request, candidates)
+    except NoFeasibleCluster as exc:
+        rows = _rows(candidates, [], {}, exc.reasons)
+        return PlacementPreview([], rows, "No member cluster can run it now; each one's reason is below.")
+    previous = placements_of((live or {}).get("status"))
+    shards = decision.shards
+    kept = False
+    if previous:
+        staying = staying_clusters(
+            request, [dataclasses.replace(c, healthy=True, schedulable=True) for c in candidates]
+        )
+        shards = stabilize(request, previous, decision.shards, available=staying)
+        kept = [p.cluster for p in shards] != [p.cluster for p in decision.shards]
+    return PlacementPreview(shards, _rows(candidates, shards, decision.scores, decision.rejected), kept=kept)
+
+
+def _candidates(
+    members: Sequence[Mapping[str, Any]], used: Mapping[str, dict[Tier, Resources]]
+) -> list[ClusterCandidate]:
+    out = []
+    for member in sorted(members, key=lambda m: str(m["metadata"]["name"])):
+        name = str(member["metadata"]["name"])
+        ready = any(
+            c.get("type") == "Ready" and c.get("status") == "True"
+            for c in (member.get("status") or {}).get("conditions") or ()
+        )
+        out.append(candidate_of(member, healthy=ready, tier_requested=used.get(name, {})))
+    return out
+
+
+def placed_usage(host: Any, *, exclude: str = "") -> dict[str, dict[Tier, Resources]]:
+    """What the federation has placed per member and tier: admitted host objects' recorded shards, replicas
+    times one replica's request (``operator/federation/usage.py``, read from the host cache)."""
+    used: dict[str, dict[Tier, Resources]] = defaultdict(dict)
+    for info in KIND_INFO.values():
+        for obj in host.list(info.plural):
+            meta = obj.get("metadata") or {}
+            if (exclude and str(meta.get("uid")) == exclude) or not _admitted(obj):
+                continue
+            shards = placements_of(obj.get("status"))
+            try:
+                request = placement_request(parse(_manifest(obj, info.kind)), submission.profile()) if shards else None
+            except SpecInvalid:
+                request = None
+            if request is None:
+                continue
+            for shard in shards:
+                count = shard.replicas if shard.replicas is not None else 1
+                now = used[shard.cluster].get(request.tier, Resources())
+                used[shard.cluster][request.tier] = now + request.request_per_replica * count
+    return dict(used)
+
+
+def _rows(
+    candidates: Sequence[ClusterCandidate],
+    shards: Sequence[Placement],
+    scores: Mapping[str, float],
+    rejected: Mapping[str, Sequence[str]],
+) -> list[ClusterRow]:
+    chosen = {p.cluster: p for p in shards}
+    return [
+        ClusterRow(
+            c.name,
+            c.zone,
+            c.region,
+            c.name in chosen,
+            chosen[c.name].replicas if c.name in chosen else None,
+            scores.get(c.name),
+            list(rejected.get(c.name, ())),
+            c.healthy,
+        )
+        for c in candidates
+    ]
+
+
+def _unplaced(workload: Workload, manifest: Mapping[str, Any]) -> Placement:
+    """A stand-in shard, so the objects still show when nothing places it."""
+    zones = (manifest.get("spec") or {}).get("zones") or []
+    request: PlacementRequest | None = placement_request(workload, submission.profile())
+    return Placement(UNPLACED, str(zones[0]) if zones else "", "", 0, 1, request.replicas if request else None)
+
+
+# -- objects --------------------------------------------------------------------------------------------------
+
+
+def _target(workload: Workload, manifest: Mapping[str, Any], host: Any) -> dict[str, Any] | None:
+    if not isinstance(workload, PinScaler) or host is None:
+        return None
+    app = host.get("pinapps", manifest["metadata"]["namespace"], workload.target)
+    return _manifest(app, "PinApp") if app is not None else None
+
+
+def _objects(
+    workload: Workload, manifest: Mapping[str, Any], shard: Placement, target: Any, problems: list[str]
+) -> ClusterObjects:
+    try:
+        natives = translate(manifest, submission.profile(), shard, target=target, now=timezone.now())
+    except ServiceError as exc:
+        problems.append(f"No objects for {shard.cluster}: {exc.message}")
+        natives = []
+    user_env = {n for c in _containers(workload) for n in c.env_names()}
+    mark = injection_marker(submission.profile(), workload.kind, user_env)
+    objects = [
+        NativeObject(str(o.get("kind")), str((o.get("metadata") or {}).get("name")), lines(o, mark)) for o in natives
+    ]
+    return ClusterObjects(shard, objects, _report(workload, shard))
+
+
+def _containers(workload: Workload) -> list[Any]:
+    shape = pods_of(workload, 1)
+    return [] if shape is None else [*shape[0].containers, *shape[0].sidecars]
+
+
+def _report(workload: Workload, shard: Placement) -> InjectionReport | None:
+    """What the runtime profile adds to this shard's pods (the same ``inject`` the translation runs)."""
+    shape = pods_of(workload, 1)
+    if shape is None:
+        return None
+    meta = workload.meta
+    identity = Identity(
+        meta.project,
+        meta.team,
+        meta.cost_center,
+        meta.name,
+        workload.kind,
+        meta.tier.value,
+        shard.cluster,
+        shard.zone,
+        str(shard.shard_index),
+    )
+    _, report = inject(shape[0].to_pod_spec(), submission.profile(), identity)
+    return report
+
+
+# -- quota ----------------------------------------------------------------------------------------------------
+
+
+def quota_fit(project: Project, workload: Workload, daemon_nodes: int, *, exclude: tuple[str, str]) -> QuotaFit:
+    """Per tier and resource: admitted (held), waiting, this workload and the grant; ``exclude``: the live object
+    this one replaces (an edit), counted as this workload instead."""
+    grants = grants_of(project)
+    usage = project_usage(project)
+    held = {tier: Allocation() for tier in Tier}
+    waiting = {tier: Allocation() for tier in Tier}
+    waiting_count = 0
+    for use in usage.workloads:
+        if (use.kind, use.name) == exclude:
+            continue
+        if use.admitted:
+            held[use.tier] = held[use.tier] + use.request
+        else:
+            waiting[use.tier] = waiting[use.tier] + use.request
+            waiting_count += use.tier is workload.meta.tier
+    nodes = daemon_nodes if workload.kind == "PinterestDaemon" else 1
+    claim = claim_of(workload, timezone.now(), profile=submission.profile(), node_count=nodes).request
+    tier = workload.meta.tier
+    rows = []
+    for t in Tier:
+        grant, have, wait = grants.get(t, Allocation()).amounts(), held[t].amounts(), waiting[t].amounts()
+        this = claim.amounts() if t is tier else dict.fromkeys(grant, 0)
+        for key, label, unit, scale in (*RESOURCES, ("pods", "Pods", "pods", 1)):
+            rows.append(QuotaRow(t, key, label, unit, scale, have[key], wait[key], this[key], grant[key]))
+    grant = grants.get(tier, Allocation())
+    never = shortfalls(tier, grant, Allocation(), claim)
+    now = shortfalls(tier, grant, held[tier], claim)
+    if never:
+        verdict, messages = "never", [s.message for s in never]
+    elif now:
+        verdict, messages = "waits", [s.message for s in now]
+    else:
+        verdict, messages = "fits", []
+    return QuotaFit(tier, rows, verdict, messages, waiting_count)
+
+
+# -- edits ----------------------------------------------------------------------------------------------------
+
+
+def _diff(
+    live: dict[str, Any], manifest: dict[str, Any], shards: Sequence[Placement], target: Any, version: str | None
+) -> EditDiff:
+    live_version = str(live["metadata"].get("resourceVersion") or "")
+    stale = ""
+    if version and version != live_version:
+        stale = f"You edited version {version}; the live version is {live_version}: submitting would be refused."
+    objects: list[ObjectChange] = []
+    for shard in shards:
+        try:
+            before = {object_key(o): o for o in translate(live, submission.profile(), shard, target=target)}
+            after = {object_key(o): o for o in translate(manifest, submission.profile(), shard, target=target)}
+        except ServiceError:
+            continue
+        for key in sorted(set(before) | set(after)):
+            label = f"{key[1]} {key[3]}" + (f" on {shard.cluster}" if len(shards) > 1 else "")
+            if key not in before:
+                objects.append(ObjectChange(label, "added"))
+            elif key not in after:
+                objects.append(ObjectChange(label, "removed"))
+            else:
+                changes = spec_changes(_comparable(before[key]), _comparable(after[key]), path="")
+                if changes:
+                    fixed = [Change(c.path.lstrip("."), c.before, c.after) for c in changes]
+                    objects.append(ObjectChange(label, "changed", fixed))
+    return EditDiff(live_version, spec_changes(live.get("spec"), manifest.get("spec")), objects, stale)
+
+
+def _comparable(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in ("status",)}
+
+
+def _manifest(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """A cached object as the core reads it (list items may lack kind and apiVersion)."""
+    return {
+        "apiVersion": KIND_INFO[kind].api_version,
+        "kind": kind,
+        "metadata": dict(obj.get("metadata") or {}),
+        "spec": obj.get("spec"),
+        "status": obj.get("status") or {},
+    }
+
+
+def _admitted(obj: Mapping[str, Any]) -> bool:
+    return any(
+        c.get("type") == CONDITION and c.get("status") == "True"
+        for c in (obj.get("status") or {}).get("conditions") or ()
+    )
+
+
+def field_errors(exc: ServiceError) -> list[FieldError]:
+    return list(exc.fields or (FieldError("", exc.message),))
