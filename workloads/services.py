@@ -1,50 +1,72 @@
-"""Portal side of workloads: reading them from the watch caches, scoped to the user's projects."""
+"""Portal side of workloads: reading them, scoped to the user's projects.
+
+Workloads are the host cluster's objects (the federation's store), read from the host watch cache: one row
+per workload whatever the number of its shards. Another tenant's workload is ``NotFound``, like a missing one.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from clusters import runtime
-from projects.models import Project
+from base.errors import NotFound
+from projects.access import ADMIN, roles_of, visible_project
+from projects.models import Project, ProjectRole
+from workloads import host
 from workloads.core.kinds import KINDS
-from workloads.core.labels import WORKLOAD_LABEL
+from workloads.reads import Filters, Listing, list_workloads
+
+WRITE_ROLES = frozenset({ProjectRole.OWNER, ProjectRole.DEVELOPER, ADMIN})
 
 
-def _condition(obj: dict[str, Any], kind: str) -> str:
-    for cond in obj.get("status", {}).get("conditions", []) or []:
-        if cond.get("type") == kind:
-            return str(cond.get("status", "Unknown"))
-    return "Unknown"
+def visible_projects(user: Any) -> list[Project]:
+    return list(Project.objects.visible_to(user).order_by("name"))
 
 
-def visible_workloads(user: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """Custom resources in the namespaces of the user's projects, across member clusters.
+def visible_workloads(user: Any, filters: Filters | None = None) -> Listing:
+    """A row per host workload in the projects ``user`` may see (``filters`` from the list's query)."""
+    return list_workloads(visible_projects(user), filters or Filters())
 
-    Returns rows and a list of human-readable problems (caches not yet synced, clusters down)."""
-    projects = {p.namespace: p for p in Project.objects.visible_to(user)}
-    rows: list[dict[str, Any]] = []
-    problems: list[str] = []
-    for cluster_name, cache in sorted(runtime.member_caches().items()):
-        if not cache.synced:
-            problems.append(f"{cluster_name}: cache not synced yet ({cache.last_error or 'starting'})")
-        for info in KINDS.values():
-            for namespace, project in projects.items():
-                for obj in cache.list(info.plural, namespace=namespace):
-                    meta = obj.get("metadata", {})
-                    name = meta.get("name", "")
-                    rows.append(
-                        {
-                            "cluster": cluster_name,
-                            "kind": info.kind,
-                            "project": project.name,
-                            "namespace": namespace,
-                            "name": name,
-                            "logs_selector": f"{WORKLOAD_LABEL}={name}",
-                            "created": meta.get("creationTimestamp", ""),
-                            "ready": _condition(obj, "Ready"),
-                            "degraded": _condition(obj, "Degraded"),
-                            "tier": obj.get("spec", {}).get("tier", ""),
-                        }
-                    )
-    rows.sort(key=lambda r: (r["project"], r["kind"], r["name"], r["cluster"]))
-    return rows, problems
+
+def kind_named(value: str) -> str:
+    """The kind a URL names: its kind (``PinApp``), any case, or its plural; ``NotFound`` otherwise."""
+    for kind, info in KINDS.items():
+        if value.lower() in (kind.lower(), info.plural):
+            return kind
+    raise NotFound("No such workload.")
+
+
+@dataclass(frozen=True)
+class Found:
+    project: Project
+    kind: str
+    name: str
+    obj: dict[str, Any]
+    role: str | None
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in WRITE_ROLES and self.project.is_active
+
+    @property
+    def version(self) -> str:
+        return str((self.obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def find_workload(user: Any, project_name: str, kind: str, name: str) -> Found:
+    """The host object of a workload ``user`` may see: from the host watch cache, or (a miss: it may have
+    been written a moment ago) one point read of the host. ``NotFound`` for another tenant's or a missing
+    one, ``Unavailable`` when the host cannot be read."""
+    from clusters import runtime
+
+    project = visible_project(user, project_name)
+    kind = kind_named(kind)
+    cache = runtime.host_cache()
+    obj = cache.get(KINDS[kind].plural, project.namespace, name) if cache is not None else None
+    if obj is None:
+        try:
+            obj = host.get(kind, project.namespace, name)
+        except NotFound:
+            raise NotFound(f"No {kind} named {name} in project {project.name}.") from None
+    role = roles_of(user, [project]).get(project.pk)
+    return Found(project, kind, name, obj, role)

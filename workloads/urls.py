@@ -1,9 +1,22 @@
 from django.urls import path
 
 from workloads import views
+from workloads import views_detail as detail
 
 app_name = "workloads"
 urlpatterns = [
     path("", views.workload_list, name="list"),
     path("catalog/", views.catalog, name="catalog"),
+]
+
+# One workload: /workloads/<project>/<kind>/<name>/... Kept after every fixed path above (a fixed path such
+# as catalog/<kind>/new/ must win over a project named "catalog").
+urlpatterns += [
+    path("<str:project>/<str:kind>/<str:name>/", detail.detail, name="detail"),
+    path("<str:project>/<str:kind>/<str:name>/status/", detail.status_panel, name="detail-status"),
+    path("<str:project>/<str:kind>/<str:name>/timeline/", detail.timeline_panel, name="timeline"),
+    path("<str:project>/<str:kind>/<str:name>/revisions/", detail.revisions_panel, name="revisions"),
+    path("<str:project>/<str:kind>/<str:name>/spec/", detail.spec_panel, name="spec"),
+    path("<str:project>/<str:kind>/<str:name>/operate/<str:operation>/", detail.operate, name="operate"),
+    path("<str:project>/<str:kind>/<str:name>/delete/", detail.delete, name="delete"),
 ]

@@ -1,11 +1,19 @@
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from base.htmx import render_page
 from workloads.catalog import CATALOG
-from workloads.services import visible_workloads
+from workloads.core.kinds import KINDS
+from workloads.core.tiers import Tier
+from workloads.reads import STATUSES, Filters, list_workloads
+from workloads.services import visible_projects
+
+POLL_SECONDS = 5
 
 
 @login_required
@@ -18,5 +26,22 @@ def catalog(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def workload_list(request: HttpRequest) -> HttpResponse:
-    rows, problems = visible_workloads(request.user)
-    return render(request, "workloads/list.html", {"rows": rows, "problems": problems})
+    """Every workload of the user's projects (one row per host object), filtered by the query; the table
+    is the htmx partial the filters and the poll swap."""
+    filters = Filters.from_query(request.GET)
+    projects = visible_projects(request.user)
+    listing = list_workloads(projects, filters)
+    query = urlencode({k: v for k, v in vars(filters).items() if v})
+    context = {
+        "listing": listing,
+        "rows": listing.rows,
+        "problems": listing.problems,
+        "filters": filters,
+        "query": query,
+        "projects": [p.name for p in projects],
+        "kinds": [(kind, info.title) for kind, info in KINDS.items()],
+        "tiers": [(t.value, t.value) for t in Tier],
+        "statuses": [(value, label) for value, label, _ in STATUSES],
+        "poll_seconds": POLL_SECONDS,
+    }
+    return render_page(request, "workloads/list.html", "workloads/partials/table.html", context)

@@ -41,6 +41,11 @@ PINCOMPUTE_RESOURCES: tuple[ResourceSpec, ...] = tuple(
     ResourceSpec(info.plural, info.collection_path, True, optional=True) for info in KINDS.values()
 )
 DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = CORE_RESOURCES + PINCOMPUTE_RESOURCES
-HOST_RESOURCES: tuple[ResourceSpec, ...] = PINCOMPUTE_RESOURCES
-"""The host holds the federated workload objects (each once, with admission and placement in its status);
-members hold their shards. The portal counts usage from the host's."""
+HOST_RESOURCES: tuple[ResourceSpec, ...] = (
+    *PINCOMPUTE_RESOURCES,
+    ResourceSpec("controllerrevisions", "/apis/apps/v1/controllerrevisions", True),
+    ResourceSpec("events", "/api/v1/events", True, max_objects=MAX_EVENTS),
+)
+"""The host holds the federated workload objects (each once, with admission and placement in its status),
+their revisions (every accepted spec) and their events; members hold their shards. The portal counts usage
+from the host's."""

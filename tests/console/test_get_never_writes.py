@@ -16,6 +16,7 @@ from projects.members import MemberInput, set_member
 from projects.models import ClusterProvisioning, QuotaRequest
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 from tests.fakes import FilledCache, fake_pod
+from tests.projects.factories import workload_cr
 
 pytestmark = pytest.mark.django_db
 
@@ -37,6 +38,8 @@ def world(admin_user, monkeypatch):
     ClusterProvisioning.objects.create(project=quota.project, cluster=cluster, state="failed", last_error="down")
     cache = FilledCache({"pods": [fake_pod("web-1", "proj-ads", labels={"app": "web"})]})
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
+    host = FilledCache({"pinapps": [workload_cr("web", clusters=("member-x",))]})
+    monkeypatch.setattr("clusters.runtime.host_cache", lambda: host)
     return {"event": event.pk, "request": asked.pk}
 
 
@@ -77,6 +80,13 @@ def page_urls() -> dict[str, list[str]]:
         "clusters:probe": ["/clusters/member-x/probe/"],
         "workloads:list": ["/workloads/"],
         "workloads:catalog": ["/workloads/catalog/"],
+        "workloads:detail": ["/workloads/ads/PinApp/web/", "/workloads/ads/PinApp/absent/"],
+        "workloads:detail-status": ["/workloads/ads/PinApp/web/status/"],
+        "workloads:timeline": ["/workloads/ads/PinApp/web/timeline/"],
+        "workloads:revisions": ["/workloads/ads/PinApp/web/revisions/?a=x&b=y"],
+        "workloads:spec": ["/workloads/ads/PinApp/web/spec/", "/workloads/ads/PinApp/web/spec/?edit=1"],
+        "workloads:operate": ["/workloads/ads/PinApp/web/operate/pause/"],
+        "workloads:delete": ["/workloads/ads/PinApp/web/delete/"],
         "debugging:logs": ["/debug/member-x/proj-ads/logs/?selector=app=web"],
         "debugging:pod": ["/debug/member-x/proj-ads/web-1/"],
         "debugging:shell": ["/debug/member-x/proj-ads/web-1/shell/"],

@@ -1,0 +1,336 @@
+"""One workload's page and its actions: thin views over ``workloads.services`` (reads, from the watch caches)
+and the write services (``workloads.operations``, ``workloads.submission``), which authorize and audit.
+
+Refusals: another tenant's or a missing workload is a 404 (the middleware's page), a viewer's write a 403.
+A stale version (409) and an invalid input (400) come back inline in the panel that sent them; a host that
+cannot be reached (503) comes back as a message in that panel for htmx, as the error page otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
+from base.htmx import is_partial, render_page
+from projects.access import require_role
+from workloads import documents, host, operations, submission
+from workloads.core.federation.revisions import spec_changes
+from workloads.core.kinds import KINDS
+from workloads.reads import Revision, age, condition, pods_of, revisions_of, row_of, shards_of
+from workloads.services import Found, find_workload
+from workloads.timeline import timeline
+
+POLL_SECONDS = 5
+CHANGED = "workload-changed"  # HX-Trigger after a write: the status panel refreshes at once
+_EDITABLE_META = ("name", "labels", "annotations")
+_INLINE = (Invalid, Conflict, Unavailable)
+
+
+def _args(found: Found) -> tuple[str, str, str]:
+    return (found.project.name, found.kind, found.name)
+
+
+def _url(name: str, found: Found, **kwargs: Any) -> str:
+    return reverse(f"workloads:{name}", args=(*_args(found), *kwargs.values()))
+
+
+def _containers(found: Found) -> list[str]:
+    spec = found.obj.get("spec") or {}
+    pod = spec.get("template") if found.kind == "PinApp" else spec
+    return [str(c.get("name")) for c in (pod or {}).get("containers") or [] if c.get("name")]
+
+
+def _actions(found: Found) -> list[dict[str, str]]:
+    """The operations that apply to this workload now, as buttons (operation, label, icon, question)."""
+    info = KINDS[found.kind]
+    ops = (found.obj.get("spec") or {}).get("operations") or {}
+    what = f"{found.kind} {found.name}"
+    found_ops: list[dict[str, str]] = []
+
+    def add(op: str, label: str, icon: str, question: str) -> None:
+        found_ops.append({"op": op, "label": label, "icon": icon, "question": question})
+
+    if found.kind != "PinPod":  # a PinPod stops; it has no pause
+        if ops.get("paused"):
+            add("resume", "Resume", "play", f"Resume {what}?")
+        else:
+            add("pause", "Pause", "pause", f"Pause {what}? Its pods scale to zero; the spec is kept.")
+    if ops.get("stopped"):
+        add("start", "Start", "play-circle", f"Start {what}?")
+    else:
+        add("stop", "Stop", "stop-circle", f"Stop {what}? Its pods are removed on every cluster.")
+    if info.runs_pods:
+        add("restart", "Restart", "arrow-repeat", f"Restart every pod of {what}, on every cluster?")
+    return found_ops
+
+
+def _editable(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata") or {}
+    out: dict[str, Any] = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
+    out["metadata"] = {k: meta[k] for k in _EDITABLE_META if meta.get(k)}
+    out["spec"] = obj.get("spec") or {}
+    return out
+
+
+def _status_context(found: Found) -> dict[str, Any]:
+    obj = found.obj
+    pods, pod_problems = pods_of(found.kind, found.project.namespace, found.name)
+    placement = (obj.get("status") or {}).get("placement") or {}
+    return {
+        "w": found,
+        "row": row_of(obj, KINDS[found.kind], found.project.name),
+        "conditions": [
+            condition(obj, t) | {"age": age(condition(obj, t).get("lastTransitionTime"))}
+            for t in ("Admitted", "Scheduled", "Ready", "Progressing", "Degraded")
+            if condition(obj, t)
+        ],
+        "shards": shards_of(obj),
+        "placement": placement,
+        "pods": pods,
+        "pod_problems": pod_problems,
+        "poll_seconds": POLL_SECONDS,
+    }
+
+
+def _revisions_context(request: HttpRequest, found: Found, revisions: list[Revision]) -> dict[str, Any]:
+    by_name = {r.name: r for r in revisions}
+    a, b = by_name.get(request.GET.get("a", "")), by_name.get(request.GET.get("b", ""))
+    if a is None and b is None and len(revisions) >= 2:
+        a, b = revisions[1], revisions[0]  # the previous against the newest
+    changes = None
+    if a is not None and b is not None:
+        changes = [
+            {"path": c.path, "before": _show(c.before), "after": _show(c.after)} for c in spec_changes(a.spec, b.spec)
+        ]
+    return {"w": found, "revisions": revisions, "rev_a": a, "rev_b": b, "changes": changes}
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _spec_context(
+    found: Found, *, edit: bool = False, text: str = "", version: str = "", **extra: Any
+) -> dict[str, Any]:
+    return {
+        "w": found,
+        "yaml": documents.dump_document(_editable(found.obj)),
+        "edit": edit,
+        "text": text or documents.dump_document(_editable(found.obj)),
+        "version": version or found.version,
+        **extra,
+    }
+
+
+def _page_context(request: HttpRequest, found: Found) -> dict[str, Any]:
+    revisions = revisions_of(found.obj)
+    return {
+        **_status_context(found),
+        **_revisions_context(request, found, revisions),
+        **_spec_context(found),
+        "entries": timeline(found.obj, revisions),
+        "actions": _actions(found),
+        "containers": _containers(found),
+        "scalable": KINDS[found.kind].scalable,
+        "replicas": (found.obj.get("spec") or {}).get("replicas"),
+    }
+
+
+@login_required
+def detail(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    return render(request, "workloads/detail.html", _page_context(request, found))
+
+
+@login_required
+def status_panel(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    return render_page(
+        request,
+        "workloads/detail.html",
+        "workloads/partials/detail_status.html",
+        _page_context_or_status(request, found),
+    )
+
+
+def _page_context_or_status(request: HttpRequest, found: Found) -> dict[str, Any]:
+    return _status_context(found) if is_partial(request) else _page_context(request, found)
+
+
+@login_required
+def timeline_panel(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    if not is_partial(request):
+        return render(request, "workloads/detail.html", _page_context(request, found))
+    context = {"w": found, "entries": timeline(found.obj, revisions_of(found.obj)), "poll_seconds": POLL_SECONDS}
+    return render(request, "workloads/partials/timeline.html", context)
+
+
+@login_required
+def revisions_panel(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    if not is_partial(request):
+        return render(request, "workloads/detail.html", _page_context(request, found))
+    context = _revisions_context(request, found, revisions_of(found.obj))
+    return render(request, "workloads/partials/revisions.html", context)
+
+
+def _answer_refusal(
+    request: HttpRequest, found: Found, exc: ServiceError, partial: str, context: dict[str, Any]
+) -> HttpResponse:
+    """An inline refusal in ``partial`` for htmx (400/409/503); without htmx the page with it inline
+    (400/409) or the error page (503)."""
+    if is_partial(request):
+        response = render(request, partial, context | {"error": exc}, status=exc.status)
+    elif isinstance(exc, (Invalid, Conflict)):
+        full = _page_context(request, found) | context | {"error": exc}
+        response = render(request, "workloads/detail.html", full, status=exc.status)
+    else:
+        raise exc
+    if isinstance(exc, Unavailable):
+        response["Retry-After"] = str(max(1, round(exc.retry_after)))
+    return response
+
+
+@login_required
+def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    """The spec as YAML; ``?edit=1`` the edit form; POST: the edit, conditional on the version it was read at."""
+    found = find_workload(request.user, project, kind, name)
+    if request.method != "POST":
+        edit = request.GET.get("edit") == "1" and found.can_write
+        if not is_partial(request):
+            return render(request, "workloads/detail.html", _page_context(request, found) | {"edit": edit})
+        return render(request, "workloads/partials/spec.html", _spec_context(found, edit=edit))
+    require_role(found.project, request.user, submission.WRITE_ROLES)  # a viewer's edit is a 403 whatever it says
+    text = request.POST.get("document", "")
+    version = request.POST.get("version", "")
+    try:
+        document = documents.load_document(text)
+        _same_object(found, document)
+        accepted = submission.submit(request.user, found.project, document, version=version or None)
+    except (Invalid, Conflict, Unavailable) as exc:
+        extra: dict[str, Any] = {}
+        if isinstance(exc, Conflict):
+            extra = _conflict(found, text, version)
+        return _answer_refusal(
+            request,
+            found,
+            exc,
+            "workloads/partials/spec.html",
+            _spec_context(found, edit=True, text=text, **({"version": version} | extra)),
+        )
+    message = f"Saved {found.kind} {found.name}: version {accepted.version}."
+    if not is_partial(request):
+        messages.success(request, message)
+        return redirect(_url("detail", found))
+    updated = Found(found.project, found.kind, found.name, accepted.manifest, found.role)
+    response = render(request, "workloads/partials/spec.html", _spec_context(updated, saved=message))
+    response["HX-Trigger"] = CHANGED
+    return response
+
+
+def _same_object(found: Found, document: dict[str, Any]) -> None:
+    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    if document.get("kind") != found.kind:
+        raise Invalid.on("kind", f"must stay {found.kind}: to make another workload, use the catalog")
+    if (meta or {}).get("name") != found.name:
+        raise Invalid.on("metadata.name", f"must stay {found.name}: to make another workload, use the catalog")
+
+
+def _conflict(found: Found, text: str, version: str) -> dict[str, Any]:
+    """What a stale edit shows: both versions, the live one's spec against the edited one's."""
+    try:
+        mine = documents.load_document(text).get("spec") or {}
+    except Invalid:
+        mine = {}
+    try:
+        live = host.get(found.kind, found.project.namespace, found.name)  # the version the 409 named
+    except (NotFound, Unavailable):
+        live = found.obj
+    changes = [
+        {"path": c.path, "before": _show(c.before), "after": _show(c.after)}
+        for c in spec_changes(live.get("spec") or {}, mine)
+    ]
+    live_version = str((live.get("metadata") or {}).get("resourceVersion") or "")
+    return {
+        "conflict": {"mine": version, "live": live_version, "changes": changes},
+        "live_yaml": documents.dump_document(_editable(live)),
+        # Sending the form again applies the edit over the live version the user has now seen.
+        "version": live_version,
+    }
+
+
+def _actions_context(found: Found, **extra: Any) -> dict[str, Any]:
+    return {
+        "w": found,
+        "actions": _actions(found),
+        "containers": _containers(found),
+        "scalable": KINDS[found.kind].scalable,
+        "replicas": (found.obj.get("spec") or {}).get("replicas"),
+        "pods": pods_of(found.kind, found.project.namespace, found.name)[0],
+        **extra,
+    }
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        raise Invalid.on("replicas", "must be a whole number") from None
+
+
+@login_required
+@require_POST
+def operate(request: HttpRequest, project: str, kind: str, name: str, operation: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    try:
+        written = operations.operate(
+            request.user,
+            found.project,
+            found.kind,
+            found.name,
+            operation,
+            replicas=_int(request.POST.get("replicas")),
+            container=request.POST.get("container", ""),
+            pod=request.POST.get("pod", ""),
+            version=request.POST.get("version") or None,
+        )
+    except _INLINE as exc:
+        return _answer_refusal(request, found, exc, "workloads/partials/actions.html", _actions_context(found))
+    done = f"{operation.replace('-', ' ').capitalize()} requested for {found.kind} {found.name}."
+    if not is_partial(request):
+        messages.success(request, done)
+        return redirect(_url("detail", found))
+    updated = Found(found.project, found.kind, found.name, written, found.role)
+    response = render(request, "workloads/partials/actions.html", _actions_context(updated, done=done))
+    response["HX-Trigger"] = CHANGED
+    return response
+
+
+@login_required
+@require_POST
+def delete(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    found = find_workload(request.user, project, kind, name)
+    try:
+        operations.delete(
+            request.user, found.project, found.kind, found.name, version=request.POST.get("version") or None
+        )
+    except _INLINE as exc:
+        return _answer_refusal(request, found, exc, "workloads/partials/actions.html", _actions_context(found))
+    messages.success(request, f"Deleting {found.kind} {found.name}: the federation removes its shards first.")
+    target = reverse("workloads:list") + f"?project={found.project.name}"
+    if is_partial(request):
+        response = HttpResponse(status=200)
+        response["HX-Redirect"] = target
+        return response
+    return redirect(target)
