@@ -55,14 +55,20 @@ class Operator:
         self.elector = elector
         self.metrics = metrics or Metrics()
         self.queue: WorkQueue[Key] = WorkQueue()
+        # The federation's keys have their own queue and workers: a burst of host workloads never waits
+        # behind member reconciles (nor they behind it), so a shard starts as soon as it is propagated.
+        self.host_queue: WorkQueue[Key] = WorkQueue()
         self.reconciler = Reconciler(clusters, profile)
         self._workers: list[threading.Thread] = []
         self._started = False
         self.exit_code = 0
-        self.metrics.gauges["queue_depth"] = lambda: float(self.queue.depth()[0])
-        self.metrics.gauges["queue_waiting"] = lambda: float(self.queue.depth()[2])
+        self.metrics.gauges["queue_depth"] = lambda: float(self.queue.depth()[0] + self.host_queue.depth()[0])
+        self.metrics.gauges["queue_waiting"] = lambda: float(self.queue.depth()[2] + self.host_queue.depth()[2])
+        self.metrics.gauges["host_queue_depth"] = lambda: float(self.host_queue.depth()[0])
         self.metrics.gauges["leading"] = lambda: float(self._started)
-        self.federation = federation(self) if federation is not None else None
+        self.federation: Federation | None = None
+        if federation is not None:
+            self.federation = federation(self)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -85,10 +91,12 @@ class Operator:
             cluster.start()
         if self.federation is not None:
             self.federation.start()
-        for index in range(self.options.workers):
-            thread = threading.Thread(target=self._work, name=f"worker-{index}", daemon=True)
-            thread.start()
-            self._workers.append(thread)
+        queues = [("worker", self.queue)] + ([("federation", self.host_queue)] if self.federation else [])
+        for prefix, queue in queues:
+            for index in range(self.options.workers):
+                thread = threading.Thread(target=self._work, args=(queue,), name=f"{prefix}-{index}", daemon=True)
+                thread.start()
+                self._workers.append(thread)
         threading.Thread(target=self._resync_loop, name="resync", daemon=True).start()
 
     def _lost(self) -> None:
@@ -99,6 +107,7 @@ class Operator:
 
     def _shutdown(self) -> None:
         self.queue.shutdown()
+        self.host_queue.shutdown()
         deadline = time.monotonic() + self.options.shutdown_timeout
         for thread in self._workers:
             thread.join(max(0.0, deadline - time.monotonic()))
@@ -122,17 +131,18 @@ class Operator:
                     self.queue.add(key)
             if self.federation is not None:
                 for key in self.federation.all_keys():
-                    self.queue.add(key)
+                    self.host_queue.add(key)
             self.metrics.inc("resyncs")
 
     def enqueue(self, key: Key) -> None:
-        self.queue.add(key)
+        federation = self.federation
+        (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key)
 
     # -- workers --------------------------------------------------------------------------------
 
-    def _work(self) -> None:
+    def _work(self, queue: WorkQueue[Key]) -> None:
         while True:
-            key = self.queue.get()
+            key = queue.get()
             if key is None:
                 return
             started = time.monotonic()
@@ -140,7 +150,7 @@ class Operator:
                 self._process(key)
             finally:
                 self.metrics.observe(time.monotonic() - started)
-                self.queue.done(key)
+                queue.done(key)
 
     def _process(self, key: Key) -> None:
         if self.federation is not None and key.cluster == self.federation.name:
@@ -189,25 +199,25 @@ class Operator:
                 log.info("%s: conflict (%s); deciding again", key, exc)
                 continue
             except NotFound:
-                self.queue.forget(key)
+                self.host_queue.forget(key)
                 return
             except TemporaryError as exc:
                 self.metrics.inc("errors_temporary")
-                delay = max(self.queue.add_rate_limited(key), 0.0)
+                delay = max(self.host_queue.add_rate_limited(key), 0.0)
                 log.warning("%s: %s; retry in %.2fs", key, exc, delay)
                 return
             except CoreError as exc:
                 self.metrics.inc("errors_permanent")
                 log.warning("%s: %s", key, exc)
-                self.queue.add_rate_limited(key)
+                self.host_queue.add_rate_limited(key)
                 return
             self.metrics.inc("federation_reconciles")
             self.metrics.inc("writes", outcome.wrote)
-            self.queue.forget(key)
+            self.host_queue.forget(key)
             if outcome.requeue_after is not None:
-                self.queue.add_after(key, outcome.requeue_after)
+                self.host_queue.add_after(key, outcome.requeue_after)
             return
-        self.queue.add_rate_limited(key)
+        self.host_queue.add_rate_limited(key)
 
     def _reread(self, cluster: ClusterRuntime, key: Key) -> bool:
         res = cluster.cr_resource(key.kind)
