@@ -124,7 +124,7 @@ class DevRun:
             self.progress.say(f"warning: {problem}")
         with step("operator") as s:
             log_dir = settings.VAR_DIR / "logs"
-            self.operator = devstack.start_operator(self.cp, clusters, log_dir)
+            self.operator = devstack.OperatorSupervisor(self.cp, clusters, log_dir)
             s.outcome = f"running, federation on {devstack.host_of(clusters).name} (log: {log_dir / 'operator.log'})"
         with step("watch caches") as s:
             devstack.wait_for_caches()
@@ -138,13 +138,12 @@ class DevRun:
 
     def _stop(self) -> None:
         from clusters import runtime as cluster_runtime
-        from devtools import devstack
 
         if self.reconcile is not None:
             self.reconcile.stop()
         cluster_runtime.shutdown()
         if self.operator is not None:
-            devstack.stop_process(self.operator)
+            self.operator.stop()
         if self.cp is not None and not self.args.keep_clusters and not self.args.no_serve:
             self.progress.say("stopping local clusters")
             self.cp.down()

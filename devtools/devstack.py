@@ -143,6 +143,43 @@ def start_operator(cp: LocalControlPlane, clusters: list[Cluster], log_dir: Path
     )
 
 
+class OperatorSupervisor:
+    """Keeps the dev operator running, as Kubernetes does in production: a process that exits (it does,
+    on purpose, when it loses its lease: a stopped host apiserver) is started again after a backoff that
+    grows to ``max_backoff`` seconds and resets once a run lasted a minute."""
+
+    def __init__(self, cp: LocalControlPlane, clusters: list[Cluster], log_dir: Path, max_backoff: float = 30) -> None:
+        self.cp, self.clusters, self.log_dir, self.max_backoff = cp, clusters, log_dir, max_backoff
+        self.proc = start_operator(cp, clusters, log_dir)
+        self.restarts = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="operator-supervisor", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        import time
+
+        log = logging.getLogger("devtools.operator")
+        backoff, started = 1.0, time.monotonic()
+        while not self._stop.wait(1.0):
+            code = self.proc.poll()
+            if code is None:
+                if time.monotonic() - started > 60:
+                    backoff = 1.0
+                continue
+            log.warning("the operator exited (%s); starting it again in %.0fs", code, backoff)
+            if self._stop.wait(backoff):
+                return
+            self.proc = start_operator(self.cp, self.clusters, self.log_dir)
+            self.restarts += 1
+            backoff, started = min(backoff * 2, self.max_backoff), time.monotonic()
+
+    def stop(self, timeout: float = 20) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+        stop_process(self.proc, timeout)
+
+
 def _die_with_parent() -> None:
     """Linux: the child gets SIGTERM when the dev process dies, even by SIGKILL, so nothing is orphaned."""
     import ctypes
