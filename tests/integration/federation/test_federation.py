@@ -25,6 +25,7 @@ from tests.integration.federation.conftest import (
 )
 from workloads.core import GROUP, VERSION
 from workloads.core.kinds import KINDS
+from workloads.core.tiers import Tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 IMAGE = "registry.local/search/web:1.0"
@@ -378,3 +379,34 @@ def test_a_workload_outside_any_project_namespace_waits_and_says_why(federation,
     assert "has no ProjectQuota" in condition(obj, "Admitted")["message"]
     time.sleep(1)
     assert all(get(federation_clusters[m], "PinPod", ns, "stray") is None for m in MEMBERS)
+
+
+def test_a_shrunk_preemptible_grant_reclaims_the_newest_and_removes_their_shards(
+    federation, federation_clusters, project
+):
+    ns = project(cpu="2", memory="8Gi", tier=Tier.PREEMPTIBLE)
+    host = federation_clusters["host"]
+    pod = {**APP, "resources": {"requests": {"cpu": "350m", "memory": "128Mi"}}}  # 500m with the runtime
+    for index in range(4):
+        body = manifest("PinPod", f"pre{index}", ns, containers=[pod], restartPolicy="Always", tier="Preemptible")
+        custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinpods", body)
+        time.sleep(1.1)  # distinct creation times: the queue order is the creation order
+    wait_for(lambda: all(host_ready(host, "PinPod", ns, f"pre{i}") for i in range(4)), 60, what="all four running")
+
+    shrink = {"spec": {"tiers": {"Preemptible": {"cpu": "1"}}}}
+    custom(host).patch_namespaced_custom_object(GROUP, VERSION, ns, "projectquotas", ns, shrink)
+
+    def reclaimed():
+        states = {o["metadata"]["name"]: condition(o, "Admitted") for o in listed(host, "PinPod", ns)}
+        return states if len([c for c in states.values() if c.get("reason") == "Reclaimed"]) == 2 else None
+
+    states = wait_for(reclaimed, 60, what="reclaim")
+    assert {n for n, c in states.items() if c["status"] == "True"} == {"pre0", "pre1"}  # the oldest stay
+    assert {n for n, c in states.items() if c.get("reason") == "Reclaimed"} == {"pre2", "pre3"}
+    for name in ("pre2", "pre3"):
+        wait_for(
+            lambda name=name: all(get(federation_clusters[m], "PinPod", ns, name) is None for m in MEMBERS),
+            60,
+            what=f"{name}'s shard removed",
+        )
+    assert get(host, "PinPod", ns, "pre3")["status"]["phase"] == "Queued"
