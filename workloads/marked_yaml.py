@@ -69,7 +69,9 @@ def _emit(value: Any, indent: int, path: Path, mark: Mark, out: list[Line], inje
 
 def injection_marker(profile: RuntimeProfile, kind: str, user_env: Collection[str] = ()) -> Mark:
     """A ``mark`` for the objects ``kind`` translates to; ``user_env``: env names the user set themselves."""
-    runtime = profile.for_kind(kind)
+    runtime = profile.kinds.get(kind)  # none for a kind that runs no pods (PinScaler)
+    if runtime is None:
+        return lambda path, value, parent: False
     platform_containers = set(runtime.containers)
     platform_volumes = set(runtime.volumes)
     env_names = {name for name, _ in profile.env} - set(user_env)

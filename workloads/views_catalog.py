@@ -123,7 +123,7 @@ def kind_sync(request: HttpRequest, kind: str) -> HttpResponse:
     source, op = request.POST.get("source", "form"), request.POST.get("op", "")
     form, document, error = _read(request, entry)
     if error is not None or document is None:
-        problems = list(error.fields if error else [])
+        problems = [FieldError("document", error.message if error else "the document is empty")]
         context = _state(request, entry, None, text=request.POST.get("document", ""), form=form, problems=problems)
         context["yaml_base"] = request.POST.get("yaml_base", "")  # the fields still show it
         return render(request, _pane(source, op), {**context, "oob": True}, status=400)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workloads.core.kinds import KINDS
+from workloads.core.kinds import KINDS, MEMBER_CLUSTER
 
 PINCOMPUTE_PLURALS = tuple(info.plural for info in KINDS.values())  # from the one kind registry
 MAX_EVENTS = 2000
@@ -45,6 +45,7 @@ HOST_RESOURCES: tuple[ResourceSpec, ...] = (
     *PINCOMPUTE_RESOURCES,
     ResourceSpec("controllerrevisions", "/apis/apps/v1/controllerrevisions", True),
     ResourceSpec("events", "/api/v1/events", True, max_objects=MAX_EVENTS),
+    ResourceSpec(MEMBER_CLUSTER.plural, MEMBER_CLUSTER.collection_path, False, optional=True),  # workload preview
 )
 """The host holds the federated workload objects (each once, with admission and placement in its status),
 their revisions (every accepted spec) and their events; members hold their shards. The portal counts usage

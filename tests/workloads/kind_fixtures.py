@@ -48,17 +48,17 @@ def member(name: str, zone: str, *, reachable: bool = True, cpu: int = 64, nodes
 @pytest.fixture
 def granted(request, admin_user):
     """``ads`` granted OnDemand 8 cpu / 16Gi / 20 pods and Reserved 4 cpu / 8Gi / 10 pods."""
-    project = request.getfixturevalue("project")
-    change_quota(project, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="20"), actor=admin_user)
-    change_quota(project, "reserved", QuotaInput(cpu="4", memory="8Gi", pods="10"), actor=admin_user)
-    return project
+    ads = request.getfixturevalue("project")
+    change_quota(ads, "ondemand", QuotaInput(cpu="8", memory="16Gi", pods="20"), actor=admin_user)
+    change_quota(ads, "reserved", QuotaInput(cpu="4", memory="8Gi", pods="10"), actor=admin_user)
+    return ads
 
 
 @pytest.fixture
 def members(request) -> FilledCache:
     """Two reachable members on the host: member-a (local-1a) and member-b (local-1b)."""
-    caches: dict[str, FilledCache] = request.getfixturevalue("caches")
-    host = caches.setdefault(HOST, FilledCache({}))
+    found: dict[str, FilledCache] = request.getfixturevalue("caches")
+    host = found.setdefault(HOST, FilledCache({}))
     for obj in (member("member-a", "local-1a"), member("member-b", "local-1b")):
         host.put(MEMBER_CLUSTER.plural, obj)
     return host

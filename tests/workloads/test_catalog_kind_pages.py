@@ -1,0 +1,213 @@
+"""The catalog kind pages: every kind reachable from the catalog with its example and generated form; the YAML
+and the form kept in sync through htmx; invalid or hostile YAML answered inline (400, never a 500); preview;
+create through the submission service (written once, redirected to the workload's page) and every refusal
+inline with its field paths: spec errors, never fits, an existing name (409), a viewer (403), another tenant (404)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from base.errors import NotFound
+from tests.clusters.factories import make_cluster
+from tests.workloads.kind_fixtures import *  # noqa: F403
+from tests.workloads.kind_fixtures import posted
+from workloads.core.kinds import KINDS
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+URL = "/workloads/catalog/pinapps/"
+
+
+def text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+def field_error(page: str, name: str) -> str:
+    found = re.search(rf'name="{re.escape(name)}"[^>]*aria-invalid.*?invalid-feedback[^>]*>(.*?)</div>', page, re.S)
+    return html.unescape(found.group(1)).strip() if found else ""
+
+
+@pytest.fixture
+def host(monkeypatch, granted):
+    """The host's writes, recorded (no apiserver): ``created`` holds what was written."""
+    make_cluster("host", role="host")
+    written: dict[str, dict] = {}
+
+    def get(kind, namespace, name):
+        if (kind, name) in written:
+            return written[(kind, name)]
+        raise NotFound("No such workload.")
+
+    def create(manifest):
+        written[(manifest["kind"], manifest["metadata"]["name"])] = {
+            **manifest,
+            "metadata": {**manifest["metadata"], "resourceVersion": "1"},
+        }
+        return written[(manifest["kind"], manifest["metadata"]["name"])]
+
+    monkeypatch.setattr("workloads.host.get", get)
+    monkeypatch.setattr("workloads.host.create", create)
+    return written
+
+
+def test_every_catalog_card_leads_to_its_kind_page_with_example_form_and_editor(granted, developer, client):
+    client.force_login(developer)
+    catalog = text(client.get("/workloads/catalog/"))
+
+    for info in KINDS.values():
+        assert f'href="/workloads/catalog/{info.plural}/"' in catalog
+        page = client.get(f"/workloads/catalog/{info.plural}/")
+        assert page.status_code == 200
+        body = text(page)
+        assert "When to pick it" in body and "A working example" in body
+        assert 'name="document"' in body and 'name="f~metadata~name"' in body and 'name="project"' in body
+        assert f"A valid {info.kind}." in body
+    assert client.get("/workloads/catalog/nothings/").status_code == 404
+
+
+def test_a_yaml_edit_re_renders_the_form(granted, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), source="yaml")
+    data["document"] = data["document"].replace("replicas: 2", "replicas: 7")
+
+    response = client.post(f"{URL}sync/", data, **HX)
+
+    assert response.status_code == 200
+    page = text(response)
+    assert page.startswith('<div id="form-pane"') and re.search(r'name="f~spec~replicas"[^>]*value="7"', page)
+    assert 'id="sync-status" class="mt-2" hx-swap-oob="true"' in page and "replicas: 7" in page  # the new base
+
+
+def test_a_form_change_re_renders_the_yaml(granted, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), source="form", f__spec__replicas="4", f__spec__tier="Reserved")
+
+    page = text(client.post(f"{URL}sync/", data, **HX))
+
+    assert page.startswith('<div id="yaml-pane"')
+    assert "replicas: 4" in page and "tier: Reserved" in page and "readinessProbe:" in page
+
+
+def test_adding_a_container_re_renders_the_editor(granted, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), op="add:f~spec~template~containers")
+
+    page = text(client.post(f"{URL}sync/", data, **HX))
+
+    assert page.startswith('<div id="editor">') and 'name="f~spec~template~containers~1~image"' in page
+    assert "spec.template.containers[1].image" in page  # named as not valid yet
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [
+        ("spec: [unclosed", "not valid YAML"),
+        ("a: &x [1]\nb: *x\n", "aliases"),
+        ("- just\n- a list\n", "must be one object"),
+    ],
+)
+def test_invalid_or_hostile_yaml_is_a_400_inline_and_the_form_stays(granted, developer, client, document, said):
+    client.force_login(developer)
+    data = {**posted(text(client.get(URL)), source="yaml"), "document": document}
+
+    response = client.post(f"{URL}sync/", data, **HX)
+
+    assert response.status_code == 400
+    assert said in text(response) and 'data-problem="document"' in text(response)
+    assert 'name="f~spec~replicas"' in text(response)
+    preview = client.post(f"{URL}preview/", data, **HX)
+    assert preview.status_code == 400 and said in text(preview)
+    created = client.post(f"{URL}create/", data, **HX)
+    assert created.status_code == 400 and said in text(created)
+
+
+def test_preview_shows_placement_quota_and_the_objects(granted, members, developer, client):
+    client.force_login(developer)
+
+    response = client.post(f"{URL}preview/", posted(text(client.get(URL))), **HX)
+
+    page = text(response)
+    assert response.status_code == 200
+    assert 'data-verdict="fits"' in page and 'data-cluster="member-a" data-chosen="true"' in page
+    assert 'id="quota-fit"' in page and "data-injected" in page and "config-init" in page
+    assert 'id="preview-quota-cpu"' in page and 'id="preview-scores"' in page
+
+
+def test_create_writes_once_and_redirects_to_the_workload(host, members, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), f__metadata__name="shop")
+
+    response = client.post(f"{URL}create/", data, **HX)
+
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == "/workloads/ads/PinApp/shop/"
+    written = host[("PinApp", "shop")]
+    assert written["metadata"]["namespace"] == "proj-ads" and written["spec"]["project"] == "ads"
+    plain = client.post(f"{URL}create/", {**data, "f~metadata~name": "shop2"})
+    assert plain.status_code == 302 and plain["Location"] == "/workloads/ads/PinApp/shop2/"
+
+
+def test_an_existing_name_is_a_409_inline(host, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)))
+    client.post(f"{URL}create/", data, **HX)
+
+    again = client.post(f"{URL}create/", data, **HX)
+
+    assert again.status_code == 409 and "already exists" in text(again) and len(host) == 1
+
+
+def test_spec_errors_show_beside_their_fields(host, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), f__spec__replicas="-3", f__spec__template__containers__0__image="")
+
+    response = client.post(f"{URL}create/", data, **HX)
+
+    page = text(response)
+    assert response.status_code == 400 and not host
+    assert "must be at least 0" in field_error(page, "f~spec~replicas")
+    assert "is required" in field_error(page, "f~spec~template~containers~0~image")
+
+
+def test_a_workload_that_never_fits_is_refused_inline_with_the_numbers(host, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), f__spec__replicas="40")
+
+    response = client.post(f"{URL}create/", data, **HX)
+
+    assert response.status_code == 403 and not host
+    assert "can never be admitted" in text(response) and "OnDemand.cpu" in text(response)
+
+
+def test_a_viewer_cannot_submit_or_preview(host, viewer, client):
+    client.force_login(viewer)
+    page = text(client.get(URL))
+    assert "not a developer or owner of any active project" in page
+    data = {**posted(page), "project": "ads"}
+    data["document"] = data["document"].replace("project: my-project", "project: ads")
+
+    created = client.post(f"{URL}create/", data, **HX)
+    previewed = client.post(f"{URL}preview/", data, **HX)
+
+    assert created.status_code == 403 and "you are a viewer" in text(created) and not host
+    assert previewed.status_code == 403 and "you are a viewer" in text(previewed)
+
+
+def test_another_tenants_project_is_404(host, other_project, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)))
+    data["document"] = data["document"].replace("project: ads", "project: ml")
+
+    created = client.post(f"{URL}create/", data, **HX)
+    previewed = client.post(f"{URL}preview/", data, **HX)
+
+    assert created.status_code == previewed.status_code == 404
+    assert "No such project" in text(created) and not host
+
+
+def test_pages_need_a_sign_in_and_writes_need_post(client):
+    assert client.get(URL).status_code == 302
+    assert client.post(f"{URL}create/", {}).status_code == 302
