@@ -27,7 +27,7 @@ from workloads.core.errors import FieldError, SpecInvalid
 from workloads.core.federation.admission import claim_of, shortfalls
 from workloads.core.grants import Allocation
 from workloads.core.kinds import KINDS
-from workloads.core.labels import REPLACE_PLACEMENT_ANNOTATION
+from workloads.core.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
 from workloads.core.policy import policy_violations
 from workloads.core.quantity import format_amount
 from workloads.core.runtime import RuntimeProfile, load_profile
@@ -173,6 +173,9 @@ def submit(
     if dry_run:
         return Accepted(manifest, workload, live is None, dry_run=True)
     if live is None:
+        # The federation's finalizer from the start (one round trip less on the way to running pods; the
+        # federation adds it to objects created any other way).
+        manifest["metadata"]["finalizers"] = [FEDERATION_FINALIZER]
         written = host.create(manifest)
     else:
         meta = manifest["metadata"]

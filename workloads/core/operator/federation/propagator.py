@@ -89,13 +89,13 @@ class Propagator:
             return Outcome(wrote=wrote)
         if FEDERATION_FINALIZER not in (meta.get("finalizers") or []):
             obj = self.host.patch_metadata(obj, {"finalizers": [*(meta.get("finalizers") or []), FEDERATION_FINALIZER]})
-        revision = ensure_revision(self.host, obj)
         shards, problem = self._placement(obj, workload)
         if not shards:
-            self._status(obj, [], revision=revision, unschedulable=problem)
+            self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
         wrote, pending = self._propagate(obj, workload, shards)
         wrote += self._prune(key, keep=tuple(p.cluster for p in shards))
+        revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
         self._status(obj, shards, revision=revision, problem=problem)
         return Outcome(1.0 if pending else None, wrote)
 
