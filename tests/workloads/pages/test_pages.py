@@ -100,7 +100,7 @@ def running_app(name: str = "web", **kwargs: Any) -> dict[str, Any]:
         "phase": "Running",
         "replicas": 2,
         "readyReplicas": 2,
-        "currentRevision": f"pinapp-{name}-bbbbbbbbbb",
+        "currentRevision": f"pinapp-{name}-aaaaaaaaaa",
         "shards": [
             {
                 "cluster": "member-a",
