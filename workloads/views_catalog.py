@@ -30,6 +30,7 @@ from workloads.forms import PROJECT_FIELD, WorkloadForm, add_item, get_path, rem
 
 EDITOR = "workloads/partials/catalog_editor.html"
 THIS = "#6f42c1"  # the workload previewed, in the quota charts (tiers keep their own colours)
+GRANT = "#212529"  # the grant: a bar-wide mark over each tier's stack
 
 
 def _entry(kind: str) -> CatalogEntry:
@@ -254,7 +255,19 @@ def _charts(shown: previews.Preview) -> dict[str, Any]:
                         "backgroundColor": "#6f42c1",
                         "borderColor": "#6f42c1",
                     },
-                    {**series("Granted", "granted", "grant", 0.12), "borderWidth": 1},
+                    {
+                        "type": "line",
+                        "label": "Granted",
+                        "data": [r.shown(r.granted) for r in rows],
+                        "showLine": False,
+                        "fill": False,
+                        "pointStyle": "line",
+                        "pointRadius": 16,
+                        "pointHoverRadius": 16,
+                        "pointBorderWidth": 3,
+                        "borderColor": GRANT,
+                        "backgroundColor": GRANT,
+                    },
                 ],
             },
             "options": {
