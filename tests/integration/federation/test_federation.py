@@ -355,7 +355,7 @@ def test_a_removed_member_cluster_moves_its_shard_and_an_edit_does_not(federatio
             lambda: (o := host_ready(host, "PinPod", ns, "mover"))
             and [r["cluster"] for r in o["status"]["placement"]["clusters"]] == [other]
             and o,
-            60,
+            120,
             what=f"the shard moved from the removed {first} to {other}",
         )
         assert moved["status"]["shards"][0]["cluster"] == other

@@ -277,17 +277,17 @@ def test_two_replicas_one_leader_and_failover(operator, members, local_control_p
         host = client.CoordinationV1Api(_host_api(local_control_plane))
         assert host.read_namespaced_lease(lease_name, "kube-system").spec.holder_identity == "op-main"
         create_cr(api, cr("PinPod", "it-while-standby", containers=[APP]))
-        wait_for(lambda: is_ready(api, "PinPod", NS, "it-while-standby"), 30)
+        wait_for(lambda: is_ready(api, "PinPod", NS, "it-while-standby"), 60)
         assert standby.metrics().get("reconciles", 0) == 0 and standby.metrics().get("leading") == 0
 
         operator.kill()
         wait_for(
             lambda: host.read_namespaced_lease(lease_name, "kube-system").spec.holder_identity == "op-standby",
-            20,
+            40,
             what="standby takes over",
         )
         create_cr(api, cr("PinPod", "it-after-failover", containers=[APP]))
-        wait_for(lambda: is_ready(api, "PinPod", NS, "it-after-failover"), 30, what="reconciled by the new leader")
+        wait_for(lambda: is_ready(api, "PinPod", NS, "it-after-failover"), 60, what="reconciled by the new leader")
         assert standby.metrics().get("reconciles", 0) > 0
     finally:
         assert standby.terminate() == 0, standby.log()
