@@ -46,7 +46,8 @@ def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, use
         }
 
     cache = FilledCache({"pinapps": [cr("ranker", "proj-ads"), cr("trainer", "proj-ml")]})
-    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-a": cache})
+    monkeypatch.setattr("clusters.runtime.host_cache", lambda: cache)  # workloads are the host's objects
+    monkeypatch.setattr("clusters.runtime.member_caches", lambda: {})
 
     body = user_client.get("/workloads/").content
 

@@ -5,6 +5,7 @@ submission is refused and writes nothing; a workload over the grant waits, and i
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
 import uuid
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from base.errors import Invalid
+from base.errors import Invalid, NotFound
 from clusters import runtime
 from devtools.devstack import sync_member_clusters
 from devtools.operator_process import OperatorProcess
@@ -33,14 +34,34 @@ pytestmark = [
 
 
 @pytest.fixture
-def operator(federation, local_control_plane, tmp_path):
-    """The federation controller on the registry's clusters, once the host holds a MemberCluster per member."""
+def created() -> list[tuple[str, str, str]]:
+    """(kind, namespace, name) of every workload the test wrote to the host."""
+    return []
+
+
+@pytest.fixture
+def operator(federation, local_control_plane, tmp_path, created):
+    """The federation controller on the registry's clusters, once the host holds a MemberCluster per member.
+    Afterwards every workload the test made is deleted and its shards are gone (later tests place afresh)."""
     sync_member_clusters()
     lease = f"pages-{uuid.uuid4().hex[:6]}"
     proc = OperatorProcess(Path(local_control_plane.kubeconfig_path), tmp_path, "pages-fed", lease, federation=True)
     proc.start()
     wait_for(lambda: proc.metrics().get("leading") == 1.0, 60, what="federation operator leading")
     yield proc
+    for kind, namespace, name in created:
+        with contextlib.suppress(NotFound):
+            host.delete(kind, namespace, name)
+
+    def shards_left() -> list[str]:
+        return [
+            f"{cluster}:{kind}/{name}"
+            for kind, namespace, name in created
+            for cluster, cache in runtime.member_caches().items()
+            if cache.get(KINDS[kind].plural, namespace, name)
+        ]
+
+    wait_for(lambda: not shards_left(), 120, interval=0.5, what="every shard removed")
     assert proc.terminate() == 0, proc.log()
 
 
@@ -63,7 +84,7 @@ def placed(kind: str, namespace: str, name: str) -> list[str]:
 
 
 def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_waiting_one_says_why(
-    operator, admin_user, user, client
+    operator, created, admin_user, user, client
 ):
     project = onboard(
         f"pages-{uuid.uuid4().hex[:6]}",
@@ -77,6 +98,7 @@ def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_
         document = example(kind, project=project.name)
         names[kind] = document["metadata"]["name"]
         submission.submit(user, project, document)
+        created.append((kind, ns, names[kind]))
 
     for kind, name in names.items():
         clusters = wait_for(lambda k=kind, n=name: placed(k, ns, n), 90, interval=0.5, what=f"{kind} {name} placed")
@@ -124,11 +146,16 @@ def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_
     big["spec"] |= {"replicas": 1, "zones": ["local-1a"]}
     big["spec"]["template"]["containers"][0]["resources"]["requests"] = {"cpu": "15", "memory": "256Mi"}
     submission.submit(user, project, big)  # fits the grant alone, not beside the others: it waits
+    created.append(("PinApp", ns, "too-big"))
 
     def waiting_row() -> str:
+        """The row once admission has decided: waiting, and saying why."""
         table = text(client.get(f"/workloads/?project={project.name}&status=waiting"))
-        return table if "PinApp/too-big" in table else ""
+        if "PinApp/too-big" not in table:
+            return ""
+        row = table[table.index("PinApp/too-big") :]
+        row = row[: row.index("</tr>")]
+        return row if "QuotaExceeded" in str(condition(host_object("PinApp", ns, "too-big"), "Admitted")) else ""
 
-    table = wait_for(waiting_row, 60, interval=0.5, what="the waiting row")
-    why = table[table.index("PinApp/too-big") :]
-    assert "workload-reason" in why and "cpu" in why[: why.index("</tr>")], why[:2000]
+    row = wait_for(waiting_row, 60, interval=0.5, what="the waiting row, decided")
+    assert "workload-reason" in row and "cpu" in row, row
