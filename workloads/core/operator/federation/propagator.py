@@ -162,11 +162,12 @@ class Propagator:
     def _record_placement(
         self, obj: dict[str, Any], shards: list[Placement], decision: PlacementDecision, generation: int, replaced: str
     ) -> None:
-        """Persist the homes before any shard is written: a crash after this resumes with them."""
+        """Persist the homes before any shard is written: a crash after this resumes with them. The shard
+        rows and conditions are written with them, so the status never shows a new placement beside the
+        old shards' readiness."""
         record = placement_status(shards, decision, generation=generation, now=self.now(), replaced_at=replaced)
         before = [p.cluster for p in placements_of(obj.get("status"))]
-        updated = self.host.patch_status(obj, {"placement": record})
-        obj.update(updated)
+        self._status(obj, shards, extra={"placement": record})
         if before != [p.cluster for p in shards]:
             self.events.record(obj, "Normal", "Scheduled", f"placed {_where(shards)}")
 
@@ -259,6 +260,7 @@ class Propagator:
         queued: bool = False,
         unschedulable: str = "",
         invalid: str = "",
+        extra: Mapping[str, Any] | None = None,
     ) -> Outcome:
         meta = obj["metadata"]
         generation = int(meta.get("generation") or 0)
@@ -281,7 +283,9 @@ class Propagator:
             )
         federated = aggregate(observations)
         old = obj.get("status") or {}
-        conditions = [c for c in old.get("conditions") or [] if c.get("type") == ADMITTED]
+        # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
+        ours = {ADMITTED, SCHEDULED, *(c["type"] for c in federated["conditions"])}
+        conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours]
         for condition in federated["conditions"]:
             conditions = set_condition(
                 conditions,
@@ -315,9 +319,10 @@ class Propagator:
             status["currentRevision"] = revision
         if not shards:
             status["placement"] = None
+        status.update(extra or {})
         if _same(old, status):
             return Outcome()
-        self.host.patch_status(obj, status)
+        obj.update(self.host.patch_status(obj, status))
         return Outcome(wrote=1)
 
 
