@@ -22,6 +22,7 @@ urlpatterns += [
     path("<str:project>/<str:kind>/<str:name>/timeline/", detail.timeline_panel, name="timeline"),
     path("<str:project>/<str:kind>/<str:name>/revisions/", detail.revisions_panel, name="revisions"),
     path("<str:project>/<str:kind>/<str:name>/spec/", detail.spec_panel, name="spec"),
+    path("<str:project>/<str:kind>/<str:name>/spec/preview/", detail.edit_preview, name="spec-preview"),
     path("<str:project>/<str:kind>/<str:name>/operate/<str:operation>/", detail.operate, name="operate"),
     path("<str:project>/<str:kind>/<str:name>/delete/", detail.delete, name="delete"),
 ]

@@ -168,7 +168,7 @@ def kind_preview(request: HttpRequest, kind: str) -> HttpResponse:
     except ServiceError as exc:
         context = {"entry": entry, "error": exc, "fields": previews.field_errors(exc)}
         return render(request, "workloads/partials/preview_refused.html", context, status=exc.status)
-    context = {"entry": entry, "p": shown, "project": project, "charts": _charts(shown)}
+    context = {"entry": entry, "p": shown, "project": project, "charts": preview_charts(shown)}
     return render(request, "workloads/partials/preview.html", context)
 
 
@@ -212,7 +212,7 @@ def _detail_url(project: str, kind: str, name: str) -> str:
         return reverse("workloads:list")
 
 
-def _charts(shown: previews.Preview) -> dict[str, Any]:
+def preview_charts(shown: previews.Preview) -> dict[str, Any]:
     """Chart.js configs (partials/chart.html): placement scores, and per resource the quota per tier."""
     scores = [r for r in shown.placement.clusters if r.score is not None]
     charts: dict[str, Any] = {}

@@ -22,11 +22,14 @@ from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
 from projects.access import require_role
 from workloads import documents, host, operations, submission
+from workloads import preview as previews
+from workloads.catalog import CATALOG
 from workloads.core.federation.revisions import spec_changes
 from workloads.core.kinds import KINDS
 from workloads.reads import Revision, age, condition, pods_of, revisions_of, row_of, shards_of
 from workloads.services import Found, find_workload
 from workloads.timeline import timeline
+from workloads.views_catalog import preview_charts
 
 POLL_SECONDS = 5
 CHANGED = "workload-changed"  # HX-Trigger after a write: the status panel refreshes at once
@@ -237,6 +240,24 @@ def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> Http
     response = render(request, "workloads/partials/spec.html", _spec_context(updated, saved=message))
     response["HX-Trigger"] = CHANGED
     return response
+
+
+@login_required
+@require_POST
+def edit_preview(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
+    """What the edit in the spec form would do, before it is saved: the preview service's diff against the
+    live spec and the generated objects, placement and quota fit (``catalog``'s preview partial)."""
+    found = find_workload(request.user, project, kind, name)
+    entry = next(e for e in CATALOG if e.info.kind == found.kind)
+    try:
+        document = documents.load_document(request.POST.get("document", ""))
+        _same_object(found, document)
+        shown = previews.preview(request.user, found.project, document, version=request.POST.get("version") or None)
+    except ServiceError as exc:
+        context = {"entry": entry, "error": exc, "fields": previews.field_errors(exc)}
+        return render(request, "workloads/partials/preview_refused.html", context, status=exc.status)
+    context = {"entry": entry, "p": shown, "project": found.project, "charts": preview_charts(shown)}
+    return render(request, "workloads/partials/preview.html", context)
 
 
 def _same_object(found: Found, document: dict[str, Any]) -> None:

@@ -89,6 +89,7 @@ def page_urls() -> dict[str, list[str]]:
         "workloads:timeline": ["/workloads/ads/PinApp/web/timeline/"],
         "workloads:revisions": ["/workloads/ads/PinApp/web/revisions/?a=x&b=y"],
         "workloads:spec": ["/workloads/ads/PinApp/web/spec/", "/workloads/ads/PinApp/web/spec/?edit=1"],
+        "workloads:spec-preview": ["/workloads/ads/PinApp/web/spec/preview/"],
         "workloads:operate": ["/workloads/ads/PinApp/web/operate/pause/"],
         "workloads:delete": ["/workloads/ads/PinApp/web/delete/"],
         "debugging:logs": ["/debug/member-x/proj-ads/logs/?selector=app=web"],

@@ -476,3 +476,19 @@ def test_an_edit_cannot_rename_or_break_the_workload(web, developer, client):
     assert rename.status_code == broken.status_code == garbage.status_code == 400
     assert "must stay web" in text(rename)
     assert ("PinApp", "proj-ads", "other") not in web.objects
+
+
+def test_an_edit_is_previewed_before_it_is_saved_with_its_diff_and_nothing_written(web, developer, viewer, client):
+    client.force_login(developer)
+    before = copy.deepcopy(web.objects[("PinApp", "proj-ads", "web")])
+
+    response = client.post(f"{URL}spec/preview/", {"document": edited_document(web, 5)}, **HX)
+
+    page = text(response)
+    assert response.status_code == 200, page
+    assert "spec.replicas" in page and "Placement" in page and "Quota fit" in page
+    assert web.objects[("PinApp", "proj-ads", "web")] == before  # a preview writes nothing
+    bad = client.post(f"{URL}spec/preview/", {"document": "a: [1"}, **HX)
+    assert bad.status_code == 400 and "line 1" in text(bad)
+    client.force_login(viewer)
+    assert client.post(f"{URL}spec/preview/", {"document": edited_document(web, 5)}, **HX).status_code == 403
