@@ -190,6 +190,12 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"user": env_str("API_RATE_LIMIT", "6000/min")},
 }
+# Per-user limits of the Compute API's workload, insight and debugging endpoints (base.throttling), reads and
+# writes counted apart; over a limit is 429 with Retry-After.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
+    "api-read": env_str("API_READ_RATE_LIMIT", "1200/min"),
+    "api-write": env_str("API_WRITE_RATE_LIMIT", "120/min"),
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "PinCompute API",
     "DESCRIPTION": "Workload, operation and insight APIs of the PinCompute platform.",

@@ -19,4 +19,6 @@ urlpatterns = [
     path("", include(router.urls)),
     path("", include("clusters.api.urls")),
     path("", include("projects.api.urls")),
+    path("", include("workloads.api.urls")),
+    path("", include("debugging.api")),
 ]

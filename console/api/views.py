@@ -27,6 +27,7 @@ class ApiRootView(APIView):
                 "clusters": link("api:cluster-list"),
                 "projects": link("api:project-list"),
                 "quota_requests": link("api:quota-request-list"),
+                "workloads": link("api:workload-list"),
                 "schema": link("api-schema"),
                 "docs": link("api-docs"),
             }

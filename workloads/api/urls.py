@@ -1,0 +1,20 @@
+"""Routes of the workload, operation and insight APIs, included by ``console.api.urls`` under ``/api/v1/``
+(namespace ``api``). ``<kind>`` is a kind (PinApp) or its plural (pinapps)."""
+
+from django.urls import path
+
+from workloads.api import views
+
+ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
+
+urlpatterns = [
+    path("workloads/", views.WorkloadListView.as_view(), name="workload-list"),
+    path("projects/<str:project>/workloads/", views.ProjectWorkloadsView.as_view(), name="project-workloads"),
+    path("projects/<str:project>/timeline/", views.ProjectTimelineView.as_view(), name="project-timeline"),
+    path(ONE, views.WorkloadDetailView.as_view(), name="workload-detail"),
+    path(f"{ONE}timeline/", views.WorkloadTimelineView.as_view(), name="workload-timeline"),
+]
+urlpatterns += [
+    path(f"{ONE}{operation}/", view.as_view(), name=f"workload-{operation}")
+    for operation, view in views.OPERATION_VIEWS.items()
+]
