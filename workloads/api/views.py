@@ -27,7 +27,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from base.api_schema import error_response
-from base.errors import Conflict, Invalid, NotFound
+from base.errors import Invalid, NotFound
 from base.throttling import api_throttles
 from clusters import runtime
 from projects.access import visible_project
@@ -49,7 +49,7 @@ from workloads.api.serializers import (
 from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
 from workloads.reads import Filters, list_workloads, revisions_of
-from workloads.services import find_workload, kind_named, visible_projects
+from workloads.services import Found, find_workload, kind_named, visible_projects
 from workloads.timeline import timeline
 
 PAGE_SIZE = 100
@@ -61,7 +61,7 @@ _EDITABLE_META = ("name", "labels", "annotations")
 # --- examples (the OpenAPI description's) ---------------------------------------------------------------
 
 EXAMPLE_DOCUMENT = {
-    "apiVersion": "pincompute.io/v1alpha1",
+    "apiVersion": "pincompute.io/v1",
     "kind": "PinApp",
     "metadata": {"name": "web", "labels": {"app": "web"}},
     "spec": {
@@ -80,7 +80,7 @@ EXAMPLE_DOCUMENT = {
     },
 }
 EXAMPLE_WORKLOAD = {
-    "apiVersion": "pincompute.io/v1alpha1",
+    "apiVersion": "pincompute.io/v1",
     "kind": "PinApp",
     "name": "web",
     "project": "ads",
@@ -490,21 +490,16 @@ class WorkloadDetailView(_ApiView):
     def patch(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
         patch = document_of(request)
-        version = if_match(request)
         try:
             live = host.get(found.kind, found.project.namespace, found.name)  # the write's base: the live object
         except NotFound:
             raise NotFound(f"No {found.kind} named {found.name} in project {found.project.name}.") from None
-        live_version = str((live.get("metadata") or {}).get("resourceVersion") or "")
-        if version and version != live_version:
-            raise Conflict(
-                f"{found.kind} {found.name} changed since you read it: you sent version {version}, "
-                f"the live version is {live_version}.",
-                fields=[FieldError("metadata.resourceVersion", f"is {live_version}")],
-            )
+        # Conditional on If-Match when sent (a stale one is the service's 409 naming both versions), else on the
+        # version the patch was applied to: a change in between is a 409, never a lost update.
+        version = if_match(request) or Found(found.project, found.kind, found.name, live, found.role).version
         document = same_object(merge_patch(editable(live), patch), found.kind, found.name)
         accepted = submission.submit(
-            request.user, found.project, document, version=live_version or None, dry_run=flag(request, "dryRun")
+            request.user, found.project, document, version=version or None, dry_run=flag(request, "dryRun")
         )
         return answer(accepted.manifest, found.project)
 
