@@ -28,7 +28,7 @@ from workloads.core.kinds import KINDS
 from workloads.core.quantity import Resources
 from workloads.core.quota import workload_pods, workload_request
 from workloads.core.runtime import load_profile
-from workloads.core.specs import parse
+from workloads.core.specs.cache import parse_version
 from workloads.core.tiers import Tier
 
 NOT_DECIDED = "waiting for federation admission"
@@ -125,7 +125,7 @@ def _workloads(host: Any, namespace: str, daemon_nodes: int) -> tuple[list[Workl
             meta = obj.get("metadata") or {}
             name = str(meta.get("name", ""))
             try:
-                workload = parse(_manifest(obj, info.kind))
+                workload = parse_version(_manifest(obj, info.kind))
             except SpecInvalid as exc:
                 problems.append(f"{info.kind} {name} is not counted: {exc.message}")
                 continue

@@ -27,6 +27,14 @@ T = TypeVar("T")
 FIELD_MANAGER = "pinconsole"
 
 
+def version_of(obj: dict[str, Any]) -> str:
+    """The version people and clients compare (the API's ETag, a page's If-Match): ``metadata.generation``, which
+    only a spec change moves. The resourceVersion also moves with every status write (a shard's pod becoming
+    ready), which would make every held version stale within seconds; writes still send the live
+    resourceVersion they read, so a change between that read and the write is a 409 too."""
+    return str((obj.get("metadata") or {}).get("generation") or "")
+
+
 def host_cluster() -> Cluster:
     host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()
     if host is None:

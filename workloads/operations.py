@@ -124,11 +124,11 @@ def _live(project: Project, kind: str, name: str) -> dict[str, Any]:
 
 
 def _current(live: dict[str, Any], version: str | None) -> None:
-    have = str(live["metadata"].get("resourceVersion"))
+    have = host.version_of(live)
     if version and version != have:
         raise Conflict(
             f"It changed since you read it: you saw version {version}, the live version is {have}.",
-            fields=[FieldError("metadata.resourceVersion", f"is {have}")],
+            fields=[FieldError("version", f"is {have}")],
         )
 
 

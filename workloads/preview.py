@@ -46,9 +46,12 @@ from workloads.core.quantity import Resources, format_amount
 from workloads.core.quota import pods_of
 from workloads.core.runtime import Identity, InjectionReport, inject
 from workloads.core.specs import PinScaler, Workload, parse, validate
+from workloads.core.specs.cache import parse_version
+from workloads.core.tenancy import admission_grant
 from workloads.core.tiers import Tier
 from workloads.core.translate import translate
 from workloads.core.translate.common import object_key
+from workloads.host import version_of
 from workloads.marked_yaml import Line, injection_marker, lines
 
 UNPLACED = "(not placed)"
@@ -258,7 +261,11 @@ def placed_usage(host: Any, *, exclude: str = "") -> dict[str, dict[Tier, Resour
                 continue
             shards = placements_of(obj.get("status"))
             try:
-                request = placement_request(parse(_manifest(obj, info.kind)), submission.profile()) if shards else None
+                request = (
+                    placement_request(parse_version(_manifest(obj, info.kind)), submission.profile())
+                    if shards
+                    else None
+                )
             except SpecInvalid:
                 request = None
             if request is None:
@@ -357,7 +364,7 @@ def _report(workload: Workload, shard: Placement) -> InjectionReport | None:
 def quota_fit(project: Project, workload: Workload, daemon_nodes: int, *, exclude: tuple[str, str]) -> QuotaFit:
     """Per tier and resource: admitted (held), waiting, this workload and the grant; ``exclude``: the live object
     this one replaces (an edit), counted as this workload instead."""
-    grants = grants_of(project)
+    grants = {tier: admission_grant(grant) for tier, grant in grants_of(project).items()}  # pods 0: no cap
     usage = project_usage(project)
     held = {tier: Allocation() for tier in Tier}
     waiting = {tier: Allocation() for tier in Tier}
@@ -397,7 +404,7 @@ def quota_fit(project: Project, workload: Workload, daemon_nodes: int, *, exclud
 def _diff(
     live: dict[str, Any], manifest: dict[str, Any], shards: Sequence[Placement], target: Any, version: str | None
 ) -> EditDiff:
-    live_version = str(live["metadata"].get("resourceVersion") or "")
+    live_version = version_of(live)
     stale = ""
     if version and version != live_version:
         stale = f"You edited version {version}; the live version is {live_version}: submitting would be refused."

@@ -21,6 +21,7 @@ from workloads.core.federation.revisions import revision_selector
 from workloads.core.kinds import KINDS, KindInfo
 from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
 from workloads.core.tiers import Tier
+from workloads.host import version_of
 
 Obj = dict[str, Any]
 
@@ -146,7 +147,7 @@ def row_of(obj: Obj, info: KindInfo, project: str) -> Row:
         ready=int(status.get("readyReplicas") or 0),
         desired=desired,
         clusters=tuple(dict.fromkeys(placed or shards)),
-        version=str(meta.get("resourceVersion") or ""),
+        version=version_of(obj),
     )
 
 

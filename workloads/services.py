@@ -50,7 +50,7 @@ class Found:
 
     @property
     def version(self) -> str:
-        return str((self.obj.get("metadata") or {}).get("resourceVersion") or "")
+        return host.version_of(self.obj)
 
 
 def find_workload(user: Any, project_name: str, kind: str, name: str) -> Found:

@@ -69,7 +69,7 @@ class Accepted:
 
     @property
     def version(self) -> str:
-        return str((self.manifest.get("metadata") or {}).get("resourceVersion") or "")
+        return host.version_of(self.manifest)
 
 
 def profile() -> RuntimeProfile:
@@ -161,38 +161,57 @@ def submit(
     manifest = complete(project, document)
     workload = check(project, manifest)
     kind, name = manifest["kind"], manifest["metadata"]["name"]
+    if create_only and not dry_run:
+        return _create(actor, project, manifest, workload)  # the host's own 409 says it exists: one round trip
     live = _live(kind, project.namespace, name)
     if live is not None and create_only:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.")
-    if live is not None and version and version != live["metadata"].get("resourceVersion"):
+    if live is not None and version and version != host.version_of(live):
         raise Conflict(
             f"{kind} {name} changed since you read it: you edited version {version}, "
-            f"the live version is {live['metadata'].get('resourceVersion')}.",
-            fields=[FieldError("metadata.resourceVersion", f"is {live['metadata'].get('resourceVersion')}")],
+            f"the live version is {host.version_of(live)}.",
+            fields=[FieldError("version", f"is {host.version_of(live)}")],
         )
     if dry_run:
         return Accepted(manifest, workload, live is None, dry_run=True)
     if live is None:
-        # The federation's finalizer from the start (one round trip less on the way to running pods; the
-        # federation adds it to objects created any other way).
-        manifest["metadata"]["finalizers"] = [FEDERATION_FINALIZER]
-        written = host.create(manifest)
-    else:
-        meta = manifest["metadata"]
-        meta["resourceVersion"] = live["metadata"].get("resourceVersion")
-        meta["finalizers"] = live["metadata"].get("finalizers") or []  # the federation's stays
-        written = host.replace(manifest)
+        return _create(actor, project, manifest, workload)
+    meta = manifest["metadata"]
+    meta["resourceVersion"] = live["metadata"].get("resourceVersion")
+    meta["finalizers"] = live["metadata"].get("finalizers") or []  # the federation's stays
+    written = host.replace(manifest)
     audit.record(
-        "workload.create" if live is None else "workload.update",
+        "workload.update",
         actor=actor,
         target_kind=kind,
         target_name=name,
         project=project.name,
         cluster=host.host_cluster().name,
-        before=None if live is None else live.get("spec"),
+        before=live.get("spec"),
         after=manifest.get("spec"),
     )
-    return Accepted(written, workload, live is None)
+    return Accepted(written, workload, False)
+
+
+def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Workload) -> Accepted:
+    kind, name = manifest["kind"], manifest["metadata"]["name"]
+    # The federation's finalizer from the start (one round trip less on the way to running pods; the
+    # federation adds it to objects created any other way).
+    manifest["metadata"]["finalizers"] = [FEDERATION_FINALIZER]
+    try:
+        written = host.create(manifest)
+    except Conflict:
+        raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
+    audit.record(
+        "workload.create",
+        actor=actor,
+        target_kind=kind,
+        target_name=name,
+        project=project.name,
+        cluster=host.host_cluster().name,
+        after=manifest.get("spec"),
+    )
+    return Accepted(written, workload, True)
 
 
 def _live(kind: str, namespace: str, name: str) -> dict[str, Any] | None:

@@ -282,7 +282,7 @@ def _conflict(found: Found, text: str, version: str) -> dict[str, Any]:
         {"path": c.path, "before": _show(c.before), "after": _show(c.after)}
         for c in spec_changes(live.get("spec") or {}, mine)
     ]
-    live_version = str((live.get("metadata") or {}).get("resourceVersion") or "")
+    live_version = host.version_of(live)
     return {
         "conflict": {"mine": version, "live": live_version, "changes": changes},
         "live_yaml": documents.dump_document(_editable(live)),

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from base.errors import NotFound
+from base.errors import Conflict, NotFound
 from tests.clusters.factories import make_cluster
 from tests.workloads.kind_fixtures import *  # noqa: F403
 from tests.workloads.kind_fixtures import posted
@@ -42,11 +42,11 @@ def host(monkeypatch, granted):
         raise NotFound("No such workload.")
 
     def create(manifest):
-        written[(manifest["kind"], manifest["metadata"]["name"])] = {
-            **manifest,
-            "metadata": {**manifest["metadata"], "resourceVersion": "1"},
-        }
-        return written[(manifest["kind"], manifest["metadata"]["name"])]
+        key = (manifest["kind"], manifest["metadata"]["name"])
+        if key in written:  # as the apiserver: AlreadyExists
+            raise Conflict(f"{key[0]} {key[1]} already exists")
+        written[key] = {**manifest, "metadata": {**manifest["metadata"], "resourceVersion": "1", "generation": 1}}
+        return written[key]
 
     monkeypatch.setattr("workloads.host.get", get)
     monkeypatch.setattr("workloads.host.create", create)

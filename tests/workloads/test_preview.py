@@ -92,7 +92,7 @@ def test_a_workload_over_the_free_grant_waits_and_one_over_the_whole_grant_is_re
 
 def test_an_edit_shows_the_spec_and_object_diff(granted, members, developer, caches):
     live = example("PinApp", project="ads")
-    live["metadata"] |= {"namespace": "proj-ads", "uid": "uid-web", "resourceVersion": "41"}
+    live["metadata"] |= {"namespace": "proj-ads", "uid": "uid-web", "resourceVersion": "41", "generation": 41}
     live["spec"] |= {"team": "ads", "costCenter": "CC-1"}
     live["status"] = {"placement": {"clusters": [{"cluster": "member-b", "zone": "local-1b", "replicas": 1}]}}
     fill(caches, "host", live)

@@ -39,7 +39,12 @@ class FakeHost:
     def put(self, obj: dict[str, Any]) -> dict[str, Any]:
         self.version += 1
         obj = copy.deepcopy(obj)
+        before = self.objects.get((obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"]))
+        generation = int((before or {}).get("metadata", {}).get("generation") or 0)
+        if before is None or before.get("spec") != obj.get("spec"):  # as the apiserver: only a spec change
+            generation += 1
         obj["metadata"]["resourceVersion"] = str(self.version)
+        obj["metadata"]["generation"] = generation
         obj["metadata"].setdefault("uid", f"uid-{obj['metadata']['name']}")
         self.objects[(obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"])] = obj
         fill({HOST: self.cache}, HOST, obj)
@@ -330,7 +335,7 @@ def test_a_missing_workload_or_kind_is_404(web, owner, client):
 )
 def test_a_developer_operates_and_it_is_written_and_audited(web, developer, client, op, data, expect):
     client.force_login(developer)
-    version = web.objects[("PinApp", "proj-ads", "web")]["metadata"]["resourceVersion"]
+    version = str(web.objects[("PinApp", "proj-ads", "web")]["metadata"]["generation"])
 
     response = client.post(f"{URL}operate/{op}/", {**data, "version": version}, **HX)
 
@@ -354,6 +359,7 @@ def test_a_plain_post_redirects_back_to_the_page(web, developer, client):
 
 def test_a_stale_version_is_a_409_inline_naming_both_versions(web, developer, client):
     client.force_login(developer)
+    web.patch("PinApp", "proj-ads", "web", {"spec": {"replicas": 3}})  # someone else changed it: generation 2
 
     response = client.post(f"{URL}operate/pause/", {"version": "1"}, **HX)
 
@@ -362,7 +368,7 @@ def test_a_stale_version_is_a_409_inline_naming_both_versions(web, developer, cl
     assert 'id="actions"' in page and 'data-error-status="409"' in page
     assert (
         "you saw version 1" in page
-        and web.objects[("PinApp", "proj-ads", "web")]["metadata"]["resourceVersion"] in page
+        and str(web.objects[("PinApp", "proj-ads", "web")]["metadata"]["generation"]) in page
     )
     assert "paused" not in web.objects[("PinApp", "proj-ads", "web")]["spec"].get("operations", {})
 
@@ -452,9 +458,9 @@ def test_an_edit_at_the_live_version_is_saved_and_audited(web, developer, client
 
 def test_a_stale_edit_shows_the_409_with_both_versions_and_the_difference(web, developer, client):
     client.force_login(developer)
-    stale = web.objects[("PinApp", "proj-ads", "web")]["metadata"]["resourceVersion"]
+    stale = str(web.objects[("PinApp", "proj-ads", "web")]["metadata"]["generation"])
     web.patch("PinApp", "proj-ads", "web", {"spec": {"replicas": 7}})  # someone else scaled it
-    live = web.objects[("PinApp", "proj-ads", "web")]["metadata"]["resourceVersion"]
+    live = str(web.objects[("PinApp", "proj-ads", "web")]["metadata"]["generation"])
 
     response = client.post(f"{URL}spec/", {"document": edited_document(web, 4), "version": stale}, **HX)
 
