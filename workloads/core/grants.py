@@ -32,6 +32,10 @@ TIER_POOL_KINDS: Mapping[Tier, frozenset[str]] = {
 ALLOCATION_RESOURCES = ("cpu", "memory", "gpu", "pods")
 
 
+NO_POD_CAP = 10**9
+"""A grant's pod count of 0 means no pod cap (as on the members' backstop): admission counts it as this."""
+
+
 @dataclass(frozen=True)
 class Allocation:
     """Requests plus a pod count: a tier grant, or what a project's workloads hold in a tier."""
@@ -73,8 +77,12 @@ class Allocation:
         )
 
     def formatted(self) -> dict[str, str]:
-        """``{"cpu": "8", "memory": "32Gi", "gpu": "0", "pods": "50"}`` for pages and API bodies."""
-        return {name: format_amount(name, amount) for name, amount in self.amounts().items()}
+        """``{"cpu": "8", "memory": "32Gi", "gpu": "0", "pods": "50"}`` for pages and API bodies (a pod count
+        of ``NO_POD_CAP`` or more, admission's "no cap", reads ``no cap``)."""
+        return {
+            name: "no cap" if name == "pods" and amount >= NO_POD_CAP else format_amount(name, amount)
+            for name, amount in self.amounts().items()
+        }
 
     def describe(self) -> str:
         return ", ".join(f"{name} {text}" for name, text in self.formatted().items())

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloads.core.grants import Allocation
+from workloads.core.grants import NO_POD_CAP, Allocation
 from workloads.core.kinds import PROJECT_QUOTA
 from workloads.core.labels import (
     COST_CENTER_LABEL,
@@ -144,10 +144,6 @@ def project_quota_manifest(tenant: Tenant) -> dict[str, Any]:
             "tiers": {tier.value: _grant_amounts(tenant.grant(tier)) for tier in Tier},
         },
     }
-
-
-NO_POD_CAP = 10**9
-"""A grant's pod count of 0 means no pod cap (as on the members' backstop): the requests still bound it."""
 
 
 def grants_of_quota(quota: Mapping[str, Any] | None) -> dict[Tier, Allocation]:

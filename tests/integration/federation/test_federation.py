@@ -326,6 +326,7 @@ def test_operations_set_on_the_host_reach_every_shard(federation, federation_clu
         api = federation_clusters[member]
         wait_for(lambda api=api: get(api, "PinApp", ns, "ops")["spec"].get("operations"), 30, what="stop")
         wait_for(lambda api=api: not running(api, ns, "ops"), 60, what=f"no pods left on {member}")
+    wait_for(lambda: get(host, "PinApp", ns, "ops")["status"].get("phase") == "Stopped", 30, what="phase Stopped")
 
 
 def test_a_removed_member_cluster_moves_its_shard_and_an_edit_does_not(federation, federation_clusters, project):

@@ -308,7 +308,13 @@ class Propagator:
         conditions = set_condition(conditions, SCHEDULED, *scheduled, generation, now)
         status: dict[str, Any] = {
             "observedGeneration": generation,
-            "phase": _phase(federated, queued=queued, unschedulable=not shards and not queued, invalid=bool(invalid)),
+            "phase": _phase(
+                federated,
+                queued=queued,
+                unschedulable=not shards and not queued,
+                invalid=bool(invalid),
+                operations=(obj.get("spec") or {}).get("operations") or {},
+            ),
             "replicas": federated["replicas"],
             "readyReplicas": federated["readyReplicas"],
             "updatedReplicas": federated["updatedReplicas"],
@@ -352,13 +358,19 @@ def _where(shards: list[Placement]) -> str:
     return "on " + ", ".join(f"{p.cluster}/{p.zone}" if p.zone else p.cluster for p in shards)
 
 
-def _phase(federated: Mapping[str, Any], *, queued: bool, unschedulable: bool, invalid: bool) -> str:
+def _phase(
+    federated: Mapping[str, Any], *, queued: bool, unschedulable: bool, invalid: bool, operations: Mapping[str, Any]
+) -> str:
     if invalid:
         return "Invalid"
     if queued:
         return "Queued"
     if unschedulable:
         return "Unschedulable"
+    if operations.get("stopped"):
+        return "Stopped"
+    if operations.get("paused"):
+        return "Paused"
     ready: Mapping[str, Any] = next((c for c in federated["conditions"] if c["type"] == "Ready"), {})
     phases = {s["phase"] for s in federated["shards"]}
     if phases == {"Succeeded"}:
