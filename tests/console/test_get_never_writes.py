@@ -117,6 +117,22 @@ def page_urls() -> dict[str, list[str]]:
         "api:quota-request-detail": ["/api/v1/quota-requests/1/"],
         "api:quota-request-approve": ["/api/v1/quota-requests/1/approve/"],
         "api:quota-request-reject": ["/api/v1/quota-requests/1/reject/"],
+        "api:workload-list": ["/api/v1/workloads/", "/api/v1/workloads/?status=running&cluster=member-x&limit=1"],
+        "api:project-workloads": ["/api/v1/projects/ads/workloads/"],
+        "api:project-timeline": ["/api/v1/projects/ads/timeline/?since=2026-01-01T00:00:00Z"],
+        "api:workload-detail": [
+            "/api/v1/projects/ads/workloads/PinApp/web/",
+            "/api/v1/projects/ads/workloads/pinapps/absent/",
+        ],
+        "api:workload-timeline": ["/api/v1/projects/ads/workloads/PinApp/web/timeline/"],
+        "api:workload-pause": ["/api/v1/projects/ads/workloads/PinApp/web/pause/"],
+        "api:workload-resume": ["/api/v1/projects/ads/workloads/PinApp/web/resume/"],
+        "api:workload-stop": ["/api/v1/projects/ads/workloads/PinApp/web/stop/"],
+        "api:workload-start": ["/api/v1/projects/ads/workloads/PinApp/web/start/"],
+        "api:workload-restart": ["/api/v1/projects/ads/workloads/PinApp/web/restart/"],
+        "api:workload-restart-container": ["/api/v1/projects/ads/workloads/PinApp/web/restart-container/"],
+        "api:workload-scale": ["/api/v1/projects/ads/workloads/PinApp/web/scale/"],
+        "api:pod-debug": ["/api/v1/projects/ads/pods/member-x/web-1/"],
     }
 
 

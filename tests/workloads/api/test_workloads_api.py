@@ -13,7 +13,7 @@ import pytest
 
 from base.models import AuditEvent
 from tests.projects.factories import workload_cr
-from tests.workloads.api.conftest import client_for
+from tests.workloads.api.fixtures import client_for
 
 pytestmark = pytest.mark.django_db
 ONE = "/api/v1/projects/ads/workloads/PinApp/web/"
