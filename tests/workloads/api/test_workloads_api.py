@@ -386,3 +386,16 @@ def test_scale_refusals_name_the_field(web, developer):
     assert "replicas" in paths(client.post(f"{ONE}scale/", {"replicas": -1}, format="json"))
     assert "replicas" in paths(client.post(f"{ONE}scale/", {}, format="json"))
     assert error(client.post(f"{ONE}scale/", {"replicas": 100}, format="json"), 403)["code"] == "quota_exceeded"
+
+
+def test_a_host_that_cannot_be_reached_is_503_with_retry_after(web, developer):
+    client = client_for(developer)
+    web.down = True
+
+    for response in [
+        client.put(ONE, document("web", replicas=3), format="json"),
+        client.post(f"{ONE}pause/"),
+        client.delete(ONE),
+    ]:
+        assert error(response, 503)["code"] and int(response["Retry-After"]) >= 1
+    assert client.get(ONE).status_code == 200  # reads come from the cache
