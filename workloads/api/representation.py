@@ -1,7 +1,7 @@
 """The Compute API's slim, stable representations, built from what the watch caches hold.
 
 A workload is what a developer needs of its host object: its kind, name, project and tier, its spec as
-submitted, its version (the resourceVersion, also the ETag), the admission verdict, the status aggregated
+submitted, its version (what a change of the spec moves; also the ETag), the admission verdict, the status aggregated
 across shards and each shard's cluster and status. No managedFields, uid, finalizers or other metadata.
 """
 

@@ -58,7 +58,9 @@ class WorkloadSerializer(serializers.Serializer):
     labels = serializers.DictField(child=serializers.CharField(allow_blank=True))
     annotations = serializers.DictField(child=serializers.CharField(allow_blank=True))
     spec = serializers.JSONField()
-    version = serializers.CharField(help_text="the resourceVersion; also the ETag. Send it as If-Match to write")
+    version = serializers.CharField(
+        help_text="the version (a change of the spec moves it); also the ETag. Send it as If-Match to write"
+    )
     admission = AdmissionSerializer()
     status = StatusSerializer()
     shards = ShardSerializer(many=True)

@@ -88,7 +88,7 @@ EXAMPLE_WORKLOAD = {
     "labels": {"app": "web"},
     "annotations": {},
     "spec": {**EXAMPLE_DOCUMENT["spec"], "project": "ads", "team": "ads", "costCenter": "CC-1042"},
-    "version": "48213",
+    "version": "3",
     "admission": {"admitted": True, "reason": "Admitted", "message": "fits the OnDemand grant"},
     "status": {
         "state": "running",
@@ -186,7 +186,7 @@ IF_MATCH = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description='The version the change is based on (the ETag, e.g. "48213"): a stale one is a 409 naming both.',
+    description='The version the change is based on (the ETag, e.g. "3"): a stale one is a 409 naming both.',
 )
 KIND_PARAM = OpenApiParameter(
     "kind",
