@@ -1,0 +1,63 @@
+"""PinConsole SDK: a typed client of the Compute API (``/api/v1``) and the ``pincompute`` CLI on top of it.
+
+from pinconsole_sdk import Client
+client = Client()  # PINCONSOLE_URL / PINCONSOLE_TOKEN, or ~/.config/pinconsole/config.toml
+for w in client.list_workloads(project="ads", kind="PinApp"):
+    print(w.name, w.status.state)
+"""
+
+from pinconsole_sdk.client import ApplyResult, Client, Config, RetryPolicy, load_config
+from pinconsole_sdk.errors import (
+    ApiError,
+    ConfigError,
+    ConflictError,
+    ConnectionFailed,
+    Forbidden,
+    InvalidError,
+    NotFound,
+    PinConsoleError,
+    RateLimited,
+    ServerError,
+    Unauthenticated,
+    Unavailable,
+)
+from pinconsole_sdk.models import (
+    Admission,
+    Condition,
+    FieldError,
+    PodDebug,
+    Shard,
+    Timeline,
+    TimelineEntry,
+    Workload,
+    WorkloadStatus,
+)
+
+__all__ = [
+    "Admission",
+    "ApiError",
+    "ApplyResult",
+    "Client",
+    "Condition",
+    "Config",
+    "ConfigError",
+    "ConflictError",
+    "ConnectionFailed",
+    "FieldError",
+    "Forbidden",
+    "InvalidError",
+    "NotFound",
+    "PinConsoleError",
+    "PodDebug",
+    "RateLimited",
+    "RetryPolicy",
+    "ServerError",
+    "Shard",
+    "Timeline",
+    "TimelineEntry",
+    "Unauthenticated",
+    "Unavailable",
+    "Workload",
+    "WorkloadStatus",
+    "load_config",
+]

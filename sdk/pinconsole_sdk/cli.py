@@ -1,0 +1,441 @@
+"""``pincompute``: the Compute API from a shell, with kubectl's habits.
+
+    pincompute get [KIND [NAME]] [-p PROJECT] [-o table|yaml|json|name]
+    pincompute describe KIND NAME -p PROJECT
+    pincompute apply -f FILE.yaml [-f ...] [-p PROJECT] [--dry-run]   (multi-document; idempotent)
+    pincompute delete KIND NAME -p PROJECT
+    pincompute scale KIND NAME --replicas N -p PROJECT
+    pincompute pause|resume|stop|start|restart KIND NAME -p PROJECT
+    pincompute timeline [KIND NAME] -p PROJECT
+    pincompute completion bash
+
+Exit codes: 0 ok, 1 an API error (refused, invalid: the field paths are printed), 2 usage, 3 not found,
+4 conflict (a stale version, or it exists), 5 unavailable (503, 429 or no answer after the retries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from pinconsole_sdk.client import Client, normalize_document
+from pinconsole_sdk.errors import (
+    ApiError,
+    ConfigError,
+    ConflictError,
+    ConnectionFailed,
+    NotFound,
+    RateLimited,
+    ServerError,
+)
+from pinconsole_sdk.models import KINDS, Workload, canonical_kind
+
+OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
+OUTPUTS = ("table", "yaml", "json", "name")
+OPERATIONS = ("pause", "resume", "stop", "start", "restart")
+COMMANDS = ("get", "describe", "apply", "delete", "scale", *OPERATIONS, "timeline", "completion")
+
+
+class UsageError(Exception):
+    pass
+
+
+# --- output ---------------------------------------------------------------------------------------------------
+
+
+def dump(value: Any, output: str, out: TextIO) -> None:
+    if output == "json":
+        out.write(json.dumps(value, indent=2, sort_keys=False) + "\n")
+    else:
+        out.write(yaml.safe_dump(value, sort_keys=False, default_flow_style=False))
+
+
+def table(rows: list[list[str]], out: TextIO) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out.write("   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n")
+
+
+def ready(w: Workload) -> str:
+    return f"{w.status.ready}/{w.status.desired}" if w.status.desired is not None else str(w.status.ready)
+
+
+def workload_rows(items: Sequence[Workload]) -> list[list[str]]:
+    header = ["PROJECT", "KIND", "NAME", "TIER", "STATUS", "READY", "CLUSTERS", "VERSION"]
+    return [header] + [
+        [w.project, w.kind, w.name, w.tier, w.status.state, ready(w), ",".join(w.status.clusters) or "-", w.version]
+        for w in items
+    ]
+
+
+def show_workloads(items: Sequence[Workload], output: str, out: TextIO, *, single: bool = False) -> None:
+    if output == "name":
+        for w in items:
+            out.write(f"{w.kind.lower()}/{w.name}\n")
+    elif output in ("json", "yaml"):
+        dump(items[0].to_dict() if single else {"items": [w.to_dict() for w in items]}, output, out)
+    elif items:
+        table(workload_rows(items), out)
+    else:
+        out.write("No workloads found.\n")
+
+
+def describe(w: Workload, entries: list[Any], out: TextIO) -> None:
+    lines = [
+        f"Name:         {w.name}",
+        f"Kind:         {w.kind}",
+        f"Project:      {w.project}",
+        f"Tier:         {w.tier}",
+        f"Version:      {w.version}",
+        f"Created:      {w.created_at or '-'}",
+        f"Labels:       {', '.join(f'{k}={v}' for k, v in w.labels.items()) or '<none>'}",
+        f"Admission:    {_admitted(w.admission.admitted)} ({w.admission.reason}) {w.admission.message}".rstrip(),
+        f"Status:       {w.status.state}{' (deleting)' if w.deleting else ''} {w.status.reason}".rstrip(),
+        f"Ready:        {ready(w)}",
+        "Conditions:",
+    ]
+    lines += [f"  {c.type}={c.status} {c.reason} {c.message}".rstrip() for c in w.status.conditions] or ["  <none>"]
+    lines.append("Shards:")
+    lines += [
+        f"  {s.cluster} zone={s.zone or '-'} replicas={s.replicas} ready={s.ready} state={s.state}"
+        + (f" unreachable since {s.unreachable_since}" if s.unreachable_since else "")
+        for s in w.shards
+    ] or ["  <none>"]
+    lines.append("Spec:")
+    lines += ["  " + line for line in yaml.safe_dump(w.spec, sort_keys=False).splitlines()]
+    lines.append("Timeline:")
+    lines += [f"  {e.at}  {e.level:<8} {e.source:<10} {e.title} {e.message}".rstrip() for e in entries] or ["  <none>"]
+    out.write("\n".join(lines) + "\n")
+
+
+def _admitted(value: bool | None) -> str:
+    return {True: "admitted", False: "refused"}.get(value, "pending") if value is not None else "pending"
+
+
+# --- commands -------------------------------------------------------------------------------------------------
+
+
+def need_project(args: argparse.Namespace) -> str:
+    if not args.project:
+        raise UsageError("a project is needed: -p PROJECT")
+    return str(args.project)
+
+
+def cmd_get(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    kind = None if args.kind in (None, "all") else canonical_kind(args.kind)
+    if args.name:
+        if kind is None:
+            raise UsageError("get KIND NAME: name a kind with the name")
+        show_workloads([client.get(need_project(args), kind, args.name)], args.output, out, single=True)
+        return OK
+    items = client.list_workloads(args.project or None, kind)
+    show_workloads(items, args.output, out)
+    for problem in items.problems:
+        sys.stderr.write(f"warning: {problem}\n")
+    return OK
+
+
+def cmd_describe(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    project = need_project(args)
+    w = client.get(project, args.kind, args.name)
+    if args.output in ("json", "yaml"):
+        dump(w.to_dict(), args.output, out)
+        return OK
+    entries = client.timeline(project, w.kind, w.name, limit=10).entries
+    describe(w, entries, out)
+    return OK
+
+
+def read_documents(files: list[str], stdin: TextIO) -> list[tuple[str, dict[str, Any]]]:
+    docs: list[tuple[str, dict[str, Any]]] = []
+    for name in files:
+        try:
+            text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        try:
+            loaded = list(yaml.safe_load_all(text))
+        except yaml.YAMLError as exc:
+            raise UsageError(f"{name} is not valid YAML: {exc}") from None
+        for i, doc in enumerate(loaded):
+            if doc is None:
+                continue
+            if not isinstance(doc, dict):
+                raise UsageError(f"{name}: document {i + 1} is not a mapping")
+            items = doc.get("items") if doc.get("kind") == "List" or ("items" in doc and "spec" not in doc) else None
+            for item in items if isinstance(items, list) else [doc]:
+                docs.append((name, item))
+    return docs
+
+
+def cmd_apply(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    docs = read_documents(args.filename, sys.stdin)
+    if not docs:
+        raise UsageError("no documents in " + ", ".join(args.filename))
+    applied = []
+    for _, doc in docs:  # one after the other: a refusal stops the run, what came before stays applied
+        try:
+            result = client.apply(doc, args.project or None, dry_run=args.dry_run)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        w = result.workload
+        applied.append(w)
+        if args.output == "table":
+            verb = "created" if result.created else "configured"
+            out.write(f"{w.kind.lower()}/{w.name} {verb}{' (dry run)' if args.dry_run else ''}\n")
+    if args.output != "table":
+        show_workloads(applied, args.output, out)
+    return OK
+
+
+def cmd_delete(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    targets: list[tuple[str, str, str]] = []
+    if args.filename:
+        for _, doc in read_documents(args.filename, sys.stdin):
+            try:
+                norm, project = normalize_document(doc)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            targets.append((args.project or project or need_project(args), norm["kind"], norm["metadata"]["name"]))
+    elif args.kind and args.name:
+        targets.append((need_project(args), canonical_kind(args.kind), args.name))
+    else:
+        raise UsageError("delete KIND NAME, or delete -f FILE")
+    for project, kind, name in targets:
+        client.delete(project, kind, name)
+        out.write(f"{kind.lower()}/{name} deleted\n")
+    return OK
+
+
+def cmd_scale(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    w = client.scale(need_project(args), args.kind, args.name, args.replicas)
+    return _operated(w, "scaled", args.output, out)
+
+
+def cmd_operation(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    operation = args.command
+    method = getattr(client, operation)
+    w = method(need_project(args), args.kind, args.name)
+    past = {"pause": "paused", "resume": "resumed", "stop": "stopped", "start": "started", "restart": "restarted"}
+    return _operated(w, past[operation], args.output, out)
+
+
+def _operated(w: Workload, verb: str, output: str, out: TextIO) -> int:
+    if output == "table":
+        out.write(f"{w.kind.lower()}/{w.name} {verb}\n")
+    else:
+        show_workloads([w], output, out, single=True)
+    return OK
+
+
+def cmd_timeline(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    if (args.kind is None) != (args.name is None):
+        raise UsageError("timeline [KIND NAME]: both or neither")
+    found = client.timeline(need_project(args), args.kind, args.name, since=args.since, until=args.until)
+    if args.output in ("json", "yaml"):
+        dump(found.to_dict(), args.output, out)
+        return OK
+    rows = [["AT", "LEVEL", "SOURCE", "WORKLOAD", "TITLE", "MESSAGE"]]
+    rows += [
+        [e.at, e.level, e.source, "/".join(e.workload) if e.workload else "-", e.title, e.message]
+        for e in found.entries
+    ]
+    table(rows, out)
+    return OK
+
+
+BASH_COMPLETION = """# pincompute bash completion: eval "$(pincompute completion bash)"
+_pincompute() {
+    local cur prev words cword
+    cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"
+    local commands="%(commands)s"
+    local kinds="%(kinds)s"
+    case "$prev" in
+        -o|--output) COMPREPLY=( $(compgen -W "%(outputs)s" -- "$cur") ); return ;;
+        -f|--filename) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+        -p|--project|--url|--token|--replicas|--since|--until|--timeout) return ;;
+        completion) COMPREPLY=( $(compgen -W "bash" -- "$cur") ); return ;;
+    esac
+    if [[ "$cur" == -* ]]; then
+        COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
+--timeout --since --until -h --help" -- "$cur") ); return
+    fi
+    local i cmd="" args=()
+    for (( i=1; i < COMP_CWORD; i++ )); do
+        case "${COMP_WORDS[i]}" in
+            -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout) (( i++ )) ;;
+            -*) ;;
+            *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else args+=("${COMP_WORDS[i]}"); fi ;;
+        esac
+    done
+    if [[ -z "$cmd" ]]; then COMPREPLY=( $(compgen -W "$commands" -- "$cur") ); return; fi
+    case "$cmd" in
+        apply|completion) return ;;
+    esac
+    if (( ${#args[@]} == 0 )); then COMPREPLY=( $(compgen -W "$kinds" -- "$cur") ); return; fi
+    if (( ${#args[@]} == 1 )); then
+        local project="" j
+        for (( j=1; j < COMP_CWORD; j++ )); do
+            [[ "${COMP_WORDS[j]}" == "-p" || "${COMP_WORDS[j]}" == "--project" ]] && project="${COMP_WORDS[j+1]}"
+        done
+        local names
+        names=$(pincompute get "${args[0]}" ${project:+-p "$project"} -o name 2>/dev/null | sed 's|.*/||')
+        COMPREPLY=( $(compgen -W "$names" -- "$cur") )
+    fi
+}
+complete -F _pincompute pincompute
+"""
+
+
+def cmd_completion(args: argparse.Namespace, out: TextIO) -> int:
+    kinds = " ".join(sorted({*(k.lower() for k in KINDS), *KINDS.values(), "all"}))
+    out.write(BASH_COMPLETION % {"commands": " ".join(COMMANDS), "kinds": kinds, "outputs": " ".join(OUTPUTS)})
+    return OK
+
+
+# --- the parser -----------------------------------------------------------------------------------------------
+
+
+def _common(suppress: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after it (kubectl's habit): on the main parser with
+    defaults, on each command without (so a value given before the command is not reset after it)."""
+    parser = argparse.ArgumentParser(add_help=False)
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    parser.add_argument("-p", "--project", default=default(None), help="the project")
+    parser.add_argument("-o", "--output", choices=OUTPUTS, default=default("table"), help="output format")
+    parser.add_argument("--url", default=default(None), help="the portal's URL (else $PINCONSOLE_URL or config)")
+    parser.add_argument("--token", default=default(None), help="an API token (else $PINCONSOLE_TOKEN or config)")
+    parser.add_argument("--timeout", type=float, default=default(30.0), help="seconds per request (default 30)")
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pincompute",
+        description="The PinCompute Compute API from a shell.",
+        parents=[_common(False)],
+        epilog="Exit codes: 0 ok, 1 API error, 2 usage, 3 not found, 4 conflict, 5 unavailable.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = [_common(True)]
+
+    get = sub.add_parser("get", parents=common, help="list workloads, or show one")
+    get.add_argument("kind", nargs="?", help="a kind (pinapp, pinapps, PinApp) or all")
+    get.add_argument("name", nargs="?")
+
+    for name, text in [("describe", "show one workload in detail, with its timeline")]:
+        p = sub.add_parser(name, parents=common, help=text)
+        p.add_argument("kind")
+        p.add_argument("name")
+
+    apply = sub.add_parser("apply", parents=common, help="create or update workloads from YAML/JSON files")
+    apply.add_argument("-f", "--filename", action="append", required=True, help="a file, or - for stdin")
+    apply.add_argument("--dry-run", action="store_true", help="validate and check the grant; write nothing")
+
+    delete = sub.add_parser("delete", parents=common, help="delete a workload")
+    delete.add_argument("kind", nargs="?")
+    delete.add_argument("name", nargs="?")
+    delete.add_argument("-f", "--filename", action="append", help="delete what these files describe")
+
+    scale = sub.add_parser("scale", parents=common, help="set the number of replicas")
+    scale.add_argument("kind")
+    scale.add_argument("name")
+    scale.add_argument("--replicas", type=int, required=True)
+
+    for operation in OPERATIONS:
+        p = sub.add_parser(operation, parents=common, help=f"{operation} a workload")
+        p.add_argument("kind")
+        p.add_argument("name")
+
+    timeline = sub.add_parser("timeline", parents=common, help="state changes and events, newest first")
+    timeline.add_argument("kind", nargs="?")
+    timeline.add_argument("name", nargs="?")
+    timeline.add_argument("--since", help="ISO-8601")
+    timeline.add_argument("--until", help="ISO-8601")
+
+    completion = sub.add_parser("completion", help="print a shell completion script")
+    completion.add_argument("shell", choices=["bash"])
+    return parser
+
+
+HANDLERS = {
+    "get": cmd_get,
+    "describe": cmd_describe,
+    "apply": cmd_apply,
+    "delete": cmd_delete,
+    "scale": cmd_scale,
+    "timeline": cmd_timeline,
+    **dict.fromkeys(OPERATIONS, cmd_operation),
+}
+
+
+def exit_code(error: Exception) -> int:
+    if isinstance(error, NotFound):
+        return NOT_FOUND
+    if isinstance(error, ConflictError):
+        return CONFLICT
+    if isinstance(error, RateLimited | ServerError | ConnectionFailed):
+        return UNAVAILABLE
+    return API_ERROR
+
+
+def report(error: Exception, err: TextIO) -> None:
+    if isinstance(error, ApiError):
+        err.write(f"Error from server ({error.code or error.status}): {error.message}\n")
+        for f in error.fields:
+            err.write(f"  {f.path or '(document)'}: {f.message}\n")
+        if isinstance(error, ConflictError) and error.live_version:
+            err.write(f"  sent version {error.sent_version or '-'}, live version {error.live_version}\n")
+        if error.request_id and error.request_id != "-":
+            err.write(f"  request id: {error.request_id}\n")
+    else:
+        err.write(f"error: {error}\n")
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    client: Client | None = None,
+) -> int:
+    """Run the CLI; the exit code is returned (``console_main`` exits with it). ``client`` is for tests."""
+    out, err = out or sys.stdout, err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help is 0, a usage error 2
+        return int(exc.code or 0)
+    if args.command == "completion":
+        return cmd_completion(args, out)
+    owned = client is None
+    try:
+        if client is None:
+            client = Client(args.url, args.token, timeout=args.timeout)
+        return HANDLERS[args.command](client, args, out)
+    except (UsageError, ConfigError) as exc:
+        err.write(f"error: {exc}\n")
+        return USAGE
+    except (ApiError, ConnectionFailed) as exc:
+        report(exc, err)
+        return exit_code(exc)
+    finally:
+        if owned and client is not None:
+            client.close()
+
+
+def console_main() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    console_main()

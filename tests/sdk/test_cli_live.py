@@ -1,0 +1,155 @@
+"""The CLI and SDK end to end against the real portal (``live_server``) with a real personal API token, over the
+workload API's fake host apiserver: apply a multi-document YAML file (twice: idempotent), get -o json, scale,
+describe, delete, a 404 as exit code 3, a refused spec printing its field path, a stale version as 4, and the
+SDK's retries against the server's real 429 and 503 answers."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pinconsole_sdk import Client, ConflictError, RetryPolicy
+from pinconsole_sdk.cli import main
+
+from accounts.services import create_api_token
+from tests.sdk.conftest import SDK_DIR
+from tests.workloads.api.test_workloads_api import document
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def token(developer) -> str:
+    return create_api_token(user=developer, name="cli", days=7)[1]
+
+
+@pytest.fixture
+def cli(live_server, token, monkeypatch):
+    monkeypatch.setenv("PINCONSOLE_URL", live_server.url)
+    monkeypatch.setenv("PINCONSOLE_TOKEN", token)
+
+    def run(*argv: str, client: Client | None = None) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(argv), out=out, err=err, client=client)
+        return code, out.getvalue(), err.getvalue()
+
+    return run
+
+
+def write_docs(tmp_path: Path, *docs: dict[str, Any]) -> str:
+    path = tmp_path / "workloads.yaml"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    return str(path)
+
+
+def test_a_workload_lifecycle_through_the_cli(web, cli, tmp_path):
+    file = write_docs(tmp_path, document("shop"), document("cart", replicas=1))
+
+    assert cli("apply", "-f", file, "-p", "ads") == (0, "pinapp/shop created\npinapp/cart created\n", "")
+    assert cli("apply", "-f", file, "-p", "ads")[1] == "pinapp/shop configured\npinapp/cart configured\n"
+
+    code, out, _ = cli("get", "pinapps", "-p", "ads", "-o", "json")
+    assert code == 0
+    assert [w["name"] for w in json.loads(out)["items"]] == ["cart", "shop", "waiting", "web"]
+    code, out, _ = cli("get", "pinapp", "shop", "-p", "ads", "-o", "json")
+    assert json.loads(out)["spec"]["replicas"] == 2 and json.loads(out)["project"] == "ads"
+
+    assert cli("scale", "pinapp", "shop", "--replicas", "3", "-p", "ads") == (0, "pinapp/shop scaled\n", "")
+    code, out, _ = cli("-p", "ads", "get", "pinapp", "shop", "-o", "yaml")  # the global option before the command
+    assert code == 0 and yaml.safe_load(out)["spec"]["replicas"] == 3
+    assert cli("pause", "pinapp", "shop", "-p", "ads")[0] == 0
+
+    code, out, _ = cli("get", "-p", "ads")
+    assert code == 0 and out.splitlines()[0].split() == [
+        "PROJECT", "KIND", "NAME", "TIER", "STATUS", "READY", "CLUSTERS", "VERSION"
+    ]  # fmt: skip
+    code, out, _ = cli("describe", "pinapp", "web", "-p", "ads")
+    assert code == 0 and "Shards:\n  member-a" in out and "Timeline:" in out and "BackOff" in out
+
+    assert cli("delete", "pinapp", "shop", "-p", "ads") == (0, "pinapp/shop deleted\n", "")
+    code, _, err = cli("get", "pinapp", "shop", "-p", "ads")
+    assert code == 3 and err.startswith("Error from server (not_found)"), err
+    assert cli("delete", "pinapp", "shop", "-p", "ads")[0] == 3
+
+
+def test_a_refused_spec_prints_the_field_path_and_exits_1(web, cli, tmp_path):
+    bad = document("shop")
+    bad["spec"]["replicas"] = -1
+
+    code, out, err = cli("apply", "-f", write_docs(tmp_path, bad), "-p", "ads")
+
+    assert code == 1 and out == ""
+    assert "spec.replicas" in err, err
+    assert cli("get", "pinapp", "shop", "-p", "ads")[0] == 3  # nothing was written
+
+
+def test_usage_errors_exit_2_and_another_tenants_project_is_3(web, cli, other_project):
+    assert cli("get", "pinapp", "web")[0] == 2  # no project
+    assert cli("scale", "pinapp", "web", "-p", "ads")[0] == 2  # no --replicas
+    assert cli("get", "pinapp", "web", "-p", "ml")[0] == 3
+    code, out, _ = cli("completion", "bash")
+    assert code == 0 and "complete -F _pincompute pincompute" in out and "pinapps" in out
+
+
+def test_a_stale_version_is_a_conflict_naming_both_versions(web, live_server, token, cli):
+    client = Client(live_server.url, token, env={})
+    stale = client.get("ads", "PinApp", "web").version
+    client.pause("ads", "PinApp", "web")
+    live = client.get("ads", "PinApp", "web").version
+
+    with pytest.raises(ConflictError) as raised:
+        client.scale("ads", "PinApp", "web", 3, if_match=stale)
+
+    assert (raised.value.sent_version, raised.value.live_version) == (stale, live)
+    assert client.get("ads", "PinApp", "web").spec["replicas"] == 2
+
+
+def test_the_sdk_waits_out_a_real_429_and_its_retry_after(web, live_server, token, settings):
+    from django.core.cache import cache
+
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {**rest["DEFAULT_THROTTLE_RATES"], "api-read": "2/min"}
+    settings.REST_FRAMEWORK = rest
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the wait passes: the server's rate window with it
+        sleeps.append(seconds)
+        cache.clear()
+
+    client = Client(live_server.url, token, sleep=sleep, rng=lambda: 0.0, env={})
+    names = [client.get("ads", "PinApp", "web").name for _ in range(3)]
+
+    assert names == ["web"] * 3
+    assert len(sleeps) == 1 and 1 <= sleeps[0] <= 60  # the server's Retry-After, not the backoff (0 here)
+
+
+def test_the_sdk_retries_a_real_503_then_the_cli_exits_5(web, live_server, token, cli):
+    sleeps: list[float] = []
+    client = Client(live_server.url, token, sleep=sleeps.append, retry=RetryPolicy(attempts=3), env={})
+    web.down = True
+
+    code, _, err = cli("pause", "pinapp", "web", "-p", "ads", client=client)
+
+    assert code == 5 and "unavailable" in err.lower()
+    assert len(sleeps) == 2 and all(s >= 1 for s in sleeps)  # the server's Retry-After each time
+    web.down = False
+    assert cli("pause", "pinapp", "web", "-p", "ads", client=client)[0] == 0
+
+
+def test_the_module_runs_as_a_program(web, live_server, token):
+    env = {**os.environ, "PINCONSOLE_URL": live_server.url, "PINCONSOLE_TOKEN": token, "PYTHONPATH": str(SDK_DIR)}
+    argv = [sys.executable, "-m", "pinconsole_sdk.cli", "get", "pinapp", "web", "-p", "ads", "-o", "json"]
+
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["shards"][0]["cluster"] == "member-a"
+    missing = subprocess.run([*argv[:5], "nope", *argv[6:]], env=env, capture_output=True, timeout=60, check=False)
+    assert missing.returncode == 3
