@@ -7,6 +7,7 @@ and the number of nodes, all before anything is built. The result must be one ob
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -81,6 +82,34 @@ def load_document(text: str | bytes) -> dict[str, Any]:
         got = "nothing" if document is None else type(document).__name__
         raise _invalid(f"the document must be one object (a mapping), got {got}", "must be an object")
     return document
+
+
+EDITABLE_METADATA = ("name", "labels", "annotations")
+
+
+def editable(obj: dict[str, Any]) -> dict[str, Any]:
+    """What a user may send back of a host object (the edit form's text, the API's PATCH base):
+    apiVersion, kind, name, labels, annotations and spec; never status or server-owned metadata."""
+    meta = obj.get("metadata") or {}
+    return {
+        "apiVersion": obj.get("apiVersion"),
+        "kind": obj.get("kind"),
+        "metadata": {k: copy.deepcopy(meta[k]) for k in EDITABLE_METADATA if meta.get(k)},
+        "spec": copy.deepcopy(obj.get("spec") or {}),
+    }
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch: objects merge key by key, ``null`` removes a key, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
 
 
 def dump_document(obj: Any) -> str:

@@ -8,7 +8,6 @@ audited. Developers and owners may operate; viewers are refused, other tenants g
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from django.utils import timezone
@@ -21,6 +20,7 @@ from workloads import host
 from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
 from workloads.core.status import rfc3339
+from workloads.documents import editable, merge_patch
 from workloads.submission import WRITE_ROLES, check
 
 OPERATIONS = ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
@@ -133,18 +133,8 @@ def _current(live: dict[str, Any], version: str | None) -> None:
 
 
 def _merged(live: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    def merge(into: dict[str, Any], change: dict[str, Any]) -> None:
-        for key, value in change.items():
-            if isinstance(value, dict) and isinstance(into.get(key), dict):
-                merge(into[key], value)
-            else:
-                into[key] = copy.deepcopy(value)
-
-    result = copy.deepcopy({k: v for k, v in live.items() if k != "status"})
-    meta = result.get("metadata") or {}
-    result["metadata"] = {k: meta[k] for k in ("name", "namespace", "labels", "annotations") if k in meta}
-    merge(result, patch)
-    return result
+    """The object ``patch`` would leave, as a submission checks it."""
+    return merge_patch(editable(live), patch)
 
 
 def _relevant(spec: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,6 @@ from workloads.views_catalog import preview_charts
 
 POLL_SECONDS = 5
 CHANGED = "workload-changed"  # HX-Trigger after a write: the status panel refreshes at once
-_EDITABLE_META = ("name", "labels", "annotations")
 _INLINE = (Invalid, Conflict, Unavailable)
 
 
@@ -73,14 +72,6 @@ def _actions(found: Found) -> list[dict[str, str]]:
     if info.runs_pods:
         add("restart", "Restart", "arrow-repeat", f"Restart every pod of {what}, on every cluster?")
     return found_ops
-
-
-def _editable(obj: dict[str, Any]) -> dict[str, Any]:
-    meta = obj.get("metadata") or {}
-    out: dict[str, Any] = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
-    out["metadata"] = {k: meta[k] for k in _EDITABLE_META if meta.get(k)}
-    out["spec"] = obj.get("spec") or {}
-    return out
 
 
 def _status_context(found: Found) -> dict[str, Any]:
@@ -127,9 +118,9 @@ def _spec_context(
 ) -> dict[str, Any]:
     return {
         "w": found,
-        "yaml": documents.dump_document(_editable(found.obj)),
+        "yaml": documents.dump_document(documents.editable(found.obj)),
         "edit": edit,
-        "text": text or documents.dump_document(_editable(found.obj)),
+        "text": text or documents.dump_document(documents.editable(found.obj)),
         "version": version or found.version,
         **extra,
     }
@@ -285,7 +276,7 @@ def _conflict(found: Found, text: str, version: str) -> dict[str, Any]:
     live_version = host.version_of(live)
     return {
         "conflict": {"mine": version, "live": live_version, "changes": changes},
-        "live_yaml": documents.dump_document(_editable(live)),
+        "live_yaml": documents.dump_document(documents.editable(live)),
         # Sending the form again applies the edit over the live version the user has now seen.
         "version": live_version,
     }

@@ -48,6 +48,7 @@ from workloads.api.serializers import (
 )
 from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
+from workloads.documents import editable, merge_patch
 from workloads.reads import Filters, list_workloads, revisions_of
 from workloads.services import Found, find_workload, kind_named, visible_projects
 from workloads.timeline import timeline
@@ -56,7 +57,6 @@ PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
 TIMELINE_LIMIT = 200
 MAX_TIMELINE_LIMIT = 1000
-_EDITABLE_META = ("name", "labels", "annotations")
 
 # --- examples (the OpenAPI description's) ---------------------------------------------------------------
 
@@ -291,30 +291,6 @@ def same_object(document: dict[str, Any], kind: str, name: str) -> dict[str, Any
     if meta.setdefault("name", name) != name:
         raise Invalid.on("metadata.name", f"must be {name}, the name the URL names")
     return document
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: objects merge key by key, ``null`` removes a key, anything else replaces."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-def editable(obj: dict[str, Any]) -> dict[str, Any]:
-    """What a user may send back of a host object: apiVersion, kind, name, labels, annotations and spec."""
-    meta = obj.get("metadata") or {}
-    return {
-        "apiVersion": obj.get("apiVersion"),
-        "kind": obj.get("kind"),
-        "metadata": {k: copy.deepcopy(meta[k]) for k in _EDITABLE_META if meta.get(k) is not None},
-        "spec": copy.deepcopy(obj.get("spec") or {}),
-    }
 
 
 def _encode_cursor(key: tuple[str, str, str]) -> str:
