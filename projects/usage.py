@@ -29,6 +29,7 @@ from workloads.core.quantity import Resources
 from workloads.core.quota import workload_pods, workload_request
 from workloads.core.runtime import load_profile
 from workloads.core.specs.cache import parse_version
+from workloads.core.status import condition_of
 from workloads.core.tiers import Tier
 
 NOT_DECIDED = "waiting for federation admission"
@@ -77,12 +78,12 @@ def _manifest(obj: dict[str, Any], kind: str) -> dict[str, Any]:
 
 def admission_of(obj: dict[str, Any]) -> tuple[bool, str]:
     """(admitted, why not) from a host object's ``Admitted`` condition, as the federation wrote it."""
-    for condition in (obj.get("status") or {}).get("conditions") or ():
-        if condition.get("type") == CONDITION:
-            if condition.get("status") == "True":
-                return True, ""
-            return False, str(condition.get("message") or condition.get("reason") or NOT_DECIDED)
-    return False, NOT_DECIDED
+    condition = condition_of(obj, CONDITION)
+    if not condition:
+        return False, NOT_DECIDED
+    if condition.get("status") == "True":
+        return True, ""
+    return False, str(condition.get("message") or condition.get("reason") or NOT_DECIDED)
 
 
 def project_usage(project: Project) -> ProjectUsage:

@@ -33,7 +33,7 @@ from projects.usage import project_usage
 from workloads import submission
 from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from workloads.core.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
-from workloads.core.federation.admission import CONDITION, claim_of, shortfalls
+from workloads.core.federation.admission import claim_of, is_admitted, shortfalls
 from workloads.core.federation.members import candidate_of
 from workloads.core.federation.propagation import placement_request, placements_of
 from workloads.core.federation.revisions import Change, spec_changes
@@ -257,7 +257,7 @@ def placed_usage(host: Any, *, exclude: str = "") -> dict[str, dict[Tier, Resour
     for info in KIND_INFO.values():
         for obj in host.list(info.plural):
             meta = obj.get("metadata") or {}
-            if (exclude and str(meta.get("uid")) == exclude) or not _admitted(obj):
+            if (exclude and str(meta.get("uid")) == exclude) or not is_admitted(obj):
                 continue
             shards = placements_of(obj.get("status"))
             try:
@@ -442,13 +442,6 @@ def _manifest(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "spec": obj.get("spec"),
         "status": obj.get("status") or {},
     }
-
-
-def _admitted(obj: Mapping[str, Any]) -> bool:
-    return any(
-        c.get("type") == CONDITION and c.get("status") == "True"
-        for c in (obj.get("status") or {}).get("conditions") or ()
-    )
 
 
 def field_errors(exc: ServiceError) -> list[FieldError]:

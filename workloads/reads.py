@@ -20,6 +20,7 @@ from projects.models import Project
 from workloads.core.federation.revisions import revision_selector
 from workloads.core.kinds import KINDS, KindInfo
 from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
+from workloads.core.status import condition_of as condition
 from workloads.core.tiers import Tier
 from workloads.host import version_of
 
@@ -42,13 +43,6 @@ STATUSES: tuple[tuple[str, str, str], ...] = (
 _BADGE = {value: badge for value, _, badge in STATUSES}
 _LABEL = {value: label for value, label, _ in STATUSES}
 NOT_DECIDED = "waiting for the federation's admission"
-
-
-def condition(obj: Obj | None, type_: str) -> Obj:
-    for item in ((obj or {}).get("status") or {}).get("conditions") or []:
-        if item.get("type") == type_:
-            return dict(item)
-    return {}
 
 
 @dataclass(frozen=True)

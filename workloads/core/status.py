@@ -99,6 +99,14 @@ def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def condition_of(obj: Mapping[str, Any] | None, type_: str) -> dict[str, Any]:
+    """A copy of the condition ``type_`` in an object's status ({} when it has none)."""
+    for item in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if item.get("type") == type_:
+            return dict(item)
+    return {}
+
+
 def set_condition(
     conditions: Sequence[Mapping[str, Any]],
     type: str,

@@ -30,6 +30,7 @@ from workloads.core.quantity import Resources, format_amount
 from workloads.core.quota import NO_OVERHEAD, workload_pods, workload_request
 from workloads.core.runtime.profile import RuntimeProfile
 from workloads.core.specs import Workload
+from workloads.core.status import condition_of
 from workloads.core.tiers import Tier
 
 CONDITION = "Admitted"
@@ -123,6 +124,11 @@ class AdmissionDecision:
     reclaim: tuple[Claim, ...]
     held: Mapping[Tier, Allocation]
     verdicts: Mapping[str, Verdict] = field(default_factory=dict)
+
+
+def is_admitted(obj: Mapping[str, Any] | None) -> bool:
+    """Whether a host object's ``Admitted`` condition is True (what holds its project's grant)."""
+    return condition_of(obj, CONDITION).get("status") == "True"
 
 
 def held_by(claims: Iterable[Claim]) -> dict[Tier, Allocation]:

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from workloads.core.errors import Conflict, CoreError, SpecInvalid
-from workloads.core.federation.admission import CONDITION, Claim, admit, claim_of
+from workloads.core.federation.admission import CONDITION, Claim, admit, claim_of, is_admitted
 from workloads.core.operator.cluster import Key
 from workloads.core.operator.events import EventRecorder
 from workloads.core.operator.federation.host import HostRuntime
 from workloads.core.runtime import RuntimeProfile
 from workloads.core.specs import parse
-from workloads.core.status import set_condition
+from workloads.core.status import condition_of, set_condition
 from workloads.core.tenancy import grants_of_quota
 
 log = logging.getLogger(__name__)
@@ -31,17 +31,6 @@ CLAIM_CACHE = 100_000
 WRITERS = 8
 WRITE_ATTEMPTS = 3
 SCHEDULED = "Scheduled"
-
-
-def condition_of(obj: Mapping[str, Any], type_: str) -> dict[str, Any]:
-    for item in (obj.get("status") or {}).get("conditions") or []:
-        if item.get("type") == type_:
-            return dict(item)
-    return {}
-
-
-def is_admitted(obj: Mapping[str, Any]) -> bool:
-    return condition_of(obj, CONDITION).get("status") == "True"
 
 
 def created_at(obj: Mapping[str, Any]) -> datetime:

@@ -17,6 +17,7 @@ from typing import Any
 from workloads.core.cluster_scheduling import ClusterCandidate, PlacementDecision, place
 from workloads.core.errors import CoreError, NoFeasibleCluster, SpecInvalid, TemporaryError
 from workloads.core.federation.admission import CONDITION as ADMITTED
+from workloads.core.federation.admission import is_admitted
 from workloads.core.federation.aggregation import ShardObservation, aggregate
 from workloads.core.federation.members import candidate_of
 from workloads.core.federation.propagation import (
@@ -31,7 +32,6 @@ from workloads.core.kinds import KINDS
 from workloads.core.labels import FEDERATED_LABEL, FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
 from workloads.core.operator.cluster import ClusterRuntime, Key
 from workloads.core.operator.events import EventRecorder
-from workloads.core.operator.federation.admitter import condition_of, is_admitted
 from workloads.core.operator.federation.host import HostRuntime
 from workloads.core.operator.federation.member_health import MemberHealth
 from workloads.core.operator.federation.revisions_io import ensure_revision
@@ -41,7 +41,7 @@ from workloads.core.operator.reconciler import Outcome
 from workloads.core.placement import Placement
 from workloads.core.runtime import RuntimeProfile
 from workloads.core.specs import PinApp, Workload, parse
-from workloads.core.status import set_condition
+from workloads.core.status import condition_of, set_condition
 
 log = logging.getLogger(__name__)
 SCHEDULED = "Scheduled"

@@ -12,8 +12,8 @@ from collections import defaultdict
 from typing import Any
 
 from workloads.core.errors import SpecInvalid
+from workloads.core.federation.admission import is_admitted
 from workloads.core.federation.propagation import placement_request, placements_of
-from workloads.core.operator.federation.admitter import is_admitted
 from workloads.core.operator.federation.host import HostRuntime
 from workloads.core.quantity import Resources
 from workloads.core.runtime import RuntimeProfile
