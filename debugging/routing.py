@@ -1,15 +1,26 @@
-"""Websocket routes (terminal and log streams); importing this module does no other work."""
+"""Websocket routes (terminal and log streams); importing this module does no other work.
+
+Each consumer accepts the browser's session (``console.asgi``'s AuthMiddlewareStack) or, for the CLI and SDK,
+an ``Authorization: Bearer`` API token on the handshake (``debugging.tokens``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.urls import URLPattern, path
 
 from debugging import consumers
+from debugging.tokens import BearerTokenMiddleware
 
 _SEG = "<str:cluster>/<str:namespace>"
 
+
+def _app(consumer: Any) -> Any:
+    return BearerTokenMiddleware(consumer.as_asgi())
+
+
 websocket_urlpatterns: list[URLPattern] = [
-    path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", consumers.ExecConsumer.as_asgi()),
-    path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", consumers.LogConsumer.as_asgi()),
-    path(f"ws/logs/{_SEG}/", consumers.LogConsumer.as_asgi()),
+    path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", _app(consumers.ExecConsumer)),
+    path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", _app(consumers.LogConsumer)),
+    path(f"ws/logs/{_SEG}/", _app(consumers.LogConsumer)),
 ]
