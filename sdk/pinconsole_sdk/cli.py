@@ -7,6 +7,8 @@
     pincompute scale KIND NAME --replicas N -p PROJECT
     pincompute pause|resume|stop|start|restart KIND NAME -p PROJECT
     pincompute timeline [KIND NAME] -p PROJECT
+    pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N]
+    pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
     pincompute completion bash
 
 Exit codes: 0 ok, 1 an API error (refused, invalid: the field paths are printed), 2 usage, 3 not found,
@@ -16,11 +18,14 @@ Exit codes: 0 ok, 1 an API error (refused, invalid: the field paths are printed)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import yaml
 
@@ -30,16 +35,19 @@ from pinconsole_sdk.errors import (
     ConfigError,
     ConflictError,
     ConnectionFailed,
+    Forbidden,
     NotFound,
     RateLimited,
     ServerError,
 )
-from pinconsole_sdk.models import KINDS, Workload, canonical_kind
+from pinconsole_sdk.models import KINDS, ContainerStreams, Workload, canonical_kind
+from pinconsole_sdk.streams import Shell, Stream, follow_logs, read_chunks, shell_line
 
 OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
 OUTPUTS = ("table", "yaml", "json", "name")
 OPERATIONS = ("pause", "resume", "stop", "start", "restart")
-COMMANDS = ("get", "describe", "apply", "delete", "scale", *OPERATIONS, "timeline", "completion")
+COMMANDS = ("get", "describe", "apply", "delete", "scale", *OPERATIONS, "timeline", "logs", "exec", "completion")
+INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -250,6 +258,101 @@ def cmd_timeline(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     return OK
 
 
+def pod_streams(client: Client, args: argparse.Namespace, err: TextIO) -> ContainerStreams:
+    """The container's websocket URLs from ``/api/v1/projects/<p>/pods/<cluster>/<pod>/`` (404: exit 3)."""
+    if not args.cluster:
+        raise UsageError("a member cluster is needed: --cluster CLUSTER")
+    found = client.pod_debug(need_project(args), args.cluster, args.pod)
+    if not found.containers:
+        raise NotFound(f"pod {args.pod} has no containers", status=404)
+    if args.container is None:
+        if len(found.containers) > 1:
+            names = ", ".join(c.name for c in found.containers)
+            err.write(f'Defaulted container "{found.containers[0].name}" out of: {names}\n')
+        return found.containers[0]
+    for container in found.containers:
+        if container.name == args.container:
+            return container
+    raise NotFound(f"pod {args.pod} has no container {args.container!r}", status=404)
+
+
+def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    container = pod_streams(client, args, sys.stderr)
+    stream = Stream(container.logs, client.authorization, client.url, timeout=args.timeout)
+
+    def write(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    try:
+        follow_logs(stream, write, follow=args.follow, tail=args.tail, connect_timeout=args.timeout)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    finally:
+        stream.close()
+    return OK
+
+
+@contextlib.contextmanager
+def raw_terminal(fd: int) -> Iterator[None]:
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def cmd_exec(client: Client, args: argparse.Namespace, out: TextIO, inp: BinaryIO) -> int:
+    container = pod_streams(client, args, sys.stderr)
+    if container.shell is None:
+        raise Forbidden("Viewers can read logs but not open a shell.", status=403, code="forbidden")
+    command = list(args.remote) or None
+    terminal = args.tty and _isatty(inp)
+    if args.tty and not terminal:
+        sys.stderr.write("Unable to use a TTY - input is not a terminal\n")
+    stream = Stream(container.shell, client.authorization, client.url, timeout=args.timeout)
+
+    def write(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    shell = Shell(stream, write)
+    try:
+        shell.start(shell_line(command, quiet_tty=not terminal), connect_timeout=args.timeout)
+        if not terminal:
+            shell.pump_stdin(read_chunks(inp) if args.stdin else (lambda: b""), eof=True)
+            return shell.run()
+        fd = inp.fileno()
+        with raw_terminal(fd):
+
+            def resized(*_: Any) -> None:
+                size = os.get_terminal_size(fd)
+                shell.resize(size.columns, size.lines)
+
+            previous = signal.signal(signal.SIGWINCH, resized)
+            try:
+                resized()
+                shell.pump_stdin(read_chunks(inp), eof=False)
+                return shell.run()
+            finally:
+                signal.signal(signal.SIGWINCH, previous)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    finally:
+        stream.close()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 BASH_COMPLETION = """# pincompute bash completion: eval "$(pincompute completion bash)"
 _pincompute() {
     local cur prev words cword
@@ -259,24 +362,25 @@ _pincompute() {
     case "$prev" in
         -o|--output) COMPREPLY=( $(compgen -W "%(outputs)s" -- "$cur") ); return ;;
         -f|--filename) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        -p|--project|--url|--token|--replicas|--since|--until|--timeout) return ;;
+        -p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster|-c|--container|--tail) return ;;
         completion) COMPREPLY=( $(compgen -W "bash" -- "$cur") ); return ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
---timeout --since --until -h --help" -- "$cur") ); return
+--timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty -h --help" -- "$cur") ); return
     fi
     local i cmd="" args=()
     for (( i=1; i < COMP_CWORD; i++ )); do
         case "${COMP_WORDS[i]}" in
-            -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout) (( i++ )) ;;
+            -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster\
+|-c|--container|--tail) (( i++ )) ;;
             -*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else args+=("${COMP_WORDS[i]}"); fi ;;
         esac
     done
     if [[ -z "$cmd" ]]; then COMPREPLY=( $(compgen -W "$commands" -- "$cur") ); return; fi
     case "$cmd" in
-        apply|completion) return ;;
+        apply|completion|logs|exec) return ;;
     esac
     if (( ${#args[@]} == 0 )); then COMPREPLY=( $(compgen -W "$kinds" -- "$cur") ); return; fi
     if (( ${#args[@]} == 1 )); then
@@ -362,6 +466,21 @@ def build_parser() -> argparse.ArgumentParser:
     timeline.add_argument("--since", help="ISO-8601")
     timeline.add_argument("--until", help="ISO-8601")
 
+    logs = sub.add_parser("logs", parents=common, help="print (or follow, -f) a pod container's log")
+    logs.add_argument("pod")
+    logs.add_argument("--cluster", required=True, help="the member cluster the pod runs on")
+    logs.add_argument("-c", "--container", help="the container (default: the first)")
+    logs.add_argument("-f", "--follow", action="store_true", help="stream until the log ends (or Ctrl-C)")
+    logs.add_argument("--tail", type=int, help="only the last N lines of what is there already")
+
+    exec_ = sub.add_parser("exec", parents=common, help="a shell, or a command, in a pod container")
+    exec_.add_argument("pod")
+    exec_.add_argument("--cluster", required=True, help="the member cluster the pod runs on")
+    exec_.add_argument("-c", "--container", help="the container (default: the first)")
+    exec_.add_argument("-i", "--stdin", action="store_true", help="pass stdin to the command")
+    exec_.add_argument("-t", "--tty", action="store_true", help="stdin is a terminal: raw mode, resize")
+    exec_.epilog = "After --: the command and its arguments (default: a shell)."
+
     completion = sub.add_parser("completion", help="print a shell completion script")
     completion.add_argument("shell", choices=["bash"])
     return parser
@@ -374,6 +493,7 @@ HANDLERS = {
     "delete": cmd_delete,
     "scale": cmd_scale,
     "timeline": cmd_timeline,
+    "logs": cmd_logs,
     **dict.fromkeys(OPERATIONS, cmd_operation),
 }
 
@@ -407,12 +527,22 @@ def main(
     out: TextIO | None = None,
     err: TextIO | None = None,
     client: Client | None = None,
+    inp: BinaryIO | None = None,
 ) -> int:
-    """Run the CLI; the exit code is returned (``console_main`` exits with it). ``client`` is for tests."""
+    """Run the CLI; the exit code is returned (``console_main`` exits with it). ``client`` and ``inp`` (the
+    input of ``exec``) are for tests."""
     out, err = out or sys.stdout, err or sys.stderr
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    remote: list[str] = []
+    if "--" in argv:  # exec's command: everything after --, never parsed as options
+        at = argv.index("--")
+        argv, remote = argv[:at], argv[at + 1 :]
     try:
         args = parser.parse_args(argv)
+        if remote and args.command != "exec":
+            parser.error(f"unexpected arguments after --: {' '.join(remote)}")
+        args.remote = remote
     except SystemExit as exc:  # argparse: --help is 0, a usage error 2
         return int(exc.code or 0)
     if args.command == "completion":
@@ -421,6 +551,8 @@ def main(
     try:
         if client is None:
             client = Client(args.url, args.token, timeout=args.timeout)
+        if args.command == "exec":
+            return cmd_exec(client, args, out, inp if inp is not None else sys.stdin.buffer)
         return HANDLERS[args.command](client, args, out)
     except (UsageError, ConfigError) as exc:
         err.write(f"error: {exc}\n")

@@ -195,6 +195,11 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
+    @property
+    def authorization(self) -> str:
+        """The ``Authorization`` header this client sends (also on the websocket handshakes of ``streams``)."""
+        return str(self._http.headers["Authorization"])
+
     def __enter__(self) -> Client:
         return self
 

@@ -1,0 +1,231 @@
+"""The portal's websockets for ``pincompute logs -f`` and ``exec -it``: the browser's protocol (``debugging.consumers``
+and ``static/src/js/{logstream,terminal}.js``), authenticated with the API token on the handshake.
+
+Server -> client: ``{"type":"status","state":"connected|closed|error","message":...}``; logs send
+``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, the shell ``{"type":"stdout","data":...}``.
+Client -> server: ``{"type":"stdin","data":...}`` and ``{"type":"resize","cols":C,"rows":R}`` (shell),
+``{"type":"resume","after_seq":N}`` (logs). A refusal is a status ``error`` then close 4401 / 4403 / 4404
+(4502: the shell could not start); the end of a stream is status ``closed`` then close 1000.
+
+The shell is the pod's TTY shell (no command in the protocol): a command runs as ``exec CMD`` typed into it,
+after a marker byte (everything before it, the prompt and the echo of the typed line, is not shown).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import re
+import shlex
+import struct
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import websocket
+
+from pinconsole_sdk.errors import ApiError, ConnectionFailed, Forbidden, NotFound, ServerError, Unauthenticated
+
+MARKER = "\x1e"
+EOF_CHAR = "\x04"
+CLOSE_ERRORS: dict[int, type[ApiError]] = {4401: Unauthenticated, 4403: Forbidden, 4404: NotFound}
+_EXIT = re.compile(r"\(exit (\d+)\)")
+
+
+class Closed(Exception):
+    """The socket closed: ``code`` (1000 normal, 1006 dropped) and the last status message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class Stream:
+    """One websocket of the portal: JSON messages in, JSON messages out."""
+
+    def __init__(self, url: str, authorization: str, origin: str, timeout: float = 30.0) -> None:
+        try:
+            self.ws = websocket.create_connection(
+                url, timeout=timeout, header=[f"Authorization: {authorization}"], origin=origin.rstrip("/")
+            )
+        except websocket.WebSocketBadStatusException as exc:
+            status = int(getattr(exc, "status_code", 0) or 0)
+            kind = {401: Unauthenticated, 403: Forbidden, 404: NotFound}.get(status, ServerError)
+            raise kind(f"the websocket handshake was refused ({status})", status=status or None) from None
+        except (OSError, websocket.WebSocketException) as exc:
+            raise ConnectionFailed(f"cannot open {url}: {exc}") from None
+        self.message = ""
+        self.exit_code: int | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError, websocket.WebSocketException):  # the reader sees the close
+            self.ws.send(json.dumps(message))
+
+    def receive(self, timeout: float | None) -> dict[str, Any] | None:
+        """The next message (None after ``timeout`` seconds of silence); raises Closed or the refusal's error."""
+        self.ws.settimeout(timeout)
+        try:
+            opcode, frame = self.ws.recv_data_frame(True)
+        except websocket.WebSocketTimeoutException:
+            return None
+        except (OSError, websocket.WebSocketException):
+            raise Closed(1006, self.message or "the connection dropped") from None
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            code = struct.unpack("!H", frame.data[:2])[0] if len(frame.data) >= 2 else 1005
+            if code in CLOSE_ERRORS:
+                raise CLOSE_ERRORS[code](self.message or f"refused ({code})", status=code - 4000, code=str(code))
+            if code >= 4500:
+                raise ServerError(self.message or f"failed ({code})", status=code - 4000, code=str(code))
+            raise Closed(code, self.message)
+        if opcode != websocket.ABNF.OPCODE_TEXT:
+            return {}
+        message = json.loads(frame.data.decode("utf-8"))
+        if isinstance(message, dict) and message.get("type") == "status":
+            self.message = str(message.get("message") or "")
+            found = _EXIT.search(self.message)
+            if found:
+                self.exit_code = int(found.group(1))
+        return message if isinstance(message, dict) else {}
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, websocket.WebSocketException):
+            self.ws.close()
+
+
+def follow_logs(
+    stream: Stream,
+    write: Callable[[str], None],
+    *,
+    follow: bool,
+    tail: int | None = None,
+    idle: float = 1.0,
+    connect_timeout: float = 30.0,
+) -> None:
+    """Write the log's lines until the stream ends (``follow``), or until it has been idle for ``idle`` seconds
+    after connecting. ``tail`` keeps the last N lines of the backlog (what arrived before the first pause)."""
+    backlog: list[str] | None = []
+    connected = False
+    try:
+        while True:
+            message = stream.receive(idle if connected else connect_timeout)
+            if message is None:
+                if not connected:
+                    raise ConnectionFailed("the log stream did not start")
+                if backlog is not None:
+                    for text in backlog[-tail:] if tail is not None else backlog:
+                        write(text)
+                    backlog = None
+                if not follow:
+                    return
+                continue
+            if message.get("type") == "status" and message.get("state") == "connected":
+                connected = True
+            for line in message.get("lines") or [] if message.get("type") == "lines" else []:
+                text = str(line.get("text", "")) + "\n"
+                if backlog is not None:
+                    backlog.append(text)
+                else:
+                    write(text)
+    except Closed:
+        for text in (backlog[-tail:] if tail is not None else backlog) if backlog else []:
+            write(text)
+
+
+def shell_line(command: list[str] | None, *, quiet_tty: bool) -> str | None:
+    """What to type into the pod's shell: none (attach as is), or the command after the marker. Without a
+    terminal, echo and CR-LF translation are turned off first so the output is the command's bytes."""
+    if not command and not quiet_tty:
+        return None
+    setup = "stty -echo -onlcr 2>/dev/null; " if quiet_tty else ""
+    return f"{setup}printf '\\036'; exec {shlex.join(command or ['sh'])}\n"
+
+
+class Shell:
+    """A pod shell: output to ``write``, input from ``read`` (bytes; b"" at EOF) in a thread."""
+
+    def __init__(self, stream: Stream, write: Callable[[str], None]) -> None:
+        self.stream, self.write = stream, write
+        self.hiding = False
+        self._input: threading.Thread | None = None
+        self._input_started = False
+
+    def start(self, line: str | None, connect_timeout: float = 30.0) -> None:
+        while True:  # the status "connected", or the refusal
+            message = self.stream.receive(connect_timeout)
+            if message is None:
+                raise ConnectionFailed("the shell did not start")
+            if message.get("type") == "status" and message.get("state") == "connected":
+                break
+        if line is not None:
+            self.hiding = True
+            self.stream.send({"type": "stdin", "data": line})
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.stream.send({"type": "resize", "cols": cols, "rows": rows})
+
+    def pump_stdin(self, read: Callable[[], bytes], *, eof: bool) -> threading.Thread:
+        """Forward stdin; at its end (``eof``: piped input) send ^D, twice after a partial line."""
+
+        def run() -> None:
+            decoder, last = codecs.getincrementaldecoder("utf-8")("replace"), "\n"
+            while True:
+                chunk = read()
+                text = decoder.decode(chunk, final=not chunk)
+                if text:
+                    self.stream.send({"type": "stdin", "data": text})
+                    last = text[-1]
+                if not chunk:
+                    if eof:
+                        self.stream.send({"type": "stdin", "data": EOF_CHAR if last == "\n" else EOF_CHAR * 2})
+                    return
+
+        self._input = threading.Thread(target=run, name="pincompute-stdin", daemon=True)
+        if not self.hiding:  # else once the marker has come (typed-ahead input would be echoed)
+            self._start_input()
+        return self._input
+
+    def _start_input(self) -> None:
+        if self._input is not None and not self._input_started:
+            self._input_started = True
+            self._input.start()
+
+    def run(self) -> int:
+        """Relay output until the shell ends; its exit status (0 when the server does not say)."""
+        while True:
+            try:
+                message = self.stream.receive(None)
+            except Closed as closed:
+                if closed.code not in (1000, 1005):
+                    raise ConnectionFailed(f"the shell's connection dropped ({closed.code})") from None
+                return self.stream.exit_code or 0
+            if message is None or message.get("type") != "stdout":
+                continue
+            data = str(message.get("data", ""))
+            if self.hiding:
+                _, found, data = data.partition(MARKER)
+                if not found:
+                    continue
+                self.hiding = False
+                self._start_input()
+            if data:
+                self.write(data)
+
+
+def read_chunks(stream: BinaryIO) -> Callable[[], bytes]:
+    """A reader of raw chunks as they come (os.read on a real file: a keystroke is not held back)."""
+    try:
+        fd: int | None = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        fd = None
+
+    def read() -> bytes:
+        if fd is not None:
+            try:
+                return os.read(fd, 4096)
+            except OSError:
+                return b""
+        return stream.read(4096) or b""
+
+    return read

@@ -1,0 +1,178 @@
+"""``pincompute logs -f`` and ``exec`` end to end: the CLI against the portal's ASGI app served by uvicorn (HTTP
+discovery + the real websocket consumers, token on the handshake, the same authorization and audit as the
+browser). Below the consumers, the pod's side is local: the log follower replays scripted lines, the exec session
+is a real ``/bin/sh`` on a pseudo-terminal (echo, CR-LF, ^D behave as in a pod's TTY)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import socket
+import subprocess
+import threading
+import time
+from typing import Any
+
+import pytest
+from pinconsole_sdk.cli import main
+
+from accounts.services import create_api_token
+from base.models import AuditEvent
+from debugging.streams import ExecResult, RawLine
+from tests.fakes import FilledCache, fake_pod
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LINES = ["starting", "listening on :8080", "GET / 200"]
+
+
+class ScriptedFollower(threading.Thread):
+    def __init__(self, api, namespace, pod, container, sink, *, tail_lines=None, since_seconds=None, on_end=None):
+        super().__init__(daemon=True)
+        self.pod, self.container, self.sink, self.on_end = pod, container, sink, on_end
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        for i, text in enumerate(LINES):
+            self.sink.put(RawLine(self.pod, self.container, f"2026-01-01T00:00:0{i}.000000Z", text))
+        if self.pod.startswith("done") and self.on_end is not None:
+            self.on_end(self.pod, self.container, "ended")
+        else:
+            self.stopped.wait(30)
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+class PtyExec:
+    """ExecSession's interface over a local /bin/sh on a pseudo-terminal."""
+
+    def __init__(self, api, namespace, pod, container, loop, command=None):
+        self.loop, self.bytes_out = loop, 0
+        self.output: asyncio.Queue[Any] = asyncio.Queue()
+
+    def open(self) -> None:
+        self.master, slave = os.openpty()
+        env = {"PATH": os.environ["PATH"], "PS1": "$ ", "HOME": "/tmp", "TERM": "dumb"}
+        self.proc = subprocess.Popen(
+            ["/bin/sh"], stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        )
+        os.close(slave)
+
+    def start_reader(self) -> None:
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            self.bytes_out += len(data)
+            self.loop.call_soon_threadsafe(self.output.put_nowait, data.decode(errors="replace"))
+        code = self.proc.wait()
+        self.loop.call_soon_threadsafe(self.output.put_nowait, ExecResult("exited", code))
+
+    def write_stdin(self, data: str) -> None:
+        os.write(self.master, data.encode())
+
+    def resize(self, cols: int, rows: int) -> None:
+        pass
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+
+@pytest.fixture
+def portal(project, other_project, caches, monkeypatch):
+    """The ASGI app on a free port (uvicorn in a thread); member-a holds proj-ads/web-1, done-1 and proj-ml/train-1."""
+    import uvicorn
+
+    from console.asgi import application
+
+    caches["member-a"] = FilledCache(
+        {"pods": [fake_pod("web-1", "proj-ads"), fake_pod("done-1", "proj-ads"), fake_pod("train-1", "proj-ml")]}
+    )
+    monkeypatch.setattr("debugging.consumers.api_for", lambda cluster: object())
+    monkeypatch.setattr("debugging.consumers.LogFollower", ScriptedFollower)
+    monkeypatch.setattr("debugging.consumers.ExecSession", PtyExec)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    # ws="websockets-sansio": with uvicorn's default (legacy websockets) implementation, the consumer's close() after
+    # a shell ended on its own did not return until the server stopped, so shell.close was audited only then.
+    server = uvicorn.Server(uvicorn.Config(application, log_level="warning", lifespan="off", ws="websockets-sansio"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def cli(portal, monkeypatch):
+    monkeypatch.setenv("PINCONSOLE_URL", portal)
+
+    def run(user: Any, *argv: str, stdin: bytes = b"") -> tuple[int, str, str]:
+        token = create_api_token(user=user, name=f"cli-{time.monotonic_ns()}", days=1)[1]
+        monkeypatch.setenv("PINCONSOLE_TOKEN", token)
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(argv), out=out, err=err, inp=io.BytesIO(stdin))
+        return code, out.getvalue(), err.getvalue()
+
+    return run
+
+
+def test_logs_follow_streams_the_lines_until_the_log_ends(cli, viewer):
+    code, out, err = cli(viewer, "logs", "-f", "done-1", "-p", "ads", "--cluster", "member-a")
+
+    assert (code, out, err) == (0, "".join(f"{line}\n" for line in LINES), "")
+    event = AuditEvent.objects.get(action="logs.open")
+    assert event.actor_id == viewer.pk and event.target_name == "proj-ads/done-1/app"
+
+
+def test_logs_without_follow_print_what_is_there_and_return(cli, viewer):
+    started = time.monotonic()
+    code, out, _ = cli(viewer, "logs", "web-1", "-p", "ads", "--cluster", "member-a", "--tail", "2")
+
+    assert (code, out) == (0, "listening on :8080\nGET / 200\n") and time.monotonic() - started < 10
+
+
+def test_exec_runs_a_command_and_prints_its_output(cli, developer):
+    code, out, err = cli(developer, "exec", "web-1", "-p", "ads", "--cluster", "member-a", "--", "echo", "hi")
+
+    assert (code, out) == (0, "hi\n"), err
+    for _ in range(100):  # the server writes shell.close just after its close frame
+        if AuditEvent.objects.filter(action="shell.close").exists():
+            break
+        threading.Event().wait(0.05)
+    events = list(AuditEvent.objects.filter(action__startswith="shell.").order_by("pk"))
+    assert [e.action for e in events] == ["shell.open", "shell.close"]
+    assert events[0].actor_id == developer.pk and events[1].after["reason"] == "exit 0"
+
+
+def test_exec_pipes_stdin_and_exits_with_the_remote_status(cli, developer):
+    argv = ["exec", "-i", "web-1", "-p", "ads", "--cluster", "member-a", "--", "sh", "-c", "tr a-z A-Z; exit 7"]
+
+    assert cli(developer, *argv, stdin=b"one\ntwo\n")[:2] == (7, "ONE\nTWO\n")
+
+
+def test_another_tenants_pod_is_exit_3(cli, developer):
+    code, _, err = cli(developer, "logs", "train-1", "-p", "ml", "--cluster", "member-a")
+    assert code == 3, err
+    code, _, err = cli(developer, "exec", "train-1", "-p", "ads", "--cluster", "member-a", "--", "true")
+    assert code == 3, err
+
+
+def test_a_viewer_cannot_exec(cli, viewer):
+    code, out, err = cli(viewer, "exec", "web-1", "-p", "ads", "--cluster", "member-a", "--", "echo", "hi")
+
+    assert (code, out) == (1, "") and "not open a shell" in err
+    assert not AuditEvent.objects.filter(action="shell.open").exists()
