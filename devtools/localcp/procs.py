@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import ssl
@@ -44,12 +45,28 @@ def log_tail(path: Path | None, lines: int = 40) -> str:
 
 
 def free_port(preferred: int | None = None) -> int:
-    """A free TCP port on 127.0.0.1 (``preferred`` if it is still free)."""
+    """A free TCP port on 127.0.0.1 (``preferred`` if it is still free) for a server that starts later.
+
+    Picked below the kernel's ephemeral range: a port the kernel handed out by ``bind(0)`` comes from that
+    range, where it is soon reused as the local port of some outgoing connection, and a server started
+    minutes later (dex, at the end of the suite) then finds it taken."""
     if preferred and port_is_free(preferred):
         return preferred
+    low = _ephemeral_low()
+    for _ in range(100):
+        port = random.randrange(max(1024, low - 12000), low)  # noqa: S311 - not a secret
+        if port_is_free(port):
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def port_is_free(port: int) -> bool:

@@ -137,7 +137,9 @@ def test_every_other_kind_runs_on_the_member_the_federation_chose(federation, fe
     for kind, (_, natives) in OTHER_KINDS.items():
         name = f"k-{kind.lower()[-8:]}"
         obj = wait_for(
-            lambda kind=kind, name=name: (o := get(host, kind, ns, name)) and o["status"].get("shards") and o,
+            lambda kind=kind, name=name: (o := get(host, kind, ns, name))
+            and (o.get("status") or {}).get("shards")
+            and o,
             60,
             what=f"{kind} placed and reported",
         )
@@ -147,9 +149,14 @@ def test_every_other_kind_runs_on_the_member_the_federation_chose(federation, fe
             assert set(chosen) == set(MEMBERS)  # a daemon runs on every member
         else:
             assert len(chosen) == 1
-        for member in MEMBERS:
-            shard = get(federation_clusters[member], kind, ns, name)
-            assert (shard is not None) == (member in chosen), (kind, member)
+        # The placement (and its shard rows) is recorded before the shards are applied: wait for them.
+        wait_for(
+            lambda kind=kind, name=name, chosen=chosen: all(
+                (get(federation_clusters[m], kind, ns, name) is not None) == (m in chosen) for m in MEMBERS
+            ),
+            30,
+            what=f"{kind}'s shards exactly on {chosen}",
+        )
         for member in chosen:
             wait_for(
                 lambda member=member, name=name, natives=natives: natives
