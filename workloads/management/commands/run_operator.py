@@ -1,5 +1,9 @@
 """``manage.py run_operator``: the same operator as ``python -m workloads.core.operator``, with the member
-clusters taken from the registry (or from --kubeconfig/--context, which win when given)."""
+clusters taken from the registry (or from --kubeconfig/--context, which win when given).
+
+From the registry, each member is named as the registry names it (its context is only how it is
+reached), so the federation's ``MemberCluster`` objects, which the registry writes under those names,
+match; the registered host runs the federation unless ``--no-federation``."""
 
 from __future__ import annotations
 
@@ -21,10 +25,12 @@ class Command(BaseCommand):
         parser.add_argument("--context", action="append", default=[])
         parser.add_argument("--lease-context", help="kubeconfig context of the Lease (default: the host cluster)")
         parser.add_argument("--no-leader-election", action="store_true")
-        parser.add_argument("--workers", type=int, default=4)
+        parser.add_argument("--no-federation", action="store_true", help="members only: no federation on the host")
+        parser.add_argument("--workers", type=int, default=16)
         parser.add_argument("--metrics-port", type=int)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        host: ClusterTarget | None = None
         if options["context"]:
             if not options["kubeconfig"]:
                 raise CommandError("--context needs --kubeconfig")
@@ -32,18 +38,21 @@ class Command(BaseCommand):
             lease_context = options["lease_context"] or options["context"][0]
             lease = ClusterTarget(lease_context, options["kubeconfig"], lease_context)
         else:
-            targets, lease = self._from_registry(options["lease_context"])
+            targets, lease, host = self._from_registry(options["lease_context"])
         settings = Settings(
             targets,
             None if options["no_leader_election"] else lease,
             options=Options(workers=options["workers"]),
             metrics_port=options["metrics_port"],
+            host=None if options["no_federation"] else host,
         )
         code = run(settings)
         if code:
             raise CommandError(f"operator stopped with exit code {code}")
 
-    def _from_registry(self, lease_context: str | None) -> tuple[list[ClusterTarget], ClusterTarget]:
+    def _from_registry(
+        self, lease_context: str | None
+    ) -> tuple[list[ClusterTarget], ClusterTarget, ClusterTarget | None]:
         rows = list(Cluster.objects.all())
         targets = []
         for row in rows:
@@ -54,11 +63,10 @@ class Command(BaseCommand):
             targets.append(ClusterTarget(row.name, row.kubeconfig_path, row.kube_context or row.name))
         if not targets:
             raise CommandError("no member clusters registered")
-        host = next((r for r in rows if r.role != FederationRole.MEMBER and r.kubeconfig_path), None)
+        row = next((r for r in rows if r.role != FederationRole.MEMBER and r.kubeconfig_path), None)
+        host = ClusterTarget(row.name, row.kubeconfig_path, row.kube_context or row.name) if row else None
         if lease_context:
             lease = ClusterTarget(lease_context, targets[0].kubeconfig, lease_context)
-        elif host is not None:
-            lease = ClusterTarget(host.name, host.kubeconfig_path, host.kube_context or host.name)
         else:
-            lease = targets[0]
-        return targets, lease
+            lease = host or targets[0]
+        return targets, lease, host
