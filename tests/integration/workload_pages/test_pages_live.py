@@ -5,18 +5,14 @@ submission is refused and writes nothing; a workload over the grant waits, and i
 
 from __future__ import annotations
 
-import contextlib
 import html
 import re
 import uuid
-from pathlib import Path
 
 import pytest
 
-from base.errors import Invalid, NotFound
+from base.errors import Invalid
 from clusters import runtime
-from devtools.devstack import sync_member_clusters
-from devtools.operator_process import OperatorProcess
 from devtools.waiting import wait_for
 from tests.integration.provisioning.conftest import onboard
 from workloads import host, submission
@@ -31,38 +27,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("eager_tasks", "pools"),
 ]
-
-
-@pytest.fixture
-def created() -> list[tuple[str, str, str]]:
-    """(kind, namespace, name) of every workload the test wrote to the host."""
-    return []
-
-
-@pytest.fixture
-def operator(federation, local_control_plane, tmp_path, created):
-    """The federation controller on the registry's clusters, once the host holds a MemberCluster per member.
-    Afterwards every workload the test made is deleted and its shards are gone (later tests place afresh)."""
-    sync_member_clusters()
-    lease = f"pages-{uuid.uuid4().hex[:6]}"
-    proc = OperatorProcess(Path(local_control_plane.kubeconfig_path), tmp_path, "pages-fed", lease, federation=True)
-    proc.start()
-    wait_for(lambda: proc.metrics().get("leading") == 1.0, 60, what="federation operator leading")
-    yield proc
-    for kind, namespace, name in created:
-        with contextlib.suppress(NotFound):
-            host.delete(kind, namespace, name)
-
-    def shards_left() -> list[str]:
-        return [
-            f"{cluster}:{kind}/{name}"
-            for kind, namespace, name in created
-            for cluster, cache in runtime.member_caches().items()
-            if cache.get(KINDS[kind].plural, namespace, name)
-        ]
-
-    wait_for(lambda: not shards_left(), 120, interval=0.5, what="every shard removed")
-    assert proc.terminate() == 0, proc.log()
 
 
 def text(response) -> str:
