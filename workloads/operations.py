@@ -12,7 +12,6 @@ from typing import Any
 
 from django.utils import timezone
 
-from base import audit
 from base.errors import Conflict, Invalid, NotFound
 from projects.access import require_role
 from projects.models import Project
@@ -21,7 +20,7 @@ from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
 from workloads.core.status import rfc3339
 from workloads.documents import editable, merge_patch
-from workloads.submission import WRITE_ROLES, check
+from workloads.submission import WRITE_ROLES, check, record
 
 OPERATIONS = ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
 MAX_REPLICAS = 10000
@@ -84,13 +83,12 @@ def operate(
     check(project, changed)  # still valid, and a scale-up must still be able to fit the grant
     body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
     written = host.patch(kind, project.namespace, name, body)
-    audit.record(
+    record(
+        actor,
+        project,
         f"workload.{operation}",
-        actor=actor,
-        target_kind=kind,
-        target_name=name,
-        project=project.name,
-        cluster=host.host_cluster().name,
+        kind,
+        name,
         before=_relevant(live.get("spec") or {}, patch),
         after=patch,
     )
@@ -103,15 +101,7 @@ def delete(actor: Any, project: Project, kind: str, name: str, *, version: str |
     live = _live(project, kind, name)
     _current(live, version)
     host.delete(kind, project.namespace, name, uid=live["metadata"].get("uid"))
-    audit.record(
-        "workload.delete",
-        actor=actor,
-        target_kind=kind,
-        target_name=name,
-        project=project.name,
-        cluster=host.host_cluster().name,
-        before=live.get("spec"),
-    )
+    record(actor, project, "workload.delete", kind, name, before=live.get("spec"))
 
 
 def _live(project: Project, kind: str, name: str) -> dict[str, Any]:

@@ -180,16 +180,7 @@ def submit(
     meta["resourceVersion"] = live["metadata"].get("resourceVersion")
     meta["finalizers"] = live["metadata"].get("finalizers") or []  # the federation's stays
     written = host.replace(manifest)
-    audit.record(
-        "workload.update",
-        actor=actor,
-        target_kind=kind,
-        target_name=name,
-        project=project.name,
-        cluster=host.host_cluster().name,
-        before=live.get("spec"),
-        after=manifest.get("spec"),
-    )
+    record(actor, project, "workload.update", kind, name, before=live.get("spec"), after=manifest.get("spec"))
     return Accepted(written, workload, False)
 
 
@@ -202,16 +193,24 @@ def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Wo
         written = host.create(manifest)
     except Conflict:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
+    record(actor, project, "workload.create", kind, name, after=manifest.get("spec"))
+    return Accepted(written, workload, True)
+
+
+def record(
+    actor: Any, project: Project, action: str, kind: str, name: str, *, before: Any = None, after: Any = None
+) -> None:
+    """The audit row of a write to a workload on the host (submissions and operations)."""
     audit.record(
-        "workload.create",
+        action,
         actor=actor,
         target_kind=kind,
         target_name=name,
         project=project.name,
         cluster=host.host_cluster().name,
-        after=manifest.get("spec"),
+        before=before,
+        after=after,
     )
-    return Accepted(written, workload, True)
 
 
 def _live(kind: str, namespace: str, name: str) -> dict[str, Any] | None:
