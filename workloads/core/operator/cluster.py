@@ -101,20 +101,7 @@ class ClusterRuntime:
         self._watch(res, self._on_owned, MANAGED_SELECTOR)
 
     def _watch(self, res: Resource, handler: Callable[[str, Obj], None], selector: str | None = None) -> None:
-        watch = ListWatch(
-            lambda: self.kube.api,
-            self.store,
-            res.kind,
-            res.path(),
-            name=f"{self.name}-{res.plural}",
-            label_selector=selector,
-            on_event=handler,
-            timeout=REQUEST_TIMEOUT,
-            watch_timeout=WATCH_TIMEOUT,
-            backoff_base=0.2,
-        )
-        self.watches[res.kind] = watch
-        watch.start()
+        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector)
 
     def _restart_crashed(self) -> None:
         """A list-watch whose thread died of a bug (recorded in its last_error) starts again, relisting."""
@@ -255,6 +242,26 @@ class ClusterRuntime:
                 metadata = obj.get("metadata") or {}
                 keys.append(Key(self.name, kind, str(metadata.get("namespace") or ""), str(metadata.get("name"))))
         return keys
+
+
+def start_watch(
+    kube: Kube, store: Store, res: Resource, handler: Callable[[str, Obj], None] | None, selector: str | None = None
+) -> ListWatch:
+    """The operator's list-watch of one collection on one cluster (members and the host alike), started."""
+    watch = ListWatch(
+        lambda: kube.api,
+        store,
+        res.kind,
+        res.path(),
+        name=f"{kube.name}-{res.plural}",
+        label_selector=selector,
+        on_event=handler,
+        timeout=REQUEST_TIMEOUT,
+        watch_timeout=WATCH_TIMEOUT,
+        backoff_base=0.2,
+    )
+    watch.start()
+    return watch
 
 
 def _spec_fingerprint(metadata: dict[str, Any]) -> tuple[Any, ...]:

@@ -19,7 +19,7 @@ from workloads.core.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from workloads.core.kube.listwatch import ListWatch
 from workloads.core.kube.store import Store
 from workloads.core.labels import MANAGED_SELECTOR
-from workloads.core.operator.cluster import REQUEST_TIMEOUT, WATCH_TIMEOUT, Key
+from workloads.core.operator.cluster import Key, start_watch
 from workloads.core.operator.kubeio import Kube, NotFound, Resource, cr_resource
 
 log = logging.getLogger(__name__)
@@ -62,20 +62,7 @@ class HostRuntime:
         self._watch(REVISION, None, MANAGED_SELECTOR)
 
     def _watch(self, res: Resource, handler: Callable[[str, dict[str, Any]], None] | None, selector: str = "") -> None:
-        watch = ListWatch(
-            lambda: self.kube.api,
-            self.store,
-            res.kind,
-            res.path(),
-            name=f"{self.name}-{res.plural}",
-            label_selector=selector or None,
-            on_event=handler,
-            timeout=REQUEST_TIMEOUT,
-            watch_timeout=WATCH_TIMEOUT,
-            backoff_base=0.2,
-        )
-        self.watches[res.kind] = watch
-        watch.start()
+        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector or None)
 
     def restart_crashed(self) -> None:
         for kind, watch in list(self.watches.items()):
