@@ -57,3 +57,23 @@ class ApiToken(models.Model):
         if self.revoked_at is not None:
             return False
         return self.expires_at is None or self.expires_at > timezone.now()
+
+
+class OidcIdentity(models.Model):
+    """An identity-provider account (issuer + ``sub``) linked to one portal user.
+
+    Sign-in finds users only through this link: an email address never links an IdP account to an existing user
+    (an IdP that lets anyone claim an address would hand out that account); an admin links explicitly.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identities")
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_sign_in_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="one_user_per_oidc_identity")]
+
+    def __str__(self) -> str:
+        return f"{self.subject} @ {self.issuer}"

@@ -13,10 +13,21 @@ from typing import Any
 
 from django.contrib import admin
 
+from base.admin_site import may_use_admin
 from base.models import AuditEvent
 
 
-class ReadOnlyAdminMixin:
+class ViewableByPlatformAdmins:
+    """For ModelAdmins and inlines: platform admins (and explicit superusers) may view; writes stay as declared."""
+
+    def has_view_permission(self, request: Any, obj: Any = None) -> bool:
+        return may_use_admin(request.user)
+
+    def has_module_permission(self, request: Any) -> bool:
+        return may_use_admin(request.user)
+
+
+class ReadOnlyAdminMixin(ViewableByPlatformAdmins):
     """For ModelAdmins and inlines: view only."""
 
     def has_add_permission(self, request: Any, *args: Any) -> bool:

@@ -65,8 +65,9 @@ def ensure_users() -> list[DemoLogin]:
             user.save()
         if role == "platform admin":
             user.groups.add(Group.objects.get_or_create(name=settings.PLATFORM_ADMIN_GROUP)[0])
-            user.is_staff = user.is_superuser = True
-            user.save()
+            if user.is_superuser:  # the group is the portal's admin role; Django's superuser is for createsuperuser
+                user.is_staff = user.is_superuser = False
+                user.save()
         stored[username] = password
         logins.append(DemoLogin(username, password, role))
     path.parent.mkdir(parents=True, exist_ok=True)

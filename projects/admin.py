@@ -15,7 +15,7 @@ from django import forms
 from django.contrib import admin
 from django.urls import reverse
 
-from base.admin import ReadOnlyAdminMixin
+from base.admin import ReadOnlyAdminMixin, ViewableByPlatformAdmins
 from projects.grants import QuotaInput
 from projects.lifecycle import set_pod_security, update_project
 from projects.members import MemberInput, remove_member, set_member
@@ -45,13 +45,13 @@ class TierQuotaForm(_FixedKeyForm):
     key_fields = ("tier",)
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(ViewableByPlatformAdmins, admin.TabularInline):
     model = Membership
     form = MembershipForm
     extra = 0
 
 
-class TierQuotaInline(admin.TabularInline):
+class TierQuotaInline(ViewableByPlatformAdmins, admin.TabularInline):
     model = TierQuota
     form = TierQuotaForm
     extra = 0
@@ -68,7 +68,7 @@ def _member(row: Membership) -> MemberInput:
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(ViewableByPlatformAdmins, admin.ModelAdmin):
     writes_through_services = True
     list_display = ("name", "team", "cost_center", "state", "pod_security", "created_at")
     list_filter = ("state", "pod_security")

@@ -55,29 +55,3 @@ def test_anonymous_pages_redirect_to_sign_in(client):
         response = client.get(path)
         assert response.status_code == 302, path
         assert response["Location"].startswith("/login/?next="), path
-
-
-def test_oidc_groups_claim_maps_to_django_groups_and_admin_flag(db, settings):
-    from accounts.oidc import PortalOIDCBackend
-    from base.permissions import is_platform_admin
-
-    backend = PortalOIDCBackend()
-    claims = {"email": "root@example.com", "email_verified": True, "groups": ["devs", settings.PLATFORM_ADMIN_GROUP]}
-
-    user = backend.create_user(claims)
-    assert sorted(user.groups.values_list("name", flat=True)) == ["devs", settings.PLATFORM_ADMIN_GROUP]
-    assert is_platform_admin(user)
-
-    backend.update_user(user, {**claims, "groups": ["devs"]})
-    user.refresh_from_db()
-    del user._is_platform_admin
-    assert list(user.groups.values_list("name", flat=True)) == ["devs"]
-    assert not is_platform_admin(user) and not user.is_superuser
-
-
-def test_oidc_refuses_claims_without_a_verified_email():
-    from accounts.oidc import PortalOIDCBackend
-
-    backend = PortalOIDCBackend()
-    assert not backend.verify_claims({"email": "a@example.com", "email_verified": False})
-    assert not backend.verify_claims({"sub": "x"})
