@@ -1,8 +1,9 @@
 """Incremental cluster aggregates (requested resources, allocatable, counts).
 
 Each object's contribution is computed once when it enters the store and kept by its aggregator
-(keyed like the store); an update subtracts the stored contribution and adds the new one. Reads
-therefore never walk 10k pods, and a caller who mutates a returned object cannot corrupt the sums.
+(keyed like the store; equal contributions are one object, as most pods of a namespace and tier are
+alike); an update subtracts the stored contribution and adds the new one. Reads therefore never walk
+10k pods, and a caller who mutates a returned object cannot corrupt the sums.
 ``PodAggregates`` and ``NodeAggregates`` are the store's ``Aggregator``s for "pods" and "nodes".
 """
 
@@ -23,7 +24,7 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 TableKey = TypeVar("TableKey", str, tuple[str, str])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Resources:
     cpu_m: int = 0
     memory: int = 0
@@ -38,6 +39,7 @@ class Resources:
 
 
 ZERO = Resources()
+SAME_LIMIT = 10_000
 Key = tuple[str, str]  # (namespace or "", name), as the store keys objects
 
 
@@ -86,7 +88,7 @@ def pod_requests(pod: dict[str, Any]) -> Resources:
     return total
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodContribution:
     namespace: str
     tier: str
@@ -94,7 +96,7 @@ class PodContribution:
     requests: Resources | None  # None for terminal pods
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeContribution:
     zone: str
     family: str
@@ -137,10 +139,14 @@ class PodAggregates:
         self.total = ZERO
         self.phases: Counter[str] = Counter()
         self._contrib: dict[Key, PodContribution] = {}
+        self._same: dict[PodContribution, PodContribution] = {}  # most pods' contributions are equal: keep one
 
     def add(self, key: Key, obj: dict[str, Any]) -> None:
         self.discard(key)
-        c = self._contrib[key] = pod_contribution(obj)
+        c = pod_contribution(obj)
+        if len(self._same) >= SAME_LIMIT:
+            self._same.clear()
+        c = self._contrib[key] = self._same.setdefault(c, c)
         self.apply(c, +1)
 
     def discard(self, key: Key) -> None:

@@ -21,6 +21,7 @@ from workloads.core.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store
 from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
 from .breaker import CircuitOpen
 from .client import ClientPool, ClusterHealth, ClusterTarget
+from .compact import PodCompactor
 from .resources import DEFAULT_RESOURCES, ResourceSpec
 from .retry import TRANSPORT_ERRORS, describe
 from .slim import slim
@@ -31,8 +32,15 @@ AGGREGATORS: dict[str, Callable[[], Aggregator]] = {"pods": PodAggregates, "node
 
 
 def cluster_store(indexed_labels: frozenset[str] | None = DEFAULT_INDEXED_LABELS) -> Store:
-    """The portal's store for one cluster: slimmed objects, pod and node aggregates."""
-    return Store(slimmer=slim, indexed_labels=indexed_labels, aggregators=AGGREGATORS)
+    """The portal's store for one cluster: slimmed objects, compact pods (``compact.PodCompactor``), pod and
+    node aggregates, sorted keys for ``page``."""
+    return Store(
+        slimmer=slim,
+        slimmers={"pods": PodCompactor()},
+        indexed_labels=indexed_labels,
+        aggregators=AGGREGATORS,
+        ordered=True,
+    )
 
 
 class CacheOptions(TypedDict, total=False):

@@ -3,7 +3,9 @@
 Objects are kept per kind (any string the owner chooses: "pods" in the portal cache, "Pod" in the
 operator) and indexed by namespace, by label pair and by ownerReference uid, so a lookup costs the
 size of its answer. An optional ``slimmer`` strips what nobody reads before an object is stored, and
-optional per-kind ``Aggregator``s keep running sums that never need a walk over the objects.
+optional per-kind ``Aggregator``s keep running sums that never need a walk over the objects. A store made
+with ``ordered=True`` also keeps each kind's keys sorted, so ``page`` answers a page of a sorted listing in
+the size of the page (a bisect to the cursor), not of the kind.
 
 Returned objects are the store's own dicts, shared between readers: treat them as READ-ONLY. The store
 never mutates a stored object either (every event replaces it), so a reference stays a consistent
@@ -12,6 +14,7 @@ snapshot of that object. ``copy.deepcopy`` it before changing anything.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -22,6 +25,7 @@ from workloads.core.kube.rawapi import Obj
 
 Key = tuple[str, str]  # (namespace or "", name)
 Slimmer = Callable[[Obj], Obj]
+Where = Callable[[Obj], bool]
 DEFAULT_INDEXED_LABELS: frozenset[str] | None = None  # None: index every label pair (measured: cheap)
 
 
@@ -50,6 +54,11 @@ def resource_version(obj: Obj) -> int:
         return 0
 
 
+def _labels_match(obj: Obj, selector: Mapping[str, str]) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(lk) == lv for lk, lv in selector.items())
+
+
 def _timestamp(obj: Obj) -> str:
     """Sort key for events: the newest occurrence (RFC 3339 strings sort chronologically)."""
     meta = obj.get("metadata") or {}
@@ -64,6 +73,7 @@ class _Kind:
     by_label: dict[tuple[str, str], dict[Key, None]] = field(default_factory=dict)
     by_owner: dict[str, dict[Key, None]] = field(default_factory=dict)
     agg: Aggregator | None = None
+    order: list[Key] | None = None  # every key, sorted (ordered stores only)
 
 
 class Store:
@@ -75,9 +85,14 @@ class Store:
         slimmer: Slimmer | None = None,
         indexed_labels: frozenset[str] | None = DEFAULT_INDEXED_LABELS,
         aggregators: Mapping[str, Callable[[], Aggregator]] | None = None,
+        slimmers: Mapping[str, Slimmer] | None = None,
+        ordered: bool = False,
     ) -> None:
+        """``slimmers``: a kind's own slimmer instead of ``slimmer``; ``ordered``: keep sorted keys for ``page``."""
         self.indexed_labels = indexed_labels
         self._slim = slimmer
+        self._slimmers = dict(slimmers or {})
+        self.ordered = ordered
         self._aggregators = dict(aggregators or {})
         self._lock = threading.RLock()
         self._kinds: dict[str, _Kind] = {}
@@ -85,7 +100,7 @@ class Store:
     # -- writes (list-watch threads; put_if_newer from writers) ---------------------------------
     def _new_kind(self, kind: str) -> _Kind:
         factory = self._aggregators.get(kind)
-        return _Kind(agg=factory() if factory is not None else None)
+        return _Kind(agg=factory() if factory is not None else None, order=[] if self.ordered else None)
 
     def _index(self, k: _Kind, key: Key, obj: Obj, add: bool) -> None:
         meta = obj.get("metadata") or {}
@@ -115,18 +130,25 @@ class Store:
                 if not label_members:
                     del k.by_label[pair]
 
-    def _put(self, k: _Kind, obj: Obj) -> None:
+    def _put(self, k: _Kind, obj: Obj, *, sort: bool = True) -> None:
         key = key_of(obj)
-        self._remove(k, key)
+        if key in k.objects:
+            self._remove(k, key, reorder=False)  # the key keeps its place in the order
+        elif sort and k.order is not None:
+            bisect.insort(k.order, key)
         k.objects[key] = obj
         self._index(k, key, obj, add=True)
         if k.agg is not None:
             k.agg.add(key, obj)
 
-    def _remove(self, k: _Kind, key: Key) -> None:
+    def _remove(self, k: _Kind, key: Key, *, reorder: bool = True) -> None:
         old = k.objects.pop(key, None)
         if old is None:
             return
+        if reorder and k.order is not None:
+            at = bisect.bisect_left(k.order, key)
+            if at < len(k.order) and k.order[at] == key:
+                del k.order[at]
         self._index(k, key, old, add=False)
         if k.agg is not None:
             k.agg.discard(key)
@@ -135,21 +157,24 @@ class Store:
         while max_objects is not None and len(k.objects) > max_objects:
             self._remove(k, next(iter(k.objects)))
 
-    def _slimmed(self, obj: Obj) -> Obj:
-        return self._slim(obj) if self._slim is not None else obj
+    def _slimmed(self, kind: str, obj: Obj) -> Obj:
+        slimmer = self._slimmers.get(kind, self._slim)
+        return slimmer(obj) if slimmer is not None else obj
 
     def replace(self, kind: str, items: Iterable[Obj], max_objects: int | None = None) -> list[Obj]:
         """Swap in a full LIST result; readers see either the old or the new set, never a mix.
 
         Returns the objects that were stored before and are not in ``items`` (deleted while unwatched).
         """
-        slimmed = [self._slimmed(o) for o in items]
+        slimmed = [self._slimmed(kind, o) for o in items]
         if max_objects is not None:
             slimmed.sort(key=_timestamp)
             slimmed = slimmed[-max_objects:] if max_objects else []
         k = self._new_kind(kind)  # built outside the lock: readers keep being served during a 10k relist
         for obj in slimmed:
-            self._put(k, obj)
+            self._put(k, obj, sort=False)
+        if k.order is not None:
+            k.order = sorted(k.objects)  # one sort, not an insort per object
         with self._lock:
             old = self._kinds.get(kind)
             self._kinds[kind] = k
@@ -161,7 +186,7 @@ class Store:
         """ADDED / MODIFIED / DELETED from a watch stream (anything else is ignored)."""
         if event_type not in ("ADDED", "MODIFIED", "DELETED"):
             return
-        new = self._slimmed(obj) if event_type != "DELETED" else obj
+        new = self._slimmed(kind, obj) if event_type != "DELETED" else obj
         with self._lock:
             k = self._kinds.get(kind)
             if k is None:
@@ -175,7 +200,7 @@ class Store:
     def put_if_newer(self, kind: str, obj: Obj) -> bool:
         """Store a write's result unless the store already holds that object at a newer resourceVersion
         (a write racing the watch must never move the store back in time). True when stored."""
-        new = self._slimmed(obj)
+        new = self._slimmed(kind, obj)
         with self._lock:
             k = self._kinds.get(kind)
             if k is None:
@@ -230,6 +255,61 @@ class Store:
         if scan:
             out = [o for o in out if all(((o["metadata"].get("labels") or {}).get(a) == b) for a, b in scan)]
         return out
+
+    def page(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        after: Key | None = None,
+        limit: int = 100,
+        where: Where | None = None,
+        label_selector: Mapping[str, str] | None = None,
+    ) -> tuple[builtins.list[Obj], bool]:
+        """Up to ``limit`` objects in (namespace, name) order, after the key ``after``, in ``namespace`` and
+        matching ``label_selector`` and ``where``; and whether more follow. Needs ``ordered=True``.
+
+        Costs the page (plus what ``where`` skips), not the kind: a bisect to the cursor, then a walk in
+        chunks, each taken under the lock and filtered outside it."""
+        chunk = max(64, 2 * limit)
+        out: builtins.list[Obj] = []
+        selected: builtins.list[Key] | None = None
+        while True:
+            with self._lock:
+                k = self._kinds.get(kind)
+                if k is None:
+                    return [], False
+                if k.order is None:
+                    raise TypeError("page() needs a store made with ordered=True")
+                if label_selector and selected is None:
+                    selected = sorted(self._selected(k, label_selector))  # the selection's size, once
+                keys = k.order if selected is None else selected
+                first = bisect.bisect_left(keys, (namespace or "", ""))
+                at = max(bisect.bisect_right(keys, after), first) if after is not None else first
+                window = keys[at : at + chunk]
+                taken = [(key, obj) for key in window if (obj := k.objects.get(key)) is not None]
+            for key, obj in taken:
+                if namespace is not None and key[0] != namespace:
+                    return out, False
+                if (not label_selector or _labels_match(obj, label_selector)) and (where is None or where(obj)):
+                    if len(out) == limit:
+                        return out, True
+                    out.append(obj)
+            if len(window) < chunk:
+                return out, False
+            after = window[-1]
+
+    def _selected(self, k: _Kind, selector: Mapping[str, str]) -> builtins.list[Key]:
+        """Keys with every indexed label pair of ``selector`` (the others are the caller's to check)."""
+        sets = [
+            k.by_label.get((lk, lv), {})
+            for lk, lv in selector.items()
+            if self.indexed_labels is None or lk in self.indexed_labels
+        ]
+        if not sets:
+            return builtins.list(k.objects)
+        sets.sort(key=len)
+        return [key for key in sets[0] if all(key in s for s in sets[1:])]
 
     def count(
         self,
