@@ -6,6 +6,8 @@
     pincompute delete KIND NAME -p PROJECT
     pincompute scale KIND NAME --replicas N -p PROJECT
     pincompute pause|resume|stop|start|restart KIND NAME -p PROJECT
+    pincompute restart-container KIND NAME -c CONTAINER [--pod POD] -p PROJECT
+    (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute timeline [KIND NAME] -p PROJECT
     pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N]
     pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
@@ -46,7 +48,19 @@ from pinconsole_sdk.streams import Shell, Stream, follow_logs, read_chunks, shel
 OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
 OUTPUTS = ("table", "yaml", "json", "name")
 OPERATIONS = ("pause", "resume", "stop", "start", "restart")
-COMMANDS = ("get", "describe", "apply", "delete", "scale", *OPERATIONS, "timeline", "logs", "exec", "completion")
+COMMANDS = (
+    "get",
+    "describe",
+    "apply",
+    "delete",
+    "scale",
+    *OPERATIONS,
+    "restart-container",
+    "timeline",
+    "logs",
+    "exec",
+    "completion",
+)
 INTERRUPTED = 130
 
 
@@ -189,14 +203,13 @@ def cmd_apply(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     applied = []
     for _, doc in docs:  # one after the other: a refusal stops the run, what came before stays applied
         try:
-            result = client.apply(doc, args.project or None, dry_run=args.dry_run)
+            result = client.apply(doc, args.project or None, dry_run=args.dry_run, if_match=args.if_match)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         w = result.workload
         applied.append(w)
         if args.output == "table":
-            verb = "created" if result.created else "configured"
-            out.write(f"{w.kind.lower()}/{w.name} {verb}{' (dry run)' if args.dry_run else ''}\n")
+            out.write(f"{w.kind.lower()}/{w.name} {result.verb}{' (dry run)' if args.dry_run else ''}\n")
     if args.output != "table":
         show_workloads(applied, args.output, out)
     return OK
@@ -216,22 +229,29 @@ def cmd_delete(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     else:
         raise UsageError("delete KIND NAME, or delete -f FILE")
     for project, kind, name in targets:
-        client.delete(project, kind, name)
+        client.delete(project, kind, name, if_match=args.if_match)
         out.write(f"{kind.lower()}/{name} deleted\n")
     return OK
 
 
 def cmd_scale(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    w = client.scale(need_project(args), args.kind, args.name, args.replicas)
+    w = client.scale(need_project(args), args.kind, args.name, args.replicas, if_match=args.if_match)
     return _operated(w, "scaled", args.output, out)
 
 
 def cmd_operation(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     operation = args.command
     method = getattr(client, operation)
-    w = method(need_project(args), args.kind, args.name)
+    w = method(need_project(args), args.kind, args.name, if_match=args.if_match)
     past = {"pause": "paused", "resume": "resumed", "stop": "stopped", "start": "started", "restart": "restarted"}
     return _operated(w, past[operation], args.output, out)
+
+
+def cmd_restart_container(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    project = need_project(args)
+    w = client.restart_container(project, args.kind, args.name, args.container, pod=args.pod, if_match=args.if_match)
+    where = f"pod {args.pod}" if args.pod else "every pod"
+    return _operated(w, f"container {args.container} restarted in {where}", args.output, out)
 
 
 def _operated(w: Workload, verb: str, output: str, out: TextIO) -> int:
@@ -251,8 +271,7 @@ def cmd_timeline(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         return OK
     rows = [["AT", "LEVEL", "SOURCE", "WORKLOAD", "TITLE", "MESSAGE"]]
     rows += [
-        [e.at, e.level, e.source, "/".join(e.workload) if e.workload else "-", e.title, e.message]
-        for e in found.entries
+        [e.at, e.level, e.source, str(e.workload) if e.workload else "-", e.title, e.message] for e in found.entries
     ]
     table(rows, out)
     return OK
@@ -362,18 +381,20 @@ _pincompute() {
     case "$prev" in
         -o|--output) COMPREPLY=( $(compgen -W "%(outputs)s" -- "$cur") ); return ;;
         -f|--filename) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
-        -p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster|-c|--container|--tail) return ;;
+        -p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster|-c|--container|--tail|--pod\
+|--if-match) return ;;
         completion) COMPREPLY=( $(compgen -W "bash" -- "$cur") ); return ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
---timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty -h --help" -- "$cur") ); return
+--timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty --pod --if-match -h --help" \
+-- "$cur") ); return
     fi
     local i cmd="" args=()
     for (( i=1; i < COMP_CWORD; i++ )); do
         case "${COMP_WORDS[i]}" in
             -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster\
-|-c|--container|--tail) (( i++ )) ;;
+|-c|--container|--tail|--pod|--if-match) (( i++ )) ;;
             -*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else args+=("${COMP_WORDS[i]}"); fi ;;
         esac
@@ -422,6 +443,14 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     return parser
 
 
+def _if_match(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--if-match",
+        metavar="VERSION",
+        help="write only if the workload is still at this version (get shows it); else exit code 4",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pincompute",
@@ -444,21 +473,34 @@ def build_parser() -> argparse.ArgumentParser:
     apply = sub.add_parser("apply", parents=common, help="create or update workloads from YAML/JSON files")
     apply.add_argument("-f", "--filename", action="append", required=True, help="a file, or - for stdin")
     apply.add_argument("--dry-run", action="store_true", help="validate and check the grant; write nothing")
+    _if_match(apply)
 
     delete = sub.add_parser("delete", parents=common, help="delete a workload")
     delete.add_argument("kind", nargs="?")
     delete.add_argument("name", nargs="?")
     delete.add_argument("-f", "--filename", action="append", help="delete what these files describe")
+    _if_match(delete)
 
     scale = sub.add_parser("scale", parents=common, help="set the number of replicas")
     scale.add_argument("kind")
     scale.add_argument("name")
     scale.add_argument("--replicas", type=int, required=True)
+    _if_match(scale)
 
     for operation in OPERATIONS:
         p = sub.add_parser(operation, parents=common, help=f"{operation} a workload")
         p.add_argument("kind")
         p.add_argument("name")
+        _if_match(p)
+
+    restart_container = sub.add_parser(
+        "restart-container", parents=common, help="restart one container, in every pod or in one (--pod)"
+    )
+    restart_container.add_argument("kind")
+    restart_container.add_argument("name")
+    restart_container.add_argument("-c", "--container", required=True, help="the container to restart")
+    restart_container.add_argument("--pod", help="only in this pod (default: every pod of the workload)")
+    _if_match(restart_container)
 
     timeline = sub.add_parser("timeline", parents=common, help="state changes and events, newest first")
     timeline.add_argument("kind", nargs="?")
@@ -494,6 +536,7 @@ HANDLERS = {
     "scale": cmd_scale,
     "timeline": cmd_timeline,
     "logs": cmd_logs,
+    "restart-container": cmd_restart_container,
     **dict.fromkeys(OPERATIONS, cmd_operation),
 }
 

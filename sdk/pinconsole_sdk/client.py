@@ -27,8 +27,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 
-from pinconsole_sdk.errors import ApiError, ConfigError, ConnectionFailed, error_from_response
-from pinconsole_sdk.models import Json, PodDebug, Timeline, Workload, canonical_kind
+from pinconsole_sdk.errors import ApiError, ConfigError, ConnectionFailed, NotFound, error_from_response
+from pinconsole_sdk.models import Json, PodDebug, Timeline, Workload, WorkloadPage, canonical_kind
 
 __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
@@ -110,7 +110,7 @@ class RetryPolicy:
 
     def backoff(self, retry: int, rng: Callable[[], float]) -> float:
         """Full jitter: uniform in ``[0, min(cap, base * 2**retry)]`` (``retry`` counts from 0)."""
-        return rng() * min(self.cap, self.base * 2**retry)
+        return float(rng() * min(self.cap, self.base * 2**retry))
 
     def delay(self, retry: int, retry_after: float | None, rng: Callable[[], float]) -> float:
         jittered = self.backoff(retry, rng)
@@ -124,6 +124,12 @@ NO_RETRY = RetryPolicy(attempts=1)
 class ApplyResult:
     workload: Workload
     created: bool  # False: it existed and was updated (or the dry run answered it)
+    unchanged: bool = False  # it existed, and the document changed neither its version nor its labels/annotations
+
+    @property
+    def verb(self) -> str:
+        """kubectl's word for what happened: created, configured or unchanged."""
+        return "created" if self.created else "unchanged" if self.unchanged else "configured"
 
 
 class WorkloadList(list[Workload]):
@@ -301,12 +307,11 @@ class Client:
             "limit": page_size,
         }
         while True:
-            page = self.request("GET", path, params=params)
+            page = WorkloadPage.from_dict(self.request("GET", path, params=params))
             if problems is not None:
-                problems.extend(p for p in page.get("problems") or [] if p not in problems)
-            for item in page.get("results") or []:
-                yield Workload.from_dict(item)
-            cursor = _cursor_of(page.get("next"))
+                problems.extend(p for p in page.problems if p not in problems)
+            yield from page.results
+            cursor = _cursor_of(page.next)
             if not cursor:
                 return
             params = {**params, "cursor": cursor}  # the cursor on our own base URL, never the link's host
@@ -343,9 +348,24 @@ class Client:
         if not project:
             raise ValueError(f"{doc['kind']} {doc['metadata']['name']}: no project (pass project=... or -p)")
         path = self._one(project, doc["kind"], doc["metadata"]["name"])
+        try:  # what it was (a read of the server's cache), to tell "unchanged" from "configured"
+            before: Workload | None = Workload.from_dict(self.request("GET", path))
+        except NotFound:
+            before = None
         params = {"dryRun": "true" if dry_run else None}
         status, answer = self.send("PUT", path, params=params, body=doc, if_match=if_match)
-        return ApplyResult(Workload.from_dict(answer), created=status == 201)
+        after = Workload.from_dict(answer)
+        unchanged = (
+            not dry_run
+            and before is not None
+            and (before.version, before.labels, before.annotations)
+            == (
+                after.version,
+                after.labels,
+                after.annotations,
+            )
+        )
+        return ApplyResult(after, created=status == 201, unchanged=unchanged)
 
     def delete(self, project: str, kind: str, name: str, *, if_match: str | None = None) -> None:
         self.request("DELETE", self._one(project, kind, name), if_match=if_match)
@@ -435,11 +455,11 @@ def normalize_document(document: Json) -> tuple[Json, str | None]:
     if not isinstance(document, dict):
         raise ValueError("a document must be a mapping")
     if "metadata" not in document and "name" in document:  # a representation: -o yaml output applied back
-        meta = {"name": document["name"]}
+        named: Json = {"name": document["name"]}
         for key in ("labels", "annotations"):
             if document.get(key):
-                meta[key] = document[key]
-        document = {**document, "metadata": meta}
+                named[key] = document[key]
+        document = {**document, "metadata": named}
     meta = document.get("metadata")
     kind = document.get("kind")
     if not isinstance(meta, dict) or not meta.get("name") or not kind:

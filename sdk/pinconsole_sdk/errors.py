@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from pinconsole_sdk.models import FieldError
+from pinconsole_sdk.models import ErrorDetail, FieldError
 
 
 class PinConsoleError(Exception):
@@ -155,14 +155,8 @@ def error_from_response(
     retry_after = parse_retry_after(headers.get("Retry-After") or headers.get("retry-after"))
     err = body.get("error") if isinstance(body, dict) else None
     if isinstance(err, dict):
-        message = str(err.get("message") or "")
-        code = str(err.get("code") or "")
-        fields = [
-            FieldError(str(f.get("path") or ""), str(f.get("message") or ""))
-            for f in err.get("fields") or []
-            if isinstance(f, dict)
-        ]
-        request_id = err.get("request_id")
+        detail = ErrorDetail.from_dict(err)
+        message, code, fields, request_id = detail.message, detail.code, detail.fields, detail.request_id
     else:
         message = body if isinstance(body, str) and body else f"HTTP {status}"
         code, fields, request_id = "", [], None

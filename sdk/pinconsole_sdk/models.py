@@ -1,11 +1,15 @@
-"""The Compute API's representations as dataclasses (``components/schemas`` of ``/api/schema/``: Workload,
-Admission, Status, Condition, Shard, TimelineEntry, PodDebug). ``from_dict`` reads the API's camelCase JSON;
-``to_dict`` writes it back exactly (what ``-o json``/``-o yaml`` print)."""
+"""The Compute API's representations as dataclasses, one per component of ``/api/schema/`` (each class's ``schema``
+names it; ``MODELS`` lists them). ``from_dict`` reads the API's camelCase JSON, ``to_dict`` writes it back exactly (what
+``-o json``/``-o yaml`` print); both follow the fields' declared types, and a field's name on the wire is its
+camelCase name unless its metadata names another (``field(metadata={"wire": "results"})``).
+``tests/sdk/test_sdk_schema.py`` checks every class against the served schema: names, types, required, nullable."""
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
 
 Json = dict[str, Any]
 
@@ -29,8 +33,85 @@ def canonical_kind(name: str) -> str:
     return _BY_LOWER.get(name.strip().lower(), name.strip())
 
 
+C = TypeVar("C", bound="Model")
+_UNSET = object()
+
+
+def wire_name(f: dataclasses.Field[Any]) -> str:
+    head, *rest = f.name.split("_")
+    return str(f.metadata.get("wire") or head + "".join(part.capitalize() for part in rest))
+
+
+def _optional(tp: Any) -> tuple[Any, bool]:
+    """``(X, True)`` for ``X | None``; ``(tp, False)`` otherwise."""
+    if get_origin(tp) in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if len(args) == 1 and len(get_args(tp)) == 2:
+            return args[0], True
+    return tp, False
+
+
+def _decode(tp: Any, value: Any) -> Any:
+    inner, nullable = _optional(tp)
+    if value is None and nullable:
+        return None
+    origin = get_origin(inner)
+    if isinstance(inner, type) and issubclass(inner, Model):
+        return inner.from_dict(value if isinstance(value, dict) else {})
+    if origin is list:
+        return [_decode(get_args(inner)[0], v) for v in value or []]
+    if origin is dict:
+        return {str(k): _decode(get_args(inner)[1], v) for k, v in (value or {}).items()}
+    if inner is str:
+        return "" if value is None else str(value)
+    if inner is int:
+        return int(value or 0)
+    if inner is bool:
+        return bool(value)
+    return value  # Any: as sent (a spec)
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Model):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+class Model:
+    """A representation of the API: decoded from and encoded to its JSON by the fields' types."""
+
+    schema: ClassVar[str]  # the component of /api/schema/ it mirrors
+    omit_none: ClassVar[frozenset[str]] = frozenset()  # wire names left out when None (not required there)
+
+    @classmethod
+    def from_dict(cls: type[C], data: Json) -> C:
+        hints = get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            raw = data.get(wire_name(f), _UNSET)
+            if raw is _UNSET and (f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING):
+                continue  # absent: the field's default
+            values[f.name] = _decode(hints[f.name], None if raw is _UNSET else raw)
+        return cls(**values)
+
+    def to_dict(self) -> Json:
+        out: Json = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value, name = getattr(self, f.name), wire_name(f)
+            if value is None and name in self.omit_none:
+                continue
+            out[name] = _encode(value)
+        return out
+
+
 @dataclass(frozen=True)
-class FieldError:
+class FieldError(Model):
+    schema = "FieldError"
+
     path: str
     message: str
 
@@ -39,50 +120,43 @@ class FieldError:
 
 
 @dataclass(frozen=True)
-class Admission:
+class ErrorDetail(Model):
+    """The one error body's ``error`` (``{"error": {...}}``)."""
+
+    schema = "Error"
+
+    status: int
+    code: str
+    message: str
+    fields: list[FieldError] = field(default_factory=list)
+    request_id: str | None = field(default=None, metadata={"wire": "request_id"})
+
+
+@dataclass(frozen=True)
+class Admission(Model):
+    schema = "Admission"
+
     admitted: bool | None  # None: no verdict yet
     reason: str = ""
     message: str = ""
 
-    @classmethod
-    def from_dict(cls, data: Json) -> Admission:
-        return cls(data.get("admitted"), str(data.get("reason") or ""), str(data.get("message") or ""))
-
-    def to_dict(self) -> Json:
-        return {"admitted": self.admitted, "reason": self.reason, "message": self.message}
-
 
 @dataclass(frozen=True)
-class Condition:
+class Condition(Model):
+    schema = "Condition"
+
     type: str
     status: str = ""
     reason: str = ""
     message: str = ""
     last_transition_time: str = ""
 
-    @classmethod
-    def from_dict(cls, data: Json) -> Condition:
-        return cls(
-            str(data.get("type") or ""),
-            str(data.get("status") or ""),
-            str(data.get("reason") or ""),
-            str(data.get("message") or ""),
-            str(data.get("lastTransitionTime") or ""),
-        )
-
-    def to_dict(self) -> Json:
-        return {
-            "type": self.type,
-            "status": self.status,
-            "reason": self.reason,
-            "message": self.message,
-            "lastTransitionTime": self.last_transition_time,
-        }
-
 
 @dataclass(frozen=True)
-class WorkloadStatus:
+class WorkloadStatus(Model):
     """The status aggregated across shards; ``state`` is the list's ``status`` filter value."""
+
+    schema = "Status"
 
     state: str
     reason: str = ""
@@ -92,73 +166,29 @@ class WorkloadStatus:
     clusters: list[str] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
 
-    @classmethod
-    def from_dict(cls, data: Json) -> WorkloadStatus:
-        return cls(
-            state=str(data.get("state") or ""),
-            reason=str(data.get("reason") or ""),
-            phase=str(data.get("phase") or ""),
-            ready=int(data.get("ready") or 0),
-            desired=data.get("desired"),
-            clusters=[str(c) for c in data.get("clusters") or []],
-            conditions=[Condition.from_dict(c) for c in data.get("conditions") or []],
-        )
-
-    def to_dict(self) -> Json:
-        return {
-            "state": self.state,
-            "reason": self.reason,
-            "phase": self.phase,
-            "ready": self.ready,
-            "desired": self.desired,
-            "clusters": list(self.clusters),
-            "conditions": [c.to_dict() for c in self.conditions],
-        }
-
 
 @dataclass(frozen=True)
-class Shard:
+class Shard(Model):
     """One member cluster's part of a workload."""
+
+    schema = "Shard"
 
     cluster: str
     zone: str = ""
-    replicas: int | None = None
+    replicas: int = 0
     ready: int = 0
     state: str = ""
     message: str = ""
     last_seen: str | None = None
     unreachable_since: str | None = None
 
-    @classmethod
-    def from_dict(cls, data: Json) -> Shard:
-        return cls(
-            cluster=str(data.get("cluster") or ""),
-            zone=str(data.get("zone") or ""),
-            replicas=data.get("replicas"),
-            ready=int(data.get("ready") or 0),
-            state=str(data.get("state") or ""),
-            message=str(data.get("message") or ""),
-            last_seen=data.get("lastSeen"),
-            unreachable_since=data.get("unreachableSince"),
-        )
-
-    def to_dict(self) -> Json:
-        return {
-            "cluster": self.cluster,
-            "zone": self.zone,
-            "replicas": self.replicas,
-            "ready": self.ready,
-            "state": self.state,
-            "message": self.message,
-            "lastSeen": self.last_seen,
-            "unreachableSince": self.unreachable_since,
-        }
-
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(Model):
     """A workload as the API represents it: its spec as submitted, its ``version`` (the ETag; what a spec
     change moves), the admission verdict, the status aggregated across shards and each shard."""
+
+    schema = "Workload"
 
     name: str
     kind: str
@@ -175,43 +205,6 @@ class Workload:
     created_at: str | None = None
     deleting: bool = False
 
-    @classmethod
-    def from_dict(cls, data: Json) -> Workload:
-        return cls(
-            name=str(data["name"]),
-            kind=str(data["kind"]),
-            project=str(data.get("project") or ""),
-            tier=str(data.get("tier") or ""),
-            spec=dict(data.get("spec") or {}),
-            version=str(data.get("version") or ""),
-            admission=Admission.from_dict(data.get("admission") or {}),
-            status=WorkloadStatus.from_dict(data.get("status") or {}),
-            shards=[Shard.from_dict(s) for s in data.get("shards") or []],
-            api_version=str(data.get("apiVersion") or ""),
-            labels=dict(data.get("labels") or {}),
-            annotations=dict(data.get("annotations") or {}),
-            created_at=data.get("createdAt"),
-            deleting=bool(data.get("deleting")),
-        )
-
-    def to_dict(self) -> Json:
-        return {
-            "apiVersion": self.api_version,
-            "kind": self.kind,
-            "name": self.name,
-            "project": self.project,
-            "tier": self.tier,
-            "labels": dict(self.labels),
-            "annotations": dict(self.annotations),
-            "spec": self.spec,
-            "version": self.version,
-            "admission": self.admission.to_dict(),
-            "status": self.status.to_dict(),
-            "shards": [s.to_dict() for s in self.shards],
-            "createdAt": self.created_at,
-            "deleting": self.deleting,
-        }
-
     def document(self) -> Json:
         """The workload as a document ``apply`` takes back (apiVersion, kind, metadata, spec)."""
         meta: Json = {"name": self.name}
@@ -223,71 +216,65 @@ class Workload:
 
 
 @dataclass(frozen=True)
-class TimelineEntry:
+class WorkloadPage(Model):
+    """One page of a listing; ``problems`` are what the server could not read (a cache not synced)."""
+
+    schema = "WorkloadPage"
+
+    next: str | None
+    problems: list[str] = field(default_factory=list)
+    results: list[Workload] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WorkloadRef(Model):
+    schema = "WorkloadRef"
+
+    kind: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+@dataclass(frozen=True)
+class TimelineEntry(Model):
+    schema = "Entry"
+    omit_none = frozenset({"workload"})
+
     at: str
     source: str
-    category: str  # "state" or "event"
+    category: str  # "state", "event" or "revision"
     level: str
     title: str
     message: str = ""
     subject: str = ""
     count: int = 1
-    workload: tuple[str, str] | None = None  # (kind, name) on a project's timeline
-
-    @classmethod
-    def from_dict(cls, data: Json) -> TimelineEntry:
-        ref = data.get("workload")
-        return cls(
-            at=str(data.get("at") or ""),
-            source=str(data.get("source") or ""),
-            category=str(data.get("category") or ""),
-            level=str(data.get("level") or ""),
-            title=str(data.get("title") or ""),
-            message=str(data.get("message") or ""),
-            subject=str(data.get("subject") or ""),
-            count=int(data.get("count") or 1),
-            workload=(str(ref["kind"]), str(ref["name"])) if isinstance(ref, dict) else None,
-        )
-
-    def to_dict(self) -> Json:
-        out: Json = {
-            "at": self.at,
-            "source": self.source,
-            "category": self.category,
-            "level": self.level,
-            "title": self.title,
-            "message": self.message,
-            "subject": self.subject,
-            "count": self.count,
-        }
-        if self.workload is not None:
-            out["workload"] = {"kind": self.workload[0], "name": self.workload[1]}
-        return out
+    workload: WorkloadRef | None = None  # on a project's timeline
 
 
 @dataclass(frozen=True)
-class Timeline:
-    entries: list[TimelineEntry]
+class Timeline(Model):
+    schema = "Timeline"
+
+    entries: list[TimelineEntry] = field(metadata={"wire": "results"})
     truncated: bool = False
 
-    @classmethod
-    def from_dict(cls, data: Json) -> Timeline:
-        return cls([TimelineEntry.from_dict(e) for e in data.get("results") or []], bool(data.get("truncated")))
-
-    def to_dict(self) -> Json:
-        return {"results": [e.to_dict() for e in self.entries], "truncated": self.truncated}
-
 
 @dataclass(frozen=True)
-class ContainerStreams:
+class ContainerStreams(Model):
+    schema = "ContainerStreams"
+
     name: str
     shell: str | None  # the terminal's websocket; None for viewers
     logs: str
 
 
 @dataclass(frozen=True)
-class PodDebug:
+class PodDebug(Model):
     """Where to debug a pod: the websocket URLs of its containers' shell and log streams."""
+
+    schema = "PodDebug"
 
     project: str
     cluster: str
@@ -297,17 +284,19 @@ class PodDebug:
     can_exec: bool
     containers: list[ContainerStreams]
 
-    @classmethod
-    def from_dict(cls, data: Json) -> PodDebug:
-        return cls(
-            project=str(data.get("project") or ""),
-            cluster=str(data.get("cluster") or ""),
-            namespace=str(data.get("namespace") or ""),
-            pod=str(data.get("pod") or ""),
-            phase=str(data.get("phase") or ""),
-            can_exec=bool(data.get("canExec")),
-            containers=[
-                ContainerStreams(str(c["name"]), c.get("shell"), str(c.get("logs") or ""))
-                for c in data.get("containers") or []
-            ],
-        )
+
+MODELS: tuple[type[Model], ...] = (
+    FieldError,
+    ErrorDetail,
+    Admission,
+    Condition,
+    WorkloadStatus,
+    Shard,
+    Workload,
+    WorkloadPage,
+    WorkloadRef,
+    TimelineEntry,
+    Timeline,
+    ContainerStreams,
+    PodDebug,
+)

@@ -21,6 +21,7 @@ import re
 import shlex
 import struct
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -100,28 +101,42 @@ def follow_logs(
     *,
     follow: bool,
     tail: int | None = None,
-    idle: float = 1.0,
+    idle: float = 0.5,
+    settle: float = 5.0,
     connect_timeout: float = 30.0,
+    clock: Callable[[], float] = time.monotonic,
 ) -> None:
-    """Write the log's lines until the stream ends (``follow``), or until it has been idle for ``idle`` seconds
-    after connecting. ``tail`` keeps the last N lines of the backlog (what arrived before the first pause)."""
+    """Write the log's lines until the stream ends (``follow``), or else return with what is there already: the
+    backlog, which ends at the first pause of ``idle`` seconds, or ``settle`` seconds after connecting (a busy log
+    never pauses). ``tail`` keeps the last N lines of the backlog."""
     backlog: list[str] | None = []
-    connected = False
+    settled_at: float | None = None  # when the backlog is taken as complete
+
+    def flush() -> None:
+        for text in (backlog[-tail:] if tail is not None else backlog) if backlog else []:
+            write(text)
+
     try:
         while True:
-            message = stream.receive(idle if connected else connect_timeout)
-            if message is None:
-                if not connected:
+            if settled_at is None:
+                wait = connect_timeout
+            elif backlog is None:
+                wait = idle
+            else:
+                wait = max(0.0, min(idle, settled_at - clock()))
+            message = stream.receive(wait)
+            if message is None or (backlog is not None and settled_at is not None and clock() >= settled_at):
+                if settled_at is None:
                     raise ConnectionFailed("the log stream did not start")
                 if backlog is not None:
-                    for text in backlog[-tail:] if tail is not None else backlog:
-                        write(text)
+                    flush()
                     backlog = None
-                if not follow:
-                    return
-                continue
-            if message.get("type") == "status" and message.get("state") == "connected":
-                connected = True
+                    if not follow:
+                        return
+                if message is None:
+                    continue
+            if message.get("type") == "status" and message.get("state") == "connected" and settled_at is None:
+                settled_at = clock() + settle
             for line in message.get("lines") or [] if message.get("type") == "lines" else []:
                 text = str(line.get("text", "")) + "\n"
                 if backlog is not None:
@@ -129,8 +144,7 @@ def follow_logs(
                 else:
                     write(text)
     except Closed:
-        for text in (backlog[-tail:] if tail is not None else backlog) if backlog else []:
-            write(text)
+        flush()
 
 
 def shell_line(command: list[str] | None, *, quiet_tty: bool) -> str | None:

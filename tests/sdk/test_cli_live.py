@@ -53,7 +53,9 @@ def test_a_workload_lifecycle_through_the_cli(web, cli, tmp_path):
     file = write_docs(tmp_path, document("shop"), document("cart", replicas=1))
 
     assert cli("apply", "-f", file, "-p", "ads") == (0, "pinapp/shop created\npinapp/cart created\n", "")
-    assert cli("apply", "-f", file, "-p", "ads")[1] == "pinapp/shop configured\npinapp/cart configured\n"
+    assert cli("apply", "-f", file, "-p", "ads")[1] == "pinapp/shop unchanged\npinapp/cart unchanged\n"
+    edited = write_docs(tmp_path, document("shop"), document("cart", replicas=2))
+    assert cli("apply", "-f", edited, "-p", "ads")[1] == "pinapp/shop unchanged\npinapp/cart configured\n"
 
     code, out, _ = cli("get", "pinapps", "-p", "ads", "-o", "json")
     assert code == 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import socket
 import subprocess
 import threading
 import time
@@ -88,32 +87,15 @@ class PtyExec:
 
 
 @pytest.fixture
-def portal(project, other_project, caches, monkeypatch):
-    """The ASGI app on a free port (uvicorn in a thread); member-a holds proj-ads/web-1, done-1 and proj-ml/train-1."""
-    import uvicorn
-
-    from console.asgi import application
-
+def portal(asgi_portal, project, other_project, caches, monkeypatch):
+    """The served portal; member-a holds proj-ads/web-1, done-1 and proj-ml/train-1."""
     caches["member-a"] = FilledCache(
         {"pods": [fake_pod("web-1", "proj-ads"), fake_pod("done-1", "proj-ads"), fake_pod("train-1", "proj-ml")]}
     )
     monkeypatch.setattr("debugging.consumers.api_for", lambda cluster: object())
     monkeypatch.setattr("debugging.consumers.LogFollower", ScriptedFollower)
     monkeypatch.setattr("debugging.consumers.ExecSession", PtyExec)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    # ws="websockets-sansio": with uvicorn's default (legacy websockets) implementation, the consumer's close() after
-    # a shell ended on its own did not return until the server stopped, so shell.close was audited only then.
-    server = uvicorn.Server(uvicorn.Config(application, log_level="warning", lifespan="off", ws="websockets-sansio"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(10)
+    return asgi_portal.url
 
 
 @pytest.fixture

@@ -287,18 +287,25 @@ def test_a_workload_round_trips_through_its_dataclass():
     }
 
 
-def test_apply_puts_the_document_and_tells_created_from_updated():
-    script = Script(ok(status=201), ok())
+def test_apply_puts_the_document_and_tells_created_configured_and_unchanged():
+    moved = {**WORKLOAD, "version": "4"}
+    labelled = {**WORKLOAD, "labels": {"app": "web"}}
+    script = Script(err(404), ok(status=201), ok(), ok(), ok(), ok(moved), ok(), ok(labelled))
     client, _ = make(script)
     doc = {"apiVersion": "pincompute.io/v1", "kind": "pinapp", "metadata": {"name": "web"}, "spec": {"replicas": 2}}
 
-    assert client.apply(doc, "ads").created is True
-    assert client.apply(WORKLOAD).created is False  # a representation (get -o yaml) applied back
+    created = client.apply(doc, "ads")
+    unchanged = client.apply(WORKLOAD)  # a representation (get -o yaml) applied back
 
-    put = script.requests[0]
+    assert (created.created, created.verb) == (True, "created")
+    assert (unchanged.created, unchanged.unchanged, unchanged.verb) == (False, True, "unchanged")
+    assert client.apply(doc, "ads").verb == "configured"  # the version moved
+    assert client.apply(doc, "ads").verb == "configured"  # only the labels changed (the version does not move)
+    assert [r.method for r in script.requests] == ["GET", "PUT"] * 4
+    put = script.requests[1]
     assert put.method == "PUT" and put.url.path == "/api/v1/projects/ads/workloads/PinApp/web/"
     assert json.loads(put.content)["kind"] == "PinApp"
-    assert json.loads(script.requests[1].content)["metadata"] == {"name": "web"}
+    assert json.loads(script.requests[3].content)["metadata"] == {"name": "web"}
     with pytest.raises(ValueError, match="no project"):
         client.apply(doc)
 

@@ -1,0 +1,161 @@
+# ruff: noqa: F811 - fixtures imported from other conftests are named as parameters
+"""A workload's whole life through ``pincompute`` against the real stack: the portal's ASGI app under uvicorn (HTTP
+and the websocket consumers), a personal API token, the registry's host and member apiservers with kwok, and the
+federation operator as a subprocess. The CLI runs as its own process, as a user runs it. apply (twice: created,
+then unchanged), get until Running with pods on both members, scale (the members' pods follow), logs of a pod,
+exec ``echo hello``, a stale ``--if-match`` (exit 4 naming both versions), pause (the pods go), delete (the host
+object and every shard gone from the apiservers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+
+from accounts.services import create_api_token
+from base.models import AuditEvent
+from clusters import runtime
+from devtools.waiting import wait_for
+from tests.browser.journey_fixtures import project  # noqa: F401 - fixture, used by name
+from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register  # noqa: F401
+from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
+from tests.sdk.conftest import SDK_DIR
+from workloads.core import GROUP, VERSION
+from workloads.core.kinds import KINDS
+from workloads.core.labels import WORKLOAD_LABEL
+from workloads.examples import example
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.cluster,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("eager_tasks", "pools"),
+]
+
+PLURAL = KINDS["PinApp"].plural
+MEMBERS = ("member-a", "member-b")
+
+
+@pytest.fixture
+def pincompute(asgi_portal, user):
+    """``pincompute ARGS``: the CLI as a process (``python -m pinconsole_sdk.cli``) with the developer's token."""
+    token = create_api_token(user=user, name="cli-real-stack", days=1)[1]
+    env = {**os.environ, "PINCONSOLE_URL": asgi_portal.url, "PINCONSOLE_TOKEN": token, "PYTHONPATH": str(SDK_DIR)}
+    env.pop("PINCONSOLE_CONFIG", None)
+
+    def run(*argv: str, timeout: float = 60) -> tuple[int, str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pinconsole_sdk.cli", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    return run
+
+
+def pods_by_member(namespace: str, name: str) -> dict[str, list[str]]:
+    """The workload's pods on each member, from the members' watch caches."""
+    selector = {WORKLOAD_LABEL: name}
+    return {
+        member: sorted(p["metadata"]["name"] for p in cache.list("pods", namespace, label_selector=selector))
+        for member, cache in runtime.member_caches().items()
+    }
+
+
+def running_pods(namespace: str, name: str) -> dict[str, list[str]]:
+    selector = {WORKLOAD_LABEL: name}
+    return {
+        member: sorted(
+            p["metadata"]["name"]
+            for p in cache.list("pods", namespace, label_selector=selector)
+            if (p.get("status") or {}).get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")
+        )
+        for member, cache in runtime.member_caches().items()
+    }
+
+
+def custom_objects(api: k8s.ApiClient, namespace: str) -> list[str]:
+    """PinApps in ``namespace`` as that apiserver holds them (not a cache)."""
+    found = k8s.CustomObjectsApi(api).list_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL)
+    return sorted(item["metadata"]["name"] for item in found["items"])
+
+
+def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
+    operator, created, project, user, pincompute, cluster_api_clients, tmp_path: Path
+):
+    ns, name = project.namespace, f"cli-{uuid.uuid4().hex[:6]}"
+    document: dict[str, Any] = example("PinApp", project=project.name)
+    document["metadata"]["name"] = name
+    manifest = tmp_path / "app.yaml"
+    manifest.write_text(yaml.safe_dump(document, sort_keys=False))
+    p = ("-p", project.name)
+
+    assert pincompute("apply", "-f", str(manifest), *p) == (0, f"pinapp/{name} created\n", "")
+    created.append(("PinApp", ns, name))
+    assert pincompute("apply", "-f", str(manifest), *p) == (0, f"pinapp/{name} unchanged\n", "")
+
+    def state() -> dict[str, Any]:
+        code, out, err = pincompute("get", "pinapp", name, *p, "-o", "json")
+        assert code == 0, err
+        return json.loads(out)
+
+    def running_with(replicas: int) -> dict[str, Any] | None:
+        got = state()
+        pods = running_pods(ns, name)
+        spread = all(len(pods.get(m, [])) == replicas // 2 for m in MEMBERS)
+        return got if got["status"]["state"] == "running" and got["status"]["ready"] == replicas and spread else None
+
+    running = wait_for(lambda: running_with(2), 150, interval=1, what="Running with a pod on each member")
+    assert sorted(s["cluster"] for s in running["shards"]) == list(MEMBERS)
+    assert running["status"]["desired"] == 2 and running["spec"]["replicas"] == 2
+    code, out, _ = pincompute("get", "pinapps", *p)
+    assert code == 0 and out.splitlines()[1].split()[:6] == [project.name, "PinApp", name, "OnDemand", "running", "2/2"]
+
+    stale = running["version"]
+    assert pincompute("scale", "pinapp", name, "--replicas", "4", *p, "--if-match", stale) == (
+        0,
+        f"pinapp/{name} scaled\n",
+        "",
+    )
+    scaled = wait_for(lambda: running_with(4), 150, interval=1, what="4 pods Running, 2 on each member")
+    assert sorted(s["replicas"] for s in scaled["shards"]) == [2, 2] and scaled["version"] != stale
+
+    code, out, err = pincompute("pause", "pinapp", name, *p, "--if-match", stale)  # the version before the scale
+    assert code == 4 and out == "", err
+    assert f"sent version {stale}, live version {scaled['version']}" in err, err
+
+    member, pods = next((m, names) for m, names in running_pods(ns, name).items() if names)
+    code, out, err = pincompute("logs", pods[0], *p, "--cluster", member, "--tail", "3")
+    assert code == 0 and 1 <= len(out.splitlines()) <= 3, (code, out, err)
+    assert all("level=" in line for line in out.splitlines()), out  # the lines kwok serves for the pod
+    code, out, err = pincompute("exec", pods[0], *p, "--cluster", member, "--", "echo", "hello")
+    assert (code, out) == (0, "hello\n"), err
+    assert AuditEvent.objects.filter(action="shell.open", actor=user, target_name=f"{ns}/{pods[0]}/web").exists()
+
+    assert pincompute("pause", "pinapp", name, *p) == (0, f"pinapp/{name} paused\n", "")
+    wait_for(lambda: state()["status"]["state"] == "paused", 90, interval=1, what="the workload paused")
+    wait_for(lambda: not any(pods_by_member(ns, name).values()), 90, interval=1, what="every pod gone")
+
+    assert pincompute("delete", "pinapp", name, *p) == (0, f"pinapp/{name} deleted\n", "")
+
+    def gone() -> bool:
+        code, _, err = pincompute("get", "pinapp", name, *p)
+        return code == 3 and "not_found" in err
+
+    wait_for(gone, 120, interval=1, what="get answering not found (exit 3)")
+    held = {cluster: custom_objects(api, ns) for cluster, api in cluster_api_clients.items()}
+    assert held == {cluster: [] for cluster in cluster_api_clients}, held  # no orphan on the host or a member
+    assert pincompute("delete", "pinapp", name, *p)[0] == 3
