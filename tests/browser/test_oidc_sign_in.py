@@ -46,3 +46,17 @@ def test_sign_out_ends_the_session(page, live_server, oidc_provider):
     page.wait_for_url(f"{live_server.url}/login/")
     page.goto(f"{live_server.url}/")
     assert "/login/" in page.url
+
+
+def test_an_account_with_the_same_email_is_never_taken_over(page, live_server, oidc_provider, django_user_model):
+    """A local superuser shares alice's address: signing in as alice at the IdP gives a new account, not that one."""
+    local = django_user_model.objects.create_superuser("alice", "alice@example.com", "pw-Local-1234")
+
+    _sign_in_with_sso(page, live_server, "alice@example.com")
+
+    signed_in = django_user_model.objects.get(oidc_identities__isnull=False)
+    assert signed_in.pk != local.pk and signed_in.username == "alice@example.com"
+    assert not signed_in.is_superuser and not signed_in.is_staff
+    assert signed_in.oidc_identities.get().issuer.startswith("https://")
+    page.goto(f"{live_server.url}/admin/")
+    assert page.locator("body").inner_text().strip() == "The admin is for platform admins."

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def superuser_client(client, admin_user):
-    """A platform admin as OIDC sign-in makes one: staff and superuser."""
+    """An explicit superuser (``createsuperuser``): the one account the admin lets write, through the services."""
     admin_user.is_staff = admin_user.is_superuser = True
     admin_user.save()
     client.force_login(admin_user)
