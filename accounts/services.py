@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.live_access import access_changed
 from accounts.models import ApiToken
 from base import audit
 from base.errors import Invalid, NotFound
@@ -57,6 +58,7 @@ def revoke_api_token(*, user: Any, token_id: int, actor: Any = None) -> ApiToken
             target_name=f"{token.name} ({token.key_id})",
             summary=f"Token of {user.get_username()}",
         )
+        access_changed([user.pk], reason="API token revoked")
     return token
 
 

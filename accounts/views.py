@@ -17,6 +17,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_POST
 
 from accounts import services
+from accounts.live_access import access_changed
 from accounts.models import ApiToken
 from base.errors import ServiceError, add_to_form
 
@@ -49,9 +50,11 @@ def login_view(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def logout_view(request: HttpRequest) -> HttpResponse:
+    user_id, session_key = request.user.pk, request.session.session_key or ""
     if request.user.is_authenticated:
         services.record_sign_out(request.user)
     auth_logout(request)
+    access_changed([user_id], reason="signed out", session_key=session_key)  # closes this session's sockets
     messages.info(request, "You are signed out.")
     return redirect(settings.LOGOUT_REDIRECT_URL)
 

@@ -230,6 +230,14 @@ USE_TZ = True
 KUBE_REQUEST_TIMEOUT = env_int("KUBE_REQUEST_TIMEOUT", 10)
 WATCH_CACHE_ENABLED = env_bool("WATCH_CACHE_ENABLED", True)
 
+# --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
+DEBUG_SOCKETS_PER_USER = env_int("DEBUG_SOCKETS_PER_USER", 10)  # open shells + log streams, all workers
+DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystroke nor output for this long
+DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)
+DEBUG_SHELL_WARN_SECONDS = env_int("DEBUG_SHELL_WARN_SECONDS", 60)  # the warning line before either close
+DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-authorization of an open socket
+DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
+
 # --- projects ------------------------------------------------------------------------------------------
 # The largest increase of a tier grant, per resource and per change, that applies without a platform
 # admin's approval (when the region's pools hold it). Override some or all: "cpu=16,memory=64Gi,gpu=1".

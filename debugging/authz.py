@@ -7,7 +7,9 @@ Rules (decided against the object, never just the URL):
   names leak nothing;
 - the pod must be in the member cluster's watch cache and the container in its spec -> else NotFound;
 - a shell needs owner/developer (or platform admin) -> else Forbidden (403 / 4403); logs need any
-  visible membership.
+  visible membership; a shell into one of the platform's injected containers (``policy.platform_containers``)
+  needs a platform admin;
+- an archived project's pods are gone: NotFound.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from base.errors import Forbidden, NotFound, Unauthenticated
+from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
+from debugging.policy import platform_containers
 from projects.models import Project, ProjectRole
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
@@ -36,6 +40,11 @@ class PodRef:
     containers: list[str]
     can_exec: bool
     phase: str = ""
+    sidecars: frozenset[str] = frozenset()
+    is_admin: bool = False
+
+    def may_exec(self, container: str) -> bool:
+        return self.can_exec and (container not in self.sidecars or self.is_admin)
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,8 @@ def _project(user: Any, namespace: str) -> tuple[Project, bool]:
         raise Unauthenticated("Sign in first.")
     project = None
     if namespace.startswith(PROJECT_PREFIX):
-        project = Project.objects.visible_to(user).filter(name=namespace.removeprefix(PROJECT_PREFIX)).first()
+        name = namespace.removeprefix(PROJECT_PREFIX)
+        project = Project.objects.visible_to(user).active().filter(name=name).first()
     if project is None:
         raise NotFound("No such pod.")
     can_exec = Project.objects.for_role(user, EXEC_ROLES).filter(pk=project.pk).exists()
@@ -114,8 +124,11 @@ def resolve_pod(
         raise NotFound(f"Pod {pod_name} has no container {container!r}.")
     if need_exec and not can_exec:
         raise Forbidden("Viewers can read logs but not open a shell.")
+    sidecars, admin = platform_containers(pod), is_platform_admin(user)
+    if need_exec and container in sidecars and not admin:
+        raise Forbidden(f"{container} is a platform sidecar: only platform admins may open a shell in it.")
     phase = (pod.get("status") or {}).get("phase", "")
-    return PodRef(cluster, project, namespace, pod_name, pod, names, can_exec, phase)
+    return PodRef(cluster, project, namespace, pod_name, pod, names, can_exec, phase, sidecars, admin)
 
 
 def resolve_selector(user: Any, cluster_name: str, namespace: str, raw_selector: str) -> SelectorRef:

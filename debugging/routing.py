@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, re_path
 
 from debugging import consumers
+from debugging.socketbase import UnmatchedConsumer
 from debugging.tokens import BearerTokenMiddleware
 
 _SEG = "<str:cluster>/<str:namespace>"
@@ -23,4 +24,7 @@ websocket_urlpatterns: list[URLPattern] = [
     path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", _app(consumers.ExecConsumer)),
     path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", _app(consumers.LogConsumer)),
     path(f"ws/logs/{_SEG}/", _app(consumers.LogConsumer)),
+    # Last: any other path (an empty part, a "/" or "%2F" inside a name) is a clean, audited 4404, not the
+    # router's "No route found" exception (an HTTP 500 from the server).
+    re_path(r"", _app(UnmatchedConsumer)),
 ]

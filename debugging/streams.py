@@ -1,6 +1,7 @@
-"""Blocking Kubernetes streams (pod logs, pod exec) run in worker threads, handed to asyncio boundedly.
+"""Kubernetes streams handed to asyncio boundedly: pod logs as asyncio tasks, pod exec in a reader thread.
 
-The kubernetes client is blocking, so every read happens in a thread of its own; the event loop only
+Logs are plain chunked HTTP responses, read by an async client on the event loop (no thread per stream);
+the exec websocket comes from the blocking kubernetes client, read in a thread of its own. The event loop only
 ever touches bounded structures:
 - logs go through `LineBuffer`, a deque with a maximum length: when the browser is slower than the pod
   the oldest lines are dropped and counted (a log viewer may lose lines, it must not grow memory);
@@ -15,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import calendar
 import contextlib
+import functools
 import json
 import re
+import ssl
 import threading
 import time
 from collections import deque
@@ -25,10 +28,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from kubernetes import client as k8s
-from kubernetes.client.rest import ApiException
 from kubernetes.stream import stream as k8s_stream
-from urllib3.exceptions import HTTPError, ProtocolError
 from websocket import WebSocketException
 
 LOG_TAIL_LINES = 200
@@ -83,8 +85,35 @@ class LineBuffer:
         return lines, dropped
 
 
-class LogFollower(threading.Thread):
-    """Follows one container's log (`pods/log?follow&timestamps`) and pushes lines into a LineBuffer."""
+@functools.lru_cache(maxsize=64)
+def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
+    """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
+    if not verify:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    else:
+        ctx = ssl.create_default_context(cafile=cafile)
+    if certfile:
+        ctx.load_cert_chain(certfile, keyfile)
+    return ctx
+
+
+def log_http_client(api: k8s.ApiClient) -> httpx.AsyncClient:
+    """An async HTTP client with the cluster ApiClient's address, TLS and credentials (same configuration)."""
+    cfg = api.configuration
+    headers = {a["key"]: a["value"] for a in cfg.auth_settings().values() if a.get("in") == "header" and a["value"]}
+    return httpx.AsyncClient(
+        base_url=cfg.host,
+        verify=_tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl)),
+        headers=headers,
+        timeout=httpx.Timeout(10.0, read=None),
+    )
+
+
+class LogFollower:
+    """Follows one container's log (``pods/log?follow&timestamps``) as an asyncio task and pushes lines into a
+    LineBuffer. No thread per stream: a selector socket's 20 follows are 20 tasks on the event loop, each an
+    open HTTP response read as it arrives. ``start``/``stop`` are called from the event loop."""
 
     def __init__(
         self,
@@ -97,46 +126,54 @@ class LogFollower(threading.Thread):
         tail_lines: int | None = LOG_TAIL_LINES,
         since_seconds: int | None = None,
         on_end: Callable[[str, str, str], None] | None = None,
+        previous: bool = False,
+        follow: bool = True,
     ) -> None:
-        super().__init__(name=f"logs-{pod}-{container}", daemon=True)
         self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
         self.sink, self.tail_lines, self.since_seconds, self.on_end = sink, tail_lines, since_seconds, on_end
-        self._stop_event = threading.Event()
-        self._resp: Any = None
+        self.previous, self.follow = previous, follow
+        self._task: asyncio.Task[None] | None = None
 
-    def run(self) -> None:
-        reason = "ended"
-        kwargs: dict[str, Any] = {
-            "container": self.container,
-            "follow": True,
-            "timestamps": True,
-            "_preload_content": False,
-            "_request_timeout": (5, None),
-        }
+    def params(self) -> dict[str, str]:
+        params = {"container": self.container, "timestamps": "true"}
+        if self.follow:
+            params["follow"] = "true"
+        if self.previous:
+            params["previous"] = "true"
         if self.since_seconds is not None:
-            kwargs["since_seconds"] = self.since_seconds
-        elif self.tail_lines is not None:
-            kwargs["tail_lines"] = self.tail_lines
+            params["sinceSeconds"] = str(self.since_seconds)
+        if self.tail_lines is not None:
+            params["tailLines"] = str(self.tail_lines)
+        return params
+
+    def start(self) -> None:
+        self._task = self.sink._loop.create_task(self._run(), name=f"logs-{self.pod}-{self.container}")
+
+    async def _run(self) -> None:
+        reason, path = "ended", f"/api/v1/namespaces/{self.namespace}/pods/{self.pod}/log"
         try:
-            self._resp = k8s.CoreV1Api(self.api).read_namespaced_pod_log(self.pod, self.namespace, **kwargs)
-            if self._stop_event.is_set():
-                return
-            pending = b""
-            for chunk in self._resp.stream(8192, decode_content=True):
-                pending += chunk
-                *complete, pending = pending.split(b"\n")
-                for raw in complete:
-                    self._emit(raw)
-            if pending:
-                self._emit(pending)
-        except ApiException as exc:
-            reason = f"error: {exc.status} {exc.reason}"
-        except (HTTPError, ProtocolError, OSError, ValueError, AttributeError) as exc:
-            # ValueError/AttributeError: urllib3 reading from a response closed under it by stop().
-            reason = "stopped" if self._stop_event.is_set() else f"error: {type(exc).__name__}"
-        finally:
-            if self.on_end is not None and not self._stop_event.is_set():
-                self.on_end(self.pod, self.container, reason)
+            async with (
+                log_http_client(self.api) as http,
+                http.stream("GET", path, params=self.params()) as resp,
+            ):
+                if resp.status_code >= 400:
+                    body = (await resp.aread())[:300].decode("utf-8", "replace")
+                    reason = f"error: {resp.status_code} {_status_message(body)}"
+                else:
+                    pending = b""
+                    async for chunk in resp.aiter_bytes():
+                        pending += chunk
+                        *complete, pending = pending.split(b"\n")
+                        for raw in complete:
+                            self._emit(raw)
+                    if pending:
+                        self._emit(pending)
+        except asyncio.CancelledError:
+            raise
+        except (httpx.HTTPError, OSError, ssl.SSLError) as exc:
+            reason = f"error: {type(exc).__name__}"
+        if self.on_end is not None:
+            self.on_end(self.pod, self.container, reason)
 
     def _emit(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").rstrip("\r")
@@ -144,13 +181,17 @@ class LogFollower(threading.Thread):
         self.sink.put(RawLine(self.pod, self.container, ts, body))
 
     def stop(self) -> None:
-        """Unblocks the read by shutting the socket down; the thread ends promptly."""
-        self._stop_event.set()
-        resp = self._resp
-        if resp is not None:
-            with contextlib.suppress(OSError, AttributeError):
-                resp.shutdown()
-            resp.release_conn()
+        """Cancels the task: the response is closed by its context managers."""
+        if self._task is not None:
+            self._task.cancel()
+
+
+def _status_message(body: str) -> str:
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return body.strip()
+    return str(found.get("message", "")) if isinstance(found, dict) else body.strip()
 
 
 def _exit_code(ws: Any) -> int | None:

@@ -43,5 +43,10 @@ class BearerTokenMiddleware:
         header = next((value for name, value in scope.get("headers", []) if name == b"authorization"), None)
         if header is not None:
             user = await database_sync_to_async(user_for_authorization)(header)
-            scope = {**scope, "user": user, "auth_method": "token" if user.is_authenticated else "refused"}
+            scope = {
+                **scope,
+                "user": user,
+                "auth_method": "token" if user.is_authenticated else "refused",
+                "authorization": header,  # re-checked while the socket is open (debugging.policy.recheck)
+            }
         return await self.inner(scope, receive, send)

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.live_access import access_changed
 from base import audit
 from base.errors import Conflict, Invalid, Unavailable
 from base.permissions import is_platform_admin
@@ -142,4 +143,6 @@ def archive_project(project: Project, *, actor: Any) -> Project:
             after={"state": ProjectState.ARCHIVED, "rejected_requests": rejected},
         )
         provisioning.project_changed(project)
+        reached = {uid for pair in project.memberships.values_list("user_id", "group__user__id") for uid in pair if uid}
+        access_changed(reached, reason="project archived", project=project.name)
     return project

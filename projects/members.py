@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import Q
 
+from accounts.live_access import access_changed
 from base import audit
 from base.errors import Conflict, Invalid
 from projects import provisioning
@@ -71,6 +72,13 @@ def _membership(project: Project, kind: str, subject: Any) -> Membership | None:
     return Membership.objects.filter(project=project, **lookup).first()
 
 
+def _users_of(membership: Membership) -> list[int]:
+    """The users a membership reaches (its user, or everyone in its group): whose open sockets re-check."""
+    if membership.user_id is not None:
+        return [membership.user_id]
+    return list(membership.group.user_set.values_list("pk", flat=True)) if membership.group_id else []
+
+
 def _owners_left(project: Project, without: Membership) -> int:
     return Membership.objects.filter(project=project, role=ProjectRole.OWNER).exclude(pk=without.pk).count()
 
@@ -118,6 +126,7 @@ def set_member(project: Project, member: MemberInput, *, actor: Any) -> Membersh
             after={"role": member.role},
         )
         provisioning.project_changed(project)
+        access_changed(_users_of(existing), reason="role changed", project=project.name)
     return existing
 
 
@@ -151,6 +160,7 @@ def remove_member(project: Project, kind: str, name: str, *, actor: Any) -> None
             after=None,
         )
         provisioning.project_changed(project)
+        access_changed(_users_of(existing), reason="removed from the project", project=project.name)
 
 
 def lookup_subjects(query: str, limit: int = 10) -> list[dict[str, str]]:

@@ -1,0 +1,175 @@
+"""What every debugging websocket does around its stream: refuse (audited), admit under the per-user cap,
+re-check its authorization while open, and end once (bookkeeping before the close frame).
+
+Revocation: an admitted socket joins ``accounts.live_access.user_group(user)``; an ``access.changed`` message
+(a membership, role, archive, sign-out or token change, from any worker through the channel layer) makes it run
+``policy.recheck`` at once, and a periodic task runs it every ``DEBUG_RECHECK_SECONDS`` as a safety net.
+Channels dispatches a consumer's messages one at a time, so a keystroke that arrives while the re-check runs
+waits for it, and finds the stream stopped when access was lost.
+
+Ending writes the session row and the subclass's audit *before* the close frame is sent: with uvicorn's default
+(legacy ``websockets``) implementation ``close()`` returns only once the client has closed its TCP connection
+(or after up to 4 x 10 s of close timeouts), so anything after it could wait that long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from accounts.live_access import user_group
+from base.errors import Invalid, NotFound, ServiceError, Unauthenticated
+from debugging import sessions
+from debugging.models import SessionKind
+from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
+from debugging.refusals import record_refusal
+
+NAME_PARTS = ("cluster", "namespace", "pod", "container")
+
+
+class PolicedConsumer(AsyncJsonWebsocketConsumer):
+    kind: str = SessionKind.LOGS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.grant: Grant | None = None
+        self.session_id: int | None = None
+        self.ended = False
+        self.bytes_in = 0
+        self.recheck_task: asyncio.Task[None] | None = None
+
+    async def status(self, state: str, message: str) -> None:
+        await self.send_json({"type": "status", "state": state, "message": message})
+
+    def kwargs(self) -> dict[str, str]:
+        return dict(self.scope["url_route"]["kwargs"])
+
+    def bytes_out(self) -> int:
+        return 0
+
+    async def names_ok(self) -> bool:
+        """Refuse (4400) a path whose names could not be Kubernetes names (``..``, an encoded ``/``, empty)."""
+        bad = [part for part in NAME_PARTS if part in self.kwargs() and not valid_name(self.kwargs()[part])]
+        if bad:
+            await self.refuse(Invalid(f"Malformed {', '.join(bad)} in the path."))
+        return not bad
+
+    async def refuse(self, refused: ServiceError, *, project: str = "", cluster: str = "") -> None:
+        await database_sync_to_async(record_refusal)(
+            self.scope, refused.close_code, refused.message, project=project, cluster=cluster
+        )
+        await self.status("error", refused.message)
+        await self.close(code=refused.close_code)
+
+    async def admit(
+        self,
+        *,
+        project: Any,
+        cluster: str,
+        namespace: str,
+        pod: str,
+        container: str,
+        need_exec: bool = False,
+        sidecar: bool = False,
+    ) -> bool:
+        """Open the session row (per-user cap), join the user's group and start the periodic re-check."""
+        user = self.scope["user"]
+        try:
+            row = await database_sync_to_async(sessions.open_session)(
+                user=user,
+                kind=self.kind,
+                project=project.name,
+                cluster=cluster,
+                namespace=namespace,
+                pod=pod,
+                container=container,
+                auth_method=self.scope.get("auth_method", "session"),
+            )
+        except TooManySessions as refused:
+            await self.refuse(refused, project=project.name, cluster=cluster)
+            return False
+        session = self.scope.get("session")
+        self.session_id = row.pk
+        self.grant = Grant(
+            user_id=user.pk,
+            project_id=project.pk,
+            project_name=project.name,
+            need_exec=need_exec,
+            sidecar=sidecar,
+            session_key=(getattr(session, "session_key", None) or "") if "authorization" not in self.scope else "",
+            authorization=self.scope.get("authorization"),
+        )
+        if self.channel_layer is not None:
+            await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        self.recheck_task = asyncio.create_task(self._recheck_loop())
+        return True
+
+    async def access_changed(self, message: dict[str, Any]) -> None:
+        """``accounts.live_access``: the user's access changed somewhere; re-check now."""
+        grant = self.grant
+        if grant is None or self.ended:
+            return
+        if message.get("session") and message["session"] == grant.session_key:
+            await self.revoke(Unauthenticated("Signed out."))
+            return
+        if message.get("project") and message["project"] != grant.project_name:
+            return
+        refused = await database_sync_to_async(recheck)(grant)
+        if refused is not None:
+            await self.revoke(refused)
+
+    async def _recheck_loop(self) -> None:
+        assert self.grant is not None and self.session_id is not None
+        while not self.ended:
+            await asyncio.sleep(max(1, limits().recheck_seconds))
+            refused = await database_sync_to_async(recheck)(self.grant)
+            if refused is not None:
+                await self.revoke(refused)
+                return
+            await database_sync_to_async(sessions.touch)(
+                self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out()
+            )
+
+    async def revoke(self, refused: ServiceError) -> None:
+        """Access was lost: stop the stream first, record it, then tell the client and close."""
+        if self.ended:
+            return
+        await self.end(f"revoked: {refused.message}", refused.close_code)
+        await self.status("error", refused.message)
+        await self.close(code=refused.close_code)
+
+    async def stop_streams(self) -> None:
+        """Subclasses stop their pod-side streams here (idempotent)."""
+
+    async def ended_hook(self, reason: str) -> None:
+        """Subclasses write their own audit row here (before the close frame)."""
+
+    async def end(self, reason: str, code: int | None) -> None:
+        """Once: stop the streams, close the session row, leave the group, then the subclass's audit."""
+        if self.ended:
+            return
+        self.ended = True
+        if self.recheck_task is not None and self.recheck_task is not asyncio.current_task():
+            self.recheck_task.cancel()
+        await self.stop_streams()
+        if self.session_id is not None:
+            await database_sync_to_async(sessions.end_session)(
+                self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out(), reason=reason, code=code
+            )
+        if self.grant is not None and self.channel_layer is not None:
+            await self.channel_layer.group_discard(user_group(self.grant.user_id), self.channel_name)
+        await self.ended_hook(reason)
+
+    async def disconnect(self, code: int) -> None:
+        await self.end("client closed", code)
+
+
+class UnmatchedConsumer(PolicedConsumer):
+    """Any websocket path no route matches: a clean, audited 4404 instead of the router's exception (HTTP 500)."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.refuse(NotFound("No such websocket endpoint."))
