@@ -230,6 +230,10 @@ USE_TZ = True
 KUBE_REQUEST_TIMEOUT = env_int("KUBE_REQUEST_TIMEOUT", 10)
 WATCH_CACHE_ENABLED = env_bool("WATCH_CACHE_ENABLED", True)
 
+# --- health ----------------------------------------------------------------------------------------------
+READYZ_CACHE_SECONDS = env_int("READYZ_CACHE_SECONDS", 5)  # /readyz runs its checks at most this often
+READYZ_PROBE_TOKEN = env_str("READYZ_PROBE_TOKEN", "")  # "Authorization: Bearer <it>" sees the failed checks
+
 # --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
 DEBUG_SOCKETS_PER_USER = env_int("DEBUG_SOCKETS_PER_USER", 10)  # open shells + log streams, all workers
 DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystroke nor output for this long
