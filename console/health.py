@@ -1,8 +1,13 @@
-"""Readiness checks: database, channel layer, broker and every registered cluster."""
+"""Readiness checks: database, channel layer, broker and every registered cluster.
+
+The checks run at most once per ``READYZ_CACHE_SECONDS`` per process, whoever asks and however often (one caller
+runs them, concurrent callers wait for that run), so a probe storm on /readyz never becomes one on the clusters.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -89,3 +94,23 @@ def run_checks() -> list[CheckResult]:
     for name, probe in cluster_checks():
         results.append(_timed(f"cluster:{name}", probe))
     return results
+
+
+_cache_lock = threading.Lock()
+_cached: tuple[float, list[CheckResult]] | None = None
+
+
+def cached_checks() -> list[CheckResult]:
+    """``run_checks`` results no older than ``READYZ_CACHE_SECONDS`` (single flight under a lock)."""
+    global _cached
+    with _cache_lock:
+        now = time.monotonic()
+        if _cached is None or now - _cached[0] >= settings.READYZ_CACHE_SECONDS:
+            _cached = (time.monotonic(), run_checks())
+        return _cached[1]
+
+
+def forget_cached_checks() -> None:
+    global _cached
+    with _cache_lock:
+        _cached = None

@@ -31,6 +31,8 @@ DEX_PORT = free_port()
 DEX_STATE = SESSION_DIR / "dex-state"
 OIDC_CLIENT_ID, OIDC_CLIENT_SECRET = "pinconsole", "pinconsole-test-secret"
 ADMIN_GROUP = "platform-admins"
+# /readyz caches its checks for a few seconds in production; tests change clusters between requests.
+os.environ.setdefault("READYZ_CACHE_SECONDS", "0")
 
 _postgres: Postgres | None = None
 _redis: Redis | None = None
