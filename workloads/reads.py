@@ -293,26 +293,39 @@ class Pod:
     created: str
 
 
+def pod_state(obj: Obj) -> str:
+    """What kubectl's STATUS column says: Terminating, a waiting container's reason, else the phase."""
+    status = obj.get("status") or {}
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    for cs in status.get("containerStatuses") or []:
+        waiting = (cs.get("state") or {}).get("waiting") or {}
+        if waiting.get("reason"):
+            return str(waiting["reason"])
+    return str(status.get("phase") or "Unknown")
+
+
+def ready_count(obj: Obj) -> tuple[int, int]:
+    """(ready containers, containers)."""
+    statuses = (obj.get("status") or {}).get("containerStatuses") or []
+    return sum(1 for c in statuses if c.get("ready")), len((obj.get("spec") or {}).get("containers") or [])
+
+
+def restarts_of(obj: Obj) -> int:
+    return sum(int(c.get("restartCount") or 0) for c in (obj.get("status") or {}).get("containerStatuses") or [])
+
+
 def _pod(cluster: str, obj: Obj) -> Pod:
-    meta, spec, status = obj.get("metadata") or {}, obj.get("spec") or {}, obj.get("status") or {}
-    statuses = status.get("containerStatuses") or []
+    meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
     containers = tuple(str(c.get("name")) for c in spec.get("containers") or [])
-    phase = str(status.get("phase") or "Unknown")
-    if meta.get("deletionTimestamp"):
-        phase = "Terminating"
-    else:
-        for cs in statuses:
-            waiting = (cs.get("state") or {}).get("waiting") or {}
-            if waiting.get("reason"):
-                phase = str(waiting["reason"])
-                break
+    ready, total = ready_count(obj)
     return Pod(
         cluster=cluster,
         namespace=str(meta.get("namespace") or ""),
         name=str(meta.get("name") or ""),
-        phase=phase,
-        ready=f"{sum(1 for c in statuses if c.get('ready'))}/{len(containers)}",
-        restarts=sum(int(c.get("restartCount") or 0) for c in statuses),
+        phase=pod_state(obj),
+        ready=f"{ready}/{total}",
+        restarts=restarts_of(obj),
         node=str(spec.get("nodeName") or ""),
         containers=containers,
         created=str(meta.get("creationTimestamp") or ""),

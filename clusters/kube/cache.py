@@ -5,6 +5,7 @@ Read pages and read APIs ask the cache; they never LIST an apiserver per request
 
 from __future__ import annotations
 
+import builtins
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -16,7 +17,7 @@ from workloads.core.errors import TemporaryError
 from workloads.core.kube import rawapi
 from workloads.core.kube.listwatch import ListWatch, ListWatchStats
 from workloads.core.kube.rawapi import Obj
-from workloads.core.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store
+from workloads.core.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store, Where
 
 from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
 from .breaker import CircuitOpen
@@ -90,6 +91,19 @@ class StoreReads:
         owner_uid: str | None = None,
     ) -> int:
         return self.store.count(kind, namespace, label_selector, owner_uid)
+
+    def page(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        after: tuple[str, str] | None = None,
+        limit: int = 100,
+        where: Where | None = None,
+        label_selector: Mapping[str, str] | None = None,
+    ) -> tuple[builtins.list[Obj], bool]:
+        """A page in (namespace, name) order after the key ``after``, and whether more follow (``Store.page``)."""
+        return self.store.page(kind, namespace, after=after, limit=limit, where=where, label_selector=label_selector)
 
     def aggregates(self) -> ClusterAggregates:
         return cast(ClusterAggregates, self.store.aggregates())  # the keys of AGGREGATORS' snapshots

@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from workloads.api import views
+from workloads.api import pods, views
 
 ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
 
@@ -11,6 +11,7 @@ urlpatterns = [
     path("workloads/", views.WorkloadListView.as_view(), name="workload-list"),
     path("projects/<str:project>/workloads/", views.ProjectWorkloadsView.as_view(), name="project-workloads"),
     path("projects/<str:project>/timeline/", views.ProjectTimelineView.as_view(), name="project-timeline"),
+    path("projects/<str:project>/pods/", pods.ProjectPodsView.as_view(), name="project-pods"),
     path(ONE, views.WorkloadDetailView.as_view(), name="workload-detail"),
     path(f"{ONE}timeline/", views.WorkloadTimelineView.as_view(), name="workload-timeline"),
 ]

@@ -1,6 +1,6 @@
 """The Compute API's workload, operation and insight endpoints: thin views over the services the pages call.
 
-- Reads come from the watch caches (``workloads.services.find_workload``, ``workloads.reads.list_workloads``,
+- Reads come from the watch caches (``workloads.services.find_workload``, ``workloads.paging.workload_page``,
   ``workloads.timeline.timeline``), never a LIST per request.
 - Writes go through ``workloads.submission.submit`` and ``workloads.operations`` (authorize, validate, check the
   grant, write conditionally, audit). Another tenant's project or workload is a 404, a viewer's write a 403.
@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
-import json
+import re
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -23,22 +21,26 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
+from rest_framework.serializers import Serializer
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from base.api import query_int
 from base.api_schema import error_response
 from base.errors import Invalid, NotFound
 from base.throttling import api_throttles
 from clusters import runtime
 from projects.access import visible_project
 from projects.models import Project
-from workloads import host, operations, submission
+from workloads import host, operations, paging, submission
 from workloads.api import representation as rep
 from workloads.api.parsers import BODY_PARSERS, PATCH_PARSERS
 from workloads.api.serializers import (
+    KIND_NAMES,
     STATES,
     TIERS,
     DocumentSerializer,
+    NewDocumentSerializer,
     PatchSerializer,
     RestartContainerSerializer,
     ScaleSerializer,
@@ -49,7 +51,7 @@ from workloads.api.serializers import (
 from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
 from workloads.documents import editable, merge_patch
-from workloads.reads import Filters, list_workloads, revisions_of
+from workloads.reads import Filters, revisions_of
 from workloads.services import Found, find_workload, kind_named, visible_projects
 from workloads.timeline import timeline
 
@@ -181,37 +183,61 @@ TIMELINE_EXAMPLE = OpenApiExample(
     response_only=True,
 )
 
+IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]+"|[0-9]+)$'
 IF_MATCH = OpenApiParameter(
     "If-Match",
+    {"type": "string", "pattern": IF_MATCH_PATTERN},
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The version the change is based on (the ETag, e.g. "3", W/"3" or 3; * for any): a stale one is a '
+    "409 naming both.",
+)
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description='The version the change is based on (the ETag, e.g. "3"): a stale one is a 409 naming both.',
+    description="The ETag held: 304 with no body when the workload is still at that version.",
 )
 KIND_PARAM = OpenApiParameter(
-    "kind",
-    str,
-    OpenApiParameter.PATH,
-    description="the kind (PinApp) or its plural (pinapps)",
-    enum=[*KINDS, *(info.plural for info in KINDS.values())],
+    "kind", str, OpenApiParameter.PATH, description="the kind (PinApp) or its plural (pinapps)", enum=KIND_NAMES
 )
+CURSOR_PATTERN = r"^([^/]*/[^/]*/[^/]*)?$"
 PROJECT_PARAM = OpenApiParameter("project", str, OpenApiParameter.PATH, description="the project's name")
 NAME_PARAM = OpenApiParameter("name", str, OpenApiParameter.PATH, description="the workload's name")
 DRY_RUN = OpenApiParameter(
     "dryRun", bool, description="validate and check the grant only; nothing is written", required=False
 )
 LIST_PARAMS = [
-    OpenApiParameter("kind", str, description="a kind or its plural", required=False),
+    OpenApiParameter("kind", str, description="a kind or its plural", required=False, enum=KIND_NAMES),
     OpenApiParameter("tier", str, enum=TIERS, required=False),
     OpenApiParameter("cluster", str, description="placed on this member cluster", required=False),
     OpenApiParameter("status", str, enum=STATES, required=False),
-    OpenApiParameter("cursor", str, description="the `next` link's cursor", required=False),
-    OpenApiParameter("limit", int, description=f"page size, 1 to {MAX_PAGE_SIZE} (default {PAGE_SIZE})"),
+    OpenApiParameter(
+        "cursor",
+        {"type": "string", "pattern": CURSOR_PATTERN},
+        description="the `next` link's cursor: the last row's project/kind/name; the page starts after it",
+        required=False,
+    ),
+    OpenApiParameter(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+        description=f"page size, 1 to {MAX_PAGE_SIZE} (default {PAGE_SIZE})",
+    ),
 ]
 TIME_PARAMS = [
-    OpenApiParameter("since", OpenApiTypes.DATETIME, description="ISO-8601; entries at or after it", required=False),
-    OpenApiParameter("until", OpenApiTypes.DATETIME, description="ISO-8601; entries at or before it", required=False),
-    OpenApiParameter("limit", int, description=f"at most this many, 1 to {MAX_TIMELINE_LIMIT} ({TIMELINE_LIMIT})"),
+    OpenApiParameter("since", OpenApiTypes.DATETIME, description="RFC 3339; entries at or after it", required=False),
+    OpenApiParameter(
+        "until",
+        OpenApiTypes.DATETIME,
+        description="RFC 3339; entries at or before it (none before since)",
+        required=False,
+    ),
+    OpenApiParameter(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": MAX_TIMELINE_LIMIT},
+        description=f"at most this many, 1 to {MAX_TIMELINE_LIMIT} ({TIMELINE_LIMIT})",
+    ),
 ]
 ERRORS = {
     400: error_response("the input is invalid (the error body names each field)"),
@@ -233,13 +259,13 @@ def _errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 def if_match(request: Request) -> str | None:
     """The version ``If-Match`` names (``"48213"``, ``W/"48213"`` or ``48213``); None when absent or ``*``."""
-    raw = request.headers.get("If-Match", "").strip()
-    if not raw or raw == "*":
+    raw = request.headers.get("If-Match")
+    if raw is None:
         return None
-    value = raw.split(",")[0].strip().removeprefix("W/").strip().strip('"')
-    if not value:
-        raise Invalid.on("If-Match", "must be the workload's version (its ETag)")
-    return value
+    if not re.match(IF_MATCH_PATTERN, raw.strip()):
+        raise Invalid.on("If-Match", 'must be the workload\'s version (its ETag, e.g. "3"), or *')
+    value = raw.strip().removeprefix("W/").strip('"')
+    return None if value == "*" else value
 
 
 def flag(request: Request, name: str) -> bool:
@@ -250,22 +276,15 @@ def flag(request: Request, name: str) -> bool:
 
 
 def bounded_int(request: Request, name: str, default: int, maximum: int) -> int:
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= maximum:
-        raise Invalid.on(name, f"must be a whole number from 1 to {maximum}")
-    return value
+    return query_int(request, name, default=default, minimum=1, maximum=maximum) or default
 
 
-def document_of(request: Request) -> dict[str, Any]:
+def document_of(request: Request, shape: type[Serializer] = DocumentSerializer) -> dict[str, Any]:
+    """The body, checked against the schema's ``shape`` of it (the service validates the kind's spec)."""
     data = request.data
     if not isinstance(data, dict):
         raise Invalid.on("document", "must be one object (a mapping)")
+    shape(data=data).is_valid(raise_exception=True)
     return dict(data)
 
 
@@ -294,17 +313,15 @@ def same_object(document: dict[str, Any], kind: str, name: str) -> dict[str, Any
 
 
 def _encode_cursor(key: tuple[str, str, str]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(list(key), separators=(",", ":")).encode()).decode().rstrip("=")
+    return "/".join(key)
 
 
 def _decode_cursor(raw: str) -> tuple[str, str, str]:
-    try:
-        key = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-    except (binascii.Error, ValueError):
-        key = None
-    if not (isinstance(key, list) and len(key) == 3 and all(isinstance(k, str) for k in key)):
-        raise Invalid.on("cursor", "is not a cursor this API gave out")
-    return key[0], key[1], key[2]
+    """A position in the list's order (project, kind, name): any such triple is one, whether listed or not."""
+    if not re.match(CURSOR_PATTERN, raw):
+        raise Invalid.on("cursor", "must be project/kind/name, as the `next` link gives it")
+    project, kind, name = raw.split("/")
+    return project, kind, name
 
 
 def list_filters(request: Request, project: str = "") -> tuple[Filters, str]:
@@ -330,29 +347,21 @@ def list_filters(request: Request, project: str = "") -> tuple[Filters, str]:
 
 
 def workload_page(request: Request, projects: list[Project], project: str = "") -> Response:
-    """One page of host workloads of ``projects`` (already scoped to the caller), from the host watch cache."""
+    """One page of host workloads of ``projects`` (already scoped to the caller), from the host watch cache's
+    sorted index: the cost of the page, not of every workload (``workloads.paging``)."""
     filters, cluster = list_filters(request, project)
     limit = bounded_int(request, "limit", PAGE_SIZE, MAX_PAGE_SIZE)
     raw_cursor = request.query_params.get("cursor", "")
     after = _decode_cursor(raw_cursor) if raw_cursor else None
-    listing = list_workloads(projects, filters)
-    rows = [r for r in listing.rows if not cluster or cluster in r.clusters]
-    if after is not None:
-        rows = [r for r in rows if (r.project, r.kind, r.name) > after]
-    page, more = rows[:limit], len(rows) > limit
-    cache = runtime.host_cache()
-    results = []
-    for row in page:
-        obj = cache.get(KINDS[row.kind].plural, row.namespace, row.name) if cache is not None else None
-        if obj is not None:  # gone between the list and this read: the next request will not list it
-            results.append(rep.workload(obj, row.project))
+    page = paging.workload_page(projects, filters, cluster=cluster, after=after, limit=limit)
+    results = [rep.workload(obj, row.project) for row, obj in page.items]
     next_url = None
-    if more:
-        last = page[-1]
+    if page.more:
+        last = page.items[-1][0]
         next_url = replace_query_param(
             request.build_absolute_uri(), "cursor", _encode_cursor((last.project, last.kind, last.name))
         )
-    body = {"next": next_url, "problems": listing.problems, "results": results}
+    body = {"next": next_url, "problems": page.problems, "results": results}
     return Response(WorkloadPageSerializer(body).data)
 
 
@@ -394,7 +403,7 @@ class ProjectWorkloadsView(_ApiView):
     @extend_schema(
         operation_id="project_workloads_create",
         parameters=[PROJECT_PARAM, DRY_RUN],
-        request=DocumentSerializer,
+        request=NewDocumentSerializer,
         responses={201: WorkloadSerializer, 200: WorkloadSerializer, **_errors(400, 401, 403, 404, 409, 429, 503)},
         examples=[DOCUMENT_EXAMPLE, WORKLOAD_EXAMPLE],
         description="Submit a new workload (JSON, or YAML with `Content-Type: application/yaml`): validated, "
@@ -406,7 +415,8 @@ class ProjectWorkloadsView(_ApiView):
     def post(self, request: Request, project: str) -> Response:
         found = visible_project(request.user, project)
         dry_run = flag(request, "dryRun")
-        accepted = submission.submit(request.user, found, document_of(request), dry_run=dry_run, create_only=True)
+        document = document_of(request, NewDocumentSerializer)
+        accepted = submission.submit(request.user, found, document, dry_run=dry_run, create_only=True)
         if dry_run:
             return answer(accepted.manifest, found)
         args = (found.name, accepted.workload.kind, accepted.workload.meta.name)
@@ -422,7 +432,7 @@ class WorkloadDetailView(_ApiView):
 
     @extend_schema(
         operation_id="workloads_retrieve",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_NONE_MATCH],
         responses={200: WorkloadSerializer, 304: None, **_errors(401, 404, 429, 503)},
         examples=[WORKLOAD_EXAMPLE],
         description="One workload (its `ETag` is its version; `If-None-Match` with it answers 304 when unchanged).",
@@ -465,7 +475,7 @@ class WorkloadDetailView(_ApiView):
     )
     def patch(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
-        patch = document_of(request)
+        patch = document_of(request, PatchSerializer)
         try:
             live = host.get(found.kind, found.project.namespace, found.name)  # the write's base: the live object
         except NotFound:
@@ -523,7 +533,7 @@ class OperationView(_ApiView):
         body: dict[str, Any] = {}
         shape = _BODIES.get(self.operation)
         if shape is not None:
-            payload = shape(data=request.data if isinstance(request.data, dict) else {})
+            payload = shape(data=request.data)
             payload.is_valid(raise_exception=True)
             body = dict(payload.validated_data)
         written = operations.operate(
@@ -559,10 +569,9 @@ OPERATION_VIEWS = {operation: operation_view(operation) for operation in operati
 
 def time_window(request: Request) -> tuple[Any, Any, int]:
     q = request.query_params
-    since = rep.parse_moment(q["since"], "since") if q.get("since") else None
-    until = rep.parse_moment(q["until"], "until") if q.get("until") else None
-    if since is not None and until is not None and since > until:
-        raise Invalid.on("until", "must not be before since")
+    # RFC 3339 allows a lower-case "t" and "z"; Python's parser reads only upper-case ones.
+    since = rep.parse_moment(q["since"].upper(), "since") if "since" in q else None
+    until = rep.parse_moment(q["until"].upper(), "until") if "until" in q else None
     return since, until, bounded_int(request, "limit", TIMELINE_LIMIT, MAX_TIMELINE_LIMIT)
 
 
