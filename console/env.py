@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -60,3 +61,9 @@ def env_map(name: str, keys: tuple[str, ...]) -> dict[str, str]:
             raise ImproperlyConfigured(f"{name}: {item!r} is not key=value with key one of {', '.join(keys)}.")
         pairs[key] = value
     return pairs
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``, or "" when it has none (for CSP source lists)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
-from console.env import env_bool, env_int, env_list, env_map, env_required, env_str
+from console.env import env_bool, env_int, env_list, env_map, env_required, env_str, origin_of
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PINCONSOLE_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -36,6 +37,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 
 INSTALLED_APPS = [
     "console.apps.PortalAdminConfig",
@@ -64,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "base.requestid.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -166,6 +169,25 @@ _oidc_verify = env_str("OIDC_VERIFY_SSL", "true") or "true"
 OIDC_VERIFY_SSL = _oidc_verify if _oidc_verify not in {"true", "false"} else _oidc_verify == "true"
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
 OIDC_STORE_ID_TOKEN = False
+
+# --- Content-Security-Policy (django-csp): scripts only from this origin, never inline or eval'd ---------------
+# Styles allow inline because xterm.js, Chart.js and Redoc set element styles; no script does.
+_csp_forms = [SELF] + ([_origin] if (_origin := origin_of(OIDC_OP_LOGOUT_ENDPOINT)) else [])
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],  # same-origin fetch, htmx and websockets (CSP3: 'self' covers ws/wss)
+        "worker-src": [SELF, "blob:"],  # Redoc's search worker
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": _csp_forms,  # sign-out may continue to the identity provider's logout
+    },
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"

@@ -5,6 +5,8 @@
 //   <time data-relative datetime="2025-01-01T12:00:00Z">  "5 minutes ago", refreshed every 30 s
 //   [data-bs-toggle="tooltip"]  Bootstrap tooltips (re-initialised after swaps)
 //   .alert[data-autohide]  fades out after 6 s
+//   <select data-autosubmit> in a <form>  submits the form when the choice changes
+//   <a data-history-back href="/">  goes back when there is history (the href otherwise)
 import { Tooltip } from "bootstrap";
 import { findAll } from "./lifecycle.js";
 import { autohide } from "./messages.js";
@@ -99,6 +101,12 @@ export function setupConveniences() {
       }
       return;
     }
+    const back = evt.target.closest("a[data-history-back]");
+    if (back && window.history.length > 1) {
+      evt.preventDefault();
+      window.history.back();
+      return;
+    }
     const confirmEl = evt.target.closest("a[data-confirm], button[data-confirm]");
     if (confirmEl && !confirmEl.dataset.confirmed) {
       evt.preventDefault();
@@ -122,6 +130,11 @@ export function setupConveniences() {
       form.requestSubmit(evt.submitter || undefined);
       delete form.dataset.confirmed;
     }
+  });
+
+  document.addEventListener("change", (evt) => {
+    const field = evt.target.closest("[data-autosubmit]");
+    if (field && field.form) field.form.requestSubmit();
   });
 
   setInterval(() => updateTimes(document), 30000);

@@ -22,6 +22,22 @@ export function setupHtmx(htmx) {
   htmx.config.defaultSettleDelay = 20;
   // Never evaluate scripts from responses we did not ask for.
   htmx.config.selfRequestsOnly = true;
+  // No eval (hx-on, js: values): the Content-Security-Policy allows no inline or eval'd script anyway.
+  htmx.config.allowEval = false;
+  htmx.config.allowScriptTags = false;
+
+  // data-swap-statuses="403 503" (or "4xx") on an element: error answers of its requests are swapped in like
+  // successes (the server renders an inline message for them) instead of only raising the toast.
+  document.addEventListener("htmx:beforeSwap", (evt) => {
+    const owner = evt.detail.elt.closest("[data-swap-statuses]");
+    if (!owner) return;
+    const status = String(evt.detail.xhr.status);
+    const wanted = owner.dataset.swapStatuses.split(/\s+/);
+    if (wanted.some((w) => w === status || (w.endsWith("xx") && status[0] === w[0]))) {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+    }
+  });
 
   document.addEventListener("htmx:configRequest", (evt) => {
     const token = csrfToken();
