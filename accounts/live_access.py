@@ -5,6 +5,10 @@ user may reach (a membership or role, an archived project, a sign-out, a revoked
 ``access_changed`` and every socket of that user re-checks its authorization at once and closes if it no
 longer holds. The message is sent after the transaction commits, so the re-check reads the new state.
 It lives here, below ``projects``, so the services that change access can call it explicitly (no signals).
+
+A message can reach a socket after a keystroke that was sent later, so the user's access *epoch* (a counter
+in the shared cache) is bumped before the message goes out: a shell compares it before forwarding a keystroke
+and re-checks first when it moved, so nothing typed after the change commits reaches the pod.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Iterable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.core.cache import cache
 from django.db import transaction
 
 MESSAGE_TYPE = "access.changed"
@@ -20,6 +25,14 @@ MESSAGE_TYPE = "access.changed"
 
 def user_group(user_id: int) -> str:
     return f"access-user-{user_id}"
+
+
+def epoch_key(user_id: int) -> str:
+    return f"access-epoch:{user_id}"
+
+
+def access_epoch(user_id: int) -> int:
+    return int(cache.get(epoch_key(user_id)) or 0)
 
 
 def access_changed(user_ids: Iterable[int], *, reason: str, project: str = "", session_key: str = "") -> None:
@@ -33,6 +46,9 @@ def access_changed(user_ids: Iterable[int], *, reason: str, project: str = "", s
 
 
 def _send(ids: list[int], message: dict[str, str]) -> None:
+    for user_id in ids:
+        cache.add(epoch_key(user_id), 0, timeout=None)
+        cache.incr(epoch_key(user_id))
     layer = get_channel_layer()
     if layer is None:
         return

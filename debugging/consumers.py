@@ -134,6 +134,8 @@ class ExecConsumer(PolicedConsumer):
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if self.session is None or self.ended or not isinstance(content, dict):
             return
+        if not await self.still_allowed():  # a change committed before this keystroke wins over it
+            return
         loop = asyncio.get_running_loop()
         if content.get("type") == "stdin" and isinstance(content.get("data"), str):
             data = content["data"][:MAX_STDIN_CHARS]

@@ -20,7 +20,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from accounts.live_access import user_group
+from accounts.live_access import access_epoch, user_group
 from base.errors import Invalid, NotFound, ServiceError, Unauthenticated
 from debugging import sessions
 from debugging.models import SessionKind
@@ -40,6 +40,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         self.ended = False
         self.bytes_in = 0
         self.recheck_task: asyncio.Task[None] | None = None
+        self.epoch = 0
 
     async def status(self, state: str, message: str) -> None:
         await self.send_json({"type": "status", "state": state, "message": message})
@@ -92,7 +93,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.refuse(refused, project=project.name, cluster=cluster)
             return False
         session = self.scope.get("session")
-        self.session_id = row.pk
+        self.session_id, self.epoch = row.pk, await asyncio.to_thread(access_epoch, user.pk)
         self.grant = Grant(
             user_id=user.pk,
             project_id=project.pk,
@@ -117,9 +118,21 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             return
         if message.get("project") and message["project"] != grant.project_name:
             return
+        await self.still_allowed(force=True)
+
+    async def still_allowed(self, *, force: bool = False) -> bool:
+        """Before forwarding input: re-check when the user's access epoch moved (or ``force``); revoke if lost."""
+        grant = self.grant
+        if grant is None or self.ended:
+            return False
+        epoch = await asyncio.to_thread(access_epoch, grant.user_id)
+        if epoch == self.epoch and not force:
+            return True
+        self.epoch = epoch
         refused = await database_sync_to_async(recheck)(grant)
         if refused is not None:
             await self.revoke(refused)
+        return refused is None
 
     async def _recheck_loop(self) -> None:
         assert self.grant is not None and self.session_id is not None

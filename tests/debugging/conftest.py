@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import time
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
+from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
 
+from clusters import runtime
 from clusters.models import Cluster
+from devtools.localcp.nodes import api_client
 from projects.models import Membership, Project
 from tests.fakes import FilledCache, fake_pod
 
 ORIGIN = b"http://127.0.0.1"
+WORKLOAD = "pincompute.io/workload"
 
 
 @pytest.fixture
@@ -63,3 +72,41 @@ async def close_thread_connections() -> Any:
 
     yield
     await database_sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]]:
+    """Registers the local clusters and runs two Running pods of workload `web` in proj-ads on member-a."""
+    call_command(
+        "import_clusters",
+        "--kubeconfig",
+        str(local_control_plane.kubeconfig_path),
+        *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters],
+    )
+    core = k8s.CoreV1Api(api_client(str(local_control_plane.kubeconfig_path), "member-a"))
+    try:
+        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=project.namespace)))
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    workload = f"web-{uuid.uuid4().hex[:6]}"
+    names = [f"{workload}-{i}" for i in range(2)]
+    for name in names:
+        core.create_namespaced_pod(
+            project.namespace,
+            k8s.V1Pod(
+                metadata=k8s.V1ObjectMeta(name=name, labels={WORKLOAD: workload}),
+                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")]),
+            ),
+        )
+    cache = runtime.member_caches()["member-a"]
+    deadline = time.monotonic() + 60
+    while not all(
+        (cache.get("pods", project.namespace, n) or {}).get("status", {}).get("phase") == "Running" for n in names
+    ):
+        assert time.monotonic() < deadline, "pods did not become Running in the cache"
+        time.sleep(0.2)
+    yield {"names": names, "workload": workload, "namespace": project.namespace}
+    for name in names:
+        core.delete_namespaced_pod(name, project.namespace, grace_period_seconds=0)
+    runtime.shutdown()

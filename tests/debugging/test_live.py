@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.core.management import call_command
-from kubernetes import client as k8s
-from kubernetes.client.rest import ApiException
 
 from base.models import AuditEvent
-from clusters import runtime
 from console.asgi import application
-from devtools.localcp.nodes import api_client
-from tests.debugging.conftest import member, ws_headers
+from tests.debugging.conftest import WORKLOAD, member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 
 pytestmark = [
@@ -26,46 +19,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_thread_connections"),
 ]
-
-WORKLOAD = "pincompute.io/workload"
-
-
-@pytest.fixture
-def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]]:
-    """Registers the local clusters and runs two Running pods of workload `web` in proj-ads on member-a."""
-    call_command(
-        "import_clusters",
-        "--kubeconfig",
-        str(local_control_plane.kubeconfig_path),
-        *[f"--zone={c.name}={c.zone}" for c in local_control_plane.clusters],
-    )
-    core = k8s.CoreV1Api(api_client(str(local_control_plane.kubeconfig_path), "member-a"))
-    try:
-        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=project.namespace)))
-    except ApiException as exc:
-        if exc.status != 409:
-            raise
-    workload = f"web-{uuid.uuid4().hex[:6]}"
-    names = [f"{workload}-{i}" for i in range(2)]
-    for name in names:
-        core.create_namespaced_pod(
-            project.namespace,
-            k8s.V1Pod(
-                metadata=k8s.V1ObjectMeta(name=name, labels={WORKLOAD: workload}),
-                spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")]),
-            ),
-        )
-    cache = runtime.member_caches()["member-a"]
-    deadline = time.monotonic() + 60
-    while not all(
-        (cache.get("pods", project.namespace, n) or {}).get("status", {}).get("phase") == "Running" for n in names
-    ):
-        assert time.monotonic() < deadline, "pods did not become Running in the cache"
-        time.sleep(0.2)
-    yield {"names": names, "workload": workload, "namespace": project.namespace}
-    for name in names:
-        core.delete_namespaced_pod(name, project.namespace, grace_period_seconds=0)
-    runtime.shutdown()
 
 
 async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 20) -> str:
