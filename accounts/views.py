@@ -10,8 +10,8 @@ from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
-from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.shortcuts import redirect, render, resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_POST
@@ -51,12 +51,28 @@ def login_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def logout_view(request: HttpRequest) -> HttpResponse:
     user_id, session_key = request.user.pk, request.session.session_key or ""
+    id_token = request.session.get("oidc_id_token")  # stored at OIDC sign-in when an IdP logout is configured
     if request.user.is_authenticated:
         services.record_sign_out(request.user)
     auth_logout(request)
     access_changed([user_id], reason="signed out", session_key=session_key)  # closes this session's sockets
+    if id_token and settings.OIDC_OP_LOGOUT_ENDPOINT:
+        return redirect(idp_logout_url(request, id_token))
     messages.info(request, "You are signed out.")
     return redirect(settings.LOGOUT_REDIRECT_URL)
+
+
+def idp_logout_url(request: HttpRequest, id_token: str) -> str:
+    """OpenID Connect RP-Initiated Logout 1.0: end the provider's session too, then come back to sign-in."""
+    query = urlencode(
+        {
+            "id_token_hint": id_token,
+            "client_id": settings.OIDC_RP_CLIENT_ID,
+            "post_logout_redirect_uri": request.build_absolute_uri(resolve_url(settings.LOGOUT_REDIRECT_URL)),
+        }
+    )
+    endpoint = settings.OIDC_OP_LOGOUT_ENDPOINT
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{query}"
 
 
 class TokenForm(forms.Form):

@@ -168,7 +168,7 @@ OIDC_OP_LOGOUT_ENDPOINT = env_str("OIDC_OP_LOGOUT_ENDPOINT", "")
 _oidc_verify = env_str("OIDC_VERIFY_SSL", "true") or "true"
 OIDC_VERIFY_SSL = _oidc_verify if _oidc_verify not in {"true", "false"} else _oidc_verify == "true"
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
-OIDC_STORE_ID_TOKEN = False
+OIDC_STORE_ID_TOKEN = bool(OIDC_OP_LOGOUT_ENDPOINT)  # the id_token_hint of RP-initiated logout
 
 # --- Content-Security-Policy (django-csp): scripts only from this origin, never inline or eval'd ---------------
 # Styles allow inline because xterm.js, Chart.js and Redoc set element styles; no script does.

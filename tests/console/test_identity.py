@@ -219,3 +219,29 @@ def test_the_migration_drops_superuser_from_accounts_sign_in_made(django_user_mo
     explicit.refresh_from_db()
     assert not made_by_sign_in.is_superuser and not made_by_sign_in.is_staff
     assert explicit.is_superuser
+
+
+def test_sign_out_ends_the_idp_session_when_a_logout_endpoint_is_configured(client, user, settings):
+    settings.OIDC_OP_LOGOUT_ENDPOINT = "https://idp.example/dex/logout?x=1"
+    settings.OIDC_RP_CLIENT_ID = "pinconsole"
+    client.force_login(user)
+    session = client.session
+    session["oidc_id_token"] = "eyJ.id.token"
+    session.save()
+
+    response = client.post("/logout/")
+
+    assert response.status_code == 302
+    assert response["Location"] == (
+        "https://idp.example/dex/logout?x=1&id_token_hint=eyJ.id.token&client_id=pinconsole"
+        "&post_logout_redirect_uri=http%3A%2F%2Ftestserver%2Flogin%2F"
+    )
+    assert "_auth_user_id" not in client.session
+    assert AuditEvent.objects.filter(action="user.logout", actor=user).exists()
+
+
+def test_a_password_session_signs_out_locally_even_with_a_logout_endpoint(client, user, settings):
+    settings.OIDC_OP_LOGOUT_ENDPOINT = "https://idp.example/logout"
+    client.force_login(user)
+
+    assert client.post("/logout/")["Location"] == "/login/"
