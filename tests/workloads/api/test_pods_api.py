@@ -178,3 +178,14 @@ def test_the_schema_documents_the_endpoint_with_its_refusals(web, viewer):
     parameters = {p["name"] for p in operation["parameters"]}
     assert parameters >= {"project", "cluster", "workload", "phase", "cursor", "limit"}
     assert operation["responses"]["200"]["content"]["application/json"]["examples"]
+
+
+def test_the_body_is_exactly_the_serializers_shape(web, caches, developer):
+    from workloads.api.pods import PodPageSerializer
+
+    waiting = {"waiting": {"reason": "ContainerCreating"}}
+    fill(caches, "member-b", pods=[running("b-1", containerStatuses=[{"name": "app", "state": waiting}])])
+    body = client_for(developer).get(f"{PODS}?limit=1").json()
+
+    assert body["next"] and body["results"]
+    assert PodPageSerializer(body).data == body

@@ -70,3 +70,12 @@ def test_a_cursor_that_names_nothing_listed_starts_after_its_place(many, owner):
 
     assert [(w["kind"], w["name"]) for w in after_kind["results"]] == [("PinPod", "w07"), ("PinPod", "w10")]
     assert past_project == {"next": None, "problems": [], "results": []}
+
+
+def test_the_body_is_exactly_the_serializers_shape(many, owner):
+    from workloads.api.serializers import WorkloadPageSerializer
+
+    body = client_for(owner).get("/api/v1/workloads/?limit=20").json()
+
+    assert body["next"] and len(body["results"]) == 20
+    assert WorkloadPageSerializer(body).data == body
