@@ -131,10 +131,16 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "pinconsole"
+# A task taken by a worker that dies (SIGKILL, OOM, lost node) is unacknowledged (acks_late): the broker hands it to
+# another worker once this many seconds have passed since delivery. Every task is idempotent and short, and a
+# longer run than this would merely be repeated; the reconcile pass below catches what this misses.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 600)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 # Provisioning: the periodic pass that provisions what is missing, behind, failed or older than the
 # resync age (drift repair), and every project on a newly registered cluster (projects.tasks.reconcile_all).
 PROVISIONING_RECONCILE_SECONDS = env_int("PROVISIONING_RECONCILE_SECONDS", 60)
 PROVISIONING_RESYNC_MINUTES = env_int("PROVISIONING_RESYNC_MINUTES", 30)
+PROVISIONING_STUCK_SECONDS = env_int("PROVISIONING_STUCK_SECONDS", 600)  # an attempt this old was killed: run again
 # The registry's MemberCluster objects on the host: a level-triggered pass (clusters.tasks.sync_member_clusters).
 MEMBER_CLUSTER_SYNC_SECONDS = env_int("MEMBER_CLUSTER_SYNC_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {

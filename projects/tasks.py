@@ -38,13 +38,17 @@ from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectSt
 from projects.provisioning import provision_project, remove_project
 
 MAX_PASSES = 5  # re-applies in one run while the project keeps changing under it
-STUCK_AFTER = timedelta(minutes=10)  # an attempt this old that never finished was killed
 BACKOFF_BASE = timedelta(seconds=30)  # a failed pair waits 30 s, 60 s, ... up to BACKOFF_CAP
 BACKOFF_CAP = timedelta(minutes=15)
 
 
 def resync_after() -> timedelta:
     return timedelta(minutes=settings.PROVISIONING_RESYNC_MINUTES)
+
+
+def stuck_after() -> timedelta:
+    """An attempt this old that never finished was killed (its worker died): the reconcile pass runs it again."""
+    return timedelta(seconds=settings.PROVISIONING_STUCK_SECONDS)
 
 
 @shared_task(name="projects.provision_project_everywhere")
@@ -152,7 +156,7 @@ def is_due(seen: _Seen | None, *, generation: int, active: bool, now: datetime, 
     if seen is None:
         return active  # never provisioned there (a new project, or a newly registered cluster)
     in_flight = seen.state in (ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)
-    if in_flight and seen.last_attempt_at and now - seen.last_attempt_at < STUCK_AFTER:
+    if in_flight and seen.last_attempt_at and now - seen.last_attempt_at < stuck_after():
         return seen.state == ProvisioningState.REMOVING  # removal: look again whether the namespace is gone
     if seen.state == ProvisioningState.FAILED:
         wait = min(BACKOFF_BASE * 2 ** max(seen.attempts - 1, 0), BACKOFF_CAP)

@@ -11,7 +11,9 @@ from typing import Any
 
 class TcpForwarder:
     """A TCP forwarder in front of an apiserver: ``stop`` refuses new connections and cuts open ones, as a
-    stopped apiserver does; ``start`` serves again on the same port."""
+    stopped apiserver does; ``start`` serves again on the same port. ``hold`` makes it a silent one instead:
+    connections are accepted and open ones stay open, but no byte goes either way (a hung apiserver or a network
+    path that died without a reset) until ``release``, which cuts what was held."""
 
     def __init__(self, target: tuple[str, int]) -> None:
         self.target = target
@@ -21,6 +23,7 @@ class TcpForwarder:
         probe.close()
         self.listener: Any = None
         self.open: list[Any] = []
+        self.holding = threading.Event()
 
     def start(self) -> None:
         self.listener = socket.socket()
@@ -39,22 +42,37 @@ class TcpForwarder:
                 with contextlib.suppress(OSError):
                     downstream.close()
                 return
+            if self.holding.is_set():
+                self.open.append(downstream)  # accepted, never answered
+                continue
             upstream = socket.create_connection(self.target)
             self.open += [downstream, upstream]
             for a, b in ((downstream, upstream), (upstream, downstream)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(source: Any, sink: Any) -> None:
+    def _pump(self, source: Any, sink: Any) -> None:
         try:
             while chunk := source.recv(65536):
-                sink.sendall(chunk)
+                if not self.holding.is_set():  # held: swallowed, as a dead path would
+                    sink.sendall(chunk)
         except OSError:
             pass
         finally:
             for s in (source, sink):
                 with contextlib.suppress(OSError):
                     s.close()
+
+    def hold(self) -> None:
+        self.holding.set()
+
+    def release(self) -> None:
+        """Serve again; what was held is cut (its peers see a reset and reconnect)."""
+        self.holding.clear()
+        open_now, self.open = self.open, []
+        for s in open_now:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
 
     def stop(self) -> None:
         if self.listener is not None:

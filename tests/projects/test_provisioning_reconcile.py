@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from projects.tasks import BACKOFF_CAP, STUCK_AFTER, _Seen, is_due, resync_after
+from projects.tasks import BACKOFF_CAP, _Seen, is_due, resync_after, stuck_after
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -24,7 +24,7 @@ def seen(state="ready", observed=3, attempts=0, attempted=timedelta(minutes=1), 
         (seen(succeeded=resync_after()), True, True),  # drift repair
         (seen(state="pending"), True, True),
         (seen(state="provisioning", observed=2, attempts=1), True, False),  # running right now
-        (seen(state="provisioning", observed=2, attempts=1, attempted=STUCK_AFTER), True, True),  # killed
+        (seen(state="provisioning", observed=2, attempts=1, attempted=stuck_after()), True, True),  # killed
         (seen(state="failed", attempts=1, attempted=timedelta(seconds=10)), True, False),  # backing off
         (seen(state="failed", attempts=1, attempted=timedelta(seconds=30)), True, True),
         (seen(state="failed", attempts=3, attempted=timedelta(seconds=90)), True, False),  # 2 min after 3 failures

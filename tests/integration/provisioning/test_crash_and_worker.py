@@ -5,7 +5,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -95,30 +97,38 @@ class _no_queueing:
         provisioning._queue = self._queue
 
 
-@pytest.fixture
-def celery_worker(tmp_path):
+def start_worker(log_path, **env: str) -> subprocess.Popen:
     """``celery -A console worker`` against the harness's Redis and the test database (not eager)."""
     assert os.environ.get("REDIS_URL"), "the harness sets REDIS_URL"
-    log = (tmp_path / "worker.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO", "--concurrency", "2"),
-            *("--without-gossip", "--without-mingle", "--hostname", f"provisioning-test-{uuid.uuid4().hex[:6]}@%h"),
-        ],
-        cwd=ROOT,
-        env=subprocess_env(),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    yield proc
+    with log_path.open("ab") as log:
+        return subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO"),
+                *("--concurrency", "2", "--without-gossip", "--without-mingle"),
+                *("--hostname", f"provisioning-test-{uuid.uuid4().hex[:6]}@%h"),
+            ],
+            cwd=ROOT,
+            env=subprocess_env(**env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def stop_worker(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGTERM)  # warm shutdown: finishes the running tasks
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-    log.close()
+
+
+@pytest.fixture
+def celery_worker(tmp_path):
+    proc = start_worker(tmp_path / "worker.log")
+    yield proc
+    stop_worker(proc)
 
 
 def test_onboarding_is_provisioned_by_a_real_celery_worker_over_redis(
@@ -142,3 +152,69 @@ def test_onboarding_is_provisioned_by_a_real_celery_worker_over_redis(
                 "pincompute-preemptible",
                 "pincompute-reserved",
             ]
+
+
+def test_a_worker_killed_mid_provisioning_leaves_the_task_to_the_next_worker(
+    federation, pools, cluster_api_clients, admin_user, tmp_path
+):
+    """SIGKILL the worker while it provisions a member whose apiserver hangs: the task was never acknowledged
+    (acks_late), so the next worker gets it back from the broker after the visibility timeout and converges."""
+    from urllib.parse import urlsplit
+
+    from clusters.models import Cluster
+    from tests.harness.forwarder import TcpForwarder
+
+    member = next(c for c in federation if c.role == "member")
+    target = urlsplit(member.api_server)
+    forwarder = TcpForwarder((target.hostname, target.port))
+    forwarder.start()
+    forwarder.hold()  # accepts and never answers: the provisioning of member-hung stays in flight
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
+    )
+    hung = Cluster.objects.create(
+        name="member-hung",
+        region="local-1",
+        zone="local-1c",
+        role="member",
+        api_server=f"https://127.0.0.1:{forwarder.port}",
+        kubeconfig_path=str(kubeconfig),
+        kube_context=member.kube_context,
+    )
+    log = tmp_path / "worker.log"
+    first = start_worker(log, CELERY_VISIBILITY_TIMEOUT="3")
+    second = None
+    try:
+        project = onboard(f"killed-{uuid.uuid4().hex[:6]}", admin_user, grants=GRANT)
+        wait_for(
+            lambda: states(project).get("member-hung", ("",))[0] == "provisioning",
+            timeout=60,
+            what=f"the worker to take member-hung's task (log: {log})",
+        )
+        os.killpg(first.pid, signal.SIGKILL)  # the whole worker, pool children included
+        first.wait(timeout=10)
+        forwarder.release()
+        assert states(project)["member-hung"][0] == "provisioning"  # nobody finished it
+        time.sleep(4)  # past the visibility timeout: the next worker restores what was taken when it starts polling
+
+        second = start_worker(log, CELERY_VISIBILITY_TIMEOUT="3")
+        wait_for(
+            lambda: states(project) == {c.name: ("ready", project.generation) for c in [*federation, hung]},
+            timeout=90,
+            what=f"the next worker to finish every cluster (log: {log})",
+        )
+
+        record = ClusterProvisioning.objects.get(project=project, cluster=hung)
+        assert record.attempts == 0 and record.last_error == ""
+        assert managed(cluster_api_clients[member.name], project.namespace)["ResourceQuota"] == [
+            "pincompute-ondemand",
+            "pincompute-preemptible",
+            "pincompute-reserved",
+        ]
+    finally:
+        if second is not None:
+            stop_worker(second)
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+        forwarder.stop()
