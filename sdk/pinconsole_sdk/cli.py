@@ -1,6 +1,7 @@
 """``pincompute``: the Compute API from a shell, with kubectl's habits.
 
     pincompute get [KIND [NAME]] [-p PROJECT] [-o table|yaml|json|name]
+    pincompute get pods [NAME] -p PROJECT [--cluster C] [--workload W] [--phase P]
     pincompute describe KIND NAME -p PROJECT
     pincompute apply -f FILE.yaml [-f ...] [-p PROJECT] [--dry-run]   (multi-document; idempotent)
     pincompute delete KIND NAME -p PROJECT
@@ -42,7 +43,7 @@ from pinconsole_sdk.errors import (
     RateLimited,
     ServerError,
 )
-from pinconsole_sdk.models import KINDS, ContainerStreams, Workload, canonical_kind
+from pinconsole_sdk.models import KINDS, ContainerStreams, Pod, Workload, canonical_kind
 from pinconsole_sdk.streams import Shell, Stream, follow_logs, read_chunks, shell_line
 
 OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
@@ -149,7 +150,40 @@ def need_project(args: argparse.Namespace) -> str:
     return str(args.project)
 
 
+POD_WORDS = ("pods", "pod", "po")
+
+
+def pod_rows(items: Sequence[Pod]) -> list[list[str]]:
+    header = ["CLUSTER", "NAME", "READY", "STATUS", "RESTARTS", "NODE", "WORKLOAD"]
+    return [header] + [
+        [p.cluster, p.name, p.ready, p.status, str(p.restarts), p.node or "-", p.workload or "-"] for p in items
+    ]
+
+
+def cmd_get_pods(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    """``get pods [NAME]``: the project's pods on every member (``--cluster``, ``--workload``, ``--phase``)."""
+    items = client.list_pods(need_project(args), cluster=args.cluster, workload=args.workload, phase=args.phase)
+    pods = [p for p in items if p.name == args.name] if args.name else list(items)
+    if args.name and not pods:
+        raise NotFound(f"No pod named {args.name} in project {args.project}.", status=404, code="not_found")
+    if args.output == "name":
+        out.writelines(f"pod/{p.name}\n" for p in pods)
+    elif args.output in ("json", "yaml"):
+        dump({"items": [p.to_dict() for p in pods]}, args.output, out)
+    elif pods:
+        table(pod_rows(pods), out)
+    else:
+        out.write("No pods found.\n")
+    for problem in items.problems:
+        sys.stderr.write(f"warning: {problem}\n")
+    return OK
+
+
 def cmd_get(client: Client, args: argparse.Namespace, out: TextIO) -> int:
+    if args.kind in POD_WORDS:
+        return cmd_get_pods(client, args, out)
+    if args.cluster or args.workload or args.phase:
+        raise UsageError("--cluster, --workload and --phase filter pods: get pods ...")
     kind = None if args.kind in (None, "all") else canonical_kind(args.kind)
     if args.name:
         if kind is None:
@@ -341,9 +375,10 @@ def cmd_exec(client: Client, args: argparse.Namespace, out: TextIO, inp: BinaryI
 
     shell = Shell(stream, write)
     try:
-        shell.start(shell_line(command, quiet_tty=not terminal), connect_timeout=args.timeout)
+        shell.start(shell_line(command, quiet_tty=not terminal, stdin=args.stdin), connect_timeout=args.timeout)
         if not terminal:
-            shell.pump_stdin(read_chunks(inp) if args.stdin else (lambda: b""), eof=True)
+            if args.stdin:  # else the command's stdin is /dev/null, as kubectl's without -i
+                shell.pump_stdin(read_chunks(inp), eof=True)
             return shell.run()
         fd = inp.fileno()
         with raw_terminal(fd):
@@ -382,19 +417,20 @@ _pincompute() {
         -o|--output) COMPREPLY=( $(compgen -W "%(outputs)s" -- "$cur") ); return ;;
         -f|--filename) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         -p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster|-c|--container|--tail|--pod\
-|--if-match) return ;;
+|--if-match|--workload|--phase) return ;;
         completion) COMPREPLY=( $(compgen -W "bash" -- "$cur") ); return ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
---timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty --pod --if-match -h --help" \
+--timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty --pod --if-match --workload \
+--phase -h --help" \
 -- "$cur") ); return
     fi
     local i cmd="" args=()
     for (( i=1; i < COMP_CWORD; i++ )); do
         case "${COMP_WORDS[i]}" in
             -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster\
-|-c|--container|--tail|--pod|--if-match) (( i++ )) ;;
+|-c|--container|--tail|--pod|--if-match|--workload|--phase) (( i++ )) ;;
             -*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else args+=("${COMP_WORDS[i]}"); fi ;;
         esac
@@ -419,7 +455,7 @@ complete -F _pincompute pincompute
 
 
 def cmd_completion(args: argparse.Namespace, out: TextIO) -> int:
-    kinds = " ".join(sorted({*(k.lower() for k in KINDS), *KINDS.values(), "all"}))
+    kinds = " ".join(sorted({*(k.lower() for k in KINDS), *KINDS.values(), "all", "pods"}))
     out.write(BASH_COMPLETION % {"commands": " ".join(COMMANDS), "kinds": kinds, "outputs": " ".join(OUTPUTS)})
     return OK
 
@@ -462,8 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = [_common(True)]
 
     get = sub.add_parser("get", parents=common, help="list workloads, or show one")
-    get.add_argument("kind", nargs="?", help="a kind (pinapp, pinapps, PinApp) or all")
+    get.add_argument("kind", nargs="?", help="a kind (pinapp, pinapps, PinApp), all, or pods")
     get.add_argument("name", nargs="?")
+    get.add_argument("--cluster", help="pods: only on this member cluster")
+    get.add_argument("--workload", help="pods: only this workload's")
+    get.add_argument("--phase", help="pods: only in this phase (Pending, Running, Succeeded, Failed, Unknown)")
 
     for name, text in [("describe", "show one workload in detail, with its timeline")]:
         p = sub.add_parser(name, parents=common, help=text)

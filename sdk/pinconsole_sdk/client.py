@@ -22,17 +22,18 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 
 from pinconsole_sdk.errors import ApiError, ConfigError, ConnectionFailed, NotFound, error_from_response
-from pinconsole_sdk.models import Json, PodDebug, Timeline, Workload, WorkloadPage, canonical_kind
+from pinconsole_sdk.models import Json, Pod, PodDebug, PodPage, Timeline, Workload, WorkloadPage, canonical_kind
 
 __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
 ENV_URL, ENV_TOKEN, ENV_CONFIG = "PINCONSOLE_URL", "PINCONSOLE_TOKEN", "PINCONSOLE_CONFIG"
+T = TypeVar("T")
 
 # Errors with no answer that certainly left the request unsent (safe to retry any request)...
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -132,14 +133,18 @@ class ApplyResult:
         return "created" if self.created else "unchanged" if self.unchanged else "configured"
 
 
-class WorkloadList(list[Workload]):
-    """The workloads of a listing; ``problems`` are what the server could not read (a cache not synced)."""
+class Listing(list[T], Generic[T]):
+    """The items of a listing; ``problems`` are what the server could not read (a cluster's cache not synced)."""
 
     problems: list[str]
 
     def __init__(self, items: Any = (), problems: list[str] | None = None) -> None:
         super().__init__(items)
         self.problems = problems or []
+
+
+WorkloadList = Listing[Workload]
+PodList = Listing[Pod]
 
 
 # --- the client -------------------------------------------------------------------------------------------------
@@ -428,6 +433,36 @@ class Client:
         path = self._one(project, kind, name) if kind and name else f"projects/{_seg(project)}/"
         params = {"since": _moment(since), "until": _moment(until), "limit": limit}
         return Timeline.from_dict(self.request("GET", path + "timeline/", params=params))
+
+    def iter_pods(
+        self,
+        project: str,
+        *,
+        cluster: str | None = None,
+        workload: str | None = None,
+        phase: str | None = None,
+        page_size: int | None = None,
+        problems: list[str] | None = None,
+    ) -> Iterator[Pod]:
+        """The project's pods on every member cluster (from the server's watch caches), page by page."""
+        path = f"projects/{_seg(project)}/pods/"
+        params: dict[str, Any] = {"cluster": cluster, "workload": workload, "phase": phase, "limit": page_size}
+        while True:
+            page = PodPage.from_dict(self.request("GET", path, params=params))
+            if problems is not None:
+                problems.extend(p for p in page.problems if p not in problems)
+            yield from page.results
+            cursor = _cursor_of(page.next)
+            if not cursor:
+                return
+            params = {**params, "cursor": cursor}
+
+    def list_pods(
+        self, project: str, *, cluster: str | None = None, workload: str | None = None, phase: str | None = None
+    ) -> PodList:
+        problems: list[str] = []
+        items = list(self.iter_pods(project, cluster=cluster, workload=workload, phase=phase, problems=problems))
+        return PodList(items, problems)
 
     def pod_debug(self, project: str, cluster: str, pod: str) -> PodDebug:
         """The websocket URLs of a pod's shell and log streams."""

@@ -285,6 +285,52 @@ class PodDebug(Model):
     containers: list[ContainerStreams]
 
 
+@dataclass(frozen=True)
+class PodContainer(Model):
+    schema = "PodContainer"
+
+    name: str
+    image: str = ""
+    ready: bool = False
+    restarts: int = 0
+    state: str = "unknown"  # running, waiting, terminated or unknown (no status yet)
+    reason: str = ""
+    started_at: str | None = None
+    shell: str | None = None  # the terminal's websocket; None for viewers
+    logs: str = ""
+
+
+@dataclass(frozen=True)
+class Pod(Model):
+    """A pod of a project on a member cluster, as the watch caches hold it, with where to debug it."""
+
+    schema = "Pod"
+
+    name: str
+    cluster: str
+    namespace: str = ""
+    workload: str | None = None
+    kind: str | None = None
+    phase: str = "Unknown"
+    status: str = ""  # as kubectl's STATUS column
+    ready: str = ""  # "1/2"
+    restarts: int = 0
+    node: str | None = None
+    ip: str | None = None
+    started: str | None = None
+    debug: str = ""  # the pod discovery endpoint (PodDebug)
+    containers: list[PodContainer] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PodPage(Model):
+    schema = "PodPage"
+
+    next: str | None
+    problems: list[str] = field(default_factory=list)
+    results: list[Pod] = field(default_factory=list)
+
+
 MODELS: tuple[type[Model], ...] = (
     FieldError,
     ErrorDetail,
@@ -299,4 +345,7 @@ MODELS: tuple[type[Model], ...] = (
     Timeline,
     ContainerStreams,
     PodDebug,
+    PodContainer,
+    Pod,
+    PodPage,
 )

@@ -59,6 +59,7 @@ class Stream:
             raise ConnectionFailed(f"cannot open {url}: {exc}") from None
         self.message = ""
         self.exit_code: int | None = None
+        self.ended = False  # the server said the session is over (status "closed")
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError, websocket.WebSocketException):  # the reader sees the close
@@ -85,6 +86,7 @@ class Stream:
         message = json.loads(frame.data.decode("utf-8"))
         if isinstance(message, dict) and message.get("type") == "status":
             self.message = str(message.get("message") or "")
+            self.ended = self.ended or message.get("state") == "closed"
             found = _EXIT.search(self.message)
             if found:
                 self.exit_code = int(found.group(1))
@@ -147,23 +149,40 @@ def follow_logs(
         flush()
 
 
-def shell_line(command: list[str] | None, *, quiet_tty: bool) -> str | None:
-    """What to type into the pod's shell: none (attach as is), or the command after the marker. Without a
-    terminal, echo and CR-LF translation are turned off first so the output is the command's bytes."""
+END = "\x1epincompute-exit="  # then the status and MARKER: the command is over, all its output has come
+
+
+def shell_line(command: list[str] | None, *, quiet_tty: bool, stdin: bool = False) -> str | None:
+    """What to type into the pod's shell: none (attach as is), or the command after the marker.
+
+    On a terminal (``quiet_tty`` False) the shell is replaced by the command (``exec``). Without one, echo and
+    CR-LF translation are turned off, the command reads stdin only with ``stdin`` (else /dev/null, as kubectl
+    without -i), and after it the shell prints ``END``, its status and the marker, then waits for a line before
+    exiting with that status: a runtime may drop what a process wrote just before its TTY closed (kwok's does),
+    so the end of the output is known from the stream itself, never from the session's end."""
     if not command and not quiet_tty:
         return None
-    setup = "stty -echo -onlcr 2>/dev/null; " if quiet_tty else ""
-    return f"{setup}printf '\\036'; exec {shlex.join(command or ['sh'])}\n"
+    if not quiet_tty:
+        return f"printf '\\036'; exec {shlex.join(command or ['sh'])}\n"
+    run = shlex.join(command or ["sh"]) + ("" if stdin else " </dev/null")
+    end = END.replace("\x1e", "\\036")
+    return (
+        f"stty -echo -onlcr 2>/dev/null; printf '\\036'; {run}; s=$?; printf '{end}%d\\036' \"$s\"; "
+        'read -r _; exit "$s"\n'
+    )
 
 
 class Shell:
-    """A pod shell: output to ``write``, input from ``read`` (bytes; b"" at EOF) in a thread."""
+    """A pod shell: output to ``write``, input from ``read`` (bytes; b"" at EOF) in a thread. ``run`` returns the
+    command's exit status: the one after ``END`` when the shell line prints it, else the session's."""
 
     def __init__(self, stream: Stream, write: Callable[[str], None]) -> None:
         self.stream, self.write = stream, write
         self.hiding = False
         self._input: threading.Thread | None = None
         self._input_started = False
+        self._pending = ""  # output held back: it may be the start of END
+        self.status: int | None = None  # from END
 
     def start(self, line: str | None, connect_timeout: float = 30.0) -> None:
         while True:  # the status "connected", or the refusal
@@ -205,16 +224,39 @@ class Shell:
             self._input_started = True
             self._input.start()
 
-    def run(self) -> int:
-        """Relay output until the shell ends; its exit status (0 when the server does not say)."""
+    def _output(self, data: str) -> bool:
+        """Write the command's output up to ``END``; True once ``END`` and the status have come."""
+        data = self._pending + data
+        at = data.find(END)
+        if at >= 0:
+            status, found, _ = data[at + len(END) :].partition(MARKER)
+            if not found:
+                self.write(data[:at])
+                self._pending = data[at:]
+                return False
+            self.write(data[:at])
+            self._pending = ""
+            self.status = int(status) if status.isdigit() else 0
+            return True
+        keep = next((n for n in range(min(len(END) - 1, len(data)), 0, -1) if END.startswith(data[-n:])), 0)
+        self.write(data[: len(data) - keep])
+        self._pending = data[len(data) - keep :]
+        return False
+
+    def run(self, linger: float = 5.0) -> int:
+        """Relay output until the command is over (``END``) or the shell ends; the exit status."""
         while True:
             try:
-                message = self.stream.receive(None)
+                message = self.stream.receive(None if self.status is None else linger)
             except Closed as closed:
+                if self.status is not None or self.stream.ended:
+                    return self.status if self.status is not None else self.stream.exit_code or 0
                 if closed.code not in (1000, 1005):
                     raise ConnectionFailed(f"the shell's connection dropped ({closed.code})") from None
                 return self.stream.exit_code or 0
-            if message is None or message.get("type") != "stdout":
+            if message is None:  # END came, the session did not end within ``linger``: ours is done anyway
+                return self.status or 0
+            if message.get("type") != "stdout" or self.status is not None:
                 continue
             data = str(message.get("data", ""))
             if self.hiding:
@@ -223,8 +265,8 @@ class Shell:
                     continue
                 self.hiding = False
                 self._start_input()
-            if data:
-                self.write(data)
+            if data and self._output(data):
+                self.stream.send({"type": "stdin", "data": "\n"})  # the shell's read: it exits with the status
 
 
 def read_chunks(stream: BinaryIO) -> Callable[[], bytes]:

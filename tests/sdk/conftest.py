@@ -67,7 +67,7 @@ class Recorder:
 
         async def recording_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                headers = dict(message.get("headers") or [])
+                headers = {name.lower(): value for name, value in message.get("headers") or []}
                 retry_after = headers.get(b"retry-after")
                 self.answers.append(
                     Answer(

@@ -1,7 +1,8 @@
 """The CLI and SDK end to end against the real portal (``live_server``) with a real personal API token, over the
-workload API's fake host apiserver: apply a multi-document YAML file (twice: idempotent), get -o json, scale,
-describe, delete, a 404 as exit code 3, a refused spec printing its field path, a stale version as 4, and the
-SDK's retries against the server's real 429 and 503 answers."""
+workload API's fake host apiserver (quick, no clusters): apply a multi-document YAML file (created, then unchanged,
+then configured), get -o json, scale, describe, delete, a 404 as exit code 3, a refused spec printing its field
+path, a stale version as 4. The same against the real stack: ``test_cli_real_stack``; the retries against the real
+429 and 503: ``test_sdk_retries``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from pinconsole_sdk import Client, ConflictError, RetryPolicy
+from pinconsole_sdk import Client, ConflictError
 from pinconsole_sdk.cli import main
 
 from accounts.services import create_api_token
@@ -113,38 +114,6 @@ def test_a_stale_version_is_a_conflict_naming_both_versions(web, live_server, to
     assert client.get("ads", "PinApp", "web").spec["replicas"] == 2
 
 
-def test_the_sdk_waits_out_a_real_429_and_its_retry_after(web, live_server, token, settings):
-    from django.core.cache import cache
-
-    rest = dict(settings.REST_FRAMEWORK)
-    rest["DEFAULT_THROTTLE_RATES"] = {**rest["DEFAULT_THROTTLE_RATES"], "api-read": "2/min"}
-    settings.REST_FRAMEWORK = rest
-    sleeps: list[float] = []
-
-    def sleep(seconds: float) -> None:  # the wait passes: the server's rate window with it
-        sleeps.append(seconds)
-        cache.clear()
-
-    client = Client(live_server.url, token, sleep=sleep, rng=lambda: 0.0, env={})
-    names = [client.get("ads", "PinApp", "web").name for _ in range(3)]
-
-    assert names == ["web"] * 3
-    assert len(sleeps) == 1 and 1 <= sleeps[0] <= 60  # the server's Retry-After, not the backoff (0 here)
-
-
-def test_the_sdk_retries_a_real_503_then_the_cli_exits_5(web, live_server, token, cli):
-    sleeps: list[float] = []
-    client = Client(live_server.url, token, sleep=sleeps.append, retry=RetryPolicy(attempts=3), env={})
-    web.down = True
-
-    code, _, err = cli("pause", "pinapp", "web", "-p", "ads", client=client)
-
-    assert code == 5 and "unavailable" in err.lower()
-    assert len(sleeps) == 2 and all(s >= 1 for s in sleeps)  # the server's Retry-After each time
-    web.down = False
-    assert cli("pause", "pinapp", "web", "-p", "ads", client=client)[0] == 0
-
-
 def test_the_module_runs_as_a_program(web, live_server, token):
     env = {**os.environ, "PINCONSOLE_URL": live_server.url, "PINCONSOLE_TOKEN": token, "PYTHONPATH": str(SDK_DIR)}
     argv = [sys.executable, "-m", "pinconsole_sdk.cli", "get", "pinapp", "web", "-p", "ads", "-o", "json"]
@@ -155,3 +124,36 @@ def test_the_module_runs_as_a_program(web, live_server, token):
     assert json.loads(done.stdout)["shards"][0]["cluster"] == "member-a"
     missing = subprocess.run([*argv[:5], "nope", *argv[6:]], env=env, capture_output=True, timeout=60, check=False)
     assert missing.returncode == 3
+
+
+def test_every_write_with_a_stale_if_match_exits_4_naming_both_versions(web, cli, tmp_path):
+    def version() -> str:
+        code, out, err = cli("get", "pinapp", "web", "-p", "ads", "-o", "json")
+        assert code == 0, err
+        return str(json.loads(out)["version"])
+
+    stale = version()
+    assert cli("scale", "pinapp", "web", "--replicas", "3", "-p", "ads", "--if-match", stale)[0] == 0
+    live = version()
+    edited = write_docs(tmp_path, document("web", replicas=1))
+
+    for argv in (
+        ["apply", "-f", edited],
+        ["scale", "pinapp", "web", "--replicas", "1"],
+        ["pause", "pinapp", "web"],
+        ["restart", "pinapp", "web"],
+        ["restart-container", "pinapp", "web", "-c", "app"],
+        ["delete", "pinapp", "web"],
+    ):
+        code, out, err = cli(*argv, "-p", "ads", "--if-match", stale)
+        assert (code, out) == (4, ""), (argv, err)
+        assert f"sent version {stale}, live version {live}" in err, (argv, err)
+    assert version() == live  # nothing was written
+
+    assert cli("restart-container", "pinapp", "web", "-c", "app", "-p", "ads", "--if-match", live) == (
+        0,
+        "pinapp/web container app restarted in every pod\n",
+        "",
+    )
+    code, out, err = cli("restart-container", "pinapp", "web", "-c", "side", "--pod", "web-local-1a-abc", "-p", "ads")
+    assert (code, out) == (1, "") and "container: must be one of the workload's containers: app" in err, err

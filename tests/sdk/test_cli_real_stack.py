@@ -1,10 +1,10 @@
 # ruff: noqa: F811 - fixtures imported from other conftests are named as parameters
 """A workload's whole life through ``pincompute`` against the real stack: the portal's ASGI app under uvicorn (HTTP
 and the websocket consumers), a personal API token, the registry's host and member apiservers with kwok, and the
-federation operator as a subprocess. The CLI runs as its own process, as a user runs it. apply (twice: created,
-then unchanged), get until Running with pods on both members, scale (the members' pods follow), logs of a pod,
-exec ``echo hello``, a stale ``--if-match`` (exit 4 naming both versions), pause (the pods go), delete (the host
-object and every shard gone from the apiservers)."""
+federation operator as a subprocess. The CLI runs as its own process, as a user runs it: apply (twice: created, then
+unchanged), get until Running with pods on both members, scale (the members' pods follow), logs of a pod, exec
+``echo hello``, restart-container (the operator replaces that pod), a stale ``--if-match`` (exit 4 naming both
+versions), pause (the pods go), delete (the host object and every shard gone from the apiservers)."""
 
 from __future__ import annotations
 
@@ -144,6 +144,15 @@ def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
     code, out, err = pincompute("exec", pods[0], *p, "--cluster", member, "--", "echo", "hello")
     assert (code, out) == (0, "hello\n"), err
     assert AuditEvent.objects.filter(action="shell.open", actor=user, target_name=f"{ns}/{pods[0]}/web").exists()
+
+    code, out, err = pincompute("restart-container", "pinapp", name, "-c", "web", "--pod", pods[0], *p)
+    assert (code, out) == (0, f"pinapp/{name} container web restarted in pod {pods[0]}\n"), err
+
+    def replaced() -> list[str]:
+        now = running_pods(ns, name).get(member, [])
+        return now if pods[0] not in now and len(now) == 2 else []
+
+    wait_for(replaced, 120, interval=1, what=f"{pods[0]} restarted on {member}")
 
     assert pincompute("pause", "pinapp", name, *p) == (0, f"pinapp/{name} paused\n", "")
     wait_for(lambda: state()["status"]["state"] == "paused", 90, interval=1, what="the workload paused")

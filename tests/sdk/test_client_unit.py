@@ -350,3 +350,60 @@ def test_a_missing_or_broken_config_is_a_config_error(tmp_path):
         Client(env={"PINCONSOLE_URL": "https://x.test", "HOME": str(tmp_path)})
     with pytest.raises(ConfigError, match="no portal URL"):
         Client(env={"HOME": str(tmp_path)})
+
+
+# --- streams (the websocket side, with a scripted stream) ----------------------------------------------------
+
+
+class ScriptedStream:
+    """``Stream``'s interface over a list of messages (None: a pause); then a normal close."""
+
+    def __init__(self, *messages: Any) -> None:
+        self.messages, self.sent = list(messages), []
+        self.exit_code, self.ended = None, False
+
+    def receive(self, timeout: float | None) -> Any:
+        from pinconsole_sdk.streams import Closed
+
+        if not self.messages:
+            raise Closed(1000, "")
+        return self.messages.pop(0)
+
+    def send(self, message: Any) -> None:
+        self.sent.append(message)
+
+
+def test_the_shell_output_ends_at_the_end_marker_even_split_across_messages():
+    from pinconsole_sdk.streams import END, MARKER, Shell, shell_line
+
+    line = shell_line(["echo", "a b"], quiet_tty=True)
+    assert "'a b' </dev/null; s=$?;" in line and line.endswith('read -r _; exit "$s"\n')
+    assert "</dev/null" not in shell_line(["cat"], quiet_tty=True, stdin=True)
+    tail = END + "3" + MARKER
+    chunks = ["prompt$ typed line" + MARKER + "hello\n", "wor", "ld\n" + tail[:5], tail[5:-1], tail[-1:], "ignored"]
+    stream = ScriptedStream(*({"type": "stdout", "data": c} for c in chunks))
+    written: list[str] = []
+    shell = Shell(stream, written.append)  # type: ignore[arg-type]
+    shell.hiding = True
+
+    assert shell.run() == 3
+    assert "".join(written) == "hello\nworld\n"
+    assert stream.sent == [{"type": "stdin", "data": "\n"}]  # the shell's read: it exits with the status
+
+
+def test_logs_without_follow_return_on_a_log_that_never_pauses():
+    from pinconsole_sdk.streams import follow_logs
+
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.2  # every message comes 0.2 s after the last: never a pause of ``idle``
+        return now[0]
+
+    busy = [{"type": "lines", "lines": [{"text": f"line {i}"}]} for i in range(1000)]
+    stream = ScriptedStream({"type": "status", "state": "connected"}, *busy)
+    written: list[str] = []
+
+    follow_logs(stream, written.append, follow=False, tail=2, idle=0.5, settle=3.0, clock=clock)  # type: ignore[arg-type]
+
+    assert len(written) == 2 and written[-1].startswith("line ") and len(stream.messages) > 900
