@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from kubernetes.client.rest import ApiException
+from kubernetes.config.config_exception import ConfigException
 from websocket import WebSocketException
 
 from base import audit
@@ -76,11 +77,11 @@ class ExecConsumer(PolicedConsumer):
         if not admitted:
             return
         loop = asyncio.get_running_loop()
-        api = await database_sync_to_async(api_for)(ref.cluster)
-        session = ExecSession(api, ref.namespace, ref.name, container, loop)
         try:
+            api = await database_sync_to_async(api_for)(ref.cluster)
+            session = ExecSession(api, ref.namespace, ref.name, container, loop)
             await loop.run_in_executor(self.executor, session.open)
-        except (ApiException, WebSocketException, OSError) as exc:
+        except (ApiException, WebSocketException, OSError, ConfigException) as exc:
             await self.end(f"could not start: {exc}", 4502)
             await self.status("error", f"Could not start a shell: {getattr(exc, 'reason', None) or exc}")
             await self.close(code=4502)
@@ -265,8 +266,14 @@ class LogConsumer(PolicedConsumer):
         except TimeoutError:
             after = 0
         loop = asyncio.get_running_loop()
-        api = await database_sync_to_async(api_for)(self.cluster)
         self.buffer = LineBuffer(loop)
+        try:
+            api = await database_sync_to_async(api_for)(self.cluster)
+        except ConfigException as exc:
+            await self.end(f"could not start: {exc}", 4502)
+            await self.status("error", f"Could not read logs: {exc}")
+            await self.close(code=4502)
+            return
         opts = self.options
         since, tail = opts.since_seconds, opts.tail
         if tail is None and since is None:

@@ -41,7 +41,7 @@ def record_refusal(scope: dict[str, Any], code: int, message: str, *, project: s
     suppressed = cache.get(f"{key}:count") or 0
     if suppressed:
         cache.delete(f"{key}:count")
-    path = str(scope.get("path", ""))[:200]
+    path = str(scope.get("path", "")).replace("\x00", "\\x00")[:200]  # a NUL: no text column takes it
     audit.record(
         ACTION,
         actor=actor,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ from clusters.models import Cluster
 from devtools.localcp.nodes import api_client
 from projects.models import Membership, Project
 from tests.fakes import FilledCache, fake_pod
+from tests.workloads.api.fixtures import fresh_rate_counts  # noqa: F401 (autouse: refusal windows in the cache)
 
 ORIGIN = b"http://127.0.0.1"
 WORKLOAD = "pincompute.io/workload"
@@ -110,3 +113,24 @@ def live_pods(local_control_plane: Any, project: Any) -> Iterator[dict[str, Any]
     for name in names:
         core.delete_namespaced_pod(name, project.namespace, grace_period_seconds=0)
     runtime.shutdown()
+
+
+@pytest.fixture
+def uvicorn_default_ws() -> Any:
+    """The ASGI app under uvicorn with its default websocket implementation (legacy ``websockets``)."""
+    import uvicorn
+
+    from console.asgi import application
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(application, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"ws://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)

@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+import websocket
 from channels.db import database_sync_to_async
 from django.test import Client
 from kubernetes import client as k8s
@@ -200,3 +201,32 @@ async def test_log_options_tail_timestamps_and_no_follow(live_pods, project, use
     lines = [line for m in messages if m["type"] == "lines" for line in m["lines"]]
     assert code == 1000 and len(lines) == 3
     assert all(line["text"].startswith(line["ts"] + " ") for line in lines)
+
+
+async def test_a_shell_that_ends_by_itself_is_audited_before_the_client_closes_its_connection(
+    live_pods, project, user, uvicorn_default_ws
+):
+    """uvicorn's default (legacy websockets) close waits for the client's TCP close: the row must not."""
+    await database_sync_to_async(member)(project, user, "developer")
+    cookie = dict(await database_sync_to_async(ws_headers)(user))[b"cookie"].decode()
+    url = f"{uvicorn_default_ws}/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/"
+
+    def run_and_exit() -> int:
+        ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"], origin="http://127.0.0.1", timeout=20)
+        ws.send(json.dumps({"type": "stdin", "data": "exit 3\r"}))
+        while True:
+            opcode, frame = ws.recv_data_frame(True)
+            if opcode == websocket.ABNF.OPCODE_CLOSE:
+                holder.append(ws)  # keep the TCP connection open
+                return int.from_bytes(frame.data[:2], "big")
+
+    holder: list[Any] = []
+    code = await asyncio.to_thread(run_and_exit)
+    for _ in range(40):
+        if await database_sync_to_async(lambda: AuditEvent.objects.filter(action="shell.close").exists())():
+            break
+        await asyncio.sleep(0.05)
+    ended = await database_sync_to_async(lambda: AuditEvent.objects.filter(action="shell.close").first())()
+    holder[0].close()
+
+    assert code == 1000 and ended is not None and ended.after["reason"] == "exit 3"

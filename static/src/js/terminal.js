@@ -6,6 +6,7 @@
 //                     {"type":"resize","cols":N,"rows":M}   (on open and on every fit)
 //   server -> client  {"type":"stdout","data":"..."}        ("stderr" is accepted too)
 //                     {"type":"status","state":"connected|closed|error","message":"..."}
+//                     {"type":"notice","message":"..."}       (a warning line, e.g. before an idle close)
 //                     binary frames: raw bytes written to the terminal
 //                     any other text frame that is not JSON: written as is
 // A status badge [data-terminal-status] and a reconnect button
@@ -160,6 +161,9 @@ class TerminalWidget {
       this.term.write(data);
     } else if (msg.type === "stdout" || msg.type === "stderr") {
       this.term.write(msg.data ?? "");
+    } else if (msg.type === "notice") {
+      // e.g. the idle timeout or the maximum session length is near: a warning line, the session goes on
+      this.term.write(`\r\n\x1b[33m${msg.message || ""}\x1b[0m\r\n`);
     } else if (msg.type === "status") {
       this.status(msg.state || "connected", msg.message || "");
       if (msg.message && msg.state !== "connected") this.term.write(`\r\n\x1b[2m${msg.message}\x1b[0m\r\n`);
