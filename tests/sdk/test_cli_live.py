@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,58 @@ def test_every_write_with_a_stale_if_match_exits_4_naming_both_versions(web, cli
     )
     code, out, err = cli("restart-container", "pinapp", "web", "-c", "side", "--pod", "web-local-1a-abc", "-p", "ads")
     assert (code, out) == (1, "") and "container: must be one of the workload's containers: app" in err, err
+
+
+def complete(script: str, line: str, env: dict[str, str]) -> list[str]:
+    """What a real bash offers for ``line`` (the word being completed is its last, maybe empty) with the
+    completion ``script`` loaded: ``complete -p`` names the function, which is run as readline would."""
+    words = line.split(" ")
+    program = (
+        script
+        + "\ncomplete -p pincompute || exit 9\n"
+        + f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+        + f"COMP_LINE={shlex.quote(line)}; COMP_POINT={len(line)}\n"
+        + '_pincompute pincompute "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"\n'
+        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    done = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", program], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "complete -F _pincompute pincompute"
+    return [w for w in lines[1:] if w]
+
+
+def test_bash_completion_in_a_real_bash(web, live_server, token, tmp_path):
+    bin_dir = tmp_path / "bin"  # `pincompute` on PATH, as the package's console script installs it
+    bin_dir.mkdir()
+    program = bin_dir / "pincompute"
+    program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pinconsole_sdk.cli "$@"\n')
+    program.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "PYTHONPATH": str(SDK_DIR),
+        "PINCONSOLE_URL": live_server.url,
+        "PINCONSOLE_TOKEN": token,
+        "HOME": str(tmp_path),
+    }
+    code, script, _ = run_cli("completion", "bash")
+    assert code == 0
+
+    assert complete(script, "pincompute ge", env) == ["get"]
+    assert complete(script, "pincompute re", env) == ["resume", "restart", "restart-container"]
+    assert complete(script, "pincompute get pina", env) == ["pinapp", "pinapps"]
+    assert complete(script, "pincompute get po", env) == ["pods"]
+    assert complete(script, "pincompute get pinapp -o y", env) == ["yaml"]
+    assert complete(script, "pincompute scale pinapp web --if", env) == ["--if-match"]
+    # a workload's name, asked of the portal through the CLI itself (get KIND -p PROJECT -o name)
+    assert complete(script, "pincompute -p ads describe pinapp ", env) == ["waiting", "web"]
+    assert complete(script, "pincompute get pinapp -p ads we", env) == ["web"]
+    assert complete(script, "pincompute delete pinapp -p ml ", env) == []  # another tenant's project: nothing
+    assert complete(script, "pincompute get pinapp -p ", env) == []  # a project is not guessed
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()

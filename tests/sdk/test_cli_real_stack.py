@@ -2,8 +2,8 @@
 """A workload's whole life through ``pincompute`` against the real stack: the portal's ASGI app under uvicorn (HTTP
 and the websocket consumers), a personal API token, the registry's host and member apiservers with kwok, and the
 federation operator as a subprocess. The CLI runs as its own process, as a user runs it: apply (twice: created, then
-unchanged), get until Running with pods on both members, scale (the members' pods follow), logs of a pod, exec
-``echo hello``, restart-container (the operator replaces that pod), a stale ``--if-match`` (exit 4 naming both
+unchanged), get until Running with pods on both members, scale (the members' pods follow), get pods, logs of a pod,
+exec ``echo hello``, restart-container (the operator replaces that pod), a stale ``--if-match`` (exit 4 naming both
 versions), pause (the pods go), delete (the host object and every shard gone from the apiservers)."""
 
 from __future__ import annotations
@@ -137,10 +137,21 @@ def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
     assert code == 4 and out == "", err
     assert f"sent version {stale}, live version {scaled['version']}" in err, err
 
-    member, pods = next((m, names) for m, names in running_pods(ns, name).items() if names)
+    code, out, err = pincompute("get", "pods", *p, "--workload", name, "-o", "json")
+    listed = sorted((pod["cluster"], pod["name"]) for pod in json.loads(out)["items"])
+    assert code == 0 and listed == sorted((m, pod) for m, names in running_pods(ns, name).items() for pod in names)
+    code, out, _ = pincompute("get", "pods", *p, "--workload", name, "--cluster", "member-b")
+    assert code == 0 and out.split()[:7] == ["CLUSTER", "NAME", "READY", "STATUS", "RESTARTS", "NODE", "WORKLOAD"]
+    assert [row.split()[0] for row in out.splitlines()[1:]] == ["member-b", "member-b"]
+    member, pods = listed[0][0], [pod for m, pod in listed if m == listed[0][0]]
+
     code, out, err = pincompute("logs", pods[0], *p, "--cluster", member, "--tail", "3")
     assert code == 0 and 1 <= len(out.splitlines()) <= 3, (code, out, err)
-    assert all("level=" in line for line in out.splitlines()), out  # the lines kwok serves for the pod
+    container = next(c["name"] for c in document["spec"]["template"]["containers"])
+    direct = k8s.CoreV1Api(cluster_api_clients[member]).read_namespaced_pod_log(
+        pods[0], ns, container=container, tail_lines=200
+    )
+    assert set(out.splitlines()) <= set(direct.splitlines()), (out, direct[-500:])  # the pod's own log lines
     code, out, err = pincompute("exec", pods[0], *p, "--cluster", member, "--", "echo", "hello")
     assert (code, out) == (0, "hello\n"), err
     assert AuditEvent.objects.filter(action="shell.open", actor=user, target_name=f"{ns}/{pods[0]}/web").exists()
