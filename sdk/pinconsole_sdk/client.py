@@ -34,6 +34,7 @@ __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
 ENV_URL, ENV_TOKEN, ENV_CONFIG = "PINCONSOLE_URL", "PINCONSOLE_TOKEN", "PINCONSOLE_CONFIG"
 T = TypeVar("T")
+P = TypeVar("P", WorkloadPage, PodPage)
 
 # Errors with no answer that certainly left the request unsent (safe to retry any request)...
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -284,6 +285,20 @@ class Client:
             self._sleep(delay)
             retry += 1
 
+    def _pages(
+        self, path: str, params: dict[str, Any], read: Callable[[Json], P], problems: list[str] | None
+    ) -> Iterator[P]:
+        """Each page of a listing, following its cursor; ``problems`` collects what the server could not read."""
+        while True:
+            page = read(self.request("GET", path, params=params))
+            if problems is not None:
+                problems.extend(p for p in page.problems if p not in problems)
+            yield page
+            cursor = _cursor_of(page.next)
+            if not cursor:
+                return
+            params = {**params, "cursor": cursor}  # the cursor on our own base URL, never the link's host
+
     # --- workloads ---
 
     @staticmethod
@@ -311,15 +326,8 @@ class Client:
             "status": status,
             "limit": page_size,
         }
-        while True:
-            page = WorkloadPage.from_dict(self.request("GET", path, params=params))
-            if problems is not None:
-                problems.extend(p for p in page.problems if p not in problems)
+        for page in self._pages(path, params, WorkloadPage.from_dict, problems):
             yield from page.results
-            cursor = _cursor_of(page.next)
-            if not cursor:
-                return
-            params = {**params, "cursor": cursor}  # the cursor on our own base URL, never the link's host
 
     def list_workloads(
         self,
@@ -447,15 +455,8 @@ class Client:
         """The project's pods on every member cluster (from the server's watch caches), page by page."""
         path = f"projects/{_seg(project)}/pods/"
         params: dict[str, Any] = {"cluster": cluster, "workload": workload, "phase": phase, "limit": page_size}
-        while True:
-            page = PodPage.from_dict(self.request("GET", path, params=params))
-            if problems is not None:
-                problems.extend(p for p in page.problems if p not in problems)
+        for page in self._pages(path, params, PodPage.from_dict, problems):
             yield from page.results
-            cursor = _cursor_of(page.next)
-            if not cursor:
-                return
-            params = {**params, "cursor": cursor}
 
     def list_pods(
         self, project: str, *, cluster: str | None = None, workload: str | None = None, phase: str | None = None
