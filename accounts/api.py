@@ -6,11 +6,14 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, mixins, serializers, status, viewsets
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import services
 from accounts.models import ApiToken
+from base.api import StrictInput
+from base.api_schema import error_response
 from base.permissions import is_platform_admin
 
 
@@ -23,8 +26,8 @@ class ApiTokenSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ApiTokenCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=80)
+class ApiTokenCreateSerializer(StrictInput):
+    name = serializers.RegexField(r"\S", max_length=80, help_text="1 to 80 characters, not only spaces")
     days = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=services.MAX_TOKEN_DAYS)
 
 
@@ -61,13 +64,20 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.
     """Your personal API tokens. Create returns the secret once; delete revokes."""
 
     serializer_class = ApiTokenSerializer
+    parser_classes = [JSONParser]
     queryset = ApiToken.objects.none()  # narrowed per request; typed for the schema
     lookup_value_regex = r"\d+"
 
     def get_queryset(self) -> Any:
         return ApiToken.objects.filter(user=self.request.user)
 
-    @extend_schema(request=ApiTokenCreateSerializer, responses={201: ApiTokenCreatedSerializer})
+    @extend_schema(
+        request=ApiTokenCreateSerializer,
+        responses={
+            201: ApiTokenCreatedSerializer,
+            409: error_response("a token of yours has this name, or you hold the most active tokens allowed"),
+        },
+    )
     def create(self, request: Request) -> Response:
         payload = ApiTokenCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.live_access import access_changed
 from accounts.models import ApiToken
 from base import audit
-from base.errors import Invalid, NotFound
+from base.errors import Conflict, Invalid, NotFound
 
 MAX_TOKENS_PER_USER = 20
 MAX_TOKEN_DAYS = 365
@@ -26,9 +26,9 @@ def create_api_token(*, user: Any, name: str, days: int | None) -> tuple[ApiToke
     if days is not None and not 1 <= days <= MAX_TOKEN_DAYS:
         raise Invalid.on("days", f"Expiry must be between 1 and {MAX_TOKEN_DAYS} days.")
     if ApiToken.objects.filter(user=user, name=name).exists():
-        raise Invalid.on("name", f"You already have a token named {name!r}.")
+        raise Conflict.on("name", f"You already have a token named {name!r}.")
     if ApiToken.objects.active().filter(user=user).count() >= MAX_TOKENS_PER_USER:
-        raise Invalid.on("name", f"You have {MAX_TOKENS_PER_USER} active tokens; revoke one first.")
+        raise Conflict.on("name", f"You have {MAX_TOKENS_PER_USER} active tokens; revoke one first.")
     raw, key_id, digest = ApiToken.generate()
     expires = timezone.now() + timedelta(days=days) if days else None
     token = ApiToken.objects.create(user=user, name=name, key_id=key_id, digest=digest, expires_at=expires)

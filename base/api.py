@@ -11,11 +11,12 @@ same shape.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
-from rest_framework import exceptions
+from rest_framework import exceptions, pagination, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -88,3 +89,90 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
 def json_error(request: HttpRequest, status_code: int, code: str, message: str) -> JsonResponse:
     """For non-DRF endpoints under /api/ (e.g. 404 for an unknown path)."""
     return JsonResponse(error_body(status_code, code, message), status=status_code)
+
+
+# --- the contract's input rules (the OpenAPI schema states them: ``base.api_schema``) --------------------
+
+
+_TYPES: tuple[tuple[type[serializers.Field], type | tuple[type, ...], str], ...] = (
+    (serializers.BooleanField, bool, "must be true or false"),
+    (serializers.IntegerField, int, "must be a whole number"),
+    (serializers.CharField, str, "must be a string"),
+    (serializers.ChoiceField, str, "must be a string"),
+)
+
+
+def type_errors(field: serializers.Field, value: Any, path: str) -> dict[str, list[str]]:
+    """Values of another JSON type than the schema's (DRF turns 5 into "5" and "true" into True): by path."""
+    if value is None:
+        return {}
+    if isinstance(field, serializers.ListSerializer | serializers.ListField):
+        child = field.child
+        items = value if isinstance(value, list) else []
+        return {k: v for i, item in enumerate(items) for k, v in type_errors(child, item, f"{path}[{i}]").items()}
+    if isinstance(field, serializers.DictField):
+        entries = value.items() if isinstance(value, Mapping) else ()
+        return {k: v for key, item in entries for k, v in type_errors(field.child, item, f"{path}.{key}").items()}
+    if isinstance(field, serializers.Serializer):
+        entries = [(n, f, value[n]) for n, f in field.fields.items() if isinstance(value, Mapping) and n in value]
+        return {k: v for n, f, item in entries for k, v in type_errors(f, item, f"{path}.{n}" if path else n).items()}
+    if getattr(field, "checked_by_service", False):  # the service names a wrong value in its own words
+        return {}
+    for kind, python_type, message in _TYPES:
+        if isinstance(field, kind):
+            wrong = not isinstance(value, python_type) or (python_type is int and isinstance(value, bool))
+            return {path: [message]} if wrong else {}
+    return {}
+
+
+class StrictInput(serializers.Serializer):
+    """An input body exactly as the schema states it: a field it does not know is a 400 naming it (the schema
+    says ``additionalProperties: false``), never silently dropped; a value of another JSON type than the field's
+    is a 400 too (DRF would coerce 5 to "5")."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = [key for key in data if key not in self.fields or self.fields[key].read_only]
+            errors = {str(key): ["is not a field of this body"] for key in unknown}
+            errors.update(type_errors(self, data, ""))
+            if errors:
+                raise exceptions.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+def query_int(request: Any, name: str, *, default: int | None, minimum: int, maximum: int | None = None) -> int | None:
+    """A whole-number query parameter within its bounds (as the schema states them), else a 400 naming it."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or str(value) != raw.strip() or value < minimum or (maximum is not None and value > maximum):
+        bound = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
+        raise exceptions.ValidationError({name: [f"must be a whole number {bound}"]})
+    return value
+
+
+class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
+    """``limit`` 1 to ``max_limit`` and ``offset`` from 0, as the schema says; anything else is a 400 (DRF's
+    own falls back to the default and accepts what the schema forbids)."""
+
+    max_limit = 1000
+
+    def get_limit(self, request: Any) -> int | None:
+        return query_int(request, self.limit_query_param, default=self.default_limit, minimum=1, maximum=self.max_limit)
+
+    def get_offset(self, request: Any) -> int:
+        return query_int(request, self.offset_query_param, default=0, minimum=0) or 0
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {
+            self.limit_query_param: {"minimum": 1, "maximum": self.max_limit},
+            self.offset_query_param: {"minimum": 0},
+        }
+        for parameter in parameters:
+            parameter["schema"] = {**parameter["schema"], **bounds.get(parameter["name"], {})}
+        return parameters

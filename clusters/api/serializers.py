@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from base.api import StrictInput
 from clusters.models import Cluster, ClusterPool
 from clusters.services import pool_snapshot
 
@@ -41,7 +42,7 @@ class ClusterSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ClusterPatchSerializer(serializers.Serializer):
+class ClusterPatchSerializer(StrictInput):
     region = serializers.CharField(required=False, max_length=63)
     zone = serializers.CharField(required=False, max_length=63)
     hardware_families = serializers.ListField(child=serializers.CharField(max_length=32), required=False)
@@ -50,7 +51,7 @@ class ClusterPatchSerializer(serializers.Serializer):
     schedulable = serializers.BooleanField(required=False)
 
 
-class PoolPatchSerializer(serializers.Serializer):
+class PoolPatchSerializer(StrictInput):
     cpu = serializers.CharField(max_length=32)
     memory = serializers.CharField(max_length=32)
     gpu = serializers.CharField(max_length=16)

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from base.api_schema import error_response
 from base.permissions import IsPlatformAdmin
 from clusters import services
 from clusters.api.serializers import (
@@ -16,17 +18,20 @@ from clusters.api.serializers import (
     PoolPatchSerializer,
     PoolSerializer,
 )
-from clusters.models import Cluster
+from clusters.models import Cluster, PoolKind
+
+ADMINS_ONLY = error_response("platform admins only")
 
 
 class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
     """Member and host clusters. Reading is open to signed-in users; editing to platform admins."""
 
     serializer_class = ClusterSerializer
+    parser_classes = [JSONParser]
     lookup_field = "name"
     queryset = Cluster.objects.prefetch_related("pools")
 
-    @extend_schema(request=ClusterPatchSerializer, responses=ClusterSerializer)
+    @extend_schema(request=ClusterPatchSerializer, responses={200: ClusterSerializer, 403: ADMINS_ONLY})
     def partial_update(self, request: Request, name: str) -> Response:
         self.permission_denied_unless_admin(request)
         cluster = self.get_object()
@@ -36,8 +41,12 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
         return Response(ClusterSerializer(cluster).data)
 
-    @extend_schema(request=PoolPatchSerializer, responses=PoolSerializer)
-    @action(detail=True, methods=["put"], url_path=r"pools/(?P<kind>[a-z]+)")
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=PoolKind.values)],
+        request=PoolPatchSerializer,
+        responses={200: PoolSerializer, 403: ADMINS_ONLY},
+    )
+    @action(detail=True, methods=["put"], url_path=r"pools/(?P<kind>[^/]+)")
     def pool(self, request: Request, name: str, kind: str) -> Response:
         self.permission_denied_unless_admin(request)
         cluster = self.get_object()

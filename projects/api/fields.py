@@ -61,8 +61,12 @@ ProvisioningStateField = named_choice(
 )
 
 
+class QuantityField(serializers.CharField):
+    checked_by_service = True  # a number is refused by the service, naming the field (base.api.type_errors)
+
+
 def quantity_field(name: str, **kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(allow_blank=True, help_text=QUANTITY_HELP[name], **kwargs)
+    return QuantityField(allow_blank=True, help_text=QUANTITY_HELP[name], **kwargs)
 
 
 class AllocationSerializer(serializers.Serializer):

@@ -11,6 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from base.api_schema import error_response
 from base.errors import NotFound
 from projects.api.serializers import MemberRoleSerializer, MembershipSerializer
 from projects.members import KINDS, MemberInput, find_subject, remove_member, set_member
@@ -20,6 +21,10 @@ MEMBER_PARAMETERS = [
     OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(KINDS), description="user or group"),
     OpenApiParameter("member", str, OpenApiParameter.PATH, description="The username or the OIDC group's name."),
 ]
+REFUSALS = {
+    403: error_response("owners and platform admins only"),
+    409: error_response("the last owner stays, or the project is archived"),
+}
 ROLE_EXAMPLE = OpenApiExample("Make a developer", request_only=True, value={"role": "developer"})
 
 
@@ -58,7 +63,7 @@ class ProjectMembersMixin:
     @extend_schema(
         parameters=MEMBER_PARAMETERS,
         request=MemberRoleSerializer,
-        responses=MembershipSerializer,
+        responses={200: MembershipSerializer, **REFUSALS},
         examples=[ROLE_EXAMPLE],
         description="Add the user or group with this role, or change its role (owners and platform admins). "
         "The last owner cannot be demoted.",
@@ -74,7 +79,7 @@ class ProjectMembersMixin:
     @extend_schema(
         parameters=MEMBER_PARAMETERS,
         request=None,
-        responses={204: None},
+        responses={204: None, **REFUSALS},
         description="Take the user or group out of the project (owners and platform admins); removing a "
         "non-member changes nothing. The last owner cannot be removed.",
     )

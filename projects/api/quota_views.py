@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from base.api_schema import error_response
 from base.permissions import is_platform_admin
 from projects.access import require_platform_admin
 from projects.api.fields import REQUEST_STATES, TIERS
@@ -36,6 +37,14 @@ from projects.usage import quota_overview
 TIER_PARAMETER = OpenApiParameter(
     "tier", str, OpenApiParameter.PATH, enum=TIERS, description="reserved, ondemand or preemptible"
 )
+OWNERS = {
+    403: error_response("owners and platform admins only"),
+    409: error_response("the project is archived, or the change conflicts with its state"),
+}
+ADMINS = {
+    403: error_response("platform admins only"),
+    409: error_response("the state changed since (archived project, decided request, stale preview)"),
+}
 GRANT = {"cpu": "16", "memory": "64Gi", "gpu": "0", "pods": "50"}
 BEFORE = {"cpu": "8", "memory": "32Gi", "gpu": "0", "pods": "50"}
 CHANGE_EXAMPLES = [
@@ -115,6 +124,7 @@ class ProjectQuotaMixin:
         responses={
             200: QuotaChangeSerializer,
             202: OpenApiResponse(QuotaChangeSerializer, description="A pending request (`request.id`)."),
+            **OWNERS,
         },
         examples=CHANGE_EXAMPLES,
         description="Set the project's grant in a tier (owners and platform admins). A decrease below what the "
@@ -137,7 +147,7 @@ class ProjectQuotaMixin:
     @extend_schema(
         parameters=[TIER_PARAMETER],
         request=GrantInputSerializer,
-        responses=ForcedDecreasePreviewSerializer,
+        responses={200: ForcedDecreasePreviewSerializer, **ADMINS},
         examples=[PREVIEW_EXAMPLE],
         description="Platform admins: what a forced decrease to this grant would do (the workloads that would "
         "no longer fit) and the token that confirms it. Changes nothing.",
@@ -159,7 +169,7 @@ class ProjectQuotaMixin:
     @extend_schema(
         parameters=[TIER_PARAMETER],
         request=ForcedDecreaseInputSerializer,
-        responses=ForcedDecreasePreviewSerializer,
+        responses={200: ForcedDecreasePreviewSerializer, **ADMINS},
         examples=[FORCE_EXAMPLE],
         description="Platform admins: lower the grant even below usage, confirmed with the preview's token; "
         "409 on `confirm` when what the preview showed has changed since.",
@@ -216,7 +226,7 @@ class QuotaRequestViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request=DecisionSerializer,
-        responses=QuotaRequestSerializer,
+        responses={200: QuotaRequestSerializer, **ADMINS},
         examples=[APPROVE_EXAMPLE],
         description="Platform admins: apply a pending request. 409 with the numbers when the region's pools "
         "cannot hold it now, or when it is no longer pending.",
@@ -231,7 +241,7 @@ class QuotaRequestViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request=RejectionSerializer,
-        responses=QuotaRequestSerializer,
+        responses={200: QuotaRequestSerializer, **ADMINS},
         examples=[REJECT_EXAMPLE],
         description="Platform admins: refuse a pending request; the reason is required.",
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from base.api import StrictInput
 from projects.api.fields import (
     AllocationSerializer,
     EffectiveRoleField,
@@ -39,7 +40,7 @@ class GrantsSerializer(serializers.Serializer):
 # --- quantities in --------------------------------------------------------------------------------------
 
 
-class QuotaInputSerializer(serializers.Serializer):
+class QuotaInputSerializer(StrictInput):
     """A grant in one tier; an omitted resource is 0."""
 
     cpu = quantity_field("cpu", default="0")
@@ -52,7 +53,7 @@ class QuotaInputSerializer(serializers.Serializer):
         return QuotaInput(**{name: data[name] for name in ("cpu", "memory", "gpu", "pods")})
 
 
-class GrantInputSerializer(serializers.Serializer):
+class GrantInputSerializer(StrictInput):
     """The whole new grant in one tier: every resource is given (a PUT replaces the grant)."""
 
     cpu = quantity_field("cpu")
@@ -76,13 +77,13 @@ class ForcedDecreaseInputSerializer(GrantInputSerializer):
 # --- projects -------------------------------------------------------------------------------------------
 
 
-class MemberInputSerializer(serializers.Serializer):
+class MemberInputSerializer(StrictInput):
     kind = MemberKindField()
     name = serializers.CharField(allow_blank=True, help_text="The username or the OIDC group's name.")
     role = ProjectRoleField(default=ProjectRole.DEVELOPER)
 
 
-class ProjectCreateSerializer(serializers.Serializer):
+class ProjectCreateSerializer(StrictInput):
     """Onboarding in one body: basics, members (the caller joins as an owner unless listed or a platform
     admin) and the grant per tier (keyed ``reserved``, ``ondemand``, ``preemptible``)."""
 
@@ -219,7 +220,7 @@ class MembershipSerializer(serializers.ModelSerializer):
         return {"kind": kind, "name": name, "role": instance.role}
 
 
-class MemberRoleSerializer(serializers.Serializer):
+class MemberRoleSerializer(StrictInput):
     role = ProjectRoleField()
 
 
@@ -356,9 +357,9 @@ class ForcedDecreasePreviewSerializer(serializers.Serializer):
 # --- quota requests -------------------------------------------------------------------------------------
 
 
-class DecisionSerializer(serializers.Serializer):
+class DecisionSerializer(StrictInput):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class RejectionSerializer(serializers.Serializer):
+class RejectionSerializer(StrictInput):
     reason = serializers.CharField(allow_blank=True, help_text="Why; the project's owners read it.")

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from base.api_schema import error_response
 from projects.access import roles_of, visible_project
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.quota_views import ProjectQuotaMixin
@@ -53,6 +54,10 @@ CREATE_EXAMPLE = OpenApiExample(
         },
     },
 )
+WRITE_REFUSALS = {
+    403: error_response("the caller's role may not do this (owners; some changes platform admins only)"),
+    409: error_response("the project is archived, or its state forbids this now"),
+}
 PATCH_EXAMPLE = OpenApiExample(
     "Change the team and description", request_only=True, value={"team": "ads-infra", "description": "Ranking."}
 )
@@ -108,7 +113,7 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
 
     @extend_schema(
         request=ProjectCreateSerializer,
-        responses={201: ProjectCreatedSerializer},
+        responses={201: ProjectCreatedSerializer, 409: error_response("a project has this name")},
         examples=[CREATE_EXAMPLE],
         description="Onboard a project with its members and grants in one step. Any signed-in user may; "
         "the caller joins as an owner unless listed or a platform admin. A grant the auto-approve limit or "
@@ -132,7 +137,7 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
 
     @extend_schema(
         request=ProjectPatchSerializer,
-        responses=ProjectSerializer,
+        responses={200: ProjectSerializer, **WRITE_REFUSALS},
         examples=[PATCH_EXAMPLE],
         description="Owners and platform admins change the display name, team, cost center and description; "
         "only platform admins the Pod Security level. All of the body applies, or none of it.",
@@ -154,7 +159,7 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
 
     @extend_schema(
         request=None,
-        responses=ProjectSerializer,
+        responses={200: ProjectSerializer, **WRITE_REFUSALS},
         description="Archive a project whose workloads are gone (owners and platform admins): its grants are "
         "released, pending requests rejected, and its namespaces removed from the clusters.",
     )

@@ -78,12 +78,12 @@ def test_invalid_token_payload_names_the_field(api_client, user):
     assert not ApiToken.objects.exists()
 
 
-def test_duplicate_token_name_is_a_400_naming_the_field(api_client, user):
+def test_duplicate_token_name_is_a_409_naming_the_field(api_client, user):
     api_client.force_authenticate(user)
     api_client.post("/api/v1/tokens/", {"name": "dup"}, format="json")
     response = api_client.post("/api/v1/tokens/", {"name": "dup"}, format="json")
 
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert _error(response)["fields"] == [{"path": "name", "message": "You already have a token named 'dup'."}]
 
 

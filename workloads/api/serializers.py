@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from base.api import StrictInput
+from workloads.core import GROUP, VERSION
 from workloads.core.kinds import KINDS
 from workloads.core.tiers import Tier
 from workloads.operations import MAX_REPLICAS
@@ -12,6 +15,7 @@ from workloads.reads import STATUSES
 
 STATES = [value for value, _, _ in STATUSES]
 KIND_HELP = f"one of {', '.join(KINDS)}"
+API_VERSION = f"{GROUP}/{VERSION}"
 
 
 class AdmissionSerializer(serializers.Serializer):
@@ -74,29 +78,67 @@ class WorkloadPageSerializer(serializers.Serializer):
     results = WorkloadSerializer(many=True)
 
 
-class DocumentSerializer(serializers.Serializer):
-    """A workload document as kubectl would take it (the schema's view; the services validate it)."""
-
-    apiVersion = serializers.CharField(required=False)
-    kind = serializers.CharField(help_text=KIND_HELP)
-    metadata = serializers.JSONField()
-    spec = serializers.JSONField()
+NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+KIND_NAMES = [*KINDS, *(info.plural for info in KINDS.values())]
 
 
-class PatchSerializer(serializers.Serializer):
+@extend_schema_field({"type": "string", "enum": list(KINDS)}, component_name="WorkloadKind")
+class WorkloadKindField(serializers.ChoiceField):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(choices=list(KINDS), **kwargs)
+
+
+class MetadataSerializer(serializers.Serializer):
+    """The document's metadata. Server-owned fields a client sends back (``uid``, ``resourceVersion``, ...) are
+    dropped by the service, so other keys are allowed."""
+
+    open_body = True  # the schema says so (base.api_schema)
+
+    name = serializers.RegexField(NAME_PATTERN, max_length=63, required=False, help_text="a DNS-1123 label")
+    labels = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    annotations = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+
+
+class DocumentSerializer(StrictInput):
+    """A workload document as kubectl would take it; ``spec`` is the kind's (validated by the core: the kind's
+    fields, images, zones, the project's grant), ``status`` is ignored. PUT may leave out the kind and name: the
+    URL names them."""
+
+    apiVersion = serializers.ChoiceField(choices=[API_VERSION], required=False)
+    kind = WorkloadKindField(required=False, help_text=KIND_HELP)
+    metadata = MetadataSerializer(required=False)
+    spec = serializers.DictField(help_text="the kind's spec")
+    status = serializers.DictField(required=False, help_text="ignored: the server owns it")
+
+
+class NewDocumentSerializer(DocumentSerializer):
+    """A new workload's document: the kind and the name are required."""
+
+    kind = WorkloadKindField(help_text=KIND_HELP)
+    metadata = MetadataSerializer()
+
+    def validate_metadata(self, value: dict) -> dict:
+        if not value.get("name"):
+            raise serializers.ValidationError({"name": "This field is required."})
+        return value
+
+
+class PatchSerializer(StrictInput):
     """A JSON merge patch (RFC 7386) of the document: ``null`` removes a key."""
 
-    metadata = serializers.JSONField(required=False)
-    spec = serializers.JSONField(required=False)
+    metadata = serializers.DictField(required=False)
+    spec = serializers.DictField(required=False)
 
 
-class ScaleSerializer(serializers.Serializer):
+class ScaleSerializer(StrictInput):
     replicas = serializers.IntegerField(min_value=0, max_value=MAX_REPLICAS)
 
 
-class RestartContainerSerializer(serializers.Serializer):
-    container = serializers.CharField()
-    pod = serializers.CharField(required=False, allow_blank=True, default="", help_text="one pod; all when empty")
+class RestartContainerSerializer(StrictInput):
+    container = serializers.CharField(max_length=63)
+    pod = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=253, help_text="one pod; all when empty"
+    )
 
 
 class WorkloadRefSerializer(serializers.Serializer):

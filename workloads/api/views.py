@@ -138,7 +138,7 @@ WORKLOAD_EXAMPLE = OpenApiExample("A PinApp on two members", value=EXAMPLE_WORKL
 PAGE_EXAMPLE = OpenApiExample(
     "One page",
     value={
-        "next": "https://portal.example.com/api/v1/workloads/?cursor=WyJhZHMiLCJQaW5BcHAiLCJ3ZWIiXQ&limit=1",
+        "next": "https://portal.example.com/api/v1/workloads/?cursor=ads%2FPinApp%2Fweb&limit=1",
         "problems": [],
         "results": [EXAMPLE_WORKLOAD],
     },

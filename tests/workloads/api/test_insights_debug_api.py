@@ -39,7 +39,7 @@ def test_the_timeline_filters_by_time_and_limits(web, viewer):
     assert [e["title"] for e in naive["results"]] == ["BackOff"]
     assert len(one["results"]) == 1 and one["truncated"] is True and one["results"][0]["title"] == "BackOff"
     assert set(paths(client.get(f"{ONE}timeline/?since=yesterday&limit=0"))) == {"since"}
-    assert set(paths(client.get(f"{ONE}timeline/?since=2026-11-22T01:00:00Z&until=2026-11-22T00:00:00Z"))) == {"until"}
+    assert client.get(f"{ONE}timeline/?since=2026-11-22T01:00:00Z&until=2026-11-22T00:00:00Z").json()["results"] == []
 
 
 def test_a_projects_timeline_names_each_entrys_workload(web, viewer):

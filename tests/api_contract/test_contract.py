@@ -1,0 +1,105 @@
+"""The OpenAPI description against itself and against the API's answers: every documented example validates
+against the schema it illustrates, and the happy path of every readable endpoint answers what the schema says
+(schemathesis' response validation over the real WSGI app)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+import schemathesis
+from django.core.wsgi import get_wsgi_application
+from schemathesis.specs.openapi.converter import to_json_schema
+from werkzeug.test import Client
+
+from accounts.services import create_api_token
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def document(client) -> dict[str, Any]:
+    return client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+
+def examples_of(document: dict[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
+    """(where, the schema, the example) for every example of every request and response body."""
+    found = []
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            bodies = [("request", operation.get("requestBody", {}))]
+            bodies += [(status, answer) for status, answer in operation["responses"].items()]
+            for where, body in bodies:
+                for media, content in body.get("content", {}).items():
+                    for name, example in content.get("examples", {}).items():
+                        label = f"{method.upper()} {path} {where} {media} {name}"
+                        found.append((label, content["schema"], example["value"]))
+    return found
+
+
+def test_every_documented_example_validates_against_its_own_schema(document):
+    schemas = document["components"]["schemas"]
+    examples = examples_of(document)
+
+    problems = []
+    for label, schema, value in examples:
+        response = " request " not in label  # readOnly fields belong in answers, writeOnly ones in requests
+        components = {name: to_json_schema(s, "nullable", is_response_schema=response) for name, s in schemas.items()}
+        root = {
+            **to_json_schema(schema, "nullable", is_response_schema=response),
+            "components": {"schemas": components},
+        }
+        problems += [
+            f"{label}: {e.json_path}: {e.message}" for e in jsonschema.Draft202012Validator(root).iter_errors(value)
+        ]
+
+    assert len(examples) >= 30  # the workload, operation, insight, debugging and project examples
+    assert not problems, "\n".join(problems)
+
+
+READS = [
+    "/api/v1/me/",
+    "/api/v1/tokens/",
+    "/api/v1/clusters/",
+    "/api/v1/clusters/member-a/",
+    "/api/v1/projects/",
+    "/api/v1/projects/ads/",
+    "/api/v1/projects/ads/members/",
+    "/api/v1/projects/ads/members/user/vic/",
+    "/api/v1/projects/ads/quota/",
+    "/api/v1/quota-requests/",
+    "/api/v1/workloads/",
+    "/api/v1/workloads/?limit=1",
+    "/api/v1/projects/ads/workloads/",
+    "/api/v1/projects/ads/workloads/PinApp/web/",
+    "/api/v1/projects/ads/workloads/pinapps/web/timeline/",
+    "/api/v1/projects/ads/timeline/?since=2026-11-22T00:00:00Z",
+    "/api/v1/projects/ads/pods/member-a/web-local-1a-abc/",
+]
+WRITES = [
+    ("post", "/api/v1/projects/ads/workloads/PinApp/web/pause/", None),
+    ("post", "/api/v1/projects/ads/workloads/PinApp/web/scale/", {"replicas": 3}),
+    ("patch", "/api/v1/projects/ads/workloads/PinApp/web/", {"metadata": {"labels": {"team": "ads"}}}),
+    ("post", "/api/v1/tokens/", {"name": "contract"}),
+    ("delete", "/api/v1/projects/ads/workloads/PinApp/web/", None),
+]
+
+
+def test_the_happy_paths_answer_what_the_schema_says(web, owner, document):
+    _, token = create_api_token(user=owner, name="happy", days=1)
+    app = Client(get_wsgi_application())
+    headers = {"Authorization": f"Bearer {token}", "Host": "testserver"}
+    schema = schemathesis.openapi.from_dict(document)
+
+    statuses = []
+    for url in READS:
+        response = app.get(url, headers=headers)
+        statuses.append((url, response.status_code))
+        schema.find_operation_by_path("GET", url.split("?")[0]).validate_response(response)
+    for method, url, body in WRITES:
+        response = getattr(app, method)(url, json=body, headers=headers)
+        statuses.append((url, response.status_code))
+        schema.find_operation_by_path(method.upper(), url).validate_response(response)
+
+    assert all(200 <= code < 300 for _, code in statuses), statuses

@@ -1,0 +1,104 @@
+"""Schemathesis over every operation of ``/api/schema/``, against the real app served by ``live_server`` (the
+real views, services, database and error handler; the host apiserver is the workload API tests' fake, which
+mirrors writes into the host cache), authenticated as a project developer with a real API token.
+
+Every check of schemathesis is on (no 5xx, response schema conformance, status codes and content types
+documented, negative data rejected, positive data accepted, auth not ignored, ...). One exception is written
+down, with its reason: ``SEMANTIC_BODIES``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import schemathesis
+from schemathesis.config import SchemathesisConfig
+from schemathesis.engine import Status, events, from_schema
+
+from accounts.services import create_api_token
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Bodies whose values the services check beyond any schema: a workload's spec (the kind's fields, images, zones,
+# the project's grant: validated by the core), a container the workload has, the users and groups a new project
+# lists. A schema-valid body can be refused there with a 400 naming the field; every other check stays on.
+SEMANTIC_BODIES = [
+    "POST /api/v1/projects/",
+    "POST /api/v1/projects/{project}/workloads/",
+    "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/",
+    "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/",
+    "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
+]
+MAX_EXAMPLES = 3
+
+
+@pytest.fixture
+def unthrottled(settings):
+    """Per-user rates are tested on their own (tests/workloads/api); here they would only cut the run short."""
+    rest = dict(settings.REST_FRAMEWORK)
+    rates = {name: "100000/min" for name in rest["DEFAULT_THROTTLE_RATES"]}
+    rest["DEFAULT_THROTTLE_RATES"] = rates
+    settings.REST_FRAMEWORK = rest
+
+
+def run_config(base_url: str, token: str) -> dict[str, Any]:
+    semantic = [
+        {
+            "include-name": label,
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "400", "401", "403", "404", "409", "429"]
+                }
+            },
+        }
+        for label in SEMANTIC_BODIES
+    ]
+    return {
+        "base-url": base_url,
+        "seed": 1,
+        "auth": {"openapi": {"apiToken": {"bearer": token}}},
+        "generation": {"max-examples": MAX_EXAMPLES, "mode": "all", "database": "none", "allow-x00": False},
+        "checks": {"enabled": True},
+        "phases": {"stateful": {"enabled": False}},
+        "parameters": {"path.project": "ads", "path.cluster": "member-a", "path.pod": "web-local-1a-abc"},
+        "operations": [
+            {"include-path-regex": "^/api/v1/projects/[{]name[}]", "parameters": {"path.name": "ads"}},
+            {"include-path-regex": "^/api/v1/clusters/", "parameters": {"path.name": "member-a"}},
+            {"include-path-regex": "workloads/[{]kind[}]/[{]name[}]", "parameters": {"path.name": "web"}},
+            *semantic,
+        ],
+    }
+
+
+def failures_of(stream: Any) -> tuple[list[str], set[str]]:
+    """Every failed check and engine error, one line each, and the operations that were tested."""
+    found: list[str] = []
+    tested: set[str] = set()
+    for event in stream:
+        if isinstance(event, events.ScenarioFinished):
+            tested.add(event.recorder.label)
+            for checks in event.recorder.checks.values():
+                for check in checks:
+                    if check.status == Status.FAILURE and check.failure_info is not None:
+                        failure = check.failure_info.failure
+                        found.append(
+                            f"{failure.operation}: {check.name}: {failure.title}\n{check.failure_info.code_sample}"
+                        )
+        elif isinstance(event, events.NonFatalError):
+            found.append(f"{event.label}: error: {event.value}")
+        elif isinstance(event, events.FatalError):
+            found.append(f"fatal: {event.exception}")
+    return found, tested
+
+
+def test_every_operation_keeps_the_contract(web, developer, live_server, unthrottled, client):
+    _, token = create_api_token(user=developer, name="schemathesis", days=1)
+    document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    config = SchemathesisConfig.from_dict(run_config(live_server.url, token))
+    schema = schemathesis.openapi.from_dict(document, config=config)
+
+    failures, tested = failures_of(from_schema(schema).execute())
+
+    operations = {f"{method.upper()} {path}" for path, item in document["paths"].items() for method in item}
+    assert operations <= tested, sorted(operations - tested)
+    assert not failures, "\n\n".join(sorted(set(failures))[:30])
