@@ -10,7 +10,7 @@
     pincompute restart-container KIND NAME -c CONTAINER [--pod POD] -p PROJECT
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute timeline [KIND NAME] -p PROJECT
-    pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N]
+    pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N] [--since 10m] [--timestamps] [--previous]
     pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
     pincompute completion bash
 
@@ -44,7 +44,7 @@ from pinconsole_sdk.errors import (
     ServerError,
 )
 from pinconsole_sdk.models import KINDS, ContainerStreams, Pod, Workload, canonical_kind
-from pinconsole_sdk.streams import Shell, Stream, follow_logs, read_chunks, shell_line
+from pinconsole_sdk.streams import Shell, Stream, follow_logs, log_url, read_chunks, shell_line
 
 OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
 OUTPUTS = ("table", "yaml", "json", "name")
@@ -331,14 +331,22 @@ def pod_streams(client: Client, args: argparse.Namespace, err: TextIO) -> Contai
 
 def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     container = pod_streams(client, args, sys.stderr)
-    stream = Stream(container.logs, client.authorization, client.url, timeout=args.timeout)
+    url = log_url(
+        container.logs,
+        follow=args.follow,
+        tail=args.tail,
+        since=args.since,
+        timestamps=args.timestamps,
+        previous=args.previous,
+    )
+    stream = Stream(url, client.authorization, client.url, timeout=args.timeout)
 
     def write(text: str) -> None:
         out.write(text)
         out.flush()
 
     try:
-        follow_logs(stream, write, follow=args.follow, tail=args.tail, connect_timeout=args.timeout)
+        follow_logs(stream, write, connect_timeout=args.timeout)
     except KeyboardInterrupt:
         return INTERRUPTED
     finally:
@@ -423,7 +431,7 @@ _pincompute() {
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
 --timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty --pod --if-match --workload \
---phase -h --help" \
+--phase --timestamps --previous -h --help" \
 -- "$cur") ); return
     fi
     local i cmd="" args=()
@@ -553,6 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
     logs.add_argument("-c", "--container", help="the container (default: the first)")
     logs.add_argument("-f", "--follow", action="store_true", help="stream until the log ends (or Ctrl-C)")
     logs.add_argument("--tail", type=int, help="only the last N lines of what is there already")
+    logs.add_argument("--since", help="only lines newer than this (30s, 10m, 2h)")
+    logs.add_argument("--timestamps", action="store_true", help="each line starts with its time (RFC 3339)")
+    logs.add_argument("--previous", action="store_true", help="the previous (terminated) container's log")
 
     exec_ = sub.add_parser("exec", parents=common, help="a shell, or a command, in a pod container")
     exec_.add_argument("pod")

@@ -4,11 +4,12 @@ and ``static/src/js/{logstream,terminal}.js``), authenticated with the API token
 Server -> client: ``{"type":"status","state":"connected|closed|error","message":...}``; logs send
 ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, the shell ``{"type":"stdout","data":...}``.
 Client -> server: ``{"type":"stdin","data":...}`` and ``{"type":"resize","cols":C,"rows":R}`` (shell),
-``{"type":"resume","after_seq":N}`` (logs). A refusal is a status ``error`` then close 4401 / 4403 / 4404
-(4502: the shell could not start); the end of a stream is status ``closed`` then close 1000.
+``{"type":"resume","after_seq":N}`` (logs). A refusal is a status ``error`` then close 4401 / 4403 / 4404 (4400
+a bad log option, 4429 too many open streams, 4502 the shell could not start); the end of a stream is status
+``closed`` then close 1000. Log options are the URL's query (``log_url``).
 
-The shell is the pod's TTY shell (no command in the protocol): a command runs as ``exec CMD`` typed into it,
-after a marker byte (everything before it, the prompt and the echo of the typed line, is not shown).
+The shell is the pod's TTY shell (no command in the protocol): a command is typed into it after a marker byte
+(everything before it, the prompt and the echo of the typed line, is not shown); see ``shell_line``.
 """
 
 from __future__ import annotations
@@ -21,17 +22,32 @@ import re
 import shlex
 import struct
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
+from urllib.parse import urlencode
 
 import websocket
 
-from pinconsole_sdk.errors import ApiError, ConnectionFailed, Forbidden, NotFound, ServerError, Unauthenticated
+from pinconsole_sdk.errors import (
+    ApiError,
+    ConnectionFailed,
+    Forbidden,
+    InvalidError,
+    NotFound,
+    RateLimited,
+    ServerError,
+    Unauthenticated,
+)
 
 MARKER = "\x1e"
 EOF_CHAR = "\x04"
-CLOSE_ERRORS: dict[int, type[ApiError]] = {4401: Unauthenticated, 4403: Forbidden, 4404: NotFound}
+CLOSE_ERRORS: dict[int, type[ApiError]] = {
+    4400: InvalidError,  # a log option out of range
+    4401: Unauthenticated,
+    4403: Forbidden,
+    4404: NotFound,
+    4429: RateLimited,  # over the per-user number of open streams
+}
 _EXIT = re.compile(r"\(exit (\d+)\)")
 
 
@@ -97,56 +113,43 @@ class Stream:
             self.ws.close()
 
 
-def follow_logs(
-    stream: Stream,
-    write: Callable[[str], None],
+def log_url(
+    url: str,
     *,
     follow: bool,
     tail: int | None = None,
-    idle: float = 0.5,
-    settle: float = 5.0,
-    connect_timeout: float = 30.0,
-    clock: Callable[[], float] = time.monotonic,
-) -> None:
-    """Write the log's lines until the stream ends (``follow``), or else return with what is there already: the
-    backlog, which ends at the first pause of ``idle`` seconds, or ``settle`` seconds after connecting (a busy log
-    never pauses). ``tail`` keeps the last N lines of the backlog."""
-    backlog: list[str] | None = []
-    settled_at: float | None = None  # when the backlog is taken as complete
+    since: str | None = None,
+    timestamps: bool = False,
+    previous: bool = False,
+) -> str:
+    """The log stream's URL with the consumer's options (``debugging.logoptions``): ``follow=0`` has the server
+    send what is there and close; ``tail``, ``since`` (``30s``, ``10m``...), ``timestamps`` and ``previous`` as
+    kubectl's."""
+    options = {
+        "follow": None if follow else "0",
+        "tail": None if tail is None else str(tail),
+        "since": since,
+        "timestamps": "1" if timestamps else None,
+        "previous": "1" if previous else None,
+    }
+    query = urlencode({k: v for k, v in options.items() if v is not None})
+    return f"{url}{'&' if '?' in url else '?'}{query}" if query else url
 
-    def flush() -> None:
-        for text in (backlog[-tail:] if tail is not None else backlog) if backlog else []:
-            write(text)
 
+def follow_logs(stream: Stream, write: Callable[[str], None], *, connect_timeout: float = 30.0) -> None:
+    """Write the log's lines until the server ends the stream (at once after the backlog for ``follow=0``)."""
+    connected = False
     try:
         while True:
-            if settled_at is None:
-                wait = connect_timeout
-            elif backlog is None:
-                wait = idle
-            else:
-                wait = max(0.0, min(idle, settled_at - clock()))
-            message = stream.receive(wait)
-            if message is None or (backlog is not None and settled_at is not None and clock() >= settled_at):
-                if settled_at is None:
-                    raise ConnectionFailed("the log stream did not start")
-                if backlog is not None:
-                    flush()
-                    backlog = None
-                    if not follow:
-                        return
-                if message is None:
-                    continue
-            if message.get("type") == "status" and message.get("state") == "connected" and settled_at is None:
-                settled_at = clock() + settle
+            message = stream.receive(None if connected else connect_timeout)
+            if message is None:
+                raise ConnectionFailed("the log stream did not start")
+            if message.get("type") == "status" and message.get("state") == "connected":
+                connected = True
             for line in message.get("lines") or [] if message.get("type") == "lines" else []:
-                text = str(line.get("text", "")) + "\n"
-                if backlog is not None:
-                    backlog.append(text)
-                else:
-                    write(text)
+                write(str(line.get("text", "")) + "\n")
     except Closed:
-        flush()
+        return
 
 
 END = "\x1epincompute-exit="  # then the status and MARKER: the command is over, all its output has come

@@ -27,15 +27,21 @@ LINES = ["starting", "listening on :8080", "GET / 200"]
 
 
 class ScriptedFollower(threading.Thread):
-    def __init__(self, api, namespace, pod, container, sink, *, tail_lines=None, since_seconds=None, on_end=None):
+    """The consumer's log follower over scripted lines: the options it was given applied as the real one does
+    (``tail_lines``; ``follow=False``: what is there, then the end). A ``done-*`` pod's log ends by itself."""
+
+    def __init__(self, api, namespace, pod, container, sink, *, tail_lines=None, since_seconds=None, on_end=None,
+                 previous=False, follow=True):  # fmt: skip
         super().__init__(daemon=True)
         self.pod, self.container, self.sink, self.on_end = pod, container, sink, on_end
+        self.lines = LINES[-tail_lines:] if tail_lines else LINES
+        self.follow = follow
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        for i, text in enumerate(LINES):
+        for i, text in enumerate(self.lines):
             self.sink.put(RawLine(self.pod, self.container, f"2026-01-01T00:00:0{i}.000000Z", text))
-        if self.pod.startswith("done") and self.on_end is not None:
+        if (self.pod.startswith("done") or not self.follow) and self.on_end is not None:
             self.on_end(self.pod, self.container, "ended")
         else:
             self.stopped.wait(30)
@@ -125,6 +131,8 @@ def test_logs_without_follow_print_what_is_there_and_return(cli, viewer):
     code, out, _ = cli(viewer, "logs", "web-1", "-p", "ads", "--cluster", "member-a", "--tail", "2")
 
     assert (code, out) == (0, "listening on :8080\nGET / 200\n") and time.monotonic() - started < 10
+    code, out, err = cli(viewer, "logs", "web-1", "-p", "ads", "--cluster", "member-a", "--since", "99y")
+    assert (code, out) == (1, "") and "since=" in err, err  # the consumer's refusal (4400), its message
 
 
 def test_exec_runs_a_command_and_prints_its_output(cli, developer):

@@ -391,19 +391,12 @@ def test_the_shell_output_ends_at_the_end_marker_even_split_across_messages():
     assert stream.sent == [{"type": "stdin", "data": "\n"}]  # the shell's read: it exits with the status
 
 
-def test_logs_without_follow_return_on_a_log_that_never_pauses():
-    from pinconsole_sdk.streams import follow_logs
+def test_the_log_url_carries_the_consumers_options():
+    from pinconsole_sdk.streams import log_url
 
-    now = [0.0]
-
-    def clock() -> float:
-        now[0] += 0.2  # every message comes 0.2 s after the last: never a pause of ``idle``
-        return now[0]
-
-    busy = [{"type": "lines", "lines": [{"text": f"line {i}"}]} for i in range(1000)]
-    stream = ScriptedStream({"type": "status", "state": "connected"}, *busy)
-    written: list[str] = []
-
-    follow_logs(stream, written.append, follow=False, tail=2, idle=0.5, settle=3.0, clock=clock)  # type: ignore[arg-type]
-
-    assert len(written) == 2 and written[-1].startswith("line ") and len(stream.messages) > 900
+    base = "ws://portal/ws/logs/member-a/proj-ads/web-1/app/"
+    assert log_url(base, follow=True) == base
+    assert log_url(base, follow=False, tail=5, since="10m", timestamps=True, previous=True) == (
+        base + "?follow=0&tail=5&since=10m&timestamps=1&previous=1"
+    )
+    assert log_url(base + "?selector=x", follow=True, tail=0) == base + "?selector=x&tail=0"
