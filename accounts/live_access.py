@@ -13,12 +13,16 @@ and re-checks first when it moved, so nothing typed after the change commits rea
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import transaction
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 MESSAGE_TYPE = "access.changed"
 
@@ -46,6 +50,15 @@ def access_changed(user_ids: Iterable[int], *, reason: str, project: str = "", s
 
 
 def _send(ids: list[int], message: dict[str, str]) -> None:
+    """Runs after the change committed: a Redis outage must not turn it into an error (the sockets' periodic
+    re-check, every DEBUG_RECHECK_SECONDS, still closes what lost its access)."""
+    try:
+        _bump_and_notify(ids, message)
+    except (RedisError, OSError) as exc:
+        log.warning("open sockets of users %s not told about %s (Redis unavailable): %s", ids, message["reason"], exc)
+
+
+def _bump_and_notify(ids: list[int], message: dict[str, str]) -> None:
     for user_id in ids:
         cache.add(epoch_key(user_id), 0, timeout=None)
         cache.incr(epoch_key(user_id))

@@ -15,6 +15,7 @@ from django.db import transaction
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from accounts import identity
+from accounts.live_access import access_changed
 from base import audit
 
 _MAX_GROUP_NAME = 150
@@ -90,6 +91,7 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
                 summary="First OIDC sign-in",
             )
         elif before != names:
+            access_changed([user.pk], reason="groups changed at the identity provider")  # group memberships
             audit.record(
                 "user.groups",
                 actor=user,

@@ -9,17 +9,39 @@ callers are counted per user, anonymous ones per address. A refusal is DRF's ``T
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+
+log = logging.getLogger(__name__)
+CACHE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 
 READ_SCOPE = "api-read"
 WRITE_SCOPE = "api-write"
 
 
-class ReadWriteThrottle(SimpleRateThrottle):
+class FailOpen:
+    """A rate limit protects the portal; it must not become a dependency of it. With the cache (Redis) unreachable
+    the request is let through and the outage logged, instead of every API call answering 500."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return super().allow_request(request, view)  # type: ignore[misc]
+        except CACHE_DOWN as exc:
+            log.warning("rate limit not applied, the cache is unreachable: %s", exc)
+            return True
+
+
+class UserThrottle(FailOpen, UserRateThrottle):
+    """DRF's per-user limit (``API_RATE_LIMIT``), failing open."""
+
+
+class ReadWriteThrottle(FailOpen, SimpleRateThrottle):
     """``api-read`` for safe methods, ``api-write`` for the others, per user."""
 
     scope = READ_SCOPE
@@ -38,7 +60,7 @@ class ReadWriteThrottle(SimpleRateThrottle):
         if self.rate is None:
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        return super().allow_request(request, view)  # FailOpen's, then SimpleRateThrottle's
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         user = getattr(request, "user", None)

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from base import audit
 from base.errors import Invalid, NotFound
+from base.queueing import enqueue
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
 from workloads.core.grants import TIER_POOL_KINDS, Pool, region_shrink_violations
 from workloads.core.quantity import (
@@ -207,9 +208,9 @@ def _queue_sync(cluster_id: int, *, everything: bool) -> None:
     from clusters.tasks import sync_member_cluster, sync_member_clusters
 
     if everything:
-        sync_member_clusters.delay()
+        enqueue(sync_member_clusters)
     else:
-        sync_member_cluster.delay(cluster_id)
+        enqueue(sync_member_cluster, cluster_id)
 
 
 GrantTotals = Callable[[], Mapping[Tier, Resources]]

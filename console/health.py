@@ -19,6 +19,12 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, connection
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
+
+# What a failed dependency raises: the database, Redis (channel layer; redis' own ConnectionError is no builtin
+# one), the Celery broker (kombu), sockets and timeouts.
+CHECK_FAILURES = (DatabaseError, RedisError, OperationalError, OSError, TimeoutError, RuntimeError)
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,7 @@ def _timed(name: str, fn: Callable[[], str]) -> CheckResult:
     try:
         detail = fn()
         ok = True
-    except (DatabaseError, OSError, TimeoutError, ConnectionError, RuntimeError) as exc:
+    except CHECK_FAILURES as exc:
         detail, ok = f"{type(exc).__name__}: {exc}", False
     return CheckResult(name, ok, detail, round((time.perf_counter() - start) * 1000, 1))
 

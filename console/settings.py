@@ -119,7 +119,14 @@ if REDIS_URL:
             "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # A Redis that stops answering fails a cache call in seconds, not at the kernel's TCP timeout.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -215,7 +222,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "base.api.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "base.api.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["base.throttling.UserThrottle"],
     "DEFAULT_THROTTLE_RATES": {"user": env_str("API_RATE_LIMIT", "6000/min")},
 }
 # Per-user limits of the Compute API's workload, insight and debugging endpoints (base.throttling), reads and

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from base.queueing import enqueue
 from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
 from projects.models import Project
@@ -112,4 +113,4 @@ def project_changed(project: Project) -> None:
 def _queue(project_id: int) -> None:
     from projects.tasks import provision_project_everywhere
 
-    provision_project_everywhere.delay(project_id)
+    enqueue(provision_project_everywhere, project_id)

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from base import audit
 from base.errors import NotFound, ServiceError
+from base.queueing import enqueue
 from clusters.models import Cluster
 from projects.access import require_role
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
@@ -226,4 +227,4 @@ def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
         ClusterProvisioning.objects.filter(project=project, cluster=cluster, state=ProvisioningState.FAILED).update(
             state=ProvisioningState.PENDING
         )
-        transaction.on_commit(lambda: provision_on_cluster.delay(project_id, cluster_id))
+        transaction.on_commit(lambda: enqueue(provision_on_cluster, project_id, cluster_id))

@@ -1,0 +1,134 @@
+"""Redis stopped under a running portal (a real uvicorn process on the test database whose Redis is down): the pages
+and API reads that do not need it work, writes that queue work still commit (the reconcile pass queues it later),
+live sockets are refused with a close code that says why, and nothing answers 500."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from http.cookies import SimpleCookie
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+from accounts.services import create_api_token
+from projects.models import ClusterProvisioning, Project
+from tests.harness.services import free_port
+from tests.integration.provisioning.conftest import subprocess_env
+from tests.projects.factories import make_project
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def portal(tmp_path) -> Iterator[str]:
+    """uvicorn serving the portal with REDIS_URL pointing at a port where no Redis listens (a stopped Redis)."""
+    port, dead = free_port(), free_port()
+    log = (tmp_path / "portal.log").open("wb")
+    env = subprocess_env(
+        REDIS_URL=f"redis://127.0.0.1:{dead}/0",
+        SECRET_KEY=settings.SECRET_KEY,  # the sessions this test signs must verify there
+        ALLOWED_HOSTS="127.0.0.1",
+        DEBUG="false",
+        SECURE_SSL_REDIRECT="false",
+        WATCH_CACHE_ENABLED="false",
+        PINCONSOLE_DEV_LOGIN="true",  # the ModelBackend the test session names
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"{url}/healthz", timeout=1)
+            break
+        except httpx.TransportError:
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "portal.log").read_text()
+            time.sleep(0.2)
+    yield url
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=20)
+    log.close()
+    logged = (tmp_path / "portal.log").read_text()
+    assert "Internal Server Error" not in logged and "Exception in ASGI application" not in logged, logged
+
+
+def session_for(user) -> dict[str, str]:
+    """A signed-in session cookie (sessions live in the database, so Redis is not needed to sign in)."""
+    store = SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.create()
+    return {settings.SESSION_COOKIE_NAME: store.session_key}
+
+
+def test_pages_and_api_reads_work_and_nothing_answers_500(portal, user, admin_user):
+    project = make_project("ads", user)
+    cookies = session_for(user)
+    token = create_api_token(user=user, name="cli", days=1)[1]
+    api = {"Authorization": f"Bearer {token}"}
+
+    with httpx.Client(base_url=portal, cookies=cookies, timeout=30) as http:
+        for path in ("/", "/projects/", f"/projects/{project.name}/", "/workloads/", "/tokens/"):
+            got = http.get(path)
+            assert got.status_code == 200, (path, got.headers.get("location"))
+        for path in ("/api/v1/", "/api/v1/me/", "/api/v1/workloads/", f"/api/v1/projects/{project.name}/"):
+            response = http.get(path, headers=api)
+            assert response.status_code == 200, (path, response.text[:300])
+        ready = httpx.get(f"{portal}/readyz", timeout=30)
+    with httpx.Client(base_url=portal, cookies=session_for(admin_user), timeout=30) as http:
+        assert http.get("/clusters/").status_code == http.get("/audit/").status_code == 200
+        details = http.get("/readyz").json()
+
+    assert ready.status_code == 503 and ready.json() == {"status": "unavailable"}
+    assert set(details["failed"]) == {"channel_layer", "broker"}
+
+
+def test_writes_that_queue_work_or_notify_sockets_commit_without_redis(portal, admin_user, user):
+    from tests.clusters.factories import make_cluster
+
+    make_cluster("member-a")
+    cookies = session_for(admin_user)
+    with httpx.Client(base_url=portal, cookies=cookies, timeout=30) as http:
+        page = http.get("/tokens/")
+        csrf = SimpleCookie(page.headers.get("set-cookie", "")).get("csrftoken")
+        token = csrf.value if csrf else http.cookies.get("csrftoken", "")
+        created = http.post(
+            "/api/v1/projects/",
+            json={
+                "name": "queued",
+                "team": "ads",
+                "cost_center": "CC-1",
+                "members": [
+                    {"kind": "user", "name": admin_user.username, "role": "owner"},
+                    {"kind": "user", "name": user.username, "role": "developer"},
+                ],
+            },
+            headers={"X-CSRFToken": token, "Referer": portal + "/"},
+        )
+        removed = http.delete(  # tells the removed member's open sockets through the channel layer (down)
+            f"/api/v1/projects/queued/members/user/{user.username}/",
+            headers={"X-CSRFToken": token, "Referer": portal + "/"},
+        )
+
+    assert created.status_code == 201, created.text[:500]
+    project = Project.objects.get(name="queued")
+    assert not ClusterProvisioning.objects.filter(project=project, state="ready").exists()
+    assert removed.status_code == 204, removed.text[:500]
+    assert not project.memberships.filter(user=user).exists()
