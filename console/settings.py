@@ -276,6 +276,7 @@ DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)
 DEBUG_SHELL_WARN_SECONDS = env_int("DEBUG_SHELL_WARN_SECONDS", 60)  # the warning line before either close
 DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-authorization of an open socket
 DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
+DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024)  # one shell transcript, at most
 
 # --- projects ------------------------------------------------------------------------------------------
 # The largest increase of a tier grant, per resource and per change, that applies without a platform

@@ -143,3 +143,8 @@ def resolve_selector(user: Any, cluster_name: str, namespace: str, raw_selector:
     ]
     pods.sort(key=lambda p: p["metadata"]["name"])
     return SelectorRef(cluster, project, namespace, selector, pods[:MAX_STREAM_PODS])
+
+
+def resolve_namespace(user: Any, namespace: str) -> Project:
+    """The active project of a ``proj-<name>`` namespace the user can see; else NotFound / Unauthenticated."""
+    return _project(user, namespace)[0]

@@ -2,7 +2,10 @@
 
 ``tail=N`` (last N lines), ``since=S`` (seconds, or ``30s``/``10m``/``2h``/``1d``), ``timestamps=1`` (each
 line's text starts with its RFC 3339 time, as ``kubectl logs --timestamps``; the ``ts`` field is always
-sent), ``previous=1`` (the previous, terminated container), ``follow=0`` (what is there, then close 1000).
+sent), ``previous=1`` (the previous, terminated container), ``follow=0`` (what is there, then close 1000),
+``include=RE`` / ``exclude=RE`` (server-side: only lines matching / not matching are sent; RE2 syntax, at most
+``MAX_PATTERN`` characters, matched in linear time so no pattern can stall the worker), ``file=/abs/path`` (follow
+a file inside the container with ``tail -F`` over exec instead of the console log; ``filelogs``).
 
 A resume (``{"type":"resume","after_seq":N}``) re-reads only what the client could have been shown: at most
 ``RESUME_MAX_SECONDS`` back and at most ``LOG_BUFFER_LINES`` lines, whatever ``N`` says.
@@ -13,7 +16,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
+
+import re2
 
 from base.errors import Invalid
 from debugging.streams import LOG_BUFFER_LINES
@@ -21,6 +27,11 @@ from debugging.streams import LOG_BUFFER_LINES
 MAX_TAIL = 10_000
 MAX_SINCE = 7 * 86400
 RESUME_MAX_SECONDS = 600
+MAX_PATTERN = 200
+MAX_PATH = 256
+# An absolute path of plain segments: no shell metacharacter, space, quote or glob, no "." or ".." segment. It is
+# passed to tail as one argv element (never through a shell), so this is about intent, not quoting.
+_PATH = re.compile(r"(/[A-Za-z0-9_@+=,:.-]+)+")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"(\d{1,7})([smhd]?)")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
@@ -33,6 +44,15 @@ class LogOptions:
     timestamps: bool = False
     previous: bool = False
     follow: bool = True
+    include: Any = None  # a compiled RE2 pattern
+    exclude: Any = None
+    file: str | None = None
+
+    def wanted(self, text: str) -> bool:
+        """The server-side include/exclude filter."""
+        if self.include is not None and self.include.search(text) is None:
+            return False
+        return self.exclude is None or self.exclude.search(text) is None
 
     def follower_kwargs(self) -> dict[str, bool]:
         """Only what differs from a follow (older follower implementations take no such arguments)."""
@@ -55,6 +75,28 @@ def _flag(query: dict[str, list[str]], name: str, default: bool) -> bool:
     raise Invalid.on(name, f"{name}={value!r}: use 1 or 0.")
 
 
+def compile_pattern(name: str, value: str) -> Any:
+    """An RE2 pattern (linear-time matching, bounded memory); ``Invalid`` for a long or unsupported one."""
+    if len(value) > MAX_PATTERN:
+        raise Invalid.on(name, f"{name}: at most {MAX_PATTERN} characters.")
+    options = re2.Options()
+    options.max_mem, options.log_errors = 1 << 20, False
+    try:
+        return re2.compile(value, options)
+    except re2.error as exc:
+        why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise Invalid.on(name, f"{name}={value[:40]!r} is not a pattern RE2 accepts ({why}).") from None
+
+
+def valid_file_path(value: str) -> str:
+    """An absolute file path to follow; ``Invalid`` for anything else."""
+    if len(value) > MAX_PATH or _PATH.fullmatch(value) is None:
+        raise Invalid.on("file", f"file={value[:60]!r}: give an absolute path of letters, digits and ._-@+=,: only.")
+    if any(part in (".", "..") for part in value.split("/")):
+        raise Invalid.on("file", "file: no '.' or '..' segments.")
+    return value
+
+
 def parse_log_options(raw_query: str) -> LogOptions:
     """``Invalid`` (close 4400) for a value out of range or not a number."""
     query = parse_qs(raw_query, keep_blank_values=True)
@@ -70,12 +112,20 @@ def parse_log_options(raw_query: str) -> LogOptions:
         if found is None or not 0 < int(found.group(1)) * _UNITS[found.group(2) or "s"] <= MAX_SINCE:
             raise Invalid.on("since", f"since={value!r}: give seconds (or 30s, 10m, 2h, 1d), at most 7 days.")
         since = int(found.group(1)) * _UNITS[found.group(2) or "s"]
+    patterns = {
+        name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None
+        for name in ("include", "exclude")
+    }
+    path = query.get("file", [""])[-1].strip()
     return LogOptions(
         tail=tail,
         since_seconds=since,
         timestamps=_flag(query, "timestamps", False),
         previous=_flag(query, "previous", False),
         follow=_flag(query, "follow", True),
+        include=patterns["include"],
+        exclude=patterns["exclude"],
+        file=valid_file_path(path) if path else None,
     )
 
 

@@ -34,6 +34,8 @@ class DebugSession(models.Model):
     bytes_out = models.BigIntegerField(default=0)
     end_reason = models.CharField(max_length=200, blank=True)
     close_code = models.IntegerField(null=True, blank=True)
+    detail = models.CharField(max_length=300, blank=True, help_text="the shell picked, or the file followed")
+    recorded = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -46,3 +48,17 @@ class DebugSession(models.Model):
     def duration_s(self) -> float:
         end = self.ended_at or timezone.now()
         return max(0.0, (end - self.started_at).total_seconds())
+
+
+class SessionRecording(models.Model):
+    """A shell's transcript in asciicast v2 (output and resizes, not keystrokes), bounded by
+    ``DEBUG_RECORDING_MAX_BYTES``; replayed by the project's owners and platform admins only."""
+
+    session = models.OneToOneField(DebugSession, on_delete=models.CASCADE, primary_key=True, related_name="recording")
+    cast = models.TextField()
+    size = models.IntegerField(default=0)
+    truncated = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"recording of session {self.session_id} ({self.size} bytes)"

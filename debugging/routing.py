@@ -24,6 +24,7 @@ websocket_urlpatterns: list[URLPattern] = [
     path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", _app(consumers.ExecConsumer)),
     path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", _app(consumers.LogConsumer)),
     path(f"ws/logs/{_SEG}/", _app(consumers.LogConsumer)),
+    path("ws/workload-logs/<str:namespace>/<str:workload>/", _app(consumers.WorkloadLogConsumer)),
     # Last: any other path (an empty part, a "/" or "%2F" inside a name) is a clean, audited 4404, not the
     # router's "No route found" exception (an HTTP 500 from the server).
     re_path(r"", _app(UnmatchedConsumer)),

@@ -24,7 +24,17 @@ def _stale_before() -> Any:
 
 
 def open_session(
-    *, user: Any, kind: str, project: str, cluster: str, namespace: str, pod: str, container: str, auth_method: str
+    *,
+    user: Any,
+    kind: str,
+    project: str,
+    cluster: str,
+    namespace: str,
+    pod: str,
+    container: str,
+    auth_method: str,
+    detail: str = "",
+    recorded: bool = False,
 ) -> DebugSession:
     """A new open row; ``TooManySessions`` (close 4429) when the user already holds the cap."""
     cap = limits().sockets_per_user
@@ -48,6 +58,8 @@ def open_session(
             pod=pod,
             container=container,
             auth_method=auth_method,
+            detail=detail[:300],
+            recorded=recorded,
         )
 
 

@@ -10,6 +10,9 @@ waits for it, and finds the stream stopped when access was lost.
 Ending writes the session row and the subclass's audit *before* the close frame is sent: with uvicorn's default
 (legacy ``websockets``) implementation ``close()`` returns only once the client has closed its TCP connection
 (or after up to 4 x 10 s of close timeouts), so anything after it could wait that long.
+
+Every close frame the server sends carries its reason (``close_with``: the status message, cut to the 123 bytes a
+close frame holds), so a client that missed the status message still learns why.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ from debugging.models import SessionKind
 from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
 from debugging.refusals import record_refusal
 
-NAME_PARTS = ("cluster", "namespace", "pod", "container")
+NAME_PARTS = ("cluster", "namespace", "pod", "container", "workload")
+CLOSE_REASON_BYTES = 123
+
+
+def close_reason(message: str) -> str:
+    """``message`` cut to what a close frame holds (123 bytes of UTF-8), on a character boundary."""
+    return message.encode()[:CLOSE_REASON_BYTES].decode("utf-8", "ignore")
 
 
 class PolicedConsumer(AsyncJsonWebsocketConsumer):
@@ -44,6 +53,10 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
 
     async def status(self, state: str, message: str) -> None:
         await self.send_json({"type": "status", "state": state, "message": message})
+
+    async def close_with(self, code: int, message: str) -> None:
+        """The close frame, with ``message`` as its reason."""
+        await self.close(code=code, reason=close_reason(message))
 
     def kwargs(self) -> dict[str, str]:
         return dict(self.scope["url_route"]["kwargs"])
@@ -63,7 +76,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             self.scope, refused.close_code, refused.message, project=project, cluster=cluster
         )
         await self.status("error", refused.message)
-        await self.close(code=refused.close_code)
+        await self.close_with(refused.close_code, refused.message)
 
     async def admit(
         self,
@@ -75,6 +88,8 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         container: str,
         need_exec: bool = False,
         sidecar: bool = False,
+        detail: str = "",
+        recorded: bool = False,
     ) -> bool:
         """Open the session row (per-user cap), join the user's group and start the periodic re-check."""
         user = self.scope["user"]
@@ -88,6 +103,8 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
                 pod=pod,
                 container=container,
                 auth_method=self.scope.get("auth_method", "session"),
+                detail=detail,
+                recorded=recorded,
             )
         except TooManySessions as refused:
             await self.refuse(refused, project=project.name, cluster=cluster)
@@ -145,6 +162,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await database_sync_to_async(sessions.touch)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out()
             )
+            await self.periodic_hook()
 
     async def revoke(self, refused: ServiceError) -> None:
         """Access was lost: stop the stream first, record it, then tell the client and close."""
@@ -152,13 +170,16 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.end(f"revoked: {refused.message}", refused.close_code)
         await self.status("error", refused.message)
-        await self.close(code=refused.close_code)
+        await self.close_with(refused.close_code, refused.message)
 
     async def stop_streams(self) -> None:
         """Subclasses stop their pod-side streams here (idempotent)."""
 
     async def ended_hook(self, reason: str) -> None:
         """Subclasses write their own audit row here (before the close frame)."""
+
+    async def periodic_hook(self) -> None:
+        """Subclasses save what they keep (a shell's recording) here, every ``DEBUG_RECHECK_SECONDS``."""
 
     async def end(self, reason: str, code: int | None) -> None:
         """Once: stop the streams, close the session row, leave the group, then the subclass's audit."""

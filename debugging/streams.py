@@ -54,6 +54,7 @@ class RawLine:
     container: str
     ts: str
     text: str
+    cluster: str = ""  # set by the streams of a workload across member clusters
 
 
 class LineBuffer:
@@ -128,8 +129,9 @@ class LogFollower:
         on_end: Callable[[str, str, str], None] | None = None,
         previous: bool = False,
         follow: bool = True,
+        cluster: str = "",
     ) -> None:
-        self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
+        self.api, self.namespace, self.pod, self.container, self.cluster = api, namespace, pod, container, cluster
         self.sink, self.tail_lines, self.since_seconds, self.on_end = sink, tail_lines, since_seconds, on_end
         self.previous, self.follow = previous, follow
         self._task: asyncio.Task[None] | None = None
@@ -178,7 +180,7 @@ class LogFollower:
     def _emit(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").rstrip("\r")
         ts, _, body = text.partition(" ")
-        self.sink.put(RawLine(self.pod, self.container, ts, body))
+        self.sink.put(RawLine(self.pod, self.container, ts, body, self.cluster))
 
     def stop(self) -> None:
         """Cancels the task: the response is closed by its context managers."""

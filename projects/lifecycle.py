@@ -102,6 +102,31 @@ def set_pod_security(project: Project, level: str, *, actor: Any) -> Project:
     return project
 
 
+def set_shell_recording(project: Project, enabled: bool, *, actor: Any) -> Project:
+    """Turn the recording of shell transcripts on or off (owners and platform admins; off by default). Shells
+    opened afterwards are recorded (``debugging.recording``); their replays are for owners and admins only."""
+    require_role(project, actor)
+    with transaction.atomic():
+        project = lock_project(project)
+        require_active(project)
+        before = project.record_shells
+        if before == enabled:
+            return project
+        project.record_shells = enabled
+        project.save(update_fields=["record_shells"])
+        audit.record(
+            "project.shell_recording.set",
+            actor=actor,
+            target_kind="Project",
+            target_name=project.name,
+            project=project.name,
+            before={"record_shells": before},
+            after={"record_shells": enabled},
+            summary=f"Shell recording {'on' if enabled else 'off'}",
+        )
+    return project
+
+
 def archive_project(project: Project, *, actor: Any) -> Project:
     """Archive a project whose workloads are gone (owners and platform admins): its grants are released,
     pending requests rejected, and provisioning removes its namespaces.

@@ -87,6 +87,9 @@ class Project(models.Model):
     description = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=ProjectState.choices, default=ProjectState.ACTIVE)
     pod_security = models.CharField(max_length=12, choices=PodSecurity.choices, default=PodSecurity.BASELINE)
+    record_shells = models.BooleanField(
+        default=False, help_text="Record shell transcripts (asciicast v2) for owners and platform admins to replay."
+    )
     generation = models.PositiveIntegerField(
         default=1, help_text="Bumped by every change the clusters must follow (members, quota, policy, archive)."
     )

@@ -6,14 +6,14 @@ Each function lives in a small module by concern; this module only re-exports th
 - ``projects.members``: MemberInput, set_member, remove_member, lookup_subjects
 - ``projects.quota``: change_quota, approve_request, reject_request, pending_requests,
   preview_forced_decrease, force_decrease
-- ``projects.lifecycle``: update_project, set_pod_security, archive_project
+- ``projects.lifecycle``: update_project, set_pod_security, set_shell_recording, archive_project
 - ``projects.usage``: quota_overview, project_usage, quota_rows_for, project_quota_rows
 """
 
 from __future__ import annotations
 
 from projects.grants import QuotaInput
-from projects.lifecycle import archive_project, set_pod_security, update_project
+from projects.lifecycle import archive_project, set_pod_security, set_shell_recording, update_project
 from projects.members import MemberInput, lookup_subjects, remove_member, set_member
 from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard
 from projects.quota import (
@@ -53,5 +53,6 @@ __all__ = [
     "remove_member",
     "set_member",
     "set_pod_security",
+    "set_shell_recording",
     "update_project",
 ]

@@ -16,6 +16,7 @@ urlpatterns = [
     path("<slug:name>/", detail.project_detail, name="detail"),
     path("<slug:name>/basics/", detail.project_basics, name="basics"),
     path("<slug:name>/pod-security/", detail.project_pod_security, name="pod-security"),
+    path("<slug:name>/shell-recording/", detail.project_shell_recording, name="shell-recording"),
     path("<slug:name>/members/", detail.project_members, name="members"),
     path("<slug:name>/quota/", detail.project_quota, name="quota"),
     path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),

@@ -2,6 +2,7 @@
 //
 //   src/app.js  -> dist/app.js   (one IIFE bundle, minified, no sourcemap)
 //   src/app.css -> dist/app.css  (bootstrap + bootstrap-icons + xterm + ours)
+//   src/player.js/.css -> dist/player.* (asciinema-player, loaded by the recording page only)
 //   icon fonts  -> dist/fonts/   (url() in app.css is rewritten to ./fonts/...)
 //
 // Deterministic: fixed target, no hashes/timestamps/banners in the output,
@@ -36,7 +37,7 @@ const common = {
 
 const jsOptions = {
   ...common,
-  entryPoints: { app: "src/app.js" },
+  entryPoints: { app: "src/app.js", player: "src/player.js" },
   outdir: "dist",
   format: "iife",
   platform: "browser",
@@ -45,7 +46,7 @@ const jsOptions = {
 
 const cssOptions = {
   ...common,
-  entryPoints: { app: "src/app.css" },
+  entryPoints: { app: "src/app.css", player: "src/player.css" },
   outdir: "dist",
   // Fonts referenced from CSS are emitted as files under dist/fonts/ with
   // stable names; url() is rewritten relative to dist/app.css.

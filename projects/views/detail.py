@@ -23,7 +23,7 @@ from base.htmx import is_partial, render_form, render_page
 from clusters.models import Cluster
 from projects import tasks
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
-from projects.lifecycle import archive_project, set_pod_security, update_project
+from projects.lifecycle import archive_project, set_pod_security, set_shell_recording, update_project
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import Project
 from projects.quota import change_quota
@@ -113,6 +113,19 @@ def project_pod_security(request: HttpRequest, name: str) -> HttpResponse:
         status = exc.status
     section = sections.basics(project, ps_form=form if form.errors else None)
     return _form_answer(request, project, "basics", section, form, status)
+
+
+@login_required
+@require_POST
+def project_shell_recording(request: HttpRequest, name: str) -> HttpResponse:
+    """``record_shells`` = 1 / 0: record shell transcripts of this project (owners and platform admins)."""
+    project = visible_project(request, name)
+    value = request.POST.get("record_shells", "")
+    if value not in ("0", "1"):
+        raise Invalid.on("record_shells", "Give 1 (record shells) or 0 (do not).")
+    project = set_shell_recording(project, value == "1", actor=request.user)
+    text = f"Shells in {project.name} are {'now' if project.record_shells else 'no longer'} recorded."
+    return _saved(request, project, "basics", sections.basics(project), text)
 
 
 def _saved(request: HttpRequest, project: Project, name: str, section: dict[str, Any], text: str) -> HttpResponse:

@@ -58,6 +58,10 @@ class _ApiNames:
         return f"/apis/{self.api_version}/{self.plural}"
 
 
+DEFAULT_LOG_FILES: tuple[str, ...] = ("/var/log/app.log",)
+"""Files a pod's container is expected to log to, offered by the portal's file-log picker (a path may be typed too)."""
+
+
 @dataclass(frozen=True)
 class KindInfo(_ApiNames):
     """One workload kind of the ``pincompute.io`` API group."""
@@ -73,6 +77,7 @@ class KindInfo(_ApiNames):
     default_tier: Tier = DEFAULT_TIER
     runs_pods: bool = True  # False: it only steers other workloads (PinScaler)
     scalable: bool = False  # has the scale subresource (``spec.replicas``)
+    log_files: tuple[str, ...] = DEFAULT_LOG_FILES  # file logs the debug page offers (``tail -F`` over exec)
     group: str = GROUP
     version: str = VERSION
 
@@ -133,6 +138,7 @@ _REGISTRY: tuple[KindInfo, ...] = (
         becomes="HorizontalPodAutoscaler (+ scheduled bounds)",
         native_kinds=("HorizontalPodAutoscaler",),
         runs_pods=False,
+        log_files=(),
     ),
     KindInfo(
         "PinterestService",
@@ -184,6 +190,7 @@ _REGISTRY: tuple[KindInfo, ...] = (
         description="Distributed PyTorch or TensorFlow training with rank and world size wired in.",
         becomes="PyTorchJob/TFJob, or Indexed Job + headless Service",
         native_kinds=("PyTorchJob", "TFJob", "Job", "Service"),
+        log_files=(*DEFAULT_LOG_FILES, "/var/log/train.log"),
     ),
 )
 

@@ -5,15 +5,23 @@
 //                     {"type":"lines","lines":[<line>, ...]}      (optional batch form)
 //                     {"type":"status","state":"connected|closed|error","message":"..."}
 //   client -> server  {"type":"resume","after_seq":N}  on every reconnect once a line was seen
-// Keeps the last data-max-lines lines (default 5000), colours each pod,
-// follows (auto-scrolls) only while scrolled to the bottom, pause/follow toggle,
-// filter box (substring, or /regex/), download of the lines shown.
+// Keeps the last data-max-lines lines (default 5000), colours each source
+// (cluster/pod/container: a distinct colour per source, in order of appearance),
+// follows (auto-scrolls) only while scrolled to the bottom, pause/resume toggle,
+// filter box and highlight box (substring, or /regex/), download of the lines shown.
+// Status messages while connected (a pod joined or left, a file's tail notice)
+// are shown as dim notice lines (never filtered out, never downloaded).
 // Controls are found inside the element by data attributes
 // ([data-logstream-status|follow|filter|download|clear|output]) and created when absent.
 import { findAll, setStatusBadge, track, wsUrl } from "./lifecycle.js";
 
 const owned = new WeakSet();
 const POD_COLOURS = 8;
+// The first sources get the stylesheet's eight pod colours; more get hues a golden angle apart.
+const PALETTE = ["#79c0ff", "#56d364", "#e3b341", "#d2a8ff", "#ff9bce", "#56d4dd", "#ffa657", "#a5d6ff"];
+function sourceColour(i) {
+  return i < PALETTE.length ? PALETTE[i] : `hsl(${Math.round((i * 137.508) % 360)}, 70%, 68%)`;
+}
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 
@@ -24,6 +32,14 @@ function hash(s) {
     h = Math.imul(h, 16777619);
   }
   return h >>> 0;
+}
+
+function textMatcher(value) {
+  value = value.trim();
+  if (!value) return null;
+  const m = /^\/(.+)\/([a-z]*)$/.exec(value);
+  if (m) return new RegExp(m[1], m[2].includes("i") ? "gi" : "g"); // throws on a bad pattern
+  return new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
 }
 
 function shortTime(ts) {
@@ -39,6 +55,10 @@ const TOOLBAR = `
     <div class="input-group input-group-sm logstream-filter">
       <span class="input-group-text"><i class="bi bi-funnel" aria-hidden="true"></i></span>
       <input type="search" class="form-control" placeholder="Filter (text or /regex/)" aria-label="Filter log lines" data-logstream-filter>
+    </div>
+    <div class="input-group input-group-sm logstream-filter">
+      <span class="input-group-text"><i class="bi bi-highlighter" aria-hidden="true"></i></span>
+      <input type="search" class="form-control" placeholder="Highlight (text or /regex/)" aria-label="Highlight in log lines" data-logstream-highlight>
     </div>
     <span class="logstream-count text-body-secondary small" data-logstream-count></span>
     <div class="ms-auto d-flex gap-1">
@@ -57,6 +77,8 @@ class LogStream {
     this.following = el.dataset.follow !== "false";
     this.unseen = 0;
     this.filter = null;
+    this.highlight = null;
+    this.sources = new Map(); // "cluster/pod/container" -> colour, in order of appearance
     this.pending = [];
     this.frame = 0;
     this.retries = 0;
@@ -79,6 +101,7 @@ class LogStream {
     this.badge = q("status");
     this.followBtn = q("follow");
     this.filterInput = q("filter");
+    this.highlightInput = q("highlight");
     this.countEl = q("count");
     this.reconnectBtn = q("reconnect");
 
@@ -86,6 +109,10 @@ class LogStream {
     this.filterInput?.addEventListener("input", () => {
       clearTimeout(this.filterTimer);
       this.filterTimer = setTimeout(() => this.setFilter(this.filterInput.value), 150);
+    });
+    this.highlightInput?.addEventListener("input", () => {
+      clearTimeout(this.highlightTimer);
+      this.highlightTimer = setTimeout(() => this.setHighlight(this.highlightInput.value), 150);
     });
     q("download")?.addEventListener("click", () => this.download());
     q("clear")?.addEventListener("click", () => this.clear());
@@ -113,9 +140,9 @@ class LogStream {
     if (this.followBtn) {
       this.followBtn.innerHTML = on
         ? '<i class="bi bi-pause-fill" aria-hidden="true"></i> Pause'
-        : '<i class="bi bi-play-fill" aria-hidden="true"></i> Follow';
+        : '<i class="bi bi-play-fill" aria-hidden="true"></i> Resume';
       this.followBtn.setAttribute("aria-pressed", on ? "false" : "true");
-      this.followBtn.title = on ? "Pause: stop updating the view" : "Follow: show new lines and scroll";
+      this.followBtn.title = on ? "Pause: stop updating the view" : "Resume: show new lines and scroll";
     }
     if (on) {
       this.render();
@@ -150,15 +177,79 @@ class LogStream {
     if (this.following) this.out.scrollTop = this.out.scrollHeight;
   }
 
+  setHighlight(value) {
+    this.highlightInput?.classList.remove("is-invalid");
+    try {
+      this.highlight = textMatcher(value);
+    } catch {
+      this.highlight = null;
+      this.highlightInput?.classList.add("is-invalid");
+    }
+    this.render();
+    if (this.following) this.out.scrollTop = this.out.scrollHeight;
+  }
+
+  passes(l) {
+    return l.notice || !this.filter || this.filter(l);
+  }
+
   shown() {
-    return this.filter ? this.lines.filter(this.filter) : this.lines;
+    return this.filter ? this.lines.filter((l) => this.passes(l)) : this.lines;
+  }
+
+  sourceOf(l) {
+    return [l.cluster, l.pod, l.container].filter(Boolean).join("/");
+  }
+
+  colourOf(source) {
+    let colour = this.sources.get(source);
+    if (!colour) {
+      colour = sourceColour(this.sources.size);
+      this.sources.set(source, colour);
+    }
+    return colour;
+  }
+
+  // The text with every highlight match wrapped in <mark> (text nodes only: nothing is parsed as HTML).
+  textNode(text) {
+    const span = document.createElement("span");
+    span.className = "log-text";
+    const re = this.highlight;
+    if (!re) {
+      span.textContent = text;
+      return span;
+    }
+    re.lastIndex = 0;
+    let at = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (!m[0]) {
+        re.lastIndex++;
+        continue;
+      }
+      span.appendChild(document.createTextNode(text.slice(at, m.index)));
+      const mark = document.createElement("mark");
+      mark.className = "log-mark";
+      mark.textContent = m[0];
+      span.appendChild(mark);
+      at = m.index + m[0].length;
+    }
+    span.appendChild(document.createTextNode(text.slice(at)));
+    return span;
   }
 
   lineNode(l) {
     const row = document.createElement("span");
     row.className = "log-line";
-    if (l.pod) {
+    if (l.notice) {
+      row.classList.add("log-notice", "text-body-secondary", "fst-italic");
+      row.textContent = `— ${l.text}\n`;
+      return row;
+    }
+    const source = this.sourceOf(l);
+    if (source) {
       row.classList.add(`log-pod-${hash(l.pod) % POD_COLOURS}`);
+      row.style.setProperty("--pod", this.colourOf(source));
+      row.dataset.source = source;
     }
     if (l.ts) {
       const ts = document.createElement("span");
@@ -167,17 +258,15 @@ class LogStream {
       ts.title = l.ts;
       row.appendChild(ts);
     }
-    if (l.pod || l.container) {
+    if (source) {
       const src = document.createElement("span");
       src.className = "log-src";
-      src.textContent = l.container ? `${l.pod || ""}/${l.container}` : l.pod;
-      src.title = src.textContent;
+      src.textContent = source;
+      src.title = source;
+      if (l.cluster) src.style.maxWidth = "60ch";
       row.appendChild(src);
     }
-    const text = document.createElement("span");
-    text.className = "log-text";
-    text.textContent = l.text;
-    row.appendChild(text);
+    row.appendChild(this.textNode(l.text));
     row.appendChild(document.createTextNode("\n"));
     return row;
   }
@@ -199,14 +288,24 @@ class LogStream {
     }
     const l = {
       seq,
+      cluster: raw.cluster || "",
       pod: raw.pod || "",
       container: raw.container || "",
       ts: raw.ts || "",
       text: String(raw.text ?? "").replace(ANSI, "").replace(/\r?\n$/, ""),
     };
+    this.push(l);
+  }
+
+  // A status message while streaming (a pod joined or left): a notice line among the others.
+  notice(text) {
+    this.push({ seq: null, notice: true, cluster: "", pod: "", container: "", ts: "", text: String(text) });
+  }
+
+  push(l) {
     this.lines.push(l);
     if (this.lines.length > this.maxLines + 500) this.lines.splice(0, this.lines.length - this.maxLines);
-    if (!this.filter || this.filter(l)) {
+    if (this.passes(l)) {
       if (this.following) this.pending.push(l);
       else this.unseen++;
     }
@@ -255,7 +354,8 @@ class LogStream {
 
   download() {
     const text = this.shown()
-      .map((l) => [l.ts, l.pod && (l.container ? `${l.pod}/${l.container}` : l.pod), l.text].filter(Boolean).join(" "))
+      .filter((l) => !l.notice)
+      .map((l) => [l.ts, this.sourceOf(l), l.text].filter(Boolean).join(" "))
       .join("\n");
     const blob = new Blob([text ? `${text}\n` : ""], { type: "text/plain;charset=utf-8" });
     const a = document.createElement("a");
@@ -306,6 +406,7 @@ class LogStream {
       else if (msg.type === "status") {
         if (msg.state === "closed") this.stopped = true;
         this.status(msg.state || "connected", msg.message || "");
+        if (msg.message) this.notice(msg.message);
       }
     });
     ws.addEventListener("error", () => {

@@ -11,7 +11,12 @@
 //                     any other text frame that is not JSON: written as is
 // A status badge [data-terminal-status] and a reconnect button
 // [data-terminal-reconnect] are looked up in the closest [data-terminal-panel]
-// (else the parent element); the button is created if missing.
+// (else the parent element); the button is created if missing. When the session
+// ends, [data-terminal-ended] (optional) says why: the server's status message or
+// the close frame's reason, and the close code.
+// Copy/paste: selecting text selects it in xterm.js; [data-terminal-copy] or
+// Ctrl+Shift+C copies the selection to the clipboard; [data-terminal-paste] reads
+// the clipboard, Ctrl+Shift+V lets the browser paste (xterm.js takes the paste event).
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import { findAll, setStatusBadge, track, wsUrl } from "./lifecycle.js";
@@ -50,6 +55,8 @@ class TerminalWidget {
     this.el = el;
     const panel = panelOf(el);
     this.badge = panel.querySelector("[data-terminal-status]");
+    this.ended = panel.querySelector("[data-terminal-ended]");
+    this.lastMessage = "";
     this.button = panel.querySelector("[data-terminal-reconnect]");
     if (!this.button) {
       this.button = document.createElement("button");
@@ -75,6 +82,9 @@ class TerminalWidget {
     this.term.loadAddon(this.fit);
     this.term.open(el);
 
+    this.term.attachCustomKeyEventHandler((e) => this.onKey(e));
+    panel.querySelector("[data-terminal-copy]")?.addEventListener("click", () => this.copy());
+    panel.querySelector("[data-terminal-paste]")?.addEventListener("click", () => this.pasteFromClipboard());
     this.term.onData((data) => this.send({ type: "stdin", data }));
     this.term.onBinary((data) => this.send({ type: "stdin", data }));
     this.term.onResize(({ cols, rows }) => this.send({ type: "resize", cols, rows }));
@@ -103,11 +113,69 @@ class TerminalWidget {
     setStatusBadge(this.badge, state, message);
     this.button.hidden = !(state === "closed" || state === "error");
     this.el.dataset.state = state;
+    if (message && state !== "connected" && state !== "connecting") this.lastMessage = message;
+  }
+
+  // Ctrl+Shift+C: copy the selection; Ctrl+Shift+V: the browser's own paste (xterm.js handles the event).
+  onKey(e) {
+    if (e.type !== "keydown" || !e.ctrlKey || !e.shiftKey) return true;
+    const key = e.key.toLowerCase();
+    if (key === "c") {
+      this.copy();
+      e.preventDefault();
+      return false;
+    }
+    return key !== "v";
+  }
+
+  copy() {
+    const text = this.term.getSelection();
+    if (!text) return;
+    const fallback = () => {
+      const area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    };
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).catch(fallback);
+    else fallback();
+    this.el.dataset.copied = text;
+    this.term.focus();
+  }
+
+  async pasteFromClipboard() {
+    try {
+      const text = await navigator.clipboard.readText();
+      if (text) this.term.paste(text);
+    } catch {
+      this.term.write("\r\n\x1b[2m(clipboard not readable here: use Ctrl+Shift+V)\x1b[0m\r\n");
+    }
+    this.term.focus();
+  }
+
+  // The session is over: say why (the server's message, else the close frame's reason) and offer Reconnect.
+  showEnded(code, reason) {
+    const why = reason || this.lastMessage || (code === 1006 ? "the connection dropped" : "closed");
+    const text = `Session ended: ${why}${code ? ` (code ${code})` : ""}. Reconnect opens a new shell.`;
+    this.el.dataset.endedCode = String(code || "");
+    if (this.ended) {
+      this.ended.textContent = text;
+      this.ended.hidden = false;
+    }
+    this.button.hidden = false;
   }
 
   connect(isRetry) {
     this.closeSocket();
     if (isRetry) this.term.write("\r\n\x1b[2m--- reconnecting ---\x1b[0m\r\n");
+    if (this.ended) this.ended.hidden = true;
+    this.lastMessage = "";
+    delete this.el.dataset.endedCode;
     this.status("connecting");
     let ws;
     try {
@@ -136,12 +204,10 @@ class TerminalWidget {
       if (this.ws !== ws) return;
       this.ws = null;
       const state = this.el.dataset.state;
-      if (evt.reason || (state !== "error" && state !== "closed")) {
-        // Keep a reason the server already gave in a status message.
+      if (state !== "error" && state !== "closed") {
         this.status(evt.code >= 4000 ? "error" : "closed", evt.reason || (evt.code !== 1000 ? `code ${evt.code}` : ""));
-      } else {
-        this.button.hidden = false;
       }
+      this.showEnded(evt.code, evt.reason);
     });
   }
 

@@ -1,0 +1,180 @@
+"""A workload's logs across every member cluster it runs on, pods joining and leaving as they come and go.
+
+``/ws/workload-logs/<namespace>/<workload>/``: like stern, the stream follows the member clusters' watch caches
+(already watched; reading them costs no apiserver call): every ``DISCOVER_SECONDS`` it lists the pods labelled
+``pincompute.io/workload=<workload>`` in the namespace on each member, starts a console-log follow (an asyncio
+task, ``streams.LogFollower``) for each container it has not seen, and stops the follows of pods that left the
+cache. Each line carries its ``cluster`` besides ``pod`` and ``container``; a status message tells each join and
+leave. At most ``MAX_WORKLOAD_STREAMS`` containers are followed at once. Log options apply as for one pod, except
+``file`` (a file is followed in one container).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from kubernetes.config.config_exception import ConfigException
+
+from base.errors import Invalid, ServiceError
+from clusters import runtime
+from clusters.models import Cluster, FederationRole
+from debugging.authz import resolve_namespace
+from debugging.logoptions import parse_log_options, resume_window
+from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
+from debugging.streams import LOG_TAIL_LINES, LogFollower
+from workloads.core.labels import WORKLOAD_LABEL
+
+DISCOVER_SECONDS = 1.0
+CLUSTERS_EVERY = 10  # discovery passes between two reads of the member list
+MAX_WORKLOAD_STREAMS = 50
+LIVE_PHASES = ("Running", "Succeeded", "Failed")
+
+
+@dataclass(frozen=True)
+class Source:
+    cluster: str
+    pod: str
+    uid: str
+    container: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.cluster}/{self.pod}/{self.container}"
+
+
+def member_targets() -> dict[str, tuple[Cluster, Any]]:
+    """Every member cluster with a watch cache: name -> (Cluster, its cache)."""
+    caches = runtime.member_caches()
+    rows = Cluster.objects.filter(role=FederationRole.MEMBER, name__in=list(caches))
+    return {c.name: (c, caches[c.name]) for c in rows}
+
+
+def workload_sources(targets: dict[str, tuple[Cluster, Any]], namespace: str, workload: str) -> set[Source]:
+    """The containers of the workload's running (or finished) pods on every member, from the caches."""
+    found: set[Source] = set()
+    for name, (_, cache) in sorted(targets.items()):
+        for pod in cache.list("pods", namespace=namespace, label_selector={WORKLOAD_LABEL: workload}):
+            if (pod.get("status") or {}).get("phase") not in LIVE_PHASES:
+                continue
+            meta = pod["metadata"]
+            for container in (pod.get("spec") or {}).get("containers") or []:
+                found.add(Source(name, meta["name"], meta.get("uid", ""), container["name"]))
+    return found
+
+
+class WorkloadLogConsumer(LogConsumer):
+    async def connect(self) -> None:
+        await self.accept()
+        self.followers, self.tasks = [], []
+        self.seq, self.skip_until, self.sent_bytes, self.ended_streams = 0, 0, 0, 0
+        self.resume = asyncio.get_running_loop().create_future()
+        self.active: dict[Source, LogFollower] = {}
+        self.seen: set[Source] = set()
+        self.cluster = None
+        self.targets = []
+        if not await self.names_ok():
+            return
+        kw, user = self.kwargs(), self.scope.get("user")
+        try:
+            self.options = parse_log_options(self.scope.get("query_string", b"").decode("latin1"))
+            if self.options.file is not None:
+                raise Invalid.on("file", "A file is followed in one container: open the pod's logs.")
+            self.project = await database_sync_to_async(resolve_namespace)(user, kw["namespace"])
+        except ServiceError as refused:
+            await self.refuse(refused)
+            return
+        workload = kw["workload"]
+        admitted = await self.admit(
+            project=self.project, cluster="*", namespace=kw["namespace"], pod=f"workload:{workload}", container="*"
+        )
+        if not admitted:
+            return
+        await self.audit_open(f"{kw['namespace']}/workload:{workload}", 0)
+        self.tasks.append(asyncio.create_task(self._start()))
+
+    async def start_followers(self, after: int) -> None:
+        self.tasks.append(asyncio.create_task(self._discover(after)))
+
+    async def _discover(self, after: int) -> None:
+        """The stern loop: join new containers, drop the ones whose pod left the caches."""
+        kw = self.kwargs()
+        namespace, workload = kw["namespace"], kw["workload"]
+        targets: dict[str, tuple[Cluster, Any]] = {}
+        apis: dict[str, Any] = {}
+        passes, capped = 0, False
+        while not self.ended:
+            if passes % CLUSTERS_EVERY == 0:
+                targets = await database_sync_to_async(member_targets)()
+            found = workload_sources(targets, namespace, workload)
+            first = passes == 0
+            for source in sorted(found - self.seen, key=lambda s: (s.cluster, s.pod, s.container)):
+                if len(self.active) >= MAX_WORKLOAD_STREAMS:
+                    if not capped:
+                        capped = True
+                        await self.status("connected", f"Following the first {MAX_WORKLOAD_STREAMS} containers only.")
+                    break
+                self.seen.add(source)
+                if source.cluster not in apis:
+                    try:
+                        apis[source.cluster] = await database_sync_to_async(runtime.api_for)(targets[source.cluster][0])
+                    except ConfigException as exc:
+                        apis[source.cluster] = None
+                        await self.status("connected", f"Cannot read logs on {source.cluster}: {exc}")
+                if apis[source.cluster] is None:
+                    continue
+                self._follow(
+                    apis[source.cluster], namespace, source, after if first else 0, len(found), joined=not first
+                )
+                if not first:
+                    await self.status("connected", f"{source.label} joined.")
+            for source in [s for s in self.active if s not in found]:
+                self.active.pop(source).stop()
+                await self.status("connected", f"{source.label} left.")
+            if first:
+                clusters = sorted({s.cluster for s in self.active})
+                await self.status(
+                    "connected",
+                    f"Following {len(self.active)} container(s) of {workload} on {', '.join(clusters) or 'no cluster'}"
+                    + (f", resumed after {after}" if after else ""),
+                )
+            passes += 1
+            await asyncio.sleep(DISCOVER_SECONDS)
+
+    def _follow(self, api: Any, namespace: str, source: Source, after: int, streams: int, *, joined: bool) -> None:
+        """Start one container's follow: a resume re-reads what the client could have missed; a container that
+        joined later is read from its start (up to LOG_TAIL_LINES); the first ones show their recent lines."""
+        opts = self.options
+        since, tail = opts.since_seconds, opts.tail
+        if after:
+            self.skip_until, since, tail = resume_window(after, time.time(), max(1, streams))
+            self.seq = max(self.seq, self.skip_until)
+        elif tail is None and since is None:
+            tail = LOG_TAIL_LINES if joined else MULTI_POD_TAIL_LINES
+        follower = LogFollower(
+            api,
+            namespace,
+            source.pod,
+            source.container,
+            self.buffer,
+            tail_lines=tail,
+            since_seconds=since,
+            on_end=lambda pod, container, reason, s=source: self._later(lambda: self._source_ended(s, reason)),
+            cluster=source.cluster,
+            **opts.follower_kwargs(),
+        )
+        self.active[source] = follower
+        follower.start()
+
+    async def _source_ended(self, source: Source, reason: str) -> None:
+        """One container's log ended (its pod finished or went away): say so; the stream goes on."""
+        await asyncio.sleep(0.1)
+        if self.active.pop(source, None) is not None and not self.ended:
+            await self.status("connected", f"Log of {source.label} {reason}.")
+
+    async def stop_streams(self) -> None:
+        self.followers = list(self.active.values())
+        await super().stop_streams()

@@ -1,0 +1,258 @@
+"""Live log websockets: one container's console log or one of its files, or every pod matching a selector.
+
+seq is a per-stream counter that also encodes time: seq = max(previous + 1, line timestamp in µs). It increases
+strictly, and a NEW connection can honour {"type":"resume","after_seq":N}: the readers re-read with since_seconds
+covering N (bounded by ``logoptions.resume_window``) and skip every line stamped at or before N, and numbering
+continues above N, so the widget (which drops seq <= last seen) shows the gap and no duplicates. The server waits
+up to RESUME_WAIT_SECONDS after accept for a resume before starting the readers. Options (tail, since,
+timestamps, previous, follow, include/exclude, file): ``logoptions``.
+
+A file (``?file=``) is followed with ``tail -F`` over exec (``filelogs``): a path the pod's kind declares is
+readable by anyone who may read the logs; any other path only by those who may open a shell in that container
+(a viewer must not read a mounted token through a "log"). Its lines are stamped on arrival, so a resume of a
+file starts from new lines only.
+
+Lines go out in batches every ~50 ms: ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, plus
+``"cluster"`` on the streams of a workload across clusters (``aggregate``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from kubernetes.config.config_exception import ConfigException
+
+from base import audit
+from base.errors import Forbidden, ServiceError
+from clusters.runtime import api_for
+from debugging.authz import MAX_STREAM_PODS, resolve_pod, resolve_selector
+from debugging.filelogs import FileFollower, declared_log_files
+from debugging.logoptions import LogOptions, parse_log_options, resume_window
+from debugging.models import SessionKind
+from debugging.socketbase import PolicedConsumer
+from debugging.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, ts_micros
+
+BATCH_SECONDS = 0.05
+RESUME_WAIT_SECONDS = 0.3
+MULTI_POD_TAIL_LINES = 50
+
+
+class LogConsumer(PolicedConsumer):
+    """Live logs of one container (its console or a file) or of every pod matching a selector."""
+
+    kind = SessionKind.LOGS
+
+    async def connect(self) -> None:
+        await self.accept()
+        self.followers: list[Any] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.seq, self.skip_until, self.sent_bytes, self.ended_streams = 0, 0, 0, 0
+        self.resume: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        if not await self.names_ok():
+            return
+        kw, user = self.kwargs(), self.scope.get("user")
+        query, raw = self.scope.get("query_string", b"").decode("latin1"), ""
+        need_exec = sidecar = False
+        try:
+            self.options: LogOptions = parse_log_options(query)
+            if "pod" in kw:
+                ref = await database_sync_to_async(resolve_pod)(
+                    user, kw["cluster"], kw["namespace"], kw["pod"], container=kw["container"]
+                )
+                self.targets, self.project, self.cluster = [(ref.name, kw["container"])], ref.project, ref.cluster
+                target, pod, container = f"{ref.namespace}/{ref.name}/{kw['container']}", ref.name, kw["container"]
+                if self.options.file is not None:
+                    need_exec = self.options.file not in declared_log_files(ref.pod)
+                    sidecar = need_exec and container in ref.sidecars
+                    if need_exec and not ref.may_exec(container):
+                        raise Forbidden(
+                            f"Only those who may open a shell in {container} may follow a file its kind does not "
+                            f"declare ({', '.join(declared_log_files(ref.pod)) or 'none'})."
+                        )
+                    target += f":{self.options.file}"
+            else:
+                if self.options.file is not None:
+                    raise Forbidden("A file is followed in one container: open the pod's logs.")
+                raw = parse_qs(query).get("selector", [""])[0]
+                sel = await database_sync_to_async(resolve_selector)(user, kw["cluster"], kw["namespace"], raw)
+                self.targets = [(p["metadata"]["name"], c["name"]) for p in sel.pods for c in p["spec"]["containers"]][
+                    :MAX_STREAM_PODS
+                ]
+                self.project, self.cluster = sel.project, sel.cluster
+                target, pod, container = f"{sel.namespace}?{raw}", f"?{raw}"[:253], "*"
+        except ServiceError as refused:
+            await self.refuse(refused, cluster=kw["cluster"])
+            return
+        admitted = await self.admit(
+            project=self.project,
+            cluster=self.cluster.name,
+            namespace=kw["namespace"],
+            pod=pod,
+            container=container,
+            need_exec=need_exec,
+            sidecar=sidecar,
+            detail=f"file={self.options.file}" if self.options.file else "",
+        )
+        if not admitted:
+            return
+        if not self.targets:
+            await self.status("connected", f"No running pods match {raw}.")
+        await self.audit_open(target, len(self.targets))
+        self.tasks.append(asyncio.create_task(self._start()))
+
+    async def audit_open(self, target: str, streams: int) -> None:
+        await database_sync_to_async(audit.record)(
+            "logs.open",
+            actor=self.scope.get("user"),
+            target_kind="pod",
+            target_name=target,
+            project=self.project.name,
+            cluster=self.cluster.name if self.cluster is not None else "",
+            after={"streams": streams, "session": self.session_id, "file": self.options.file},
+            summary=f"logs of {target}",
+        )
+
+    def bytes_out(self) -> int:
+        return self.sent_bytes
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "resume" and not self.resume.done():
+            try:
+                self.resume.set_result(max(0, int(content.get("after_seq", 0))))
+            except (TypeError, ValueError):
+                self.resume.set_result(0)
+
+    async def _start(self) -> None:
+        try:
+            after = await asyncio.wait_for(asyncio.shield(self.resume), RESUME_WAIT_SECONDS)
+        except TimeoutError:
+            after = 0
+        self.buffer = LineBuffer(asyncio.get_running_loop())
+        try:
+            await self.start_followers(after)
+        except ConfigException as exc:
+            message = f"Could not read logs: {exc}"
+            await self.end(f"could not start: {exc}", 4502)
+            await self.status("error", message)
+            await self.close_with(4502, message)
+            return
+        self.tasks.append(asyncio.create_task(self._send_batches()))
+
+    async def start_followers(self, after: int) -> None:
+        api = await database_sync_to_async(api_for)(self.cluster)
+        opts = self.options
+        since, tail = opts.since_seconds, opts.tail
+        if tail is None and since is None:
+            tail = LOG_TAIL_LINES if len(self.targets) == 1 else MULTI_POD_TAIL_LINES
+        if after:
+            self.skip_until, since, tail = resume_window(after, time.time(), len(self.targets))
+            self.seq = self.skip_until
+        namespace = self.kwargs()["namespace"]
+        for pod, container in self.targets:
+            follower: Any
+            if opts.file is not None:
+                follower = FileFollower(
+                    api,
+                    namespace,
+                    pod,
+                    container,
+                    opts.file,
+                    self.buffer,
+                    tail_lines=0 if after else tail,  # re-read lines would carry new stamps: only new ones
+                    on_end=self._ended_from_thread,
+                    on_notice=self._notice_from_thread,
+                )
+            else:
+                follower = LogFollower(
+                    api,
+                    namespace,
+                    pod,
+                    container,
+                    self.buffer,
+                    tail_lines=tail,
+                    since_seconds=since,
+                    on_end=self._ended_from_thread,
+                    **opts.follower_kwargs(),
+                )
+            self.followers.append(follower)
+            follower.start()
+        if self.targets:
+            what = f"{opts.file} in {self.targets[0][0]}" if opts.file else f"{len(self.targets)} container log(s)"
+            await self.status("connected", f"Following {what}" + (f", resumed after {after}" if after else ""))
+
+    def _later(self, make: Any) -> None:
+        """Run a coroutine on the event loop from a reader thread or task callback."""
+        self.buffer._loop.call_soon_threadsafe(lambda: self.tasks.append(asyncio.create_task(make())))
+
+    def _ended_from_thread(self, pod: str, container: str, reason: str) -> None:
+        self._later(lambda: self._ended(pod, container, reason))
+
+    def _notice_from_thread(self, text: str) -> None:
+        self._later(lambda: self._notice(text))
+
+    async def _notice(self, text: str) -> None:
+        if not self.ended:
+            await self.status("connected", text[:500])
+
+    async def _ended(self, pod: str, container: str, reason: str) -> None:
+        await asyncio.sleep(BATCH_SECONDS * 2)  # let the last lines go out first
+        self.ended_streams += 1
+        if self.ended:
+            return
+        if len(self.targets) == 1 or self.ended_streams >= len(self.targets):
+            what = (
+                f"Log of {pod}/{container} {reason}"
+                if len(self.targets) == 1
+                else f"All {len(self.targets)} logs ended"
+            )
+            await self._flush()
+            await self.end(f"log {reason}", 1000)
+            await self.status("closed", f"{what}.")
+            await self.close_with(1000, f"{what}.")
+        else:
+            await self.status("connected", f"Log of {pod}/{container} {reason}.")
+
+    async def _send_batches(self) -> None:
+        while True:
+            await self.buffer.ready.wait()
+            await asyncio.sleep(BATCH_SECONDS)
+            await self._flush()
+
+    async def _flush(self) -> None:
+        lines, dropped = self.buffer.drain()
+        if dropped:
+            await self.status("connected", f"{dropped} lines dropped (client too slow)")
+        out = [
+            self._message(line)
+            for line in sorted(lines, key=lambda raw: raw.ts)
+            if (not self.skip_until or ts_micros(line.ts) > self.skip_until) and self.options.wanted(line.text)
+        ]
+        if out:
+            self.sent_bytes += sum(len(m["text"]) for m in out)
+            await self.send_json({"type": "lines", "lines": out})
+
+    def _message(self, line: RawLine) -> dict[str, Any]:
+        self.seq = max(self.seq + 1, ts_micros(line.ts))
+        message = {
+            "type": "line",
+            "seq": self.seq,
+            "pod": line.pod,
+            "container": line.container,
+            "ts": line.ts,
+            "text": f"{line.ts} {line.text}" if self.options.timestamps else line.text,
+        }
+        if line.cluster:
+            message["cluster"] = line.cluster
+        return message
+
+    async def stop_streams(self) -> None:
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        for follower in self.followers:
+            follower.stop()
