@@ -6,12 +6,15 @@ The build is ``build_binaries.sh`` next to this file: idempotent and cached outs
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_SCRIPT = Path(__file__).with_name("build_binaries.sh")
+PODSHIM_SRC = Path(__file__).with_name("podshim")
 K8S_VERSION = os.environ.get("K8S_VERSION", "v1.34.10")
 ETCD_VERSION = os.environ.get("ETCD_VERSION", "v3.6.5")
 KWOK_VERSION = os.environ.get("KWOK_VERSION", "v0.8.0")
@@ -75,3 +78,28 @@ def locate(names: tuple[str, ...] = NAMES, build_missing: bool = False) -> Binar
             f"(run `python -m devtools.localcp build` or {BUILD_SCRIPT})"
         )
     return bins
+
+
+def podshim() -> Path:
+    """The static podshim binary, built from ``podshim/`` (Go, stdlib only) and cached by source hash."""
+    digest = hashlib.sha256()
+    for name in ("go.mod", "main.go"):
+        digest.update((PODSHIM_SRC / name).read_bytes())
+    out = cache_dir() / "bin" / f"podshim-{digest.hexdigest()[:12]}"
+    if os.access(out, os.X_OK):
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".tmp{os.getpid()}")
+    env = dict(os.environ, CGO_ENABLED="0", GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+    cmd = ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(tmp), "."]
+    subprocess.run(cmd, cwd=PODSHIM_SRC, env=env, check=True, stdout=subprocess.DEVNULL)
+    tmp.replace(out)
+    return out
+
+
+def bwrap() -> str:
+    """bubblewrap (Debian package ``bubblewrap``; the bootstrap installs it)."""
+    found = shutil.which("bwrap")
+    if not found:
+        raise BinariesMissing("bwrap not found: install the Debian package `bubblewrap` (python manage.py bootstrap)")
+    return found

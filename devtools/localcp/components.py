@@ -10,11 +10,12 @@ from pathlib import Path
 
 from . import binaries as _binaries
 from . import kwokcfg, procs
-from .layout import ClusterInfo, write_kubeconfig
+from .layout import ClusterInfo, kubeconfig_dict, write_kubeconfig, write_kubeconfig_data
 from .pki import PKI
+from .pods import jail, podfs
 
 HOST_COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager"]
-MEMBER_COMPONENTS = [*HOST_COMPONENTS, "kube-scheduler", "kwok", "logpump"]
+MEMBER_COMPONENTS = [*HOST_COMPONENTS, "kube-scheduler", "pods", "kwok"]
 PORT_NAMES = {
     "etcd": ("etcd", "etcd_peer"),
     "kube-apiserver": ("apiserver",),
@@ -33,6 +34,8 @@ class Component:
     insecure: bool = False
     token: str | None = None
     timeout: float = 120.0
+    ready_file: Path | None = None  # no probe URL: ready once this file exists
+    env: dict[str, str] | None = None  # added to the control plane's minimal environment
 
 
 def cluster_components(
@@ -141,40 +144,67 @@ def cluster_components(
         f"https://{lo}:{p['scheduler']}/healthz",
         insecure=True,
     )
-    assert c.pod_log_file and c.exec_workdir
-    kwok_cfg = d / "kwok.yaml"
+    assert c.pods_dir and c.pod_logs_dir
+    jail_dir, broker_dir = d / "jail", d / "run" / "podsb"
     if write:
-        kwok_cfg.write_text(kwokcfg.kwok_config(Path(c.pod_log_file), Path(c.exec_workdir), job_complete_delay_ms))
-    kwok = Component(
-        "kwok",
-        [
-            str(bins.kwok),
-            f"--config={kwok_cfg}",
-            f"--kubeconfig={kcfg}",
-            f"--manage-nodes-with-annotation-selector={kwokcfg.KWOK_NODE_ANNOTATION}=fake",
-            f"--node-ip={lo}",
-            "--node-name=localhost",
-            f"--node-port={p['kwok']}",
-            f"--server-address={lo}:{p['kwok']}",
-            f"--tls-cert-file={pk.serving_crt}",
-            f"--tls-private-key-file={pk.serving_key}",
-            "--node-lease-duration-seconds=40",
-            "--cidr=10.244.0.0/16",
-        ],
-        f"http://{lo}:{p['kwok']}/healthz",
-        timeout=60,
+        broker_dir.mkdir(parents=True, exist_ok=True)
+        (broker_dir / "broker.sock").unlink(missing_ok=True)  # its reappearance says the supervisor is ready
+        jail.prepare(jail_dir)
+        (jail_dir / "kwok.yaml").write_text(kwokcfg.kwok_config(jail.PODLOGS, podfs.POD_UID, job_complete_delay_ms))
+        _write_jail_kubeconfig(jail_dir / "kubeconfig", c, pk)
+    j = jail.JAIL_ROOT
+    kwok_args = [
+        f"--config={j}/kwok.yaml",
+        f"--kubeconfig={j}/kubeconfig",
+        f"--manage-nodes-with-annotation-selector={kwokcfg.KWOK_NODE_ANNOTATION}=fake",
+        f"--node-ip={lo}",
+        "--node-name=localhost",
+        f"--node-port={p['kwok']}",
+        f"--server-address={lo}:{p['kwok']}",
+        f"--tls-cert-file={j}/serving.crt",
+        f"--tls-private-key-file={j}/serving.key",
+        "--node-lease-duration-seconds=40",
+        "--cidr=10.244.0.0/16",
+        "--enable-crds=" + ",".join(kwokcfg.PER_POD_KINDS),
+    ]
+    files = {
+        "kwok": bins.kwok,
+        "kwok.yaml": jail_dir / "kwok.yaml",
+        "kubeconfig": jail_dir / "kubeconfig",
+        "ca.crt": pk.ca_crt,
+        "serving.crt": pk.serving_crt,
+        "serving.key": pk.serving_key,
+    }
+    argv = jail.kwok_argv(
+        _binaries.bwrap(), jail_dir, _binaries.podshim(), files, Path(c.pod_logs_dir), broker_dir, kwok_args
     )
-    pump = Component(
-        "logpump",
+    kwok = Component("kwok", argv, f"http://{lo}:{p['kwok']}/healthz", timeout=60)
+    pods = Component(
+        "pods",
         [
             sys.executable,
-            str(Path(__file__).with_name("logpump.py")),
-            c.pod_log_file,
-            c.name,
+            "-m",
+            "devtools.localcp.pods",
+            f"--cluster={c.name}",
+            f"--kubeconfig={kcfg}",
+            f"--context={c.context}",
+            f"--pods-dir={c.pods_dir}",
+            f"--podlogs-dir={c.pod_logs_dir}",
+            f"--broker-socket={broker_dir / 'broker.sock'}",
+            f"--bwrap={_binaries.bwrap()}",
         ],
         None,
+        ready_file=broker_dir / "broker.sock",
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2])},  # runs from the source checkout
     )
-    return [*comps, sched, kwok, pump]
+    return [*comps, sched, pods, kwok]
+
+
+def _write_jail_kubeconfig(path: Path, c: ClusterInfo, pk: PKI) -> None:
+    """kwok's kubeconfig, naming the CA by its path inside the jail."""
+    cfg = kubeconfig_dict([c], pk.ca_crt, pk.admin_token)
+    cfg["clusters"][0]["cluster"]["certificate-authority"] = f"{jail.JAIL_ROOT}/ca.crt"
+    write_kubeconfig_data(path, cfg)
 
 
 # ---------------------------------------------------------------- health
@@ -183,7 +213,7 @@ def cluster_components(
 def check(comp: Component) -> bool:
     """Readiness/health probe of one component."""
     if comp.probe_url is None:
-        return True
+        return comp.ready_file is None or comp.ready_file.exists()
     if comp.insecure:
         return probe_insecure(comp.probe_url)
     return procs.probe(comp.probe_url, comp.ca, comp.token)

@@ -3,10 +3,12 @@
 Each cluster has its own etcd and kube-apiserver on free loopback ports. The host also runs a
 kube-controller-manager (namespaces, service accounts, garbage collection). Members add a
 kube-scheduler, a kwok controller simulating ``nodes_per_member`` Nodes (status, pod lifecycle, logs,
-exec, attach) and a log pump writing CRI lines that kwok serves as every pod's log.
+exec, attach) and a pod supervisor (``pods``): each pod's console log and private filesystem, and the
+sandbox its exec'd commands run in.
 
-Security: kwok's exec runs a real shell on this machine (as this user) in ``<cluster>/exec``, and kwok's
-own server has no authentication. Everything listens on 127.0.0.1 only; never expose these ports.
+Security: kwok runs in a bubblewrap jail where every program is ``podshim``; exec'd commands run as uid
+65534 in the pod's own sandbox (no host file, no network). kwok's server has no authentication:
+everything listens on 127.0.0.1 only; never expose these ports.
 """
 
 from __future__ import annotations
@@ -109,8 +111,8 @@ class LocalControlPlane:
                     components=list(comps),
                     nodes=self.nodes_per_member if role == "member" else 0,
                     dir=str(cdir),
-                    pod_log_file=str(cdir / "pod-logs" / "containers.log") if role == "member" else None,
-                    exec_workdir=str(cdir / "exec") if role == "member" else None,
+                    pods_dir=str(cdir / "pods") if role == "member" else None,
+                    pod_logs_dir=str(cdir / "pod-logs") if role == "member" else None,
                 )
             )
         return out
@@ -213,7 +215,7 @@ class LocalControlPlane:
                 p.name == c.name and p.ports.get("etcd_peer") != c.ports["etcd_peer"] for p in previous.clusters
             ):
                 shutil.rmtree(Path(c.dir) / "etcd", ignore_errors=True)  # etcd pins its peer URL
-            for sub in ("run", "logs", "pod-logs", "exec"):
+            for sub in ("run", "logs", "pod-logs"):
                 (Path(c.dir) / sub).mkdir(parents=True, exist_ok=True)
         layout = Layout(
             state_dir=str(self.state_dir),
@@ -243,11 +245,15 @@ class LocalControlPlane:
         deadline = t0 + timeout
         for comp in cluster_components(c, bins, self.pki, write=True, **self._component_opts()):
             proc = self._proc(c, comp.name)
-            proc.start(comp.argv, env=env, cwd=Path(c.dir))
+            proc.start(comp.argv, env=env | (comp.env or {}), cwd=Path(c.dir))
             remaining = max(5.0, min(comp.timeout, deadline - time.monotonic()))
             procs.wait_until(lambda comp=comp: check(comp), remaining, proc=proc, what=comp.probe_url or "alive")
             with _TIMINGS_LOCK:
                 self.timings[f"{c.name}/{comp.name}"] = round(time.monotonic() - t0, 2)
+            if comp.name == "kube-apiserver" and c.role == "member":
+                from .nodes import ensure_kwok_crds
+
+                ensure_kwok_crds(self, c, deadline=deadline)  # kwok watches each pod's rules
         from .nodes import ensure_nodes, wait_default_service_account
 
         if c.role == "member":
@@ -260,12 +266,10 @@ class LocalControlPlane:
         layout = read_layout(self.state_dir)
         if layout is None:
             return []
-        order = list(reversed(MEMBER_COMPONENTS))
 
         def stop_cluster(c: ClusterInfo) -> None:
-            for name in order:
-                if name in c.components:
-                    self._proc(c, name).stop()
+            for name in reversed(c.components):  # as recorded at start (older layouts had other names)
+                self._proc(c, name).stop()
 
         with ThreadPoolExecutor(max_workers=max(1, len(layout.clusters))) as pool:
             list(pool.map(stop_cluster, layout.clusters))

@@ -27,44 +27,72 @@ def stages_yaml(job_complete_delay_ms: int = 3000) -> str:
     return _STAGES_FILE.read_text().replace("__COMPLETE_DELAY_MS__", str(int(job_complete_delay_ms)))
 
 
-def kwok_config(pod_log_file: Path, exec_workdir: Path, job_complete_delay_ms: int = 3000) -> str:
-    """Full ``--config`` for the kwok controller of one cluster (multi-document YAML)."""
+KWOK_GROUP = "kwok.x-k8s.io"
+KWOK_VERSION = "v1alpha1"
+PER_POD_KINDS = {"Exec": "execs", "Logs": "logs", "Attach": "attaches"}  # kind -> plural
+PENDING_LOG = "_pending.log"
+_CRDS_FILE = Path(__file__).with_name("kwok_crds.yaml")
+
+
+def crds() -> list[dict[str, Any]]:
+    """kwok's Exec, Logs and Attach CRDs (per-pod rules, created by the pod supervisor)."""
+    return [d for d in yaml.safe_load_all(_CRDS_FILE.read_text()) if d]
+
+
+def kwok_config(podlogs: str, pod_uid: int, job_complete_delay_ms: int = 3000) -> str:
+    """Full ``--config`` for the kwok controller of one cluster (multi-document YAML).
+
+    The cluster-wide rules only cover a pod the supervisor has not seen yet: its exec runs as the pod
+    user and the broker answers that the sandbox is not ready; its log is ``podlogs/_pending.log``.
+    ``podlogs`` is the log folder as kwok sees it (inside its jail).
+    """
+    pending = f"{podlogs}/{PENDING_LOG}"
     rules: list[dict[str, Any]] = [
         {
-            "apiVersion": "kwok.x-k8s.io/v1alpha1",
+            "apiVersion": f"{KWOK_GROUP}/{KWOK_VERSION}",
             "kind": "ClusterLogs",
-            "metadata": {"name": "all-pods"},
-            "spec": {"selector": {}, "logs": [{"logsFile": str(pod_log_file), "follow": True}]},
+            "metadata": {"name": "pending-pods"},
+            "spec": {"selector": {}, "logs": [{"logsFile": pending, "follow": True}]},
         },
         {
-            "apiVersion": "kwok.x-k8s.io/v1alpha1",
+            "apiVersion": f"{KWOK_GROUP}/{KWOK_VERSION}",
             "kind": "ClusterExec",
-            "metadata": {"name": "all-pods"},
-            "spec": {
-                "selector": {},
-                "execs": [
-                    {
-                        "local": {
-                            "workDir": str(exec_workdir),
-                            "envs": [
-                                {"name": "HOME", "value": str(exec_workdir)},
-                                {"name": "PS1", "value": "kwok$ "},
-                                {"name": "TERM", "value": "xterm-256color"},
-                            ],
-                        }
-                    }
-                ],
-            },
+            "metadata": {"name": "pending-pods"},
+            "spec": {"selector": {}, "execs": [{"local": _local_exec(None, pod_uid)}]},
         },
         {
-            "apiVersion": "kwok.x-k8s.io/v1alpha1",
+            "apiVersion": f"{KWOK_GROUP}/{KWOK_VERSION}",
             "kind": "ClusterAttach",
-            "metadata": {"name": "all-pods"},
-            "spec": {"selector": {}, "attaches": [{"logsFile": str(pod_log_file)}]},
+            "metadata": {"name": "pending-pods"},
+            "spec": {"selector": {}, "attaches": [{"logsFile": pending}]},
         },
     ]
     docs = [yaml.safe_dump(r, sort_keys=False) for r in rules]
     return "---\n".join([*docs, stages_yaml(job_complete_delay_ms)])
+
+
+def _local_exec(pod: str | None, pod_uid: int) -> dict[str, Any]:
+    envs = [{"name": "PINCONSOLE_POD", "value": pod}] if pod else []
+    return {"workDir": "/", "envs": envs, "securityContext": {"runAsUser": pod_uid, "runAsGroup": pod_uid}}
+
+
+def pod_rules(namespace: str, name: str, pod_uid_k8s: str, log_file: str, run_as: int) -> dict[str, dict[str, Any]]:
+    """The pod's own kwok rules by kind: exec in its sandbox, its console log; owned by the pod (GC)."""
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod_uid_k8s, "blockOwnerDeletion": False}
+    specs: dict[str, dict[str, Any]] = {
+        "Exec": {"execs": [{"local": _local_exec(f"{namespace}/{name}", run_as)}]},
+        "Logs": {"logs": [{"logsFile": log_file, "follow": True}]},
+        "Attach": {"attaches": [{"logsFile": log_file}]},
+    }
+    return {
+        kind: {
+            "apiVersion": f"{KWOK_GROUP}/{KWOK_VERSION}",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": namespace, "ownerReferences": [owner]},
+            "spec": spec,
+        }
+        for kind, spec in specs.items()
+    }
 
 
 def node_manifest(

@@ -39,8 +39,8 @@ class ClusterInfo:
     components: list[str] = field(default_factory=list)
     nodes: int = 0
     dir: str = ""
-    pod_log_file: str | None = None
-    exec_workdir: str | None = None
+    pods_dir: str | None = None  # members: each pod's private filesystem (``pods/<namespace>/<pod>/fs``)
+    pod_logs_dir: str | None = None  # members: each pod's console log (``<namespace>/<pod>.log``)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,8 +118,13 @@ def kubeconfig_dict(clusters: list[ClusterInfo], ca_file: Path, token: str) -> d
 
 
 def write_kubeconfig(path: Path, clusters: list[ClusterInfo], ca_file: Path, token: str) -> Path:
+    return write_kubeconfig_data(path, kubeconfig_dict(clusters, ca_file, token))
+
+
+def write_kubeconfig_data(path: Path, data: dict[str, Any]) -> Path:
+    """Write a kubeconfig readable by its owner only (it holds the admin token)."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(yaml.safe_dump(kubeconfig_dict(clusters, ca_file, token), sort_keys=False))
+    tmp.write_text(yaml.safe_dump(data, sort_keys=False))
     os.chmod(tmp, 0o600)
     tmp.replace(path)
     return path

@@ -83,3 +83,29 @@ def wait_default_service_account(cp: LocalControlPlane, cluster: ClusterInfo, de
                     cp.state_dir / cluster.name / "logs" / "kube-controller-manager.log",
                 )
             time.sleep(0.3)
+
+
+def ensure_kwok_crds(cp: LocalControlPlane, cluster: ClusterInfo, deadline: float | None = None) -> None:
+    """Install kwok's Exec/Logs/Attach CRDs and wait until they are served (kwok lists them at start)."""
+    deadline = deadline or time.monotonic() + 60
+    with api_client(str(cp.kubeconfig_path), cluster.context) as api:
+        ext = client.ApiextensionsV1Api(api)
+        names = []
+        for crd in kwokcfg.crds():
+            names.append(crd["metadata"]["name"])
+            try:
+                ext.create_custom_resource_definition(crd)
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+        while True:
+            established = {
+                c.metadata.name
+                for c in ext.list_custom_resource_definition().items
+                if any(cond.type == "Established" and cond.status == "True" for cond in (c.status.conditions or []))
+            }
+            if set(names) <= established:
+                return
+            if time.monotonic() > deadline:
+                raise ComponentError(f"{cluster.name}/kube-apiserver", f"kwok CRDs not established: {names}")
+            time.sleep(0.2)

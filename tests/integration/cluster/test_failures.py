@@ -21,16 +21,17 @@ def test_broken_component_fails_with_log_tail(tmp_path: Path, monkeypatch: pytes
     fake.mkdir()
     for binary in real.iterdir():
         (fake / binary.name).symlink_to(binary)
+    # kwok runs in a jail holding no shell (devtools/localcp/pods/jail.py): a static binary that refuses
+    # kwok's flags stands in for a kwok that cannot start.
     (fake / "kwok").unlink()
-    (fake / "kwok").write_text("#!/bin/sh\necho 'kwok: simulated startup failure' >&2\nexit 3\n")
-    (fake / "kwok").chmod(0o755)
+    (fake / "kwok").symlink_to(real / "kubectl")
     monkeypatch.setenv("PINCONSOLE_BIN_DIR", str(fake))
 
     cp = LocalControlPlane(tmp_path / "state", members=1, nodes_per_member=1, build_missing=False)
     with pytest.raises(ComponentError) as err:
         cp.up(timeout=120)
     assert err.value.component == "kwok"
-    assert "simulated startup failure" in str(err.value)
+    assert "unknown flag" in str(err.value)
     assert cp.leftover_pids() == []
 
 

@@ -60,7 +60,7 @@ def test_up_status_reuse_down(tmp_path: Path) -> None:
             "kube-controller-manager",
             "kube-scheduler",
             "kwok",
-            "logpump",
+            "pods",
         }
 
         again = cli(state, "up", "--json")

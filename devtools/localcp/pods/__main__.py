@@ -1,0 +1,64 @@
+"""The pod supervisor of one member cluster: ``python -m devtools.localcp.pods --cluster NAME ...``.
+
+Runs until SIGTERM: the broker (socket for podshim), the pod watcher and the log pump.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from pathlib import Path
+
+from ..nodes import api_client
+from .broker import BrokerServer
+from .jail import PODLOGS
+from .pump import LogPump
+from .watch import PodWatcher, Registry
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m devtools.localcp.pods")
+    ap.add_argument("--cluster", required=True)
+    ap.add_argument("--kubeconfig", required=True)
+    ap.add_argument("--context", required=True)
+    ap.add_argument("--pods-dir", type=Path, required=True)
+    ap.add_argument("--podlogs-dir", type=Path, required=True)
+    ap.add_argument("--broker-socket", type=Path, required=True)
+    ap.add_argument("--bwrap", default="bwrap")
+    ap.add_argument("--interval", type=float, default=1.0, help="seconds between two lines of one pod")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    for d in (args.pods_dir, args.podlogs_dir, args.broker_socket.parent):
+        d.mkdir(parents=True, exist_ok=True)
+    args.pods_dir.chmod(0o700)
+    registry = Registry()
+    broker = BrokerServer(args.broker_socket, registry.fs_of, args.bwrap)
+    api = api_client(args.kubeconfig, args.context)
+    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, broker.sessions.kill_pod)
+    pump = LogPump(args.cluster, registry, args.podlogs_dir / "_pending.log", args.interval)
+
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    threads = [
+        threading.Thread(target=broker.serve_forever, name="broker", daemon=True),
+        threading.Thread(target=watcher.run, name="watch", daemon=True),
+        threading.Thread(target=pump.run, name="pump", daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    done.wait()
+    watcher.stop.set()
+    pump.stop.set()
+    broker.shutdown()
+    broker.server_close()
+    for pod in registry.all():
+        broker.sessions.kill_pod(pod.key)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

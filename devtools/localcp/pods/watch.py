@@ -1,0 +1,219 @@
+"""Watch a member's pods: give each its files and its kwok rules, and forget it when it goes.
+
+A pod becomes Running only once it is set up: kwok's pod-ready stage waits for the annotation
+``SANDBOX_ANNOTATION`` that the watcher adds last (as a kubelet starts a pod's containers after creating
+them), so a client that sees Running gets the pod's own log and shell, never the placeholder rules.
+Pods are set up by a few workers in parallel; events of one pod always go to the same worker, in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kubernetes import client, watch
+from kubernetes.client.rest import ApiException
+
+from .. import kwokcfg
+from . import podfs
+
+log = logging.getLogger(__name__)
+SANDBOX_ANNOTATION = "pods.pinconsole.dev/sandbox"
+WORKERS = 6
+
+
+@dataclass(frozen=True)
+class Pod:
+    namespace: str
+    name: str
+    uid: str
+    fs: Path
+    console_log: Path
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class _Event:
+    kind: str  # ADDED | MODIFIED | DELETED
+    namespace: str
+    name: str
+    uid: str
+    annotations: dict[str, str]
+
+
+class Registry:
+    """The pods this supervisor has set up (read by the broker and the log pump)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pods: dict[str, Pod] = {}
+
+    def get(self, key: str) -> Pod | None:
+        with self._lock:
+            return self._pods.get(key)
+
+    def fs_of(self, key: str) -> Path | None:
+        pod = self.get(key)
+        return pod.fs if pod else None
+
+    def put(self, pod: Pod) -> None:
+        with self._lock:
+            self._pods[pod.key] = pod
+
+    def pop(self, key: str) -> Pod | None:
+        with self._lock:
+            return self._pods.pop(key, None)
+
+    def all(self) -> list[Pod]:
+        with self._lock:
+            return list(self._pods.values())
+
+
+class PodWatcher:
+    """List+watch pods of every namespace; set each new pod up, tear each deleted pod down."""
+
+    def __init__(
+        self,
+        api: client.ApiClient,
+        registry: Registry,
+        pods_dir: Path,
+        podlogs_dir: Path,
+        podlogs_in_jail: str,
+        on_delete: Callable[[str], None],
+    ) -> None:
+        self.core = client.CoreV1Api(api)
+        self.custom = client.CustomObjectsApi(api)
+        self.registry = registry
+        self.pods_dir = pods_dir
+        self.podlogs_dir = podlogs_dir
+        self.podlogs_in_jail = podlogs_in_jail
+        self.on_delete = on_delete
+        self.stop = threading.Event()
+        self._queues: list[queue.Queue[_Event | None]] = [queue.Queue() for _ in range(WORKERS)]
+
+    def run(self) -> None:
+        workers = [threading.Thread(target=self._work, args=(q,), daemon=True) for q in self._queues]
+        for t in workers:
+            t.start()
+        try:
+            self._list_and_watch()
+        finally:
+            for q in self._queues:
+                q.put(None)
+
+    def _submit(self, kind: str, namespace: str, name: str, uid: str = "", annotations: Any = None) -> None:
+        ev = _Event(kind, namespace, name, uid, dict(annotations or {}))
+        self._queues[zlib.crc32(f"{namespace}/{name}".encode()) % WORKERS].put(ev)
+
+    def _submit_obj(self, kind: str, obj: Any) -> None:
+        meta = obj.metadata
+        self._submit(kind, meta.namespace, meta.name, meta.uid, meta.annotations)
+
+    def _work(self, q: queue.Queue[_Event | None]) -> None:
+        while (ev := q.get()) is not None:
+            try:
+                if ev.kind == "DELETED":
+                    self._forget(ev.namespace, ev.name)
+                else:
+                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations)
+            except (ApiException, OSError) as exc:  # e.g. its namespace is terminating; the next event retries
+                log.warning("pod %s/%s: %s", ev.namespace, ev.name, exc)
+
+    def _list_and_watch(self) -> None:
+        while not self.stop.is_set():
+            try:
+                rv = self._relist()
+                self._watch(rv)
+            except Exception:
+                log.exception("pod watch failed; relisting")
+                self.stop.wait(1.0)
+
+    def _relist(self) -> str:
+        pods = self.core.list_pod_for_all_namespaces()
+        seen = set()
+        for obj in pods.items:
+            seen.add(f"{obj.metadata.namespace}/{obj.metadata.name}")
+            self._submit_obj("ADDED", obj)
+        for pod in self.registry.all():
+            if pod.key not in seen:
+                self._submit("DELETED", pod.namespace, pod.name)
+        self._prune_orphans(seen)
+        return str(pods.metadata.resource_version)
+
+    def _watch(self, rv: str) -> None:
+        w = watch.Watch()
+        for ev in w.stream(self.core.list_pod_for_all_namespaces, resource_version=rv, timeout_seconds=240):
+            if self.stop.is_set():
+                w.stop()
+                return
+            if ev["type"] == "ERROR":
+                return  # 410 Gone and friends: relist
+            self._submit_obj(ev["type"], ev["object"])
+
+    def _ensure(self, namespace: str, name: str, uid: str, annotations: dict[str, str]) -> None:
+        known = self.registry.get(f"{namespace}/{name}")
+        if known and known.uid == uid:
+            return
+        if known:
+            self.on_delete(known.key)  # the same name, a new pod: its predecessor's shells end
+        fs = podfs.ensure_pod_fs(self.pods_dir, namespace, name, uid)
+        console = self.podlogs_dir / namespace / f"{name}.log"
+        console.parent.mkdir(parents=True, exist_ok=True)
+        console.unlink(missing_ok=True)
+        console.touch(mode=0o644)
+        jail_log = f"{self.podlogs_in_jail}/{namespace}/{name}.log"
+        for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID).items():
+            self._apply(kind, namespace, name, uid, body)
+        self.registry.put(Pod(namespace, name, uid, fs, console))
+        if SANDBOX_ANNOTATION not in annotations:
+            patch = {"metadata": {"annotations": {SANDBOX_ANNOTATION: "ready"}, "uid": uid}}
+            try:
+                self.core.patch_namespaced_pod(name, namespace, patch)
+            except ApiException as exc:
+                if exc.status not in (404, 409, 422):  # gone, or a new pod under that name: its own event follows
+                    raise
+
+    def _apply(self, kind: str, namespace: str, name: str, uid: str, body: dict[str, Any]) -> None:
+        plural = kwokcfg.PER_POD_KINDS[kind]
+        args = (kwokcfg.KWOK_GROUP, kwokcfg.KWOK_VERSION, namespace, plural)
+        try:
+            self.custom.create_namespaced_custom_object(*args, body)
+            return
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+        current = self.custom.get_namespaced_custom_object(*args, name)
+        owners = current["metadata"].get("ownerReferences") or []
+        if any(o.get("uid") == uid for o in owners):
+            return
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        self.custom.replace_namespaced_custom_object(*args, name, body)  # left by the pod's predecessor
+
+    def _forget(self, namespace: str, name: str) -> None:
+        key = f"{namespace}/{name}"
+        self.registry.pop(key)
+        self.on_delete(key)
+        podfs.remove_pod_fs(self.pods_dir, namespace, name)
+        (self.podlogs_dir / namespace / f"{name}.log").unlink(missing_ok=True)
+        (self.podlogs_dir / namespace / f"{name}.log.1").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.podlogs_dir / namespace).rmdir()
+
+    def _prune_orphans(self, seen: set[str]) -> None:
+        """Files of pods deleted while the supervisor was down."""
+        if not self.pods_dir.is_dir():
+            return
+        for ns_dir in self.pods_dir.iterdir():
+            for pdir in list(ns_dir.iterdir()) if ns_dir.is_dir() else []:
+                if f"{ns_dir.name}/{pdir.name}" not in seen:
+                    self._forget(ns_dir.name, pdir.name)

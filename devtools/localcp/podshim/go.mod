@@ -1,0 +1,3 @@
+module pinconsole.local/podshim
+
+go 1.22
