@@ -98,8 +98,9 @@ def portal(asgi_portal, project, other_project, caches, monkeypatch):
     caches["member-a"] = FilledCache(
         {"pods": [fake_pod("web-1", "proj-ads"), fake_pod("done-1", "proj-ads"), fake_pod("train-1", "proj-ml")]}
     )
-    monkeypatch.setattr("debugging.consumers.api_for", lambda cluster: object())
-    monkeypatch.setattr("debugging.consumers.LogFollower", ScriptedFollower)
+    for consumers in ("debugging.consumers", "debugging.logsockets"):  # the shell's, the logs'
+        monkeypatch.setattr(f"{consumers}.api_for", lambda cluster: object())
+    monkeypatch.setattr("debugging.logsockets.LogFollower", ScriptedFollower)
     monkeypatch.setattr("debugging.consumers.ExecSession", PtyExec)
     return asgi_portal.url
 
