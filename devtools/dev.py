@@ -8,6 +8,7 @@ portal's settings and INSTALLED_APPS know nothing about dev tooling, whether or 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import signal
 import sys
@@ -22,7 +23,12 @@ def parser() -> argparse.ArgumentParser:
         prog="manage.py dev",
         description="Start local clusters, seed demo data, run the operator and serve the portal (dev only).",
     )
-    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--host", default="127.0.0.1", help="address to serve on (loopback unless --allow-remote)")
+    ap.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host: the dev stack signs in demo users with printed passwords",
+    )
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--members", type=int, default=2)
     ap.add_argument("--nodes", type=int, default=20, help="kwok nodes per member cluster")
@@ -32,8 +38,30 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def bind_refusal(host: str, allow_remote: bool) -> str | None:
+    """Why ``host`` may not be served on, or None: dev is for this machine unless asked otherwise.
+
+    The dev stack has demo logins printed on the console and password sign-in on; anyone who can reach
+    the port can use them. Only loopback addresses (and ``localhost``) are accepted by default."""
+    if allow_remote or host == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(host.strip("[]")).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (
+        f"manage.py dev serves on loopback only (127.0.0.1, ::1, localhost); --host {host} would expose the "
+        "demo logins and password sign-in to the network. Pass --allow-remote to serve there anyway."
+    )
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    refusal = bind_refusal(args.host, args.allow_remote)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 2
     # The embedded default: debug on, local password sign-in with the demo users.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
     os.environ.setdefault("DEBUG", "true")
@@ -80,6 +108,8 @@ class DevRun:
             with self.progress.step("portal") as step:
                 step.outcome = "starting uvicorn" if not self.args.no_serve else "not served (--no-serve)"
             say(style.SUCCESS(f"PinConsole is ready at {url}"))
+            if bind_refusal(self.args.host, allow_remote=False):
+                say(style.WARNING(f"  --allow-remote: {self.args.host} is reachable from the network"))
             for login in logins:
                 say(f"  sign in as {login.username} / {login.password}   ({login.role})")
             if self.cp is not None:

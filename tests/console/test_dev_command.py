@@ -12,10 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from devtools.dev import bind_refusal
 from tests.harness.services import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
 
 def _wait_for_line(proc, pattern, lines, timeout):
@@ -32,6 +32,8 @@ def _wait_for_line(proc, pattern, lines, timeout):
     raise AssertionError(f"{pattern!r} not printed within {timeout}s:\n{''.join(lines[-40:])}")
 
 
+@pytest.mark.integration
+@pytest.mark.cluster
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_signal):
     port = free_port()
@@ -105,3 +107,30 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
     assert "watch caches: synced; demo PinApp ranker placed on member-a, member-b" in output, output
     leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
     assert leftovers == "", leftovers
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "portal.example.com"])
+def test_dev_refuses_a_non_loopback_address_with_a_clear_message(tmp_path, host):
+    env = dict(os.environ, PINCONSOLE_BOOTSTRAPPED="1", PINCONSOLE_VAR_DIR=str(tmp_path / "var"))
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "dev", "--host", host, "--no-clusters", "--no-serve"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--host {host} would expose" in done.stderr and "--allow-remote" in done.stderr
+    assert "[dev]" not in done.stdout  # refused before any step (no database, no cluster)
+    assert not (tmp_path / "var").exists()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"])
+def test_dev_accepts_loopback(host):
+    assert bind_refusal(host, allow_remote=False) is None
+
+
+def test_allow_remote_is_the_explicit_way_out():
+    assert bind_refusal("0.0.0.0", allow_remote=True) is None
+    assert "--allow-remote" in (bind_refusal("0.0.0.0", allow_remote=False) or "")
