@@ -103,13 +103,13 @@ class ExecConsumer(PolicedConsumer):
             self.recorder = recording.Recorder(title=f"{ref.cluster.name}/{ref.namespace}/{ref.name}/{container}")
         await self._audit("shell.open", {"session": self.session_id, "shell": shell, "recorded": bool(self.recorder)})
         session.start_reader()
-        self.pump = asyncio.create_task(self._pump())
-        self.timer = asyncio.create_task(self._watch_time())
         await self.status("connected", f"{ref.name}/{container} on {ref.cluster.name}")
-        if self.recorder is not None:
+        if self.recorder is not None:  # before any output: the reader's queue holds it meanwhile
             await self.send_json(
                 {"type": "notice", "message": f"This shell is recorded ({ref.project.name}'s policy)."}
             )
+        self.pump = asyncio.create_task(self._pump())
+        self.timer = asyncio.create_task(self._watch_time())
 
     def bytes_out(self) -> int:
         return self.session.bytes_out if self.session is not None else 0

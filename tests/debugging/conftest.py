@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -134,3 +135,38 @@ def uvicorn_default_ws() -> Any:
     yield f"ws://127.0.0.1:{sock.getsockname()[1]}"
     server.should_exit = True
     thread.join(10)
+
+
+def run_pod(kubeconfig: str, cluster: str, namespace: str, name: str, labels: dict[str, str]) -> k8s.CoreV1Api:
+    """Create a busybox pod on ``cluster`` (its namespace too) and wait until the portal's cache sees it Running."""
+    core = k8s.CoreV1Api(api_client(kubeconfig, cluster))
+    try:
+        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=namespace)))
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    core.create_namespaced_pod(
+        namespace,
+        k8s.V1Pod(
+            metadata=k8s.V1ObjectMeta(name=name, labels=labels),
+            spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")]),
+        ),
+    )
+    cache, deadline = runtime.member_caches()[cluster], time.monotonic() + 60
+    while (cache.get("pods", namespace, name) or {}).get("status", {}).get("phase") != "Running":
+        assert time.monotonic() < deadline, f"{cluster}/{name} did not become Running in the cache"
+        time.sleep(0.2)
+    return core
+
+
+@pytest.fixture
+def spread_workload(live_pods: dict[str, Any], local_control_plane: Any) -> Iterator[dict[str, Any]]:
+    """``live_pods``' workload with one more pod on member-b: the workload spans both member clusters."""
+    kubeconfig = str(local_control_plane.kubeconfig_path)
+    name = f"{live_pods['workload']}-b0"
+    core = run_pod(kubeconfig, "member-b", live_pods["namespace"], name, {WORKLOAD: live_pods["workload"]})
+    created = [(core, name)]
+    yield {**live_pods, "on_b": [name], "created": created, "kubeconfig": kubeconfig}
+    for api, pod in created:
+        with contextlib.suppress(ApiException):
+            api.delete_namespaced_pod(pod, live_pods["namespace"], grace_period_seconds=0)

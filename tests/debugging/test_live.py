@@ -56,7 +56,11 @@ async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
     await comm.wait()
 
     assert closed_status["state"] == "closed" and "exit 3" in closed_status["message"]
-    assert close == {"type": "websocket.close", "code": 1000}
+    assert close == {
+        "type": "websocket.close",
+        "code": 1000,
+        "reason": "Shell ended (exit 3).",
+    }  # why, in the frame too
     opened, ended = [
         await database_sync_to_async(lambda a=a: AuditEvent.objects.get(action=a))()
         for a in ("shell.open", "shell.close")
