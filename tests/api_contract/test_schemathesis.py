@@ -56,6 +56,7 @@ def run_config(base_url: str, token: str) -> dict[str, Any]:
     return {
         "base-url": base_url,
         "seed": 1,
+        "workers": 4,  # the live server is threaded; the run waits on round trips, not CPU
         "auth": {"openapi": {"apiToken": {"bearer": token}}},
         "generation": {"max-examples": MAX_EXAMPLES, "mode": "all", "database": "none", "allow-x00": False},
         "checks": {"enabled": True},
