@@ -11,6 +11,7 @@ import signal
 import threading
 from pathlib import Path
 
+from ..kwokcfg import PENDING_LOG
 from ..nodes import api_client
 from .broker import BrokerServer
 from .jail import PODLOGS
@@ -37,8 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     registry = Registry()
     broker = BrokerServer(args.broker_socket, registry.fs_of, args.bwrap)
     api = api_client(args.kubeconfig, args.context)
-    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, broker.sessions.kill_pod)
-    pump = LogPump(args.cluster, registry, args.podlogs_dir / "_pending.log", args.interval)
+    pump = LogPump(args.cluster, registry, args.podlogs_dir / PENDING_LOG, args.interval)
+
+    def on_delete(key: str) -> None:
+        broker.sessions.kill_pod(key)
+        pump.forget(key)
+
+    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, on_delete, on_setup=pump.start)
 
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

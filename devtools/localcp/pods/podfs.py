@@ -32,13 +32,14 @@ def _chown(path: Path) -> None:
     os.chown(path, POD_UID, POD_GID, follow_symlinks=False)
 
 
-def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> Path:
-    """Create the pod's root for pod ``uid`` (a pod recreated under the same name starts afresh)."""
+def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> tuple[Path, bool]:
+    """The pod's root for pod ``uid`` and whether it is new (a pod recreated under the same name starts
+    afresh; the same pod, after a restart of the supervisor, keeps its files)."""
     pdir = pod_dir(pods_dir, namespace, name)
     marker = pdir / "uid"
     with contextlib.suppress(OSError):
         if marker.read_text() == uid:
-            return pdir / "fs"
+            return pdir / "fs", False
     remove_pod_fs(pods_dir, namespace, name)
     fs = pdir / "fs"
     fs.mkdir(parents=True, mode=0o755)
@@ -57,7 +58,7 @@ def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> Path:
     for p in [fs, *(fs / d for d in ("etc", "home", "tmp", "var", "var/log", "var/tmp", APP_LOG))]:
         _chown(p)
     marker.write_text(uid)
-    return fs
+    return fs, True
 
 
 def remove_pod_fs(pods_dir: Path, namespace: str, name: str) -> None:

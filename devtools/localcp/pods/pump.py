@@ -10,6 +10,7 @@ import datetime as dt
 import logging
 import os
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -22,6 +23,12 @@ CONSOLE_MAX_BYTES = 4 * 1024 * 1024
 APP_LOG_MAX_BYTES = 1024 * 1024
 MAX_LINES_PER_SECOND = 400
 
+_STARTUP = (
+    ("stdout", 'level=info msg="starting" version=1.4.2 pid=1'),
+    ("stdout", 'level=info msg="config loaded" source=/etc/app/config.yaml'),
+    ("stdout", 'level=info msg="listening" addr=:8080'),
+    ("stdout", 'level=info msg="ready"'),
+)
 _MESSAGES = (
     ("stdout", 'level=info msg="processed batch" items={n} latency_ms={ms}'),
     ("stdout", 'level=info msg="GET /healthz" status=200 duration_ms={ms}'),
@@ -43,6 +50,17 @@ def append_console(path: Path, line: str) -> None:
         fh.write(line)
 
 
+def _last_seq(path: Path) -> int:
+    """The seq of the last line of a console log, -1 for none."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - 1024))
+            found = re.findall(rb"\] seq=(\d+) ", fh.read())
+    except OSError:
+        return -1
+    return int(found[-1]) if found else -1
+
+
 class LogPump:
     def __init__(self, cluster: str, registry: Registry, pending_log: Path, interval: float = 1.0) -> None:
         self.cluster = cluster
@@ -50,6 +68,7 @@ class LogPump:
         self.interval = interval
         self.pending_log = pending_log
         self.stop = threading.Event()
+        self._lock = threading.Lock()  # seq counters: the pump thread and the watcher's workers
         self._seq: dict[tuple[str, str], int] = {}
         self._rnd = random.Random()  # noqa: S311 - demo output, not crypto
 
@@ -63,15 +82,31 @@ class LogPump:
             started = time.monotonic()
             for pod in pods:
                 self.write(pod)
-            self._seq = {k: v for k, v in self._seq.items() if k[0] in {p.key for p in pods}}
             self.stop.wait(max(0.05, period - (time.monotonic() - started)))
 
+    def start(self, pod: Pod) -> None:
+        """A new pod's first lines, as its program would print them starting (before it is Running)."""
+        for stream, msg in _STARTUP:
+            self._append(pod, self._next_seq(pod), stream, msg)
+
     def write(self, pod: Pod) -> None:
-        key = (pod.key, pod.uid)
-        seq = self._seq.get(key, 0)
-        self._seq[key] = seq + 1
+        seq = self._next_seq(pod)
         stream, tmpl = _MESSAGES[0] if seq % 5 else _MESSAGES[self._rnd.randrange(len(_MESSAGES))]
-        msg = tmpl.format(n=self._rnd.randint(1, 500), ms=self._rnd.randint(1, 900))
+        self._append(pod, seq, stream, tmpl.format(n=self._rnd.randint(1, 500), ms=self._rnd.randint(1, 900)))
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._seq = {k: v for k, v in self._seq.items() if k[0] != key}
+
+    def _next_seq(self, pod: Pod) -> int:
+        with self._lock:
+            seq = self._seq.get((pod.key, pod.uid))
+            if seq is None:  # a pod this process has not written for yet: go on from its log (a restart)
+                seq = _last_seq(pod.console_log) + 1
+            self._seq[(pod.key, pod.uid)] = seq + 1
+            return seq
+
+    def _append(self, pod: Pod, seq: int, stream: str, msg: str) -> None:
         now = dt.datetime.now(dt.UTC)
         try:
             append_console(pod.console_log, cri_line(stream, f"[{self.cluster}/{pod.key}] seq={seq} {msg}", now))

@@ -90,6 +90,7 @@ class PodWatcher:
         podlogs_dir: Path,
         podlogs_in_jail: str,
         on_delete: Callable[[str], None],
+        on_setup: Callable[[Pod], None],
     ) -> None:
         self.core = client.CoreV1Api(api)
         self.custom = client.CustomObjectsApi(api)
@@ -98,6 +99,7 @@ class PodWatcher:
         self.podlogs_dir = podlogs_dir
         self.podlogs_in_jail = podlogs_in_jail
         self.on_delete = on_delete
+        self.on_setup = on_setup
         self.stop = threading.Event()
         self._queues: list[queue.Queue[_Event | None]] = [queue.Queue() for _ in range(WORKERS)]
 
@@ -166,15 +168,20 @@ class PodWatcher:
             return
         if known:
             self.on_delete(known.key)  # the same name, a new pod: its predecessor's shells end
-        fs = podfs.ensure_pod_fs(self.pods_dir, namespace, name, uid)
+        fs, fresh = podfs.ensure_pod_fs(self.pods_dir, namespace, name, uid)
         console = self.podlogs_dir / namespace / f"{name}.log"
         console.parent.mkdir(parents=True, exist_ok=True)
-        console.unlink(missing_ok=True)
-        console.touch(mode=0o644)
+        if fresh or not console.exists():
+            console.unlink(missing_ok=True)
+            console.with_name(console.name + ".1").unlink(missing_ok=True)
+            console.touch(mode=0o644)
         jail_log = f"{self.podlogs_in_jail}/{namespace}/{name}.log"
         for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID).items():
             self._apply(kind, namespace, name, uid, body)
-        self.registry.put(Pod(namespace, name, uid, fs, console))
+        pod = Pod(namespace, name, uid, fs, console)
+        if fresh:
+            self.on_setup(pod)
+        self.registry.put(pod)
         if SANDBOX_ANNOTATION not in annotations:
             patch = {"metadata": {"annotations": {SANDBOX_ANNOTATION: "ready"}, "uid": uid}}
             try:
