@@ -124,6 +124,8 @@ def resolve_pod(
         raise NotFound(f"Pod {pod_name} has no container {container!r}.")
     if need_exec and not can_exec:
         raise Forbidden("Viewers can read logs but not open a shell.")
+    if need_exec and getattr(user, "api_token_scope", "write") == "read":  # set by token authentication
+        raise Forbidden("This API token is read-only: a shell needs a token with the write scope.")
     sidecars, admin = platform_containers(pod), is_platform_admin(user)
     if need_exec and container in sidecars and not admin:
         raise Forbidden(f"{container} is a platform sidecar: only platform admins may open a shell in it.")

@@ -39,6 +39,9 @@ from debugging.streams import ExecResult, ExecSession
 
 MAX_STDIN_CHARS = 64 * 1024
 TIMEOUT_CLOSE = 4408
+# Keystrokes and resizes of every shell of this process, written by a few shared threads (not one per shell):
+# a consumer awaits each write before Channels hands it the next message, so each shell's input stays in order.
+WRITERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="exec-write")
 __all__ = ["ExecConsumer", "LogConsumer", "WorkloadLogConsumer"]
 
 
@@ -54,7 +57,6 @@ class ExecConsumer(PolicedConsumer):
         await self.accept()
         self.ref, self.session, self.pump, self.timer = None, None, None, None
         self.started = self.last_activity = time.monotonic()
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="exec-write")  # keeps keystroke order
         if not await self.names_ok():
             return
         kw = self.kwargs()
@@ -91,7 +93,7 @@ class ExecConsumer(PolicedConsumer):
         try:
             api = await database_sync_to_async(api_for)(ref.cluster)
             session = ExecSession(api, ref.namespace, ref.name, container, loop, command=command)
-            await loop.run_in_executor(self.executor, session.open)
+            await loop.run_in_executor(None, session.open)
         except (ApiException, WebSocketException, OSError, ConfigException) as exc:
             message = f"Could not start a shell: {getattr(exc, 'reason', None) or exc}"
             await self.end(f"could not start: {exc}", 4502)
@@ -162,7 +164,7 @@ class ExecConsumer(PolicedConsumer):
             data = content["data"][:MAX_STDIN_CHARS]
             self.bytes_in += len(data.encode())
             self.last_activity = time.monotonic()
-            await loop.run_in_executor(self.executor, self.session.write_stdin, data)
+            await loop.run_in_executor(WRITERS, self.session.write_stdin, data)
         elif content.get("type") == "resize":
             try:
                 cols, rows = int(content["cols"]), int(content["rows"])
@@ -171,7 +173,7 @@ class ExecConsumer(PolicedConsumer):
             if 0 < cols <= 1000 and 0 < rows <= 1000:
                 if self.recorder is not None:
                     self.recorder.resize(cols, rows)
-                await loop.run_in_executor(self.executor, self.session.resize, cols, rows)
+                await loop.run_in_executor(WRITERS, self.session.resize, cols, rows)
 
     async def stop_streams(self) -> None:
         current = asyncio.current_task()
@@ -180,7 +182,6 @@ class ExecConsumer(PolicedConsumer):
                 task.cancel()
         if self.session is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.session.close)
-        self.executor.shutdown(wait=False)
 
     async def periodic_hook(self) -> None:
         await self._save_recording()

@@ -160,7 +160,7 @@ class TerminalWidget {
 
   // The session is over: say why (the server's message, else the close frame's reason) and offer Reconnect.
   showEnded(code, reason) {
-    const why = reason || this.lastMessage || (code === 1006 ? "the connection dropped" : "closed");
+    const why = (reason || this.lastMessage || (code === 1006 ? "the connection dropped" : "closed")).replace(/\.$/, "");
     const text = `Session ended: ${why}${code ? ` (code ${code})` : ""}. Reconnect opens a new shell.`;
     this.el.dataset.endedCode = String(code || "");
     if (this.ended) {

@@ -1,0 +1,528 @@
+"""Benchmark: live debugging through the portal (not a test).
+
+    .venv/bin/python bench/debugging.py [--state-dir /tmp/bench-debugging-cp] [--keystrokes 300] [--lines 50000]
+                                        [--streams 50] [--stream-lines 4000] [--shells 500] [--pods 10]
+
+One run on a local control plane (one member with kwok nodes, pods confined in their own sandbox; started in
+--state-dir and stopped at the end unless one already runs there). The portal runs as ONE ASGI process of its own
+(``uvicorn console.asgi:application``, one worker) on PostgreSQL and Redis (the test harness's starters), so its
+memory is measured alone (VmRSS from /proc). Clients connect with an API token, as the CLI does.
+
+1. Keystroke round trip: one character sent, until its echo comes back from the pod's TTY; p50/p99 through the
+   portal's websocket, against ``kubectl exec -it`` on a pseudo-terminal (the direct path), and against the
+   kubernetes Python client's exec websocket (what the portal itself uses towards the apiserver).
+2. Log throughput: a file log (``tail -F`` over exec, ``?file=``: kwok's console logs are written at one line
+   per second, so a file is the only source that can be pushed hard) into which the pod writes --lines lines
+   after the stream opened; lines/s and MB/s as received by the client, for one stream and for --streams
+   concurrent streams (each on its own file, --stream-lines each); the portal's memory per open stream.
+3. Idle shells: --shells shells opened in batches of 50 and held open; the portal's memory after each batch,
+   per shell, and how many it held (the last batch's shells are checked to still answer).
+
+Prints the figures and writes bench/results/debugging.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import pty
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from provisioning import Backing  # noqa: E402
+
+from devtools.localcp import LocalControlPlane  # noqa: E402
+from devtools.waiting import wait_for  # noqa: E402
+
+PROJECT = "bench-dbg"
+NS = f"proj-{PROJECT}"
+RESULTS = ROOT / "bench" / "results" / "debugging.json"
+LINE = '2026-11-23T08:00:00Z level=info msg="processed batch" items=123 latency_ms=45 ' + "x" * 30
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def pct(samples: list[float], p: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))] if s else float("nan")
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(pct(ms, 50), 2), "p99_ms": round(pct(ms, 99), 2), "max_ms": round(max(ms), 2), "n": len(ms)}
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def threads_of(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+# -- setup ----------------------------------------------------------------------------------------------------
+
+
+def setup(cp: LocalControlPlane, pods: int) -> tuple[str, list[str], Any]:
+    """The portal's database (user, project, clusters) and the pods; (API token, pod names, member ApiClient)."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from kubernetes import client as k8s
+    from kubernetes.client.rest import ApiException
+
+    from accounts.services import create_api_token
+    from clusters import runtime
+    from clusters.models import Cluster
+    from projects.models import Membership, Project
+
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command(
+        "import_clusters", "--kubeconfig", str(cp.kubeconfig_path), *[f"--zone={c.name}={c.zone}" for c in cp.clusters]
+    )
+    user, _ = get_user_model().objects.get_or_create(username="bench-dev")
+    project, _ = Project.objects.get_or_create(name=PROJECT, defaults={"team": "bench", "cost_center": "CC-1"})
+    Membership.objects.get_or_create(project=project, user=user, defaults={"role": "owner"})
+    _, token = create_api_token(user=user, name=f"bench-{time.time_ns()}", days=1)
+    api = runtime.api_for(Cluster.objects.get(name="member-a"))
+    core = k8s.CoreV1Api(api)
+    with contextlib.suppress(ApiException):
+        core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=NS)))
+    names = [f"dbg-{i}" for i in range(pods)]
+    for name in names:
+        try:
+            core.create_namespaced_pod(
+                NS,
+                k8s.V1Pod(
+                    metadata=k8s.V1ObjectMeta(name=name, labels={"pincompute.io/workload": "dbg"}),
+                    spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="app", image="busybox")]),
+                ),
+            )
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+
+    def running() -> bool:
+        return all(core.read_namespaced_pod(n, NS).status.phase == "Running" for n in names)
+
+    wait_for(running, timeout=120, interval=0.5, what="bench pods Running")
+    return token, names, api
+
+
+def serve(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    log = (workdir / "uvicorn.log").open("wb")
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--host", "127.0.0.1"),
+            *("--log-level", "warning", "--lifespan", "off", "--ws-max-queue", "64"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+    def listening() -> bool:
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", port)) == 0
+
+    wait_for(listening, timeout=60, interval=0.2, what="uvicorn listening")
+    return proc, port
+
+
+# -- the websocket client -------------------------------------------------------------------------------------
+
+
+class Portal:
+    def __init__(self, port: int, token: str) -> None:
+        self.base, self.token = f"ws://127.0.0.1:{port}", token
+
+    async def connect(self, path: str) -> Any:
+        from websockets.asyncio.client import connect
+
+        return await connect(
+            self.base + path,
+            additional_headers={"Authorization": f"Bearer {self.token}"},
+            origin=f"http://127.0.0.1:{self.base.rsplit(':', 1)[1]}",
+            max_size=None,
+            open_timeout=60,
+            ping_interval=None,
+        )
+
+    async def shell(self, pod: str, shell: str = "sh") -> Any:
+        """An open shell, its prompt read. The portal's caches may still be filling: retried on 4404."""
+        for _ in range(60):
+            ws = await self.connect(f"/ws/exec/member-a/{NS}/{pod}/app/?shell={shell}")
+            status = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            if status.get("state") == "connected":
+                await ws.send(json.dumps({"type": "resize", "cols": 120, "rows": 40}))
+                await read_until(ws, "$ ")
+                return ws
+            await ws.close()
+            if "No such pod" not in status.get("message", ""):
+                raise RuntimeError(f"shell refused: {status}")
+            await asyncio.sleep(1)
+        raise RuntimeError("the portal never saw the pod")
+
+
+async def read_until(ws: Any, needle: str, timeout: float = 30) -> str:
+    seen, deadline = "", time.monotonic() + timeout
+    while needle not in seen:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic())))
+        if msg.get("type") == "stdout":
+            seen += msg["data"]
+    return seen
+
+
+# -- 1. keystrokes --------------------------------------------------------------------------------------------
+
+
+async def keystrokes_portal(portal: Portal, pod: str, n: int) -> list[float]:
+    ws = await portal.shell(pod)
+    times: list[float] = []
+    for i in range(n):
+        ch = LETTERS[i % 26]
+        t0 = time.perf_counter()
+        await ws.send(json.dumps({"type": "stdin", "data": ch}))
+        await read_until(ws, ch)
+        times.append((time.perf_counter() - t0) * 1000)
+        if i % 40 == 39:
+            await ws.send(json.dumps({"type": "stdin", "data": "\x15"}))  # kill the line
+            await asyncio.sleep(0.05)
+    await ws.close()
+    return times[5:]  # the first few warm the path
+
+
+def keystrokes_kubectl(kubeconfig: str, pod: str, n: int) -> list[float]:
+    """``kubectl exec -it`` on a pseudo-terminal (kubectl puts it in raw mode; the pod's TTY echoes)."""
+    kubectl = shutil.which("kubectl") or "kubectl"
+    argv = [kubectl, "--kubeconfig", kubeconfig, "--context", "member-a", "exec", "-it", "-n", NS, pod, "-c", "app"]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(kubectl, [*argv, "--", "/bin/sh"])
+
+    def until(needle: bytes, timeout: float = 30) -> None:
+        seen, deadline = b"", time.monotonic() + timeout
+        while needle not in seen:
+            ready, _, _ = select.select([fd], [], [], max(0.01, deadline - time.monotonic()))
+            if not ready:
+                raise TimeoutError(f"kubectl: {needle!r} not seen in {seen[-200:]!r}")
+            seen += os.read(fd, 65536)
+
+    try:
+        until(b"$ ")
+        times: list[float] = []
+        for i in range(n):
+            ch = LETTERS[i % 26].encode()
+            t0 = time.perf_counter()
+            os.write(fd, ch)
+            until(ch)
+            times.append((time.perf_counter() - t0) * 1000)
+            if i % 40 == 39:
+                os.write(fd, b"\x15")
+                time.sleep(0.05)
+                with contextlib.suppress(OSError):
+                    while select.select([fd], [], [], 0.05)[0]:
+                        os.read(fd, 65536)
+        return times[5:]
+    finally:
+        os.write(fd, b"\x04")
+        with contextlib.suppress(OSError):
+            os.kill(pid, 15)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def keystrokes_client(api: Any, pod: str, n: int) -> list[float]:
+    """The kubernetes Python client's exec websocket (the portal's own path to the apiserver)."""
+    from kubernetes import client as k8s
+    from kubernetes.stream import stream as k8s_stream
+
+    with k8s.ApiClient(configuration=api.configuration) as private:
+        ws = k8s_stream(
+            k8s.CoreV1Api(private).connect_get_namespaced_pod_exec,
+            pod,
+            NS,
+            container="app",
+            command=["/bin/sh"],
+            stdin=True,
+            stdout=True,
+            stderr=True,
+            tty=True,
+            _preload_content=False,
+        )
+
+        def until(needle: str, timeout: float = 30) -> None:
+            seen, deadline = "", time.monotonic() + timeout
+            while needle not in seen:
+                assert time.monotonic() < deadline, f"client: {needle!r} not seen"
+                ws.update(timeout=0.05)
+                if ws.peek_stdout():
+                    seen += ws.read_stdout()
+
+        until("$ ")
+        times: list[float] = []
+        for i in range(n):
+            ch = LETTERS[i % 26]
+            t0 = time.perf_counter()
+            ws.write_stdin(ch)
+            until(ch)
+            times.append((time.perf_counter() - t0) * 1000)
+            if i % 40 == 39:
+                ws.write_stdin("\x15")
+                time.sleep(0.05)
+                ws.update(timeout=0.05)
+                if ws.peek_stdout():
+                    ws.read_stdout()
+        ws.close()
+        return times[5:]
+
+
+# -- 2. log throughput ----------------------------------------------------------------------------------------
+
+
+def pod_sh(api: Any, pod: str, script: str) -> str:
+    from kubernetes import client as k8s
+    from kubernetes.stream import stream as k8s_stream
+
+    with k8s.ApiClient(configuration=api.configuration) as private:
+        return str(
+            k8s_stream(
+                k8s.CoreV1Api(private).connect_get_namespaced_pod_exec,
+                pod,
+                NS,
+                container="app",
+                command=["/bin/sh", "-c", script],
+                stdout=True,
+                stderr=True,
+                stdin=False,
+                tty=False,
+            )
+        )
+
+
+async def follow_file(portal: Portal, pod: str, path: str) -> Any:
+    ws = await portal.connect(f"/ws/logs/member-a/{NS}/{pod}/app/?file={path}&tail=0")
+    while True:  # until tail runs
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
+        if msg.get("type") == "status" and msg.get("message", "").startswith("Following"):
+            return ws
+        if msg.get("type") == "status" and msg.get("state") == "error":
+            raise RuntimeError(f"log stream refused: {msg}")
+
+
+async def count_lines(ws: Any, want: int, timeout: float) -> dict[str, Any]:
+    got = dropped = size = 0
+    first = last = None
+    deadline = time.monotonic() + timeout
+    while got + dropped < want and time.monotonic() < deadline:
+        try:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), max(0.1, min(10, deadline - time.monotonic()))))
+        except TimeoutError:
+            break
+        if msg.get("type") == "lines":
+            now = time.perf_counter()
+            first = first or now
+            last = now
+            got += len(msg["lines"])
+            size += sum(len(line["text"]) + 1 for line in msg["lines"])
+        elif msg.get("type") == "status" and "dropped" in msg.get("message", ""):
+            dropped += int(msg["message"].split()[0])
+    return {"lines": got, "dropped": dropped, "bytes": size, "first": first, "last": last}
+
+
+async def throughput(portal: Portal, api: Any, pods: list[str], streams: int, lines: int, pid: int) -> dict[str, Any]:
+    """``streams`` file streams (one file each, spread over the pods); each file gets ``lines`` lines."""
+    files = [(pods[i % len(pods)], f"/tmp/bench-{streams}-{i}.log") for i in range(streams)]
+    for pod in sorted({p for p, _ in files}):
+        mine = " ".join(f for p, f in files if p == pod)
+        await asyncio.to_thread(pod_sh, api, pod, f"for f in {mine}; do : > $f; done")
+    rss0 = rss_kib(pid)
+    sockets = [await follow_file(portal, pod, path) for pod, path in files]
+    await asyncio.sleep(1)
+    rss_open = rss_kib(pid)
+    threads_open = threads_of(pid)
+    counters = [asyncio.create_task(count_lines(ws, lines, timeout=120)) for ws in sockets]
+    t0 = time.perf_counter()
+    writers = []
+    for pod in sorted({p for p, _ in files}):
+        mine = [f for p, f in files if p == pod]
+        script = " ".join(f"(yes '{LINE}' | head -n {lines} >> {f}) &" for f in mine) + " wait"
+        writers.append(asyncio.to_thread(pod_sh, api, pod, script))
+    await asyncio.gather(*writers)
+    results = await asyncio.gather(*counters)
+    rss_flowing = rss_kib(pid)
+    for ws in sockets:
+        await ws.close()
+    got = sum(r["lines"] for r in results)
+    size = sum(r["bytes"] for r in results)
+    dropped = sum(r["dropped"] for r in results)
+    lasts = [r["last"] for r in results if r["last"]]
+    seconds = (max(lasts) - t0) if lasts else float("nan")
+    return {
+        "streams": streams,
+        "lines_written": lines * streams,
+        "lines_received": got,
+        "lines_dropped_by_portal": dropped,
+        "seconds": round(seconds, 2),
+        "lines_per_s": round(got / seconds),
+        "mb_per_s": round(size / seconds / 1e6, 2),
+        "per_stream_lines_per_s": round(got / seconds / streams),
+        "portal_rss_kib_before": rss0,
+        "portal_rss_kib_open": rss_open,
+        "portal_rss_kib_flowing": rss_flowing,
+        "portal_kib_per_open_stream": round((rss_open - rss0) / streams, 1),
+        "portal_threads_open": threads_open,
+    }
+
+
+# -- 3. idle shells -------------------------------------------------------------------------------------------
+
+
+async def idle_shells(portal: Portal, pods: list[str], target: int, pid: int) -> dict[str, Any]:
+    rss0, threads0 = rss_kib(pid), threads_of(pid)
+    held: list[Any] = []
+    steps: list[dict[str, Any]] = []
+    error = ""
+    while len(held) < target and not error:
+        batch = min(50, target - len(held))
+        start = len(held)
+        opened = await asyncio.gather(
+            *[portal.shell(pods[(start + i) % len(pods)]) for i in range(batch)], return_exceptions=True
+        )
+        for item in opened:
+            if isinstance(item, BaseException):
+                error = f"{type(item).__name__}: {item}"[:300]
+            else:
+                held.append(item)
+        await asyncio.sleep(2)
+        rss = rss_kib(pid)
+        steps.append({"shells": len(held), "rss_kib": rss, "kib_per_shell": round((rss - rss0) / max(1, len(held)), 1)})
+        print(f"  {len(held)} idle shells: portal RSS {rss / 1024:.0f} MiB, threads {threads_of(pid)}", flush=True)
+    alive = 0
+    for ws in held[-10:]:  # the last ones still answer
+        await ws.send(json.dumps({"type": "stdin", "data": "echo alive-$((20+22))\r"}))
+        with contextlib.suppress(TimeoutError):
+            await read_until(ws, "alive-42", timeout=20)
+            alive += 1
+    rss = rss_kib(pid)
+    threads = threads_of(pid)
+    for ws in held:
+        await ws.close()
+    return {
+        "target": target,
+        "held": len(held),
+        "checked_alive": f"{alive}/{min(10, len(held))}",
+        "portal_rss_kib_before": rss0,
+        "portal_rss_kib_held": rss,
+        "kib_per_idle_shell": round((rss - rss0) / max(1, len(held)), 1),
+        "portal_threads_before": threads0,
+        "portal_threads_held": threads,
+        "steps": steps,
+        "error": error,
+    }
+
+
+async def run(args: argparse.Namespace, portal: Portal, api: Any, pods: list[str], pid: int, kubeconfig: str):
+    out: dict[str, Any] = {}
+    print("1. keystroke round trip", flush=True)
+    await portal.shell(pods[0])  # warm: caches filled, first exec done
+    via_portal = await keystrokes_portal(portal, pods[0], args.keystrokes)
+    via_kubectl = await asyncio.to_thread(keystrokes_kubectl, kubeconfig, pods[1 % len(pods)], args.keystrokes)
+    via_client = await asyncio.to_thread(keystrokes_client, api, pods[2 % len(pods)], args.keystrokes)
+    out["keystroke"] = {
+        "portal": summary(via_portal),
+        "kubectl_exec": summary(via_kubectl),
+        "python_client_exec": summary(via_client),
+        "ratio_p50": round(pct(via_portal, 50) / pct(via_kubectl, 50), 2),
+        "ratio_p99": round(pct(via_portal, 99) / pct(via_kubectl, 99), 2),
+        "goal_p99_ratio": 1.2,
+    }
+    print(json.dumps(out["keystroke"], indent=1), flush=True)
+    print("2. log throughput", flush=True)
+    out["logs_one_stream"] = await throughput(portal, api, pods, 1, args.lines, pid)
+    print(json.dumps(out["logs_one_stream"], indent=1), flush=True)
+    out["logs_concurrent"] = await throughput(portal, api, pods, args.streams, args.stream_lines, pid)
+    print(json.dumps(out["logs_concurrent"], indent=1), flush=True)
+    print("3. idle shells", flush=True)
+    out["idle_shells"] = await idle_shells(portal, pods, args.shells, pid)
+    print(json.dumps({k: v for k, v in out["idle_shells"].items() if k != "steps"}, indent=1), flush=True)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--state-dir", type=Path, default=Path("/tmp/bench-debugging-cp"))
+    ap.add_argument("--nodes", type=int, default=10)
+    ap.add_argument("--pods", type=int, default=10)
+    ap.add_argument("--keystrokes", type=int, default=300)
+    ap.add_argument("--lines", type=int, default=50_000)
+    ap.add_argument("--streams", type=int, default=50)
+    ap.add_argument("--stream-lines", type=int, default=4_000)
+    ap.add_argument("--shells", type=int, default=500)
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+
+    cp = LocalControlPlane(args.state_dir, members=1, nodes_per_member=args.nodes)
+    started = not cp.is_healthy()
+    if started:
+        cp.up(timeout=600)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-debugging-"))
+    backing = Backing("postgres", workdir, 1)  # PostgreSQL and Redis (channel layer, cache), as in production
+    backing.start()
+    os.environ |= {
+        "DEBUG_SOCKETS_PER_USER": "100000",  # measure, not cap
+        "DEBUG_SHELL_IDLE_SECONDS": "3600",
+        "API_READ_RATE_LIMIT": "1000000/min",
+        "API_RATE_LIMIT": "1000000/min",
+    }
+    proc = None
+    results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+    try:
+        token, pods, api = setup(cp, args.pods)
+        proc, port = serve(dict(os.environ), workdir)
+        results["portal_rss_kib_at_start"] = rss_kib(proc.pid)
+        results |= asyncio.run(run(args, Portal(port, token), api, pods, proc.pid, str(cp.kubeconfig_path)))
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+        backing.stop()
+        if started:
+            cp.down()
+    results["args"] = {k: str(v) for k, v in vars(args).items()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    ks, one, many, idle = (results[k] for k in ("keystroke", "logs_one_stream", "logs_concurrent", "idle_shells"))
+    print(
+        f"\nkeystroke p50/p99: portal {ks['portal']['p50_ms']}/{ks['portal']['p99_ms']} ms, kubectl exec "
+        f"{ks['kubectl_exec']['p50_ms']}/{ks['kubectl_exec']['p99_ms']} ms, ratio p99 {ks['ratio_p99']}x\n"
+        f"logs, 1 stream: {one['lines_per_s']} lines/s, {one['mb_per_s']} MB/s; {many['streams']} streams: "
+        f"{many['lines_per_s']} lines/s, {many['mb_per_s']} MB/s, {many['portal_kib_per_open_stream']} KiB per stream\n"
+        f"idle shells: {idle['held']} held, {idle['kib_per_idle_shell']} KiB each (goal >= 500 at <= 100 KB)\n"
+        f"written {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The terminal in Chromium against a real kwok pod, through the ASGI app under uvicorn (HTTP and websockets):
+type ``echo hello`` and see it, copy the selection, end the session (the reason and a Reconnect button), then
+replay the recording from the sessions page with asciinema-player. Screenshots: terminal-hello.png,
+terminal-ended.png, recording-replay.png."""
+
+# ruff: noqa: F811 - fixtures imported from the debugging tests are named as parameters
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from debugging.models import DebugSession
+from projects.lifecycle import set_shell_recording
+from tests.debugging.conftest import (  # noqa: F401 - fixtures, used by name
+    live_pods,
+    member,
+    project,
+    uvicorn_default_ws,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+
+SCREEN_TEXT = """el => {
+  const buf = el.pinTerminal.term.buffer.active;
+  const rows = [];
+  for (let i = 0; i < buf.length; i++) rows.push(buf.getLine(i).translateToString(true));
+  return rows.join("\\n");
+}"""
+
+
+def signed_in(page, base: str, user) -> None:
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}])
+
+
+def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_replays(
+    page, live_pods, project, user, uvicorn_default_ws, screenshot_dir
+):
+    member(project, user, "owner")
+    set_shell_recording(project, True, actor=user)
+    base = uvicorn_default_ws.replace("ws://", "http://")
+    signed_in(page, base, user)
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    pod = live_pods["names"][0]
+
+    page.goto(f"{base}/debug/member-a/{project.namespace}/{pod}/shell/?container=app")
+    terminal = page.locator("[data-terminal]")
+    page.wait_for_selector("[data-terminal][data-state=connected]", timeout=30_000)
+    assert page.locator("[data-terminal-shell] option").all_inner_texts()[0] == "auto (bash if present)"
+    assert page.locator("[data-terminal-recorded]").is_visible()
+    page.wait_for_function("el => el.pinTerminal.term.buffer.active.cursorX > 0", arg=terminal.element_handle())
+    terminal.click()
+    page.keyboard.type("echo hello")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        f"el => ({SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === 'hello')",
+        arg=terminal.element_handle(),
+        timeout=20_000,
+    )
+    page.screenshot(path=str(screenshot_dir / "terminal-hello.png"))
+
+    page.evaluate("el => el.pinTerminal.term.selectAll()", terminal.element_handle())
+    page.click("[data-terminal-copy]")
+    assert "echo hello" in terminal.get_attribute("data-copied")
+
+    terminal.click()
+    page.keyboard.type("exit")
+    page.keyboard.press("Enter")
+    ended = page.locator("[data-terminal-ended]")
+    ended.wait_for(state="visible", timeout=20_000)
+    page.screenshot(path=str(screenshot_dir / "terminal-ended.png"))
+    assert "Session ended: Shell ended (exit 0) (code 1000)" in ended.inner_text()
+    assert page.locator("[data-terminal-reconnect]").is_visible()
+
+    session = DebugSession.objects.get(kind="shell")
+    page.goto(f"{base}/debug/sessions/{project.name}/")
+    page.click(f'[data-session="{session.pk}"] [data-recording-link]')
+    page.wait_for_url(f"{base}/debug/recordings/{session.pk}/")
+    player = page.locator("[data-asciicast]")
+    page.wait_for_function(
+        "el => el.innerText.includes('hello') && el.innerText.includes('exit')",
+        arg=player.element_handle(),
+        timeout=30_000,
+    )
+    page.screenshot(path=str(screenshot_dir / "recording-replay.png"))
+    assert player.locator(".ap-player").count() == 1
+    assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
