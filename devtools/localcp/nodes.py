@@ -46,6 +46,7 @@ def ensure_nodes(cp: LocalControlPlane, cluster: ClusterInfo, count: int, deadli
                 if exc.status != 409:
                     raise
         want = {node_name(cluster, i) for i in range(count)}
+        _point_nodes_at_kwok(core, cluster)
         for name in existing - want:
             if name.startswith(f"kwok-{cluster.name}-"):
                 core.delete_node(name)
@@ -62,6 +63,18 @@ def ensure_nodes(cp: LocalControlPlane, cluster: ClusterInfo, count: int, deadli
                 )
             time.sleep(0.5)
     cluster.nodes = count
+
+
+def _point_nodes_at_kwok(core: client.CoreV1Api, cluster: ClusterInfo) -> None:
+    """Nodes made by an earlier kwok keep its port (kwok's heartbeat rewrites it only every ~10 minutes):
+    the apiserver would dial the old port for logs and exec after a restart that moved kwok."""
+    port = cluster.ports.get("kwok")
+    for node in core.list_node(label_selector="type=kwok").items:
+        endpoints = node.status.daemon_endpoints
+        current = endpoints.kubelet_endpoint.port if endpoints and endpoints.kubelet_endpoint else None
+        if port and current not in (None, port):
+            patch = {"status": {"daemonEndpoints": {"kubeletEndpoint": {"Port": port}}}}
+            core.patch_node_status(node.metadata.name, patch)
 
 
 def wait_default_service_account(cp: LocalControlPlane, cluster: ClusterInfo, deadline: float | None = None) -> None:

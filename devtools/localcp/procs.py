@@ -70,7 +70,10 @@ def _ephemeral_low() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Free for a server: like the Go servers started on it, the probe sets SO_REUSEADDR, so a port whose old
+    connections linger in TIME_WAIT (a restart) is reused instead of replaced by a new one."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

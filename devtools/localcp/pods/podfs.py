@@ -63,10 +63,7 @@ def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> tuple[
 
 def remove_pod_fs(pods_dir: Path, namespace: str, name: str) -> None:
     """Remove a pod's files (rmtree does not follow the symlinks a pod may have planted)."""
-    pdir = pod_dir(pods_dir, namespace, name)
-    shutil.rmtree(pdir, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        pdir.parent.rmdir()  # the namespace folder, once empty
+    shutil.rmtree(pod_dir(pods_dir, namespace, name), ignore_errors=True)
 
 
 def open_dir_nofollow(root: Path, rel: str = "") -> int:

@@ -9,6 +9,7 @@ Pods are set up by a few workers in parallel; events of one pod always go to the
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import queue
 import threading
@@ -117,9 +118,12 @@ class PodWatcher:
         ev = _Event(kind, namespace, name, uid, dict(annotations or {}))
         self._queues[zlib.crc32(f"{namespace}/{name}".encode()) % WORKERS].put(ev)
 
-    def _submit_obj(self, kind: str, obj: Any) -> None:
-        meta = obj.metadata
-        self._submit(kind, meta.namespace, meta.name, meta.uid, meta.annotations)
+    def _submit_obj(self, kind: str, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        known = self.registry.get(f"{meta['namespace']}/{meta['name']}")
+        if kind != "DELETED" and known and known.uid == meta["uid"]:
+            return  # set up already: most events are kwok's status patches
+        self._submit(kind, meta["namespace"], meta["name"], meta["uid"], meta.get("annotations"))
 
     def _work(self, q: queue.Queue[_Event | None]) -> None:
         while (ev := q.get()) is not None:
@@ -141,26 +145,30 @@ class PodWatcher:
                 self.stop.wait(1.0)
 
     def _relist(self) -> str:
-        pods = self.core.list_pod_for_all_namespaces()
+        # Plain dicts (no model objects): the watcher reads metadata only, and kwok patches every pod often.
+        resp = self.core.list_pod_for_all_namespaces(_preload_content=False)
+        pods = json.loads(resp.data)
         seen = set()
-        for obj in pods.items:
-            seen.add(f"{obj.metadata.namespace}/{obj.metadata.name}")
+        for obj in pods["items"]:
+            meta = obj["metadata"]
+            seen.add(f"{meta['namespace']}/{meta['name']}")
             self._submit_obj("ADDED", obj)
         for pod in self.registry.all():
             if pod.key not in seen:
                 self._submit("DELETED", pod.namespace, pod.name)
         self._prune_orphans(seen)
-        return str(pods.metadata.resource_version)
+        return str(pods["metadata"]["resourceVersion"])
 
     def _watch(self, rv: str) -> None:
-        w = watch.Watch()
+        w = watch.Watch(return_type="object")
         for ev in w.stream(self.core.list_pod_for_all_namespaces, resource_version=rv, timeout_seconds=240):
             if self.stop.is_set():
                 w.stop()
                 return
             if ev["type"] == "ERROR":
                 return  # 410 Gone and friends: relist
-            self._submit_obj(ev["type"], ev["object"])
+            if ev["type"] != "BOOKMARK":
+                self._submit_obj(ev["type"], ev["object"])
 
     def _ensure(self, namespace: str, name: str, uid: str, annotations: dict[str, str]) -> None:
         known = self.registry.get(f"{namespace}/{name}")
@@ -185,7 +193,9 @@ class PodWatcher:
         if SANDBOX_ANNOTATION not in annotations:
             patch = {"metadata": {"annotations": {SANDBOX_ANNOTATION: "ready"}, "uid": uid}}
             try:
-                self.core.patch_namespaced_pod(name, namespace, patch)
+                resp = self.core.patch_namespaced_pod(name, namespace, patch, _preload_content=False)
+                resp.drain_conn()  # the body is not needed: no model object to build
+                resp.release_conn()
             except ApiException as exc:
                 if exc.status not in (404, 409, 422):  # gone, or a new pod under that name: its own event follows
                     raise
@@ -213,14 +223,16 @@ class PodWatcher:
         podfs.remove_pod_fs(self.pods_dir, namespace, name)
         (self.podlogs_dir / namespace / f"{name}.log").unlink(missing_ok=True)
         (self.podlogs_dir / namespace / f"{name}.log.1").unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            (self.podlogs_dir / namespace).rmdir()
 
     def _prune_orphans(self, seen: set[str]) -> None:
-        """Files of pods deleted while the supervisor was down."""
-        if not self.pods_dir.is_dir():
-            return
-        for ns_dir in self.pods_dir.iterdir():
-            for pdir in list(ns_dir.iterdir()) if ns_dir.is_dir() else []:
+        """Files of pods deleted while the supervisor was down, and empty namespace folders (a namespace
+        folder is only removed here, never while workers may be creating a pod's folder in it)."""
+        for ns_dir in [d for d in self.pods_dir.iterdir() if d.is_dir()]:
+            for pdir in list(ns_dir.iterdir()):
                 if f"{ns_dir.name}/{pdir.name}" not in seen:
                     self._forget(ns_dir.name, pdir.name)
+        namespaces = {key.split("/", 1)[0] for key in seen}
+        for parent in (self.pods_dir, self.podlogs_dir):
+            for ns_dir in [d for d in parent.iterdir() if d.is_dir() and d.name not in namespaces]:
+                with contextlib.suppress(OSError):
+                    ns_dir.rmdir()  # empty once its pods are gone

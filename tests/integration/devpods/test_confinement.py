@@ -192,3 +192,35 @@ def test_a_line_appended_in_a_pod_is_read_by_tail_over_exec(
     assert marker in out, out  # the pod's own write
     assert re.search(rf"\[{ns}/{pod}\] seq=\d+", out), out  # and the log pump's lines for this pod
     assert f"other-{marker}" not in out and f"[{ns}/{other}]" not in out, out  # never the other pod's
+
+
+def test_deleting_a_pod_ends_its_shells_and_removes_its_files(
+    member_api_clients: dict[str, client.ApiClient], local_control_plane: LocalControlPlane
+) -> None:
+    api = member_api_clients[CLUSTER]
+    ns = make_namespace(api, "devpods")
+    try:
+        client.CoreV1Api(api).create_namespaced_pod(ns, simple_pod("short"))
+        wait_pod_running(api, ns, "short")
+        root = Path(local_control_plane.cluster(CLUSTER).pods_dir or "") / ns / "short" / "fs"
+        sh(api, ns, "short", "echo kept > /home/kept")
+        assert (root / "home" / "kept").read_text() == "kept\n"  # the pod's root on the host, as the pod user
+        assert (root / "home" / "kept").stat().st_uid == POD_UID
+        shell: Any = stream(
+            client.CoreV1Api(api).connect_get_namespaced_pod_exec,
+            "short",
+            ns,
+            command=["sleep", "600"],
+            stdin=False,
+            stdout=True,
+            stderr=True,
+            tty=False,
+            _preload_content=False,
+        )
+        client.CoreV1Api(api).delete_namespaced_pod("short", ns, grace_period_seconds=0)
+        deadline = time.monotonic() + 30
+        while shell.is_open() or root.exists():
+            assert time.monotonic() < deadline, f"shell open: {shell.is_open()}, files left: {root.exists()}"
+            shell.update(timeout=0.5)
+    finally:
+        delete_namespace(api, ns)
