@@ -44,21 +44,25 @@ def two_pods(member_api_clients: dict[str, client.ApiClient]) -> Iterator[tuple[
     delete_namespace(api, ns)
 
 
+def open_exec(api: client.ApiClient, ns: str, pod: str, command: list[str], **kwargs: Any) -> Any:
+    """A non-tty exec: its output (``_preload_content=True``) or the open websocket client (by default)."""
+    kwargs.setdefault("_preload_content", False)
+    return stream(
+        client.CoreV1Api(api).connect_get_namespaced_pod_exec,
+        pod,
+        ns,
+        command=command,
+        stdin=False,
+        stdout=True,
+        stderr=True,
+        tty=False,
+        **kwargs,
+    )
+
+
 def run(api: client.ApiClient, ns: str, pod: str, command: list[str]) -> str:
     """stdout+stderr of a non-tty exec (kwok reports a non-zero exit as an error status, not raised here)."""
-    return str(
-        stream(
-            client.CoreV1Api(api).connect_get_namespaced_pod_exec,
-            pod,
-            ns,
-            command=command,
-            stdin=False,
-            stdout=True,
-            stderr=True,
-            tty=False,
-            _request_timeout=30,
-        )
-    )
+    return str(open_exec(api, ns, pod, command, _preload_content=True, _request_timeout=30))
 
 
 def sh(api: client.ApiClient, ns: str, pod: str, script: str) -> str:
@@ -168,17 +172,7 @@ def test_a_line_appended_in_a_pod_is_read_by_tail_over_exec(
 ) -> None:
     api, ns, (pod, other) = two_pods
     marker = f"marker-{uuid.uuid4().hex[:8]}"
-    follow: Any = stream(
-        client.CoreV1Api(api).connect_get_namespaced_pod_exec,
-        pod,
-        ns,
-        command=["tail", "-n", "0", "-F", "/var/log/app.log"],
-        stdin=False,
-        stdout=True,
-        stderr=True,
-        tty=False,
-        _preload_content=False,
-    )
+    follow = open_exec(api, ns, pod, ["tail", "-n", "0", "-F", "/var/log/app.log"])
     try:
         time.sleep(1.0)  # tail is following
         sh(api, ns, pod, f"echo {marker} >> /var/log/app.log")
@@ -206,17 +200,7 @@ def test_deleting_a_pod_ends_its_shells_and_removes_its_files(
         sh(api, ns, "short", "echo kept > /home/kept")
         assert (root / "home" / "kept").read_text() == "kept\n"  # the pod's root on the host, as the pod user
         assert (root / "home" / "kept").stat().st_uid == POD_UID
-        shell: Any = stream(
-            client.CoreV1Api(api).connect_get_namespaced_pod_exec,
-            "short",
-            ns,
-            command=["sleep", "600"],
-            stdin=False,
-            stdout=True,
-            stderr=True,
-            tty=False,
-            _preload_content=False,
-        )
+        shell = open_exec(api, ns, "short", ["sleep", "600"])
         client.CoreV1Api(api).delete_namespaced_pod("short", ns, grace_period_seconds=0)
         deadline = time.monotonic() + 30
         while shell.is_open() or root.exists():
