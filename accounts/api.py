@@ -22,13 +22,22 @@ class ApiTokenSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "key_id", "created_at", "expires_at", "last_used_at", "revoked_at", "active"]
+        fields = ["id", "name", "key_id", "scope", "created_at", "expires_at", "last_used_at", "revoked_at", "active"]
         read_only_fields = fields
 
 
 class ApiTokenCreateSerializer(StrictInput):
     name = serializers.RegexField(r"\S", max_length=80, help_text="1 to 80 characters, not only spaces")
-    days = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=services.MAX_TOKEN_DAYS)
+    days = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=services.max_token_days(),
+        help_text="Expiry in days (default API_TOKEN_DEFAULT_DAYS, at most API_TOKEN_MAX_DAYS)",
+    )
+    scope = serializers.ChoiceField(
+        choices=services.SCOPES, default="write", help_text="read: safe methods and log streams only"
+    )
 
 
 class ApiTokenCreatedSerializer(ApiTokenSerializer):
@@ -75,6 +84,7 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.
         request=ApiTokenCreateSerializer,
         responses={
             201: ApiTokenCreatedSerializer,
+            403: error_response("the request is authenticated by a token: tokens cannot create tokens"),
             409: error_response("a token of yours has this name, or you hold the most active tokens allowed"),
         },
     )
@@ -82,7 +92,11 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.
         payload = ApiTokenCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         token, raw = services.create_api_token(
-            user=request.user, name=payload.validated_data["name"], days=payload.validated_data.get("days")
+            user=request.user,
+            name=payload.validated_data["name"],
+            days=payload.validated_data.get("days"),
+            scope=payload.validated_data["scope"],
+            via_token=request.auth if isinstance(request.auth, ApiToken) else None,
         )
         token.token = raw
         return Response(ApiTokenCreatedSerializer(token).data, status=status.HTTP_201_CREATED)

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
+from rest_framework.permissions import SAFE_METHODS
 
-from accounts.models import TOKEN_PREFIX, ApiToken, hash_token
+from accounts.models import READ, TOKEN_PREFIX, ApiToken, hash_token
 
 _TOUCH_EVERY = timedelta(minutes=1)
 
@@ -29,6 +30,9 @@ class ApiTokenAuthentication(BaseAuthentication):
         token = ApiToken.objects.active().select_related("user").filter(digest=hash_token(raw)).first()
         if token is None or not token.user.is_active:
             raise AuthenticationFailed("Invalid, expired or revoked API token.")
+        if token.scope == READ and getattr(request, "method", "GET") not in SAFE_METHODS:
+            raise PermissionDenied("This API token is read-only (scope read): create a write token to change things.")
+        token.user.api_token_scope = token.scope  # consumers refuse shells to read-only tokens (debugging.authz)
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > _TOUCH_EVERY:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

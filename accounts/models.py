@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 TOKEN_PREFIX = "pct_"
+READ, WRITE = "read", "write"  # a token's scope: read-only (safe methods, log streams) or everything its user may do
 
 
 def hash_token(raw: str) -> str:
@@ -35,6 +36,7 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(max_length=8, choices=[(READ, "Read only"), (WRITE, "Read and write")], default=WRITE)
 
     objects = ApiTokenQuerySet.as_manager()
 

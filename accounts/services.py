@@ -5,39 +5,57 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.live_access import access_changed
-from accounts.models import ApiToken
+from accounts.models import READ, WRITE, ApiToken
 from base import audit
-from base.errors import Conflict, Invalid, NotFound
+from base.errors import Conflict, Forbidden, Invalid, NotFound
 
 MAX_TOKENS_PER_USER = 20
-MAX_TOKEN_DAYS = 365
+SCOPES = (WRITE, READ)
+
+
+def max_token_days() -> int:
+    return int(settings.API_TOKEN_MAX_DAYS)
+
+
+def default_token_days() -> int:
+    return min(int(settings.API_TOKEN_DEFAULT_DAYS), max_token_days())
 
 
 @transaction.atomic
-def create_api_token(*, user: Any, name: str, days: int | None) -> tuple[ApiToken, str]:
-    """Create a token and return it with its one-time secret."""
+def create_api_token(
+    *, user: Any, name: str, days: int | None, scope: str = WRITE, via_token: ApiToken | None = None
+) -> tuple[ApiToken, str]:
+    """Create a token and return it with its one-time secret. Every token expires (``days``, else the default, at
+    most the maximum). A request authenticated by a token cannot create one: a leaked token must not be able to
+    mint a successor that outlives its revocation."""
+    if via_token is not None:
+        raise Forbidden("A token cannot create tokens: sign in to the portal to create one.")
     name = (name or "").strip()
     if not name or len(name) > 80:
         raise Invalid.on("name", "Give the token a name of 1 to 80 characters.")
-    if days is not None and not 1 <= days <= MAX_TOKEN_DAYS:
-        raise Invalid.on("days", f"Expiry must be between 1 and {MAX_TOKEN_DAYS} days.")
+    days = default_token_days() if days is None else days
+    if not 1 <= days <= max_token_days():
+        raise Invalid.on("days", f"Expiry must be between 1 and {max_token_days()} days.")
+    if scope not in SCOPES:
+        raise Invalid.on("scope", f"Scope must be one of {', '.join(SCOPES)}.")
     if ApiToken.objects.filter(user=user, name=name).exists():
         raise Conflict.on("name", f"You already have a token named {name!r}.")
     if ApiToken.objects.active().filter(user=user).count() >= MAX_TOKENS_PER_USER:
         raise Conflict.on("name", f"You have {MAX_TOKENS_PER_USER} active tokens; revoke one first.")
     raw, key_id, digest = ApiToken.generate()
-    expires = timezone.now() + timedelta(days=days) if days else None
-    token = ApiToken.objects.create(user=user, name=name, key_id=key_id, digest=digest, expires_at=expires)
+    expires = timezone.now() + timedelta(days=days)
+    token = ApiToken.objects.create(user=user, name=name, key_id=key_id, digest=digest, expires_at=expires, scope=scope)
     audit.record(
         "token.create",
         actor=user,
         target_kind="ApiToken",
         target_name=f"{name} ({key_id})",
-        after={"expires_at": expires},
+        after={"expires_at": expires, "scope": scope},
     )
     return token, raw
 

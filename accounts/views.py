@@ -80,8 +80,14 @@ class TokenForm(forms.Form):
     days = forms.IntegerField(
         required=False,
         min_value=1,
-        max_value=services.MAX_TOKEN_DAYS,
-        help_text="Expiry in days; leave empty for a token that does not expire.",
+        max_value=services.max_token_days(),
+        help_text=f"Expiry in days (empty: {services.default_token_days()}; at most {services.max_token_days()}).",
+    )
+    scope = forms.ChoiceField(
+        choices=[("write", "Read and write"), ("read", "Read only (logs, lists)")],
+        initial="write",
+        required=False,
+        help_text="A read-only token cannot change anything or open a shell.",
     )
 
 
@@ -92,7 +98,10 @@ def token_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             token, new_secret = services.create_api_token(
-                user=request.user, name=form.cleaned_data["name"], days=form.cleaned_data.get("days")
+                user=request.user,
+                name=form.cleaned_data["name"],
+                days=form.cleaned_data.get("days"),
+                scope=form.cleaned_data["scope"] or "write",
             )
             messages.success(request, f"Token {token.name} created. Copy it now: it will not be shown again.")
             form = TokenForm()

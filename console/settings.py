@@ -183,6 +183,10 @@ OIDC_VERIFY_SSL = _oidc_verify if _oidc_verify not in {"true", "false"} else _oi
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
 OIDC_STORE_ID_TOKEN = bool(OIDC_OP_LOGOUT_ENDPOINT)  # the id_token_hint of RP-initiated logout
 
+# Personal API tokens: every token expires; its owner picks the days up to the maximum.
+API_TOKEN_DEFAULT_DAYS = env_int("API_TOKEN_DEFAULT_DAYS", 90)
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+
 # --- Content-Security-Policy (django-csp): scripts only from this origin, never inline or eval'd ---------------
 # Styles allow inline because xterm.js, Chart.js and Redoc set element styles; no script does.
 _csp_forms = [SELF] + ([_origin] if (_origin := origin_of(OIDC_OP_LOGOUT_ENDPOINT)) else [])

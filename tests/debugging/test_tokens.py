@@ -84,8 +84,7 @@ async def test_a_revoked_token_is_refused_with_4401_even_with_a_session(fake_mem
 async def test_a_read_only_token_opens_no_shell(fake_member, project, user):
     await database_sync_to_async(member)(project, user, "developer")
     _, raw = await database_sync_to_async(create_api_token)(user=user, name="ro", days=1, scope="read")
-    headers = [(b"authorization", f"Bearer {raw}".encode())]
 
-    status, code = await refused_with("/ws/exec/member-x/proj-ads/web-1/app/", headers)
+    status, code = await refused_with(EXEC, bearer(raw))
 
     assert code == 4403 and "read-only" in status["message"]
