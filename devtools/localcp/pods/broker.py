@@ -107,7 +107,7 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             return {"error": "stdin, stdout and stderr are required"}
         fs = self.pod_fs(pod) if isinstance(pod, str) else None
         if fs is None:
-            return {"error": "this pod's sandbox is not ready yet (try again in a moment)"}
+            return {"error": "this pod's sandbox is not set up yet (try again in a moment), or the pod opted out"}
         root_fd = podfs.open_dir_nofollow(fs)
         try:
             tty = os.isatty(fds[0])

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from . import podfs
-from .watch import Pod, Registry
+from .watch import OPT_OUT, Pod, Registry
 
 log = logging.getLogger(__name__)
 CONSOLE_MAX_BYTES = 4 * 1024 * 1024
@@ -74,7 +74,7 @@ class LogPump:
 
     def run(self) -> None:
         self.pending_log.write_text(
-            cri_line("stderr", f"[{self.cluster}] this pod's log is not set up yet; reconnect in a moment")
+            cri_line("stderr", f"[{self.cluster}] no log: this pod is not set up yet (or it is labelled {OPT_OUT})")
         )
         while not self.stop.is_set():
             pods = self.registry.all()

@@ -202,9 +202,24 @@ def test_deleting_a_pod_ends_its_shells_and_removes_its_files(
         assert (root / "home" / "kept").stat().st_uid == POD_UID
         shell = open_exec(api, ns, "short", ["sleep", "600"])
         client.CoreV1Api(api).delete_namespaced_pod("short", ns, grace_period_seconds=0)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # kwok's pod-delete stage, then the watch event
         while shell.is_open() or root.exists():
             assert time.monotonic() < deadline, f"shell open: {shell.is_open()}, files left: {root.exists()}"
             shell.update(timeout=0.5)
+    finally:
+        delete_namespace(api, ns)
+
+
+def test_a_pod_labelled_off_runs_without_a_sandbox(member_api_clients: dict[str, client.ApiClient]) -> None:
+    api = member_api_clients[CLUSTER]
+    ns = make_namespace(api, "devpods")
+    try:
+        pod = simple_pod("bulk")
+        pod.metadata.labels["pods.pinconsole.dev/sandbox"] = "off"
+        client.CoreV1Api(api).create_namespaced_pod(ns, pod)
+        wait_pod_running(api, ns, "bulk")  # kwok's pod-ready stage takes the label for the supervisor's annotation
+        execs = client.CustomObjectsApi(api).list_namespaced_custom_object("kwok.x-k8s.io", "v1alpha1", ns, "execs")
+        assert execs["items"] == []
+        assert "not set up yet" in run(api, ns, "bulk", ["echo", "hello"])  # refused: no sandbox to run it in
     finally:
         delete_namespace(api, ns)
