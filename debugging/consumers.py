@@ -24,6 +24,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.config.config_exception import ConfigException
 from websocket import WebSocketException
 
+from accounts.live_access import access_epoch
 from base import audit
 from base.errors import ServiceError
 from clusters.runtime import api_for
@@ -154,18 +155,31 @@ class ExecConsumer(PolicedConsumer):
             target = deadline - lim.warn_seconds if now < deadline - lim.warn_seconds else deadline
             await asyncio.sleep(min(1.0, max(0.01, target - now)))
 
+    def _write_if_unchanged(self, data: str) -> bool:
+        """On a writer thread: write ``data`` unless the user's access epoch moved since the last check (one
+        thread hop per keystroke for both the check and the write)."""
+        assert self.session is not None and self.grant is not None
+        if access_epoch(self.grant.user_id) != self.epoch:
+            return False
+        self.session.write_stdin(data)
+        return True
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if self.session is None or self.ended or not isinstance(content, dict):
-            return
-        if not await self.still_allowed():  # a change committed before this keystroke wins over it
             return
         loop = asyncio.get_running_loop()
         if content.get("type") == "stdin" and isinstance(content.get("data"), str):
             data = content["data"][:MAX_STDIN_CHARS]
             self.bytes_in += len(data.encode())
             self.last_activity = time.monotonic()
-            await loop.run_in_executor(WRITERS, self.session.write_stdin, data)
-        elif content.get("type") == "resize":
+            if await loop.run_in_executor(WRITERS, self._write_if_unchanged, data):
+                return
+            if await self.still_allowed():  # the access changed: re-checked before this keystroke goes on
+                await loop.run_in_executor(WRITERS, self.session.write_stdin, data)
+            return
+        if not await self.still_allowed():  # a change committed before this message wins over it
+            return
+        if content.get("type") == "resize":
             try:
                 cols, rows = int(content["cols"]), int(content["rows"])
             except (KeyError, TypeError, ValueError):

@@ -18,6 +18,7 @@ close frame holds), so a client that missed the status message still learns why.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -32,6 +33,13 @@ from debugging.refusals import record_refusal
 
 NAME_PARTS = ("cluster", "namespace", "pod", "container", "workload")
 CLOSE_REASON_BYTES = 123
+# The access epoch is read on a few long-lived threads: each keeps its cache (Redis) connection, where
+# asyncio.to_thread would run each read in a copied context with a new cache client (a connect per keystroke).
+EPOCH_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="access-epoch")
+
+
+async def read_epoch(user_id: int) -> int:
+    return await asyncio.get_running_loop().run_in_executor(EPOCH_READERS, access_epoch, user_id)
 
 
 def close_reason(message: str) -> str:
@@ -110,7 +118,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.refuse(refused, project=project.name, cluster=cluster)
             return False
         session = self.scope.get("session")
-        self.session_id, self.epoch = row.pk, await asyncio.to_thread(access_epoch, user.pk)
+        self.session_id, self.epoch = row.pk, await read_epoch(user.pk)
         self.grant = Grant(
             user_id=user.pk,
             project_id=project.pk,
@@ -142,7 +150,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         grant = self.grant
         if grant is None or self.ended:
             return False
-        epoch = await asyncio.to_thread(access_epoch, grant.user_id)
+        epoch = await read_epoch(grant.user_id)
         if epoch == self.epoch and not force:
             return True
         self.epoch = epoch
