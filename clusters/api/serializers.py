@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from base.api import StrictInput
+from base.permissions import is_platform_admin
 from clusters.models import Cluster, ClusterPool
 from clusters.services import pool_snapshot
 
@@ -16,10 +19,24 @@ class PoolSerializer(serializers.ModelSerializer):
         return {"kind": instance.kind, **pool_snapshot(instance)}
 
 
+ADMIN_ONLY_FIELDS = ("api_server", "last_error", "version")
+
+
 class ClusterSerializer(serializers.ModelSerializer):
-    """Never exposes credentials: only where they come from (admins) or nothing (others)."""
+    """Never exposes credentials. The apiserver's address, its last error and version are internals: platform admins
+    see them, everyone else gets null (the cluster's placement attributes and health stay visible to all)."""
 
     pools = PoolSerializer(many=True, read_only=True)
+    api_server = serializers.CharField(read_only=True, allow_null=True, help_text="Platform admins only (else null)")
+    last_error = serializers.CharField(read_only=True, allow_null=True, help_text="Platform admins only (else null)")
+    version = serializers.CharField(read_only=True, allow_null=True, help_text="Platform admins only (else null)")
+
+    def to_representation(self, instance: Cluster) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if request is None or not is_platform_admin(request.user):
+            data.update(dict.fromkeys(ADMIN_ONLY_FIELDS))
+        return data
 
     class Meta:
         model = Cluster

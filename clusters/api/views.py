@@ -39,7 +39,7 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         payload.is_valid(raise_exception=True)
         changes: dict[str, Any] = dict(payload.validated_data)
         cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
-        return Response(ClusterSerializer(cluster).data)
+        return Response(ClusterSerializer(cluster, context={"request": request}).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=PoolKind.values)],

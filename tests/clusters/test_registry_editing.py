@@ -162,3 +162,20 @@ def test_cluster_api_never_shows_credentials(api_client, user):
     body = api_client.get("/api/v1/clusters/").content
 
     assert b"/secret/path" not in body and b"kubeconfig" not in body
+
+
+def test_cluster_internals_are_for_platform_admins_only(api_client, user, admin_user):
+    cluster = make_cluster()
+    Cluster.objects.filter(pk=cluster.pk).update(last_error="dial tcp 10.0.0.7:6443: i/o timeout", version="v1.34.10")
+    internals = ("api_server", "last_error", "version")
+
+    api_client.force_authenticate(user)
+    listed = api_client.get("/api/v1/clusters/").json()["results"][0]
+    one = api_client.get(f"/api/v1/clusters/{cluster.name}/").json()
+    api_client.force_authenticate(admin_user)
+    as_admin = api_client.get(f"/api/v1/clusters/{cluster.name}/").json()
+
+    assert all(listed[f] is None and one[f] is None for f in internals)
+    assert listed["zone"] == cluster.zone and "healthy" in listed  # placement and health stay visible
+    assert as_admin["api_server"] == cluster.api_server and as_admin["last_error"].startswith("dial tcp")
+    assert as_admin["version"] == "v1.34.10"
