@@ -38,14 +38,21 @@ LOG_BUFFER_LINES = 2000
 EXEC_QUEUE_CHUNKS = 64
 
 
+@functools.lru_cache(maxsize=4096)
+def _epoch_seconds(main: str) -> int:
+    """``YYYY-mm-ddTHH:MM:SS`` -> seconds; cached: a busy log's lines share their second (strptime is slow)."""
+    return calendar.timegm(time.strptime(main, "%Y-%m-%dT%H:%M:%S"))
+
+
 def ts_micros(ts: str) -> int:
     """RFC3339(Nano) -> integer microseconds since the epoch (0 when unparsable)."""
+    main, _, frac = ts.rstrip("Z").partition(".")
     try:
-        main, _, frac = ts.rstrip("Z").partition(".")
-        seconds = calendar.timegm(time.strptime(main, "%Y-%m-%dT%H:%M:%S"))
+        seconds = _epoch_seconds(main)
+        micros = int((frac + "000000")[:6] or 0)
     except ValueError:
         return 0
-    return seconds * 1_000_000 + int((frac + "000000")[:6] or 0)
+    return seconds * 1_000_000 + micros
 
 
 @dataclass(frozen=True)

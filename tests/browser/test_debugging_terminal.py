@@ -1,7 +1,8 @@
 """The terminal in Chromium against a real kwok pod, through the ASGI app under uvicorn (HTTP and websockets):
 type ``echo hello`` and see it, copy the selection, end the session (the reason and a Reconnect button), then
-replay the recording from the sessions page with asciinema-player. Screenshots: terminal-hello.png,
-terminal-ended.png, recording-replay.png."""
+replay the recording from the sessions page with asciinema-player; a workload's logs across both member clusters
+with distinct source colours, filter, highlight, pause and download. Screenshots: terminal-hello.png,
+terminal-ended.png, recording-replay.png, workload-logs-all-clusters.png."""
 
 # ruff: noqa: F811 - fixtures imported from the debugging tests are named as parameters
 
@@ -16,6 +17,7 @@ from tests.debugging.conftest import (  # noqa: F401 - fixtures, used by name
     live_pods,
     member,
     project,
+    spread_workload,
     uvicorn_default_ws,
 )
 
@@ -88,3 +90,38 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.screenshot(path=str(screenshot_dir / "recording-replay.png"))
     assert player.locator(".ap-player").count() == 1
     assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
+
+
+def test_a_workload_stream_shows_both_clusters_prefixed_and_coloured_with_filter_and_highlight(
+    page, spread_workload, project, user, uvicorn_default_ws, screenshot_dir
+):
+    member(project, user, "viewer")
+    base = uvicorn_default_ws.replace("ws://", "http://")
+    signed_in(page, base, user)
+    workload, namespace = spread_workload["workload"], spread_workload["namespace"]
+
+    page.goto(f"{base}/debug/workload/{namespace}/{workload}/logs/")
+    out = page.locator("[data-logstream-output]")
+    for cluster in ("member-a", "member-b"):
+        out.locator(f'[data-source^="{cluster}/"]').first.wait_for(timeout=40_000)
+    page.fill("[data-logstream-highlight]", "processed")
+    page.locator("mark.log-mark").first.wait_for(timeout=10_000)
+    page.screenshot(path=str(screenshot_dir / "workload-logs-all-clusters.png"))
+
+    colours = page.evaluate(
+        """() => { const seen = {};
+          for (const row of document.querySelectorAll('[data-source]'))
+            seen[row.dataset.source] = row.style.getPropertyValue('--pod');
+          return seen; }"""
+    )
+    assert len(colours) >= 3 and len(set(colours.values())) == len(colours)  # one distinct colour per source
+    page.fill("[data-logstream-filter]", "member-b/")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-source]')].every(r => r.dataset.source.startsWith('member-b/'))"
+    )
+    page.click("[data-logstream-follow]")  # pause
+    assert page.locator("[data-logstream]").get_attribute("data-following") == "false"
+    with page.expect_download() as download:
+        page.click("[data-logstream-download]")
+    text = download.value.path().read_text()
+    assert text and all(" member-b/" in line for line in text.splitlines())
