@@ -51,7 +51,8 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.goto(f"{base}/debug/member-a/{project.namespace}/{pod}/shell/?container=app")
     terminal = page.locator("[data-terminal]")
     page.wait_for_selector("[data-terminal][data-state=connected]", timeout=30_000)
-    assert page.locator("[data-terminal-shell] option").all_inner_texts()[0] == "auto (bash if present)"
+    shells = page.locator("[data-terminal-shell] option").all_inner_texts()
+    assert shells == ["auto (bash if present)", "sh", "bash"]  # the pod has bash: the probe offers it
     assert page.locator("[data-terminal-recorded]").is_visible()
     page.wait_for_function("el => el.pinTerminal.term.buffer.active.cursorX > 0", arg=terminal.element_handle())
     terminal.click()

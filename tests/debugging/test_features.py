@@ -285,3 +285,35 @@ async def test_a_viewer_may_not_follow_an_undeclared_file(fake_member, project, 
 
     assert frame["code"] == 4403 and "may follow a file its kind does not declare" in status["message"]
     assert await database_sync_to_async(DebugSession.objects.count)() == 0
+
+
+@pytest.mark.django_db
+def test_the_pod_page_offers_the_declared_files_and_carries_the_options_to_the_stream(
+    fake_member, project, user, client
+):
+    member(project, user, "viewer")
+    client.force_login(user)
+
+    page = client.get("/debug/member-x/proj-ads/web-1/?file=/var/log/app.log&include=err&exclude=health")
+    console = client.get("/debug/member-x/proj-ads/web-1/")
+
+    assert page.status_code == 200
+    assert b'<option value="/var/log/app.log">' in console.content and b"data-log-file-link" in console.content
+    assert (
+        b'data-ws-url="/ws/logs/member-x/proj-ads/web-1/app/?include=err&amp;exclude=health&amp;file=%2Fvar%2Flog%2Fapp.log"'
+        in page.content
+    )
+    assert client.get("/debug/member-x/proj-ads/web-1/?file=/etc/../x").status_code == 400
+
+
+@pytest.mark.django_db
+def test_the_shell_panel_picks_from_the_fixed_list(fake_member, project, user, client):
+    member(project, user, "developer")
+    client.force_login(user)
+
+    auto = client.get("/debug/member-x/proj-ads/web-1/shell/")
+    sh = client.get("/debug/member-x/proj-ads/web-1/shell/?shell=sh")
+
+    assert b'<option value="auto" selected>' in auto.content and b'<option value="sh">' in auto.content
+    assert b'data-ws-url="/ws/exec/member-x/proj-ads/web-1/app/?shell=sh"' in sh.content
+    assert client.get("/debug/member-x/proj-ads/web-1/shell/?shell=zsh").status_code == 400
