@@ -13,17 +13,20 @@ An open breaker means the process is refusing calls to the cluster right now, so
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from django.conf import settings
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 
 from clusters import runtime, services
 from clusters.kube.breaker import CircuitOpen
+from clusters.kube.cache import WatchCache
 from clusters.kube.client import ClusterHealth
 from clusters.models import Cluster
 
@@ -97,6 +100,22 @@ def probe_cluster(cluster: Cluster) -> str:
         raise
     services.record_probe(cluster, ok=True, version=version)
     return version
+
+
+def staleness(cache: WatchCache) -> float | None:
+    """Seconds since the stalest of a cache's watches last heard from its apiserver (a list, a watch opened or
+    ended, any event or bookmark); None before every watch has had contact once."""
+    contacts = [s.last_contact_at for s in cache.stats().values()]
+    if not contacts or any(c is None for c in contacts):
+        return None
+    return max(0.0, time.time() - min(c for c in contacts if c is not None))
+
+
+def is_stale(cache: WatchCache) -> bool:
+    """What pages show as "stale": no word from the cluster for WATCH_STALE_SECONDS (a healthy watch renews every
+    WATCH_TIMEOUT_SECONDS even when nothing changes)."""
+    seconds = staleness(cache)
+    return seconds is not None and seconds > settings.WATCH_STALE_SECONDS
 
 
 def cluster_checks() -> list[tuple[str, Callable[[], str]]]:

@@ -62,7 +62,7 @@ def cache_registry() -> CacheRegistry:
         if _caches is None:
             from clusters.kube.cache import CacheRegistry
 
-            _caches = CacheRegistry(client_pool())
+            _caches = CacheRegistry(client_pool(), watch_timeout=settings.WATCH_TIMEOUT_SECONDS)
         return _caches
 
 
@@ -73,7 +73,7 @@ def host_cache_registry() -> CacheRegistry:
             from clusters.kube.cache import CacheRegistry
             from clusters.kube.resources import HOST_RESOURCES
 
-            _host_caches = CacheRegistry(client_pool(), HOST_RESOURCES)
+            _host_caches = CacheRegistry(client_pool(), HOST_RESOURCES, watch_timeout=settings.WATCH_TIMEOUT_SECONDS)
         return _host_caches
 
 

@@ -268,6 +268,11 @@ USE_TZ = True
 # --- clusters ------------------------------------------------------------------------------------------
 KUBE_REQUEST_TIMEOUT = env_int("KUBE_REQUEST_TIMEOUT", 10)
 WATCH_CACHE_ENABLED = env_bool("WATCH_CACHE_ENABLED", True)
+# Each watch asks the apiserver to end it after this many seconds (then resumes from its resourceVersion); a read
+# silent for longer (plus a 15 s margin) is a dead link, noticed within a minute. Pages call a cluster's data stale
+# when its caches have heard nothing for WATCH_STALE_SECONDS.
+WATCH_TIMEOUT_SECONDS = env_int("WATCH_TIMEOUT_SECONDS", 40)
+WATCH_STALE_SECONDS = env_int("WATCH_STALE_SECONDS", 60)
 
 # --- health ----------------------------------------------------------------------------------------------
 READYZ_CACHE_SECONDS = env_int("READYZ_CACHE_SECONDS", 5)  # /readyz runs its checks at most this often

@@ -77,6 +77,9 @@ class ListWatchStats:
     last_event_at: float | None  # unix time of the last ADDED/MODIFIED/DELETED applied
     resource_version: str
     last_error: str | None
+    last_contact_at: float | None = (
+        None  # unix time the apiserver last answered: a list, a watch opened or ended, any event
+    )
 
 
 def _interrupt(resp: BaseHTTPResponse) -> None:
@@ -135,6 +138,7 @@ class ListWatch:
         self._forced_rv: str | None = None
         self._lists = self._relists = self._reconnects = 0
         self._last_event_at: float | None = None
+        self._last_contact_at: float | None = None
         self.last_error: str | None = None
         self.last_error_at = 0.0
         self._thread = threading.Thread(target=self._run, name=f"watch-{name}", daemon=True)
@@ -183,6 +187,7 @@ class ListWatch:
                 self._last_event_at,
                 self._rv,
                 self.last_error,
+                self._last_contact_at,
             )
 
     # -- the loop -------------------------------------------------------------------------------
@@ -271,6 +276,7 @@ class ListWatch:
         with self._lock:
             self._rv = rv
             self._lists += 1
+            self._last_contact_at = time.time()
         self.synced.set()
         if self.on_event is not None:
             for obj in removed:
@@ -289,6 +295,7 @@ class ListWatch:
         resp = self.gate(open_fn, attempts=1, sleep=self._stop.wait)
         with self._lock:
             self._resp = resp
+            self._last_contact_at = time.time()
             forced = self._forced_rv is not None  # set while we were connecting: drop_connection missed us
         clean = False
         try:
@@ -301,7 +308,7 @@ class ListWatch:
                     self.store.apply(self.kind, etype, obj, self.max_objects)
                     now = time.time()
                     with self._lock:
-                        self._last_event_at = now
+                        self._last_event_at = self._last_contact_at = now
                         if new_rv:
                             self._rv = new_rv
                     if self.on_event is not None:
@@ -309,9 +316,12 @@ class ListWatch:
                 elif new_rv:  # BOOKMARK
                     with self._lock:
                         self._rv = new_rv
+                        self._last_contact_at = time.time()
                 if self._stop.is_set():
                     return
             clean = True
+            with self._lock:
+                self._last_contact_at = time.time()  # the server ended the watch itself: alive
         finally:
             with self._lock:
                 self._resp = None

@@ -115,6 +115,9 @@ def list_page(
     return get_json(api, path, query, timeout)
 
 
+WATCH_READ_MARGIN = 15  # seconds a watch read may outlast the server's timeoutSeconds before the link counts as dead
+
+
 def open_watch(
     api: ApiCaller,
     path: str,
@@ -131,8 +134,9 @@ def open_watch(
     ]
     if label_selector:
         query.append(("labelSelector", label_selector))
-    # Read timeout past the server's own timeout: a quiet collection must not look like a dead link.
-    return open_get(api, path, query, (connect_timeout, timeout_seconds + 30))
+    # Read timeout just past the server's own timeout: a healthy watch ends (cleanly) before it, even on a quiet
+    # collection, so a read that outlasts it means the link died silently (no reset): reconnect.
+    return open_get(api, path, query, (connect_timeout, timeout_seconds + WATCH_READ_MARGIN))
 
 
 class Stream(Protocol):
