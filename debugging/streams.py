@@ -36,6 +36,8 @@ from websocket import WebSocketException
 LOG_TAIL_LINES = 200
 LOG_BUFFER_LINES = 2000
 EXEC_QUEUE_CHUNKS = 64
+HANGUP = ("\x03", "\x15\x04")  # ^C, then ^U ^D: interrupt what runs, clear the line, end the shell's input
+HANGUP_SECONDS = 0.15
 
 
 @functools.lru_cache(maxsize=4096)
@@ -320,9 +322,16 @@ class ExecSession:
                 self._ws.write_channel(4, json.dumps({"Width": cols, "Height": rows}))
 
     def close(self) -> None:
-        """Blocking: end the exec (closing the pod websocket ends the remote shell's stdin)."""
+        """Blocking: end the exec. Closing the websocket alone does not end the process in the container (Kubernetes
+        has no way to signal an exec'd process; kwok and kubelets leave an idle shell running), so a shell still
+        running is first asked to leave as a terminal would: interrupt, clear the line, end of input."""
         self._stopping.set()
         if self._ws is not None:
+            with contextlib.suppress(WebSocketException, OSError, AttributeError), self._write_lock:
+                if self._ws.is_open():
+                    for keys in HANGUP:  # ^C flushes what the terminal holds: the rest goes after a pause
+                        self._ws.write_stdin(keys)
+                        time.sleep(HANGUP_SECONDS)  # and before the stream is torn down
             with contextlib.suppress(WebSocketException, OSError):
                 self._ws.close()
         if self._thread is not None:
