@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         d.mkdir(parents=True, exist_ok=True)
     args.pods_dir.chmod(0o700)
     registry = Registry()
-    broker = BrokerServer(args.broker_socket, registry.fs_of, args.bwrap)
+    broker = BrokerServer(args.broker_socket, registry.get, args.bwrap)
     api = api_client(args.kubeconfig, args.context)
     pump = LogPump(args.cluster, registry, args.podlogs_dir / PENDING_LOG, args.interval)
 

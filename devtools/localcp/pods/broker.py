@@ -13,12 +13,15 @@ import json
 import logging
 import os
 import selectors
+import signal
 import socket
 import socketserver
+import struct
 import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import podfs
 
@@ -27,30 +30,40 @@ MAX_REQUEST = 256 * 1024
 
 
 class Sessions:
-    """Running sandboxes per pod, so that deleting a pod ends its shells."""
+    """Running sandboxes per pod, so that deleting a pod ends its shells (before its files are removed)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_pod: dict[str, set[subprocess.Popen[bytes]]] = {}
 
-    def add(self, pod: str, proc: subprocess.Popen[bytes]) -> None:
+    def add(self, pod: str, proc: subprocess.Popen[bytes], still_there: Callable[[], bool]) -> bool:
+        """Track ``proc``, unless its pod went away meanwhile (then the caller ends it)."""
         with self._lock:
+            if not still_there():
+                return False
             self._by_pod.setdefault(pod, set()).add(proc)
+            return True
 
     def discard(self, pod: str, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
             self._by_pod.get(pod, set()).discard(proc)
 
     def kill_pod(self, pod: str) -> None:
+        """Kill the pod's sandboxes and wait until they are gone (their mounts with them)."""
         with self._lock:
             procs = self._by_pod.pop(pod, set())
         for proc in procs:
-            with contextlib.suppress(OSError):
-                proc.kill()
+            _end(proc)
 
-    def count(self) -> int:
-        with self._lock:
-            return sum(len(v) for v in self._by_pod.values())
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a sandbox: bwrap and its pid-1 reaper share the process group the broker gave bwrap; the reaper's
+    death ends every process of the sandbox's pid namespace (its parent-death signal alone is not enough:
+    it does not survive bwrap's credential changes)."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
@@ -91,24 +104,27 @@ class _Handler(socketserver.BaseRequestHandler):
 class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: Path, pod_fs: Callable[[str], Path | None], bwrap: str) -> None:
+    def __init__(self, path: Path, lookup: Callable[[str], Any], bwrap: str) -> None:
         path.unlink(missing_ok=True)
         super().__init__(str(path), _Handler)
         os.chmod(path, 0o666)  # noqa: S103 - podshim, run as the pod user in kwok's jail, connects
-        self.pod_fs = pod_fs
+        self.lookup = lookup  # "<namespace>/<name>" -> the set-up pod (with .fs) or None
         self.bwrap = bwrap
         self.sessions = Sessions()
 
     def run(self, req: dict[str, object], fds: list[int], conn: socket.socket) -> dict[str, object]:
+        _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if uid != podfs.POD_UID:  # every kwok Exec rule of ours runs podshim as the pod user; nothing else asks
+            return {"error": f"refused: only the pod user may start commands (uid {uid})"}
         pod, argv = req.get("pod"), req.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and "\0" not in a for a in argv):
             return {"error": "no command"}
         if len(fds) != 3:
             return {"error": "stdin, stdout and stderr are required"}
-        fs = self.pod_fs(pod) if isinstance(pod, str) else None
-        if fs is None:
+        found = self.lookup(pod) if isinstance(pod, str) else None
+        if found is None:
             return {"error": "this pod's sandbox is not set up yet (try again in a moment), or the pod opted out"}
-        root_fd = podfs.open_dir_nofollow(fs)
+        root_fd = podfs.open_dir_nofollow(found.fs)
         try:
             tty = os.isatty(fds[0])
             cmd = podfs.sandbox_argv(self.bwrap, root_fd, str(pod).rsplit("/", 1)[-1], list(argv), tty=tty)
@@ -129,7 +145,9 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         for fd in fds:
             os.close(fd)
         fds.clear()
-        self.sessions.add(str(pod), proc)
+        if not self.sessions.add(str(pod), proc, lambda: self.lookup(str(pod)) is found):
+            _end(proc)
+            return {"error": "the pod was deleted"}
         try:
             return {"exit": _exit_code(_wait(proc, conn))}
         finally:
@@ -147,7 +165,7 @@ def _wait(proc: subprocess.Popen[bytes], conn: socket.socket) -> int:
             while proc.poll() is None:
                 for key, _ in sel.select():
                     if key.fileobj is conn and not conn.recv(4096):
-                        proc.kill()  # --die-with-parent takes the whole sandbox down
+                        _end(proc)
                         sel.unregister(conn)
         return proc.wait()
     finally:

@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import stat
+import time
 from pathlib import Path
 
 POD_UID = 65534  # nobody
@@ -20,8 +21,9 @@ POD_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 APP_LOG = "var/log/app.log"
 _HOST_RO = ("/etc/alternatives", "/etc/bash.bashrc", "/etc/profile", "/etc/inputrc", "/etc/terminfo")
 _LINKS = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
-# ulimits of every sandboxed process (prlimit): a fork bomb or a runaway file stays small.
-_LIMITS = ("--nproc=4096", "--fsize=268435456", "--nofile=4096", "--core=0")
+# ulimits of every sandboxed process (prlimit): a fork bomb or a runaway file stays small. RLIMIT_NPROC counts
+# every task of uid 65534 on the machine (all pods, all control planes): well below pid_max (32768 here).
+_LIMITS = ("--nproc=8192", "--fsize=268435456", "--nofile=4096", "--core=0")
 
 
 def pod_dir(pods_dir: Path, namespace: str, name: str) -> Path:
@@ -63,7 +65,12 @@ def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> tuple[
 
 def remove_pod_fs(pods_dir: Path, namespace: str, name: str) -> None:
     """Remove a pod's files (rmtree does not follow the symlinks a pod may have planted)."""
-    shutil.rmtree(pod_dir(pods_dir, namespace, name), ignore_errors=True)
+    pdir = pod_dir(pods_dir, namespace, name)
+    for _ in range(3):  # a sandbox being set up as the pod went may still add a mount point or two
+        shutil.rmtree(pdir, ignore_errors=True)
+        if not pdir.exists():
+            return
+        time.sleep(0.5)
 
 
 def open_dir_nofollow(root: Path, rel: str = "") -> int:

@@ -68,10 +68,6 @@ class Registry:
         with self._lock:
             return self._pods.get(key)
 
-    def fs_of(self, key: str) -> Path | None:
-        pod = self.get(key)
-        return pod.fs if pod else None
-
     def put(self, pod: Pod) -> None:
         with self._lock:
             self._pods[pod.key] = pod
@@ -225,8 +221,8 @@ class PodWatcher:
 
     def _forget(self, namespace: str, name: str) -> None:
         key = f"{namespace}/{name}"
-        self.registry.pop(key)
-        self.on_delete(key)
+        self.registry.pop(key)  # no new session from now on (the broker checks the registry)
+        self.on_delete(key)  # its running sessions end
         podfs.remove_pod_fs(self.pods_dir, namespace, name)
         (self.podlogs_dir / namespace / f"{name}.log").unlink(missing_ok=True)
         (self.podlogs_dir / namespace / f"{name}.log.1").unlink(missing_ok=True)

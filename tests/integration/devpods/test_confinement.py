@@ -8,9 +8,11 @@ session (debugging.streams.ExecSession) and pod logs through the member apiserve
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shlex
+import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -223,3 +225,19 @@ def test_a_pod_labelled_off_runs_without_a_sandbox(member_api_clients: dict[str,
         assert "not set up yet" in run(api, ns, "bulk", ["echo", "hello"])  # refused: no sandbox to run it in
     finally:
         delete_namespace(api, ns)
+
+
+def test_the_broker_serves_the_pod_user_only(
+    two_pods: tuple[client.ApiClient, str, list[str]], local_control_plane: LocalControlPlane
+) -> None:
+    """podshim runs as the pod user (kwok's Exec rules); anything else on the socket, root here, is refused."""
+    _, ns, (pod, _) = two_pods
+    path = Path(local_control_plane.cluster(CLUSTER).dir) / "run" / "podsb" / "broker.sock"
+    with socket.socket(socket.AF_UNIX) as conn, open(os.devnull, "rb+") as null:
+        conn.settimeout(10)
+        conn.connect(str(path))
+        request = json.dumps({"pod": f"{ns}/{pod}", "argv": ["id"]}).encode() + b"\n"
+        socket.send_fds(conn, [request], [null.fileno()] * 3)
+        answer = json.loads(conn.makefile().readline())
+    assert os.getuid() != POD_UID
+    assert answer == {"error": f"refused: only the pod user may start commands (uid {os.getuid()})"}
