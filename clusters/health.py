@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -40,6 +40,7 @@ class Health:
     source: Literal["probe", "live", ""]  # the registry's last probe, or this process's last call
     error: str = ""
     breaker: str | None = None  # closed / half_open / open when this process talks to the cluster
+    stale_seconds: float | None = None  # set when this process's cache of the cluster has heard nothing lately
 
     @property
     def healthy(self) -> bool:
@@ -76,7 +77,20 @@ def live_health(cluster: Cluster) -> ClusterHealth | None:
 
 
 def health_of(cluster: Cluster) -> Health:
-    return current_health(cluster, live_health(cluster))
+    health = current_health(cluster, live_health(cluster))
+    stale = cache_staleness(cluster)
+    return replace(health, stale_seconds=stale) if stale is not None else health
+
+
+def cache_staleness(cluster: Cluster) -> float | None:
+    """Seconds this process's watch cache of ``cluster`` has heard nothing, when past WATCH_STALE_SECONDS (the
+    pages then say its data is stale); None when fresh or not cached here."""
+    registries = [runtime.cache_registry(), runtime.host_cache_registry()]
+    for registry in registries:
+        if cluster.name in registry.names():
+            cache = registry.get(cluster.name)
+            return staleness(cache) if is_stale(cache) else None
+    return None
 
 
 def check_cluster(cluster: Cluster) -> str:

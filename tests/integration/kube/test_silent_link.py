@@ -14,6 +14,7 @@ from kubernetes import client as k8s
 
 from clusters.health import is_stale, staleness
 from clusters.kube import ClientPool, ClusterTarget, WatchCache
+from tests.clusters.factories import make_cluster
 from tests.harness.forwarder import TcpForwarder
 from tests.integration.kube.conftest import eventually
 from workloads.core.kube.rawapi import WATCH_READ_MARGIN
@@ -37,7 +38,26 @@ def forwarded(local_control_plane, member_target, tmp_path) -> Iterator[tuple[Tc
     forwarder.stop()
 
 
-def test_a_silently_dead_watch_is_noticed_and_reported_stale(forwarded, pool, member_target, settings):
+class OneCache:
+    """The runtime's cache registry as the pages see it, holding this test's cache."""
+
+    def __init__(self, cache: WatchCache) -> None:
+        self.cache = cache
+
+    def ensure(self, targets: object) -> None:
+        """The page asks for every registered cluster's cache; this test's one is running already."""
+
+    def names(self) -> list[str]:
+        return [self.cache.cluster]
+
+    def get(self, name: str) -> WatchCache:
+        return self.cache
+
+
+@pytest.mark.django_db
+def test_a_silently_dead_watch_is_noticed_and_reported_stale(
+    forwarded, pool, member_target, settings, admin_client_, monkeypatch
+):
     forwarder, target = forwarded
     settings.WATCH_STALE_SECONDS = WATCH_TIMEOUT + 2
     watched = ClientPool([target])
@@ -57,6 +77,12 @@ def test_a_silently_dead_watch_is_noticed_and_reported_stale(forwarded, pool, me
             "a watch to give up on the silent link",
         )
         noticed_after = time.monotonic() - held_at
+        make_cluster(target.name)
+        make_cluster("member-elsewhere", zone="local-1b")
+        monkeypatch.setattr("clusters.health.runtime.cache_registry", lambda: OneCache(cache))
+        page = admin_client_.get("/clusters/").content.decode()
+        rows = {name: page.split(f">{name}<", 1)[1].split("</tr>", 1)[0] for name in (target.name, "member-elsewhere")}
+        assert "data stale" in rows[target.name] and "data stale" not in rows["member-elsewhere"]
 
         forwarder.release()
         name = f"silent-{int(time.time())}"
