@@ -4,8 +4,9 @@
 ``ContractSchema`` writes down what every view can answer besides its own results, from what the view is: a
 view behind authentication can answer 401, one with a permission beyond sign-in 403, a throttled one 429, a path
 with parameters 404 (absent, or another tenant's), an operation that reads a body or query parameters 400, and
-one that parses a body 415 (a media type it does not read). Views add what only they know (403, 409, 503, 202, 304) with ``extend_schema``. Request
-bodies name every field they take (``additionalProperties: false``; ``base.api.StrictInput`` refuses others).
+one that parses a body 415 (a media type it does not read). Views add what only they know (403, 409, 503, 202,
+304) with ``extend_schema``. Request bodies name every field they take (``additionalProperties: false``;
+``base.api.StrictInput`` refuses others).
 """
 
 from __future__ import annotations
