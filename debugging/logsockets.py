@@ -68,11 +68,16 @@ class LogConsumer(PolicedConsumer):
                 if self.options.file is not None:
                     need_exec = self.options.file not in declared_log_files(ref.pod)
                     sidecar = need_exec and container in ref.sidecars
-                    if need_exec and not ref.may_exec(container):
-                        raise Forbidden(
-                            f"Only those who may open a shell in {container} may follow a file its kind does not "
-                            f"declare ({', '.join(declared_log_files(ref.pod)) or 'none'})."
-                        )
+                    if need_exec:  # exactly a shell's rules: role, sidecar, a read-only API token
+                        try:
+                            await database_sync_to_async(resolve_pod)(
+                                user, kw["cluster"], kw["namespace"], kw["pod"], container=container, need_exec=True
+                            )
+                        except Forbidden as refused:
+                            raise Forbidden(
+                                f"{refused.message} A file its kind does not declare "
+                                f"({', '.join(declared_log_files(ref.pod)) or 'none'}) needs the same."
+                            ) from None
                     target += f":{self.options.file}"
             else:
                 if self.options.file is not None:

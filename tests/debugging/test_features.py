@@ -283,7 +283,7 @@ async def test_a_viewer_may_not_follow_an_undeclared_file(fake_member, project, 
 
     status, frame = await closed("/ws/logs/member-x/proj-ads/web-1/app/?file=/etc/passwd", headers)
 
-    assert frame["code"] == 4403 and "may follow a file its kind does not declare" in status["message"]
+    assert frame["code"] == 4403 and "A file its kind does not declare (/var/log/app.log)" in status["message"]
     assert await database_sync_to_async(DebugSession.objects.count)() == 0
 
 
@@ -317,3 +317,17 @@ def test_the_shell_panel_picks_from_the_fixed_list(fake_member, project, user, c
     assert b'<option value="auto" selected>' in auto.content and b'<option value="sh">' in auto.content
     assert b'data-ws-url="/ws/exec/member-x/proj-ads/web-1/app/?shell=sh"' in sh.content
     assert client.get("/debug/member-x/proj-ads/web-1/shell/?shell=zsh").status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_thread_connections")
+async def test_a_read_only_token_follows_no_undeclared_file(fake_member, project, user):
+    from accounts.services import create_api_token
+
+    await database_sync_to_async(member)(project, user, "developer")  # a developer, through a read-only token
+    _, raw = await database_sync_to_async(create_api_token)(user=user, name="ro", days=1, scope="read")
+    headers = [(b"origin", b"http://127.0.0.1"), (b"authorization", f"Bearer {raw}".encode())]
+
+    status, frame = await closed("/ws/logs/member-x/proj-ads/web-1/app/?file=/etc/passwd", headers)
+
+    assert frame["code"] == 4403 and "read-only" in status["message"]
