@@ -21,7 +21,12 @@ from tests.debugging.conftest import (  # noqa: F401 - fixtures, used by name
     uvicorn_default_ws,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.integration,
+    pytest.mark.cluster,
+    pytest.mark.django_db(transaction=True),
+]
 
 SCREEN_TEXT = """el => {
   const buf = el.pinTerminal.term.buffer.active;
