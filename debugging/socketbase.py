@@ -11,6 +11,9 @@ Ending writes the session row and the subclass's audit *before* the close frame 
 (legacy ``websockets``) implementation ``close()`` returns only once the client has closed its TCP connection
 (or after up to 4 x 10 s of close timeouts), so anything after it could wait that long.
 
+Redis (the channel layer and the cache behind revocation) unreachable: the socket is accepted and closed with 4503
+and a status saying why, instead of the ASGI server's bare 1011 and a traceback (``__call__``).
+
 Every close frame the server sends carries its reason (``close_with``: the status message, cut to the 123 bytes a
 close frame holds), so a client that missed the status message still learns why.
 """
@@ -18,23 +21,28 @@ close frame holds), so a client that missed the status message still learns why.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from redis.exceptions import RedisError
 
 from accounts.live_access import access_epoch, user_group
-from base.errors import Invalid, NotFound, ServiceError, Unauthenticated
+from base.errors import Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 from debugging import sessions
 from debugging.models import SessionKind
 from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
 from debugging.refusals import record_refusal
 
+log = logging.getLogger(__name__)
 NAME_PARTS = ("cluster", "namespace", "pod", "container", "workload")
 CLOSE_REASON_BYTES = 123
 # The access epoch is read on a few long-lived threads: each keeps its cache (Redis) connection, where
 # asyncio.to_thread would run each read in a copied context with a new cache client (a connect per keystroke).
+LAYER_DOWN = Unavailable("Live sessions are unavailable: the portal cannot reach Redis (its message layer). Try again.")
 EPOCH_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="access-epoch")
 
 
@@ -58,6 +66,34 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         self.bytes_in = 0
         self.recheck_task: asyncio.Task[None] | None = None
         self.epoch = 0
+        self.accepted = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except (RedisError, OSError) as exc:
+            log.warning("websocket %s refused, Redis unreachable: %s", scope.get("path"), exc)
+            await self.layer_down(send)
+
+    async def layer_down(self, send: Any) -> None:
+        """Tell the client why, on the raw ASGI ``send`` (the consumer's own dispatch has ended)."""
+        self.ended = True
+        if self.recheck_task is not None:
+            self.recheck_task.cancel()
+        try:
+            if not self.accepted:
+                await send({"type": "websocket.accept"})
+            text = json.dumps({"type": "status", "state": "error", "message": LAYER_DOWN.message})
+            await send({"type": "websocket.send", "text": text})
+            await send(
+                {"type": "websocket.close", "code": LAYER_DOWN.close_code, "reason": close_reason(LAYER_DOWN.message)}
+            )
+        except (RuntimeError, OSError):  # the client went away meanwhile
+            pass
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
 
     async def status(self, state: str, message: str) -> None:
         await self.send_json({"type": "status", "state": state, "message": message})

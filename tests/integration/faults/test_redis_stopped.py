@@ -132,3 +132,28 @@ def test_writes_that_queue_work_or_notify_sockets_commit_without_redis(portal, a
     assert not ClusterProvisioning.objects.filter(project=project, state="ready").exists()
     assert removed.status_code == 204, removed.text[:500]
     assert not project.memberships.filter(user=user).exists()
+
+
+def test_a_terminal_is_told_why_it_cannot_connect(portal, user):
+    """The browser's shell and log sockets: accepted, a status naming Redis, closed 4503 (not a bare 1011)."""
+    import asyncio
+    import json
+
+    import websockets
+
+    project = make_project("ads", user)
+    cookie = "; ".join(f"{k}={v}" for k, v in session_for(user).items())
+    ws_url = portal.replace("http://", "ws://")
+
+    async def attempt(path: str) -> tuple[dict, int | None, str]:
+        headers = {"Cookie": cookie, "Origin": portal}
+        async with websockets.connect(f"{ws_url}{path}", additional_headers=headers) as socket:
+            status = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(socket.recv(), 10)
+            return status, socket.close_code, socket.close_reason
+
+    for path in (f"/ws/exec/member-a/{project.namespace}/web-1/app/", f"/ws/logs/member-a/{project.namespace}/web-1/app/"):
+        status, code, reason = asyncio.run(attempt(path))
+        assert code == 4503 and "Redis" in reason, (path, code, reason)
+        assert status["state"] == "error" and "cannot reach Redis" in status["message"]
