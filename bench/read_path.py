@@ -1,0 +1,579 @@
+"""Benchmark: the read path at the seed's scale, 10k workloads and 100k pods (not a test).
+
+    .venv/bin/python bench/read_path.py [--state-dir /tmp/bench-readpath-cp] [--workloads 10000] [--pods 100000]
+                                        [--nodes 20] [--threads 16] [--reps 300] [--lag-writes 200]
+                                        [--create-timeout 2400]
+
+One run on a local control plane of its own (host + 1 member with kwok nodes; started in --state-dir, and
+stopped at the end, unless one already runs there). The portal runs in this process as in the embedded default
+(SQLite, eager tasks; ``bench/provisioning.py``'s ``setup_portal``), serves HTTP with uvicorn on a free port,
+and one project is onboarded through its service. Then:
+
+1. 10k workload objects are written to the project's namespace on the host (raw POSTs by --threads threads; a
+   third of them get an admitted, running status through the status subresource; no operator runs), and 100k
+   pods to the same namespace on the member (raw POSTs with ``spec.nodeName`` set to kwok nodes, which mark
+   them Running). Creation stops at --create-timeout; what exists is measured, and the run says so.
+2. Once the portal's caches hold them: the API's list (real HTTP with an API token, keep-alive) for pages of
+   100 workloads (``/api/v1/projects/<p>/workloads/``) and of 100 pods (``/api/v1/projects/<p>/pods/``),
+   walking the ``next`` links, p50/p99, against a direct apiserver LIST of the same page size (raw JSON,
+   walking ``continue``), and the bytes per object served against the raw object's.
+3. Cache memory per pod: tracemalloc of the portal's store filled with every pod of a raw LIST (as the watch
+   cache's relist does), and, for comparison, of the previous slimmed-only store for the first 10k.
+4. Watch lag at that size: --lag-writes sequential annotation patches, from the write's start (and from its
+   acknowledgement) until the portal's member cache shows it; and a new cache's cold start to synced.
+
+Prints the figures and writes bench/results/read_path.json. Deletes the project's namespaces at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from provisioning import Backing, provisioned_everywhere, setup_portal  # noqa: E402
+
+from devtools.localcp import LocalControlPlane  # noqa: E402
+from devtools.waiting import wait_for  # noqa: E402
+
+PROJECT = "bench-rp"
+NS = f"proj-{PROJECT}"
+RESULTS = ROOT / "bench" / "results" / "read_path.json"
+AUTH = ["BearerToken"]
+APP = {
+    "name": "app",
+    "image": "registry.local/bench/app:1",
+    "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
+}
+
+
+def pct(samples: list[float], p: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))] if s else float("nan")
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(pct(ms, 50), 2), "p99_ms": round(pct(ms, 99), 2), "max_ms": round(max(ms), 2), "n": len(ms)}
+
+
+# -- objects --------------------------------------------------------------------------------------------------
+
+
+def workload_body(i: int) -> dict[str, Any]:
+    kind = "PinApp" if i % 3 == 0 else "PinPod"
+    spec: dict[str, Any] = {"project": PROJECT, "team": "bench", "costCenter": "CC-0001", "tier": "OnDemand"}
+    if kind == "PinApp":
+        spec |= {"replicas": 2, "zones": ["local-1a"], "template": {"containers": [APP]}}
+    else:
+        spec |= {"containers": [APP]}
+    return {
+        "apiVersion": "pincompute.io/v1",
+        "kind": kind,
+        "metadata": {"name": f"wl-{i:05d}", "namespace": NS, "labels": {"bench": "read-path"}},
+        "spec": spec,
+    }
+
+
+def workload_status(i: int, member: str) -> dict[str, Any]:
+    at = "2026-11-22T00:00:00Z"
+    return {
+        "status": {
+            "phase": "Running",
+            "readyReplicas": 1,
+            "conditions": [
+                {
+                    "type": "Admitted",
+                    "status": "True",
+                    "reason": "Admitted",
+                    "message": "fits",
+                    "lastTransitionTime": at,
+                },
+                {"type": "Ready", "status": "True", "reason": "AllShards", "message": "", "lastTransitionTime": at},
+            ],
+            "placement": {"clusters": [{"cluster": member, "shardIndex": 0}]},
+            "shards": [{"cluster": member, "zone": "local-1a", "replicas": 1, "readyReplicas": 1, "state": "Ready"}],
+        }
+    }
+
+
+def pod_body(i: int, node: str) -> dict[str, Any]:
+    workload = f"wl-{i % 10_000:05d}"
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{workload}-{i:06d}",
+            "labels": {
+                "pincompute.io/project": PROJECT,
+                "pincompute.io/workload": workload,
+                "pincompute.io/kind": "PinApp" if i % 3 == 0 else "PinPod",
+                "app.kubernetes.io/name": workload,
+            },
+            "annotations": {"pincompute.io/cost-center": "CC-0001"},
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "registry.local/bench/app:1",
+                    "ports": [{"containerPort": 8080}],
+                    "env": [
+                        {"name": "PINCOMPUTE_PROJECT", "value": PROJECT},
+                        {"name": "PINCOMPUTE_TIER", "value": "ondemand"},
+                    ],
+                    "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"memory": "64Mi"}},
+                }
+            ],
+            "tolerations": [{"operator": "Exists"}],
+        },
+    }
+
+
+def post_all(
+    api: Any, path: Callable[[int], str], body: Callable[[int], dict[str, Any]], n: int, threads: int, deadline: float
+) -> tuple[int, float]:
+    """POST ``n`` objects (409: already there); stops at ``deadline``. (created, per second)."""
+    from kubernetes.client.exceptions import ApiException
+
+    done = threading.Event()
+    count = [0]
+    lock = threading.Lock()
+
+    def post(i: int) -> None:
+        if done.is_set() or time.monotonic() > deadline:
+            done.set()
+            return
+        try:
+            resp = api.call_api(
+                path(i), "POST", body=body(i), auth_settings=AUTH, _preload_content=False, _return_http_data_only=True
+            )
+            _ = resp.data  # read before release: an unread body poisons the pooled connection
+            resp.release_conn()
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+        with lock:
+            count[0] += 1
+            if count[0] % 10_000 == 0:
+                print(f"  {count[0]} posted", flush=True)
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as ex:
+        list(ex.map(post, range(n)))
+    return count[0], count[0] / (time.perf_counter() - t0)
+
+
+def patch_status(api: Any, path: str, body: dict[str, Any]) -> None:
+    resp = api.call_api(
+        path,
+        "PATCH",
+        body=body,
+        header_params={"Content-Type": "application/merge-patch+json"},
+        auth_settings=AUTH,
+        _preload_content=False,
+        _return_http_data_only=True,
+    )
+    _ = resp.data
+    resp.release_conn()
+
+
+# -- the portal over HTTP ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve() -> tuple[str, Any]:
+    """The portal's ASGI application under uvicorn in a thread (as production runs it, one worker)."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config("console.asgi:application", host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    threading.Thread(target=server.run, name="uvicorn", daemon=True).start()
+    wait_for(lambda: server.started, timeout=60, interval=0.1, what="uvicorn started")
+    return f"http://127.0.0.1:{port}", server
+
+
+def walk_api(client: Any, first: str, reps: int) -> tuple[list[float], list[int], int]:
+    """``reps`` GETs walking ``next`` from ``first`` (again from the start at the end): (ms, bytes, objects)."""
+    times, sizes, objects, url = [], [], 0, first
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        resp = client.get(url)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert resp.status_code == 200, resp.text[:300]
+        body = resp.json()
+        sizes.append(len(resp.content))
+        objects += len(body["results"])
+        url = body["next"] or first
+    return times, sizes, objects
+
+
+def walk_direct(api: Any, path: str, reps: int, limit: int = 100) -> tuple[list[float], list[int], int]:
+    """``reps`` direct LIST pages of ``limit`` (raw JSON, parsed), walking ``continue``."""
+    from workloads.core.kube import rawapi
+
+    times, sizes, objects, cont = [], [], 0, None
+    for _ in range(reps):
+        query = [("limit", str(limit))] + ([("continue", cont)] if cont else [])
+        t0 = time.perf_counter()
+        resp = rawapi.open_get(api, path, query, (3, 120))
+        data = resp.data
+        resp.release_conn()
+        page = json.loads(data)
+        times.append((time.perf_counter() - t0) * 1000)
+        sizes.append(len(data))
+        objects += len(page.get("items") or ())
+        cont = (page.get("metadata") or {}).get("continue") or None
+    return times, sizes, objects
+
+
+def compare(api_walk: tuple[list[float], list[int], int], direct: tuple[list[float], list[int], int]) -> dict[str, Any]:
+    a, d = summary(api_walk[0]), summary(direct[0])
+    api_per, raw_per = sum(api_walk[1]) / max(api_walk[2], 1), sum(direct[1]) / max(direct[2], 1)
+    return {
+        "api": a,
+        "direct_list": d,
+        "ratio_p50": round(d["p50_ms"] / a["p50_ms"], 1),
+        "ratio_p99": round(d["p99_ms"] / a["p99_ms"], 1),
+        "bytes_per_object_api": round(api_per),
+        "bytes_per_object_raw": round(raw_per),
+        "bytes_served_vs_raw": round(api_per / raw_per, 3),
+    }
+
+
+# -- memory and lag ---------------------------------------------------------------------------------------------
+
+
+def raw_pods(api: Any) -> list[bytes]:
+    from workloads.core.kube import rawapi
+
+    pages, cont = [], None
+    while True:
+        query = [("limit", "5000")] + ([("continue", cont)] if cont else [])
+        resp = rawapi.open_get(api, f"/api/v1/namespaces/{NS}/pods", query, (3, 300))
+        data = resp.data
+        resp.release_conn()
+        pages.append(data)
+        cont = (json.loads(data).get("metadata") or {}).get("continue")
+        if not cont:
+            return pages
+
+
+def clones(pages: list[bytes], total: int) -> list[dict[str, Any]]:
+    """``total`` pods cloned from the real ones, each with what is unique to a real pod made unique again (name,
+    uid, resourceVersion, IP) and start times spread at 200 pods a second as kwok starts them: so the compact
+    store shares no more between clones than between real pods."""
+    real = [item for data in pages for item in json.loads(data)["items"]]
+    out = []
+    for j in range(total):
+        pod = json.loads(json.dumps(real[j % len(real)]))
+        meta, status = pod["metadata"], pod.setdefault("status", {})
+        meta |= {"name": f"{meta['name']}-s{j:06d}", "uid": f"{j:08x}-5e1f-4c0d-9a7b-{j:012x}"}
+        meta["resourceVersion"] = str(10_000_000 + j)
+        moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_800_000_000 + j // 200))
+        status |= {"podIP": f"10.{j >> 16 & 255}.{j >> 8 & 255}.{j & 255}", "startTime": moment}
+        for cs in status.get("containerStatuses") or []:
+            if "running" in (cs.get("state") or {}):
+                cs["state"] = {"running": {"startedAt": moment}}
+        pod["kind"], pod["apiVersion"] = "Pod", "v1"
+        out.append(pod)
+    return out
+
+
+def store_memory(pages: list[bytes], make_store: Callable[[], Any], limit: int | None = None) -> dict[str, Any]:
+    """tracemalloc of a store holding the pods parsed from ``pages`` (what a relist builds)."""
+    gc.collect()
+    tracemalloc.start()
+    items: list[dict[str, Any]] = []
+    for data in pages:
+        for item in json.loads(data)["items"]:
+            item["kind"], item["apiVersion"] = "Pod", "v1"
+            items.append(item)
+        if limit is not None and len(items) >= limit:
+            break
+    items = items[:limit] if limit is not None else items
+    store = make_store()
+    t0 = time.perf_counter()
+    store.replace("pods", items)
+    replace_s = time.perf_counter() - t0
+    del items
+    gc.collect()
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    n = store.count("pods")
+    return {
+        "pods": n,
+        "mib": round(held / 2**20, 1),
+        "bytes_per_pod": held // max(n, 1),
+        "replace_s": round(replace_s, 2),
+    }
+
+
+def watch_lag(cache: Any, api: Any, names: list[str], writes: int) -> dict[str, Any]:
+    from kubernetes import client as k8s
+
+    core = k8s.CoreV1Api(api)
+    from_start, from_ack = [], []
+    for i in range(writes):
+        name = names[i * 7919 % len(names)]
+        t0 = time.perf_counter()
+        core.patch_namespaced_pod(name, NS, {"metadata": {"annotations": {"bench/seq": str(i)}}})
+        t1 = time.perf_counter()
+        while ((cache.get("pods", NS, name) or {}).get("metadata", {}).get("annotations") or {}).get(
+            "bench/seq"
+        ) != str(i):
+            time.sleep(0.0002)
+        t2 = time.perf_counter()
+        from_start.append((t2 - t0) * 1000)
+        from_ack.append((t2 - t1) * 1000)
+    return {"writes": writes, "write_start_to_visible": summary(from_start), "write_ack_to_visible": summary(from_ack)}
+
+
+def cleanup(apis: list[Any]) -> None:
+    from kubernetes import client as k8s
+    from kubernetes.client.exceptions import ApiException
+
+    for api in apis:
+        try:
+            k8s.CoreV1Api(api).delete_namespace(NS, grace_period_seconds=0)
+        except ApiException as exc:
+            if exc.status not in (404, 409):
+                raise
+
+
+# -- the run ----------------------------------------------------------------------------------------------------
+
+
+def onboard(admin: Any) -> Any:
+    from projects.members import MemberInput
+    from projects.onboarding import ProjectDraft, onboard
+
+    draft = ProjectDraft(name=PROJECT, team="bench", cost_center="CC-0001")
+    draft.members = [MemberInput("user", admin.get_username(), "owner")]
+    return onboard(draft, actor=admin)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--state-dir", type=Path, default=Path("/tmp/bench-readpath-cp"))
+    ap.add_argument("--workloads", type=int, default=10_000)
+    ap.add_argument("--pods", type=int, default=100_000)
+    ap.add_argument("--nodes", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=300)
+    ap.add_argument("--direct-reps", type=int, default=100)
+    ap.add_argument("--lag-writes", type=int, default=200)
+    ap.add_argument("--create-timeout", type=float, default=2400)
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--synthetic-to", type=int, default=100_000, help="fill the cache with clones up to this")
+    ap.add_argument("--reuse", action="store_true", help="the objects of a previous --keep run are there: measure")
+    ap.add_argument("--keep", action="store_true", help="leave the objects and the control plane for a --reuse run")
+    args = ap.parse_args()
+    os.environ |= {"API_READ_RATE_LIMIT": "1000000/min", "API_RATE_LIMIT": "1000000/min"}  # measure, not throttle
+
+    cp = LocalControlPlane(args.state_dir, members=1, nodes_per_member=args.nodes)
+    started = not args.reuse and not cp.is_healthy()  # --reuse: the --keep run's control plane, as it runs
+    if started:
+        cp.up(timeout=600)
+    backing = Backing("eager", Path(tempfile.mkdtemp(prefix="bench-readpath-")), 1)
+    backing.start()
+    admin, clusters = setup_portal(cp)
+    from kubernetes import client as k8s
+
+    from accounts.services import create_api_token
+    from clusters import runtime
+
+    host = next(c for c in clusters if c.role == "host")
+    member = next(c for c in clusters if c.role == "member")
+    host_api, member_api = runtime.api_for(host), runtime.api_for(member)
+    results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+    try:
+        if not args.reuse:
+            cleanup([host_api, member_api])
+            gone = lambda: all(ns.metadata.name != NS for ns in k8s.CoreV1Api(member_api).list_namespace().items)  # noqa: E731
+            wait_for(gone, timeout=1800, interval=1, what="the previous run's namespace gone")
+        project = onboard(admin)
+        wait_for(lambda: provisioned_everywhere(project.pk, 2), timeout=180, interval=0.2, what="project provisioned")
+        _, token = create_api_token(user=admin, name="bench", days=1)
+        base, _server = serve()
+        nodes = [n.metadata.name for n in k8s.CoreV1Api(member_api).list_node(label_selector="type=kwok").items]
+        # the portal's caches start now, as a running portal's would be: they follow the creation by watch events
+        t_start = time.perf_counter()
+        host_cache = runtime.host_cache()
+        member_cache = runtime.member_caches()[member.name]
+
+        # 1. objects
+        deadline = time.monotonic() + (args.create_timeout if not args.reuse else 0)
+        plural = {"PinApp": "pinapps", "PinPod": "pinpods"}
+        made, rate = post_all(
+            host_api,
+            lambda i: f"/apis/pincompute.io/v1/namespaces/{NS}/{plural[workload_body(i)['kind']]}",
+            workload_body,
+            args.workloads,
+            args.threads,
+            deadline,
+        )
+        print(f"{made} workloads created at {rate:.0f}/s", flush=True)
+        with ThreadPoolExecutor(args.threads) as ex:
+            list(
+                ex.map(
+                    lambda i: patch_status(
+                        host_api,
+                        f"/apis/pincompute.io/v1/namespaces/{NS}/{plural[workload_body(i)['kind']]}/wl-{i:05d}/status",
+                        workload_status(i, member.name),
+                    ),
+                    range(0, made, 3),
+                )
+            )
+        t0 = time.perf_counter()
+        pods, pod_rate = post_all(
+            member_api,
+            lambda i: f"/api/v1/namespaces/{NS}/pods",
+            lambda i: pod_body(i, nodes[i % len(nodes)]),
+            args.pods,
+            args.threads,
+            deadline,
+        )
+        results["created"] = {
+            "workloads": made,
+            "workloads_per_s": round(rate, 1),
+            "pods": pods,
+            "pods_per_s": round(pod_rate, 1),
+            "pods_create_s": round(time.perf_counter() - t0, 1),
+        }
+        if pods < args.pods:
+            results["created"]["short_because"] = (
+                f"--create-timeout {args.create_timeout:.0f}s reached after {pods} pods at {pod_rate:.0f} pods/s "
+                f"(apiserver + etcd + kwok on {os.cpu_count()} cores)"
+            )
+        print(f"{pods} pods created at {pod_rate:.0f}/s", flush=True)
+
+        # 2. the portal's caches, then the API against direct LISTs
+        if args.reuse:
+            made, pods = args.workloads, args.pods
+            results["created"] = {"workloads": made, "pods": pods, "by": "a previous --keep run"}
+        t0 = t_start if args.reuse else time.perf_counter()
+        wait_for(
+            lambda: host_cache.count("pinapps", NS) + host_cache.count("pinpods", NS) >= made
+            and member_cache.count("pods", NS) >= pods,
+            timeout=900,
+            interval=0.5,
+            what="the portal's caches hold every object",
+        )
+        t1 = time.perf_counter()
+        wait_for(
+            lambda: member_cache.aggregates()["pods_by_phase"].get("Running", 0) >= pods,
+            timeout=1800,
+            interval=1,
+            what="kwok marks every pod Running",
+        )
+        results["caches_caught_up_s"], running = round(t1 - t0, 1), time.perf_counter() - t1
+        results["all_running_after_s"] = round(running, 1)
+        print(f"caches hold everything; all pods Running after {running:.0f}s more", flush=True)
+        import httpx
+
+        with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=60) as client:
+            for url in (
+                f"{base}/api/v1/projects/{PROJECT}/workloads/?limit=100",
+                f"{base}/api/v1/projects/{PROJECT}/pods/",
+            ):
+                walk_api(client, url, 20)  # warm-up: connections, imports, first cache reads
+            wl_api = walk_api(client, f"{base}/api/v1/projects/{PROJECT}/workloads/?limit=100", args.reps)
+            pod_api = walk_api(client, f"{base}/api/v1/projects/{PROJECT}/pods/?limit=100", args.reps)
+        wl_direct = walk_direct(host_api, f"/apis/pincompute.io/v1/namespaces/{NS}/pinpods", args.direct_reps)
+        pod_direct = walk_direct(member_api, f"/api/v1/namespaces/{NS}/pods", args.direct_reps)
+        results["workloads_page_100"] = compare(wl_api, wl_direct)
+        results["pods_page_100"] = compare(pod_api, pod_direct)
+        print(json.dumps({k: results[k] for k in ("workloads_page_100", "pods_page_100")}, indent=1), flush=True)
+
+        # 4. watch lag at this size (before the memory step's allocations)
+        names = [str(p["metadata"]["name"]) for p in member_cache.page("pods", NS, limit=5000)[0]]
+        results["watch_lag"] = watch_lag(member_cache, member_api, names, args.lag_writes)
+        print("watch lag:", json.dumps(results["watch_lag"]), flush=True)
+
+        # a cold cache at this size: what a new ASGI process (or a relist) pays before it can answer
+        from clusters.kube import ClientPool, ClusterTarget, WatchCache
+
+        pool = ClientPool([ClusterTarget(member.name, str(cp.kubeconfig_path), member.kube_context)])
+        cold = WatchCache(pool, member.name)
+        t0 = time.perf_counter()
+        cold.start()
+        synced = cold.wait_synced(900)
+        results["cold_start_to_synced_s"] = round(time.perf_counter() - t0, 1) if synced else None
+        cold.stop()
+        pool.close()
+        del cold
+        print(f"cold start to synced: {results['cold_start_to_synced_s']} s", flush=True)
+
+        # 3. memory
+        from clusters.kube.aggregates import NodeAggregates, PodAggregates
+        from clusters.kube.cache import cluster_store
+        from clusters.kube.slim import slim
+        from workloads.core.kube.store import Store
+
+        pages = raw_pods(member_api)
+        results["cache_memory"] = store_memory(pages, cluster_store)
+        print("cache memory:", json.dumps(results["cache_memory"]), flush=True)
+        aggregators = {"pods": PodAggregates, "nodes": NodeAggregates}
+        results["cache_memory_before_slim_only_10k"] = store_memory(
+            pages, lambda: Store(slimmer=slim, aggregators=aggregators), limit=10_000
+        )
+        print("before (slimmed only, 10k):", json.dumps(results["cache_memory_before_slim_only_10k"]), flush=True)
+        if args.synthetic_to > pods:
+            # fewer real pods than the seed's scale: the cache is still measured at it, with clones of the real pods
+            fill = clones(pages, args.synthetic_to)
+            synthetic = [json.dumps({"items": fill[i : i + 5000]}).encode() for i in range(0, len(fill), 5000)]
+            results["cache_memory_synthetic"] = store_memory(synthetic, cluster_store)
+            print("cache memory, clones:", json.dumps(results["cache_memory_synthetic"]), flush=True)
+            for pod in fill[pods:]:  # into the portal's own cache (its next relist drops them): the API at that size
+                member_cache.store.apply("pods", "ADDED", pod)
+            del fill, synthetic
+            gc.collect()
+            with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=60) as client:
+                url = f"{base}/api/v1/projects/{PROJECT}/pods/?limit=100"
+                walk_api(client, url, 20)
+                at_size = walk_api(client, url, args.reps)
+            results["pods_page_100_cache_filled_to"] = {
+                "pods_in_cache": member_cache.count("pods", NS),
+                "api": summary(at_size[0]),
+                "ratio_p99_vs_direct_list_of_real_pods": round(
+                    results["pods_page_100"]["direct_list"]["p99_ms"] / summary(at_size[0])["p99_ms"], 1
+                ),
+            }
+            print("pods API, cache filled:", json.dumps(results["pods_page_100_cache_filled_to"]), flush=True)
+        results["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2))
+        print(f"wrote {args.out}", flush=True)
+    finally:
+        if not args.keep:
+            cleanup([host_api, member_api])
+        runtime.shutdown()
+        backing.stop()
+        if started and not args.keep:
+            cp.down()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
