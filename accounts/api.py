@@ -35,8 +35,10 @@ class ApiTokenCreateSerializer(StrictInput):
         max_value=services.max_token_days(),
         help_text="Expiry in days (default API_TOKEN_DEFAULT_DAYS, at most API_TOKEN_MAX_DAYS)",
     )
-    scope = serializers.ChoiceField(
-        choices=services.SCOPES, default="write", help_text="read: safe methods and log streams only"
+    scope = serializers.ChoiceField(  # the model's choices: one enum in the OpenAPI schema
+        choices=ApiToken._meta.get_field("scope").choices,
+        default="write",
+        help_text="read: safe methods and log streams only",
     )
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import transaction
 from redis.exceptions import RedisError
+
+from base.asyncbridge import call_async
 
 log = logging.getLogger(__name__)
 
@@ -65,5 +66,9 @@ def _bump_and_notify(ids: list[int], message: dict[str, str]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    for user_id in ids:
-        async_to_sync(layer.group_send)(user_group(user_id), message)
+
+    async def notify() -> None:
+        for user_id in ids:
+            await layer.group_send(user_group(user_id), message)
+
+    call_async(notify)

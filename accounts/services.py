@@ -15,7 +15,7 @@ from base import audit
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 
 MAX_TOKENS_PER_USER = 20
-SCOPES = (WRITE, READ)
+SCOPES = (READ, WRITE)  # the model's order: one enum in the OpenAPI schema
 
 
 def max_token_days() -> int:

@@ -11,16 +11,15 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, connection
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
+
+from base.asyncbridge import call_async
 
 # What a failed dependency raises: the database, Redis (channel layer; redis' own ConnectionError is no builtin
 # one), the Celery broker (kombu), sockets and timeouts.
@@ -65,18 +64,8 @@ def check_channel_layer() -> str:
         if received.get("nonce") != payload["nonce"]:
             raise RuntimeError("channel layer returned a different message")
 
-    _run_coroutine(roundtrip)
+    call_async(roundtrip)
     return type(layer).__name__
-
-
-def _run_coroutine(fn: Callable[[], Any]) -> Any:
-    """async_to_sync refuses a thread that already runs an event loop; use a worker thread then."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return async_to_sync(fn)()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(async_to_sync(fn)).result()
 
 
 def check_broker() -> str:

@@ -65,7 +65,7 @@ def yaml_has(page, *fragments: str, timeout: float = 10_000) -> None:
 
 def confirm(page) -> None:
     """Answer the confirmation modal once it is shown (its confirm button has the focus then)."""
-    page.wait_for_function("document.activeElement?.closest('#confirm-modal .modal-footer') != null")
+    page.wait_for_function("() => document.activeElement?.closest('#confirm-modal .modal-footer') != null")
     page.click("#confirm-modal .modal-footer .btn:not([data-bs-dismiss])")
     page.wait_for_selector("#confirm-modal", state="hidden")
 
@@ -195,7 +195,7 @@ def test_yaml_with_a_privileged_container_is_refused_naming_the_field(
     page.wait_for_selector("#id_document")
     page.fill("#id_document", dump_document(document))
     page.wait_for_function(
-        "document.querySelector(\"#form-pane [name='f~metadata~name']\")?.value === 'root-app'", timeout=10_000
+        "() => document.querySelector(\"#form-pane [name='f~metadata~name']\")?.value === 'root-app'", timeout=10_000
     )  # the form followed the YAML
     page.click("#create-button")
     refusal = page.wait_for_selector("#refusal")

@@ -35,7 +35,7 @@ def signed_in(page, live_server, developer):
 
 def confirm(page):
     """Answer the confirmation modal once it is shown (its confirm button has the focus then)."""
-    page.wait_for_function("document.activeElement?.closest('#confirm-modal .modal-footer') != null")
+    page.wait_for_function("() => document.activeElement?.closest('#confirm-modal .modal-footer') != null")
     page.click("#confirm-modal .modal-footer .btn:not([data-bs-dismiss])")
     page.wait_for_selector("#confirm-modal", state="hidden")
 

@@ -25,6 +25,7 @@ def test_admin_filters_the_audit_page_and_htmx_gets_rows_only(admin_client_, adm
 
 
 def test_audit_row_carries_request_id_and_before_after(admin_client_, admin_user):
+    from accounts.models import ApiToken
     from base.models import AuditEvent
 
     response = admin_client_.post("/tokens/", {"name": "t1"})
@@ -32,7 +33,8 @@ def test_audit_row_carries_request_id_and_before_after(admin_client_, admin_user
 
     assert response.status_code == 200
     assert event.request_id == response["X-Request-ID"]
-    assert event.actor == admin_user and event.after == {"expires_at": None}
+    assert event.actor == admin_user and event.after["scope"] == "write"
+    assert event.after["expires_at"].startswith(str(ApiToken.objects.get().expires_at.date()))
 
 
 def test_audit_detail_is_admin_only(user_client, admin_user):

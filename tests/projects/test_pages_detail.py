@@ -367,7 +367,9 @@ def test_a_record_behind_the_projects_generation_is_shown_as_updating(project, o
 @pytest.mark.parametrize("who", ["owner", "developer"])
 def test_owners_and_developers_retry_a_failed_cluster(project, request, who, as_, monkeypatch):
     queued = []
-    monkeypatch.setattr("projects.tasks.provision_on_cluster.delay", lambda *ids: queued.append(ids))
+    monkeypatch.setattr(
+        "projects.tasks.provision_on_cluster.apply_async", lambda args, **options: queued.append(tuple(args))
+    )
     b = Cluster.objects.get(name="member-b")
     ClusterProvisioning.objects.create(project=project, cluster=b, state="failed", last_error="down")
 
