@@ -153,7 +153,10 @@ def test_a_terminal_is_told_why_it_cannot_connect(portal, user):
                 await asyncio.wait_for(socket.recv(), 10)
             return status, socket.close_code, socket.close_reason
 
-    for path in (f"/ws/exec/member-a/{project.namespace}/web-1/app/", f"/ws/logs/member-a/{project.namespace}/web-1/app/"):
+    for path in (
+        f"/ws/exec/member-a/{project.namespace}/web-1/app/",
+        f"/ws/logs/member-a/{project.namespace}/web-1/app/",
+    ):
         status, code, reason = asyncio.run(attempt(path))
         assert code == 4503 and "Redis" in reason, (path, code, reason)
         assert status["state"] == "error" and "cannot reach Redis" in status["message"]
