@@ -80,6 +80,18 @@ def locate(names: tuple[str, ...] = NAMES, build_missing: bool = False) -> Binar
     return bins
 
 
+def helm(build_missing: bool = True) -> Path:
+    """helm (the chart tests' ``helm lint``/``template``), built from its pinned Go module by build_binaries.sh into
+    ``bin/helm-<version>/helm``: a directory of its own, so a new helm never rebuilds the control plane."""
+    script = ["bash", str(BUILD_SCRIPT)]
+    path = Path(subprocess.run([*script, "helmpath"], check=True, stdout=subprocess.PIPE, text=True).stdout.strip())
+    if not os.access(path, os.X_OK) and build_missing:
+        subprocess.run([*script, "helm"], check=True, stdout=subprocess.DEVNULL)
+    if not os.access(path, os.X_OK):
+        raise BinariesMissing(f"helm missing at {path} (run {BUILD_SCRIPT} helm)")
+    return path
+
+
 def podshim() -> Path:
     """The static podshim binary, built from ``podshim/`` (Go, stdlib only) and cached by source hash."""
     digest = hashlib.sha256()

@@ -2,9 +2,11 @@
 # Build the local control plane binaries from Go modules, cached outside the repo keyed by version.
 # Usage: build_binaries.sh [all]      builds whatever is missing; prints the bin dir
 #        build_binaries.sh NAME       one binary (dex, etcd, kwok, kube-apiserver, kube-controller-manager,
-#                                     kube-scheduler, kubectl; or k8s for the four kubernetes ones)
+#                                     kube-scheduler, kubectl, helm; or k8s for the four kubernetes ones)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
 #        build_binaries.sh bindir     prints the bin dir (builds nothing)
+#        build_binaries.sh helmpath   prints helm's path (builds nothing): bin/helm-<v>/helm, keyed by its own
+#                                     version so a new helm never invalidates the control plane's bin dir
 # Env:   PINCONSOLE_CACHE (default ~/.cache/pinconsole)
 set -euo pipefail
 
@@ -12,17 +14,19 @@ K8S_VERSION="${K8S_VERSION:-v1.34.10}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.5}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 DEX_VERSION="${DEX_VERSION:-v0.0.0-20260303133905-11d2eeb52b42}"   # dex v2.45.1 (no /v2 module path, so a pseudo-version)
+HELM_VERSION="${HELM_VERSION:-v3.19.5}"   # the chart test's helm (deploy/helm)
 
 CACHE="${PINCONSOLE_CACHE:-$HOME/.cache/pinconsole}"
 BIN="$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-dex-${DEX_VERSION: -12}"
 SRC="$CACHE/src"
+HELM="$CACHE/bin/helm-$HELM_VERSION/helm"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod"
 mkdir -p "$BIN" "$SRC"
 
 log() { echo "[build_binaries] $*" >&2; }
 
 K8S_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
-ALL_BINS=(dex etcd kwok "${K8S_BINS[@]}")   # build order of `all`
+ALL_BINS=(dex etcd kwok "${K8S_BINS[@]}")   # build order of `all` (then helm, which lives outside $BIN)
 
 build_k8s() {
   local want=("$@") missing=()
@@ -82,15 +86,29 @@ build_dex() {
   mv "$BIN/dex.tmp" "$BIN/dex"
 }
 
+build_helm() {
+  [[ -x "$HELM" ]] && return 0
+  log "building helm $HELM_VERSION"
+  local dir="$SRC/helm-$HELM_VERSION" M=helm.sh/helm/v3/internal/version
+  mkdir -p "$dir" "$(dirname "$HELM")" && cd "$dir"
+  [[ -f go.mod ]] || go mod init local/helmbin >&2
+  go get "helm.sh/helm/v3@$HELM_VERSION" >&2
+  go build -trimpath -ldflags "-s -w -X $M.version=$HELM_VERSION -X $M.gitTreeState=clean" -o "$HELM.tmp" \
+    helm.sh/helm/v3/cmd/helm >&2
+  mv "$HELM.tmp" "$HELM"
+}
+
 what="${1:-all}"
 case "$what" in
-  all) build_dex; build_etcd; build_kwok; build_k8s ;;
+  all) build_dex; build_etcd; build_kwok; build_k8s; build_helm ;;
   dex) build_dex ;;
   etcd) build_etcd ;;
   kwok) build_kwok ;;
   k8s) build_k8s ;;
+  helm) build_helm ;;
   kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) build_k8s "$what" ;;
-  missing) for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; exit 0 ;;
+  missing) for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm; exit 0 ;;
+  helmpath) echo "$HELM"; exit 0 ;;
   bindir) ;;
   *) echo "unknown target $what" >&2; exit 2 ;;
 esac
