@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "clusters",
     "workloads",
     "debugging",
+    "usage",
 ]
 
 MIDDLEWARE = [
@@ -155,7 +156,13 @@ CELERY_BEAT_SCHEDULE = {
     "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},
     "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
 }
+    "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
 
+# --- usage and chargeback (usage/) -------------------------------------------------------------------------
+USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
+USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)
+USAGE_GAP_FILL_MINUTES = env_int("USAGE_GAP_FILL_MINUTES", 10)  # missed minutes up to this carry the next sample
+USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)
 OIDC_ENABLED = bool(env_str("OIDC_RP_CLIENT_ID"))

@@ -1,0 +1,113 @@
+"""``/metrics`` for Prometheus: the counters of every worker process (``base.metrics``), plus what this process holds,
+read when scraped (``ProcessState``): watch-cache objects, their memory estimate and staleness per cluster, and each
+cluster's circuit breaker. Nothing polls; a scrape costs a look at the caches' counters and a small sample.
+
+Who may scrape: a holder of ``METRICS_TOKEN`` (``Authorization: Bearer``; defaults to ``READYZ_PROBE_TOKEN``) or a
+signed-in platform admin, as for /readyz's details. Anyone else gets a 404 with the one JSON error body, no data.
+"""
+
+from __future__ import annotations
+
+import hmac
+import sys
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from base.api import json_error
+from base.metrics_hooks import collected
+from base.permissions import is_platform_admin
+from clusters import runtime
+from clusters.health import staleness
+from clusters.kube.cache import WatchCache
+
+SAMPLE = 50  # objects per kind whose deep size stands for the kind's average
+BREAKER_STATES = ("closed", "half_open", "open")
+
+
+def deep_size(obj: object, seen: set[int]) -> int:
+    """Bytes of ``obj`` and everything it holds that ``seen`` has not counted yet (shared parts count once)."""
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple | set | frozenset):
+        size += sum(deep_size(item, seen) for item in obj)
+    return size
+
+
+def memory_estimate(cache: WatchCache) -> float:
+    """Bytes the cache's objects hold, estimated: per kind, the objects' count times the average deep size of a
+    sample of ``SAMPLE`` (parts shared within the sample counted once; the store's indexes not counted)."""
+    total = 0.0
+    for kind, stats in cache.stats().items():
+        if stats.objects:
+            sample, _ = cache.page(kind, limit=SAMPLE)
+            if sample:
+                seen: set[int] = set()
+                total += stats.objects * sum(deep_size(obj, seen) for obj in sample) / len(sample)
+    return total
+
+
+class ProcessState(Collector):
+    """This process's watch caches and breakers, per cluster (every uvicorn worker keeps its own)."""
+
+    def collect(self) -> Iterable[Metric]:
+        objects = GaugeMetricFamily(
+            "pinconsole_watch_cache_objects", "Objects in this process's watch cache", labels=["cluster", "kind"]
+        )
+        memory = GaugeMetricFamily(
+            "pinconsole_watch_cache_memory_bytes", "Estimated bytes of a cluster's cached objects", labels=["cluster"]
+        )
+        stale = GaugeMetricFamily(
+            "pinconsole_watch_cache_staleness_seconds",
+            "Seconds since the stalest watch of the cluster last heard from its apiserver",
+            labels=["cluster"],
+        )
+        synced = GaugeMetricFamily(
+            "pinconsole_watch_cache_synced", "1 when every watch of the cluster has listed", labels=["cluster"]
+        )
+        for registry in (runtime.cache_registry(), runtime.host_cache_registry()):
+            for name in registry.names():
+                cache = registry.get(name)
+                for kind, stats in cache.stats().items():
+                    objects.add_metric([name, kind], stats.objects)
+                memory.add_metric([name], memory_estimate(cache))
+                if (seconds := staleness(cache)) is not None:
+                    stale.add_metric([name], seconds)
+                synced.add_metric([name], 1.0 if cache.synced else 0.0)
+        breaker = GaugeMetricFamily(
+            "pinconsole_cluster_breaker_state",
+            "This process's circuit breaker of a cluster: 1 for its current state",
+            labels=["cluster", "state"],
+        )
+        pool = runtime.client_pool()
+        for name in pool.names():
+            current = pool.health(name).state
+            for state in BREAKER_STATES:
+                breaker.add_metric([name, state], 1.0 if state == current else 0.0)
+        yield from (objects, memory, stale, synced, breaker)
+
+
+def may_scrape(request: HttpRequest) -> bool:
+    token = settings.METRICS_TOKEN
+    given = request.headers.get("Authorization", "")
+    if token and given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), token.encode()):
+        return True
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated and is_platform_admin(user))
+
+
+@never_cache
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    if not may_scrape(request):
+        return json_error(request, 404, "not_found", "Not found.")
+    encode, content_type = choose_encoder(request.headers.get("Accept", ""))  # OpenMetrics when asked for
+    return HttpResponse(encode(collected(ProcessState())), content_type=content_type)

@@ -1,0 +1,363 @@
+"""The cost arithmetic of chargeback, with no Django: windows, steps, aggregation and prices, in the spirit of
+OpenCost's allocation API (``window``, ``step``, ``aggregate``).
+
+Samples are stored as resource-seconds over an interval (a minute, or an hour once rolled up). What is billed in
+a minute is ``max(request, usage)`` (computed when sampled, since the max of sums is not the sum of maxes), so
+every amount here is linear in time: an interval's amounts are split between steps and window edges in
+proportion to the overlap, and totals are the exact sum of their parts (``Fraction``s, rounded only for show).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+RESOURCES = ("cpu", "memory", "gpu")
+TIERS = ("reserved", "ondemand", "preemptible")
+DIMENSIONS = ("project", "team", "cost_center", "tier", "cluster", "workload")
+IDLE = "__idle__"  # pool capacity no pod requested (admins only)
+UNUSED_RESERVATION = "__unused_reservation__"  # a Reserved grant's part no workload requested: still charged
+REGION = ""  # the cluster of an unused reservation: a grant is regional
+MAX_STEPS = 2200  # 90 days of hours, with room
+GIB = 1 << 30
+# a resource's stored unit-seconds per billed unit-hour: milli-cores, bytes and GPUs
+UNIT_SECONDS = {"cpu": 1000 * 3600, "memory": GIB * 3600, "gpu": 3600}
+_DURATION = re.compile(r"^(\d{1,5})([mhd])$")
+_UNIT = {"m": 60, "h": 3600, "d": 86400}
+
+
+class CostInputError(ValueError):
+    """A window, step or aggregate that cannot be read; ``parameter`` names it."""
+
+    def __init__(self, parameter: str, message: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+
+@dataclass(frozen=True, slots=True)
+class Amounts:
+    """Resource-seconds: milli-core-seconds, byte-seconds, GPU-seconds (exact; fractions after a split)."""
+
+    cpu: Fraction = Fraction(0)
+    memory: Fraction = Fraction(0)
+    gpu: Fraction = Fraction(0)
+
+    def __add__(self, other: Amounts) -> Amounts:
+        return Amounts(self.cpu + other.cpu, self.memory + other.memory, self.gpu + other.gpu)
+
+    def scaled(self, factor: Fraction) -> Amounts:
+        return Amounts(self.cpu * factor, self.memory * factor, self.gpu * factor)
+
+    def of(self, resource: str) -> Fraction:
+        return {"cpu": self.cpu, "memory": self.memory, "gpu": self.gpu}[resource]
+
+    @classmethod
+    def make(cls, cpu: int | Fraction = 0, memory: int | Fraction = 0, gpu: int | Fraction = 0) -> Amounts:
+        return cls(Fraction(cpu), Fraction(memory), Fraction(gpu))
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Stored samples over ``[start, end)`` for one key: what was requested and what is billed."""
+
+    start: datetime
+    end: datetime
+    project: str
+    tier: str
+    cluster: str
+    workload: str
+    request: Amounts
+    billable: Amounts
+    team: str = ""
+    cost_center: str = ""
+
+    @property
+    def idle(self) -> bool:
+        return self.workload == IDLE
+
+
+@dataclass(frozen=True)
+class Window:
+    start: datetime
+    end: datetime
+
+    @property
+    def seconds(self) -> int:
+        return int((self.end - self.start).total_seconds())
+
+
+Prices = Mapping[tuple[str, str], Decimal]  # (tier, resource) -> price per unit-hour
+
+
+@dataclass
+class Allocation:
+    """One aggregate's usage and cost in one step (exact)."""
+
+    name: str
+    properties: dict[str, str]
+    request: Amounts = field(default_factory=Amounts)
+    billable: Amounts = field(default_factory=Amounts)
+    cost: dict[str, Fraction] = field(default_factory=lambda: dict.fromkeys(RESOURCES, Fraction(0)))
+
+    @property
+    def total_cost(self) -> Fraction:
+        return sum(self.cost.values(), Fraction(0))
+
+    def add(self, request: Amounts, billable: Amounts, cost: Mapping[str, Fraction]) -> None:
+        self.request = self.request + request
+        self.billable = self.billable + billable
+        for resource in RESOURCES:
+            self.cost[resource] += cost[resource]
+
+
+@dataclass
+class Step:
+    start: datetime
+    end: datetime
+    allocations: dict[str, Allocation] = field(default_factory=dict)
+
+    @property
+    def total_cost(self) -> Fraction:
+        return sum((a.total_cost for a in self.allocations.values()), Fraction(0))
+
+
+@dataclass
+class Report:
+    window: Window
+    step: int
+    aggregate: tuple[str, ...]
+    steps: list[Step]
+
+    def totals(self) -> dict[str, Allocation]:
+        """Each aggregate over the whole window: the sum of its steps."""
+        out: dict[str, Allocation] = {}
+        for step in self.steps:
+            for name, a in step.allocations.items():
+                out.setdefault(name, Allocation(name, dict(a.properties))).add(a.request, a.billable, a.cost)
+        return out
+
+    @property
+    def total_cost(self) -> Fraction:
+        return sum((s.total_cost for s in self.steps), Fraction(0))
+
+
+# --- parameters ---------------------------------------------------------------------------------------------
+
+
+def _duration(text: str, parameter: str) -> int:
+    match = _DURATION.match(text)
+    if not match or int(match.group(1)) == 0:
+        raise CostInputError(parameter, f"{text!r} is not a duration; give a number and m, h or d, e.g. 1h or 7d.")
+    return int(match.group(1)) * _UNIT[match.group(2)]
+
+
+def _instant(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise CostInputError("window", f"{text!r} is not an ISO 8601 date or time.") from None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def parse_window(text: str, now: datetime, *, earliest: datetime | None = None) -> Window:
+    """``24h``, ``7d``, ``30m`` (ending now), ``today``, ``yesterday``, ``week``, ``month`` (UTC), or an ISO range
+    ``start,end``. Whole minutes: samples are minutes, so a second-precise edge would only split one."""
+    text = text.strip()
+    now = now.astimezone(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)  # the current minute counts
+    midnight = (now - timedelta(minutes=1)).replace(hour=0, minute=0)
+    if text == "today":
+        window = Window(midnight, now)
+    elif text == "yesterday":
+        window = Window(midnight - timedelta(days=1), midnight)
+    elif text == "week":
+        window = Window(midnight - timedelta(days=midnight.weekday()), now)
+    elif text == "month":
+        window = Window(midnight.replace(day=1), now)
+    elif "," in text:
+        first, _, second = text.partition(",")
+        window = Window(_instant(first), _instant(second))
+        if window.start.second or window.start.microsecond or window.end.second or window.end.microsecond:
+            raise CostInputError("window", "A window's edges are whole minutes (samples are minutes).")
+    else:
+        window = Window(now - timedelta(seconds=_duration(text, "window")), now)
+    if window.end <= window.start:
+        raise CostInputError("window", "The window ends before it starts.")
+    if earliest is not None and window.start < earliest:
+        raise CostInputError("window", f"The window starts before the oldest data kept ({earliest.isoformat()}).")
+    return window
+
+
+def parse_step(text: str | None, window: Window) -> int:
+    """Seconds per step: ``1h``, ``1d``, ``6h``... (aligned to UTC hours/days from the epoch) or ``window`` (one
+    step). At most ``MAX_STEPS`` steps, and a step of whole hours (hourly roll-ups are not split further)."""
+    if not text or text == "window":
+        return window.seconds
+    seconds = _duration(text.strip(), "step")
+    if seconds % 3600:
+        raise CostInputError("step", "A step is whole hours or days (e.g. 1h, 6h, 1d), or 'window'.")
+    if window.seconds / seconds > MAX_STEPS:
+        raise CostInputError("step", f"That is over {MAX_STEPS} steps for this window; take a longer step.")
+    return seconds
+
+
+def parse_aggregate(text: str | None, allowed: Sequence[str] = DIMENSIONS) -> tuple[str, ...]:
+    """One or more of ``allowed``, comma-separated (``team,tier``)."""
+    names = tuple(part.strip() for part in (text or "project").split(",") if part.strip())
+    unknown = [n for n in names if n not in allowed]
+    if not names or unknown or len(set(names)) != len(names):
+        raise CostInputError("aggregate", f"Aggregate by one or more of {', '.join(allowed)}, each once.")
+    return names
+
+
+# --- arithmetic ---------------------------------------------------------------------------------------------
+
+
+def step_edges(window: Window, step: int) -> list[tuple[datetime, datetime]]:
+    """The steps covering the window: aligned to multiples of ``step`` from the epoch (UTC days and hours), the
+    first and last clipped to the window; one step when ``step`` is the window's length."""
+    if step >= window.seconds:
+        return [(window.start, window.end)]
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    edges = []
+    cursor = window.start
+    while cursor < window.end:
+        offset = int((cursor - epoch).total_seconds())
+        nxt = min(epoch + timedelta(seconds=(offset // step + 1) * step), window.end)
+        edges.append((cursor, nxt))
+        cursor = nxt
+    return edges
+
+
+def key_of(record: Record, aggregate: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """The aggregate's name and properties; idle capacity is always its own ``__idle__`` row."""
+    if record.idle:
+        return IDLE, dict.fromkeys(aggregate, IDLE)
+    props = {dim: str(getattr(record, dim)) for dim in aggregate}
+    return "/".join(props[d] for d in aggregate), props
+
+
+def cost_of(billable: Amounts, tier: str, prices: Prices) -> dict[str, Fraction]:
+    """price per unit-hour x unit-hours, per resource."""
+    return {r: billable.of(r) * Fraction(prices.get((tier, r), Decimal(0))) / UNIT_SECONDS[r] for r in RESOURCES}
+
+
+def split(record: Record, start: datetime, end: datetime) -> Fraction:
+    """The share of ``record``'s interval inside ``[start, end)``."""
+    total = (record.end - record.start).total_seconds()
+    inside = (min(end, record.end) - max(start, record.start)).total_seconds()
+    return Fraction(0) if total <= 0 or inside <= 0 else Fraction(int(inside)) / Fraction(int(total))
+
+
+def allocate(
+    records: Iterable[Record],
+    window: Window,
+    step: int,
+    aggregate: tuple[str, ...],
+    prices: Prices,
+    *,
+    include_idle: bool = False,
+) -> Report:
+    """Each step's allocations: every record's amounts split over the steps it overlaps inside the window, summed
+    by aggregate, priced by its tier. Idle records count only with ``include_idle``."""
+    steps = [Step(s, e) for s, e in step_edges(window, step)]
+    for record in records:
+        if record.idle and not include_idle:
+            continue
+        if record.end <= window.start or record.start >= window.end:
+            continue
+        name, props = key_of(record, aggregate)
+        for each in _overlapping(steps, record):
+            share = split(record, each.start, each.end)
+            if not share:
+                continue
+            billable = record.billable.scaled(share)
+            allocation = each.allocations.setdefault(name, Allocation(name, props))
+            allocation.add(record.request.scaled(share), billable, cost_of(billable, record.tier, prices))
+    return Report(window, step, aggregate, steps)
+
+
+def _overlapping(steps: list[Step], record: Record) -> list[Step]:
+    lo, hi = 0, len(steps)
+    while lo < hi:  # the first step ending after the record starts
+        mid = (lo + hi) // 2
+        if steps[mid].end <= record.start:
+            lo = mid + 1
+        else:
+            hi = mid
+    out = []
+    for each in steps[lo:]:
+        if each.start >= record.end:
+            break
+        out.append(each)
+    return out
+
+
+# --- sampling arithmetic (one minute) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """Amounts at an instant: milli-cores, bytes, GPUs."""
+
+    cpu: int = 0
+    memory: int = 0
+    gpu: int = 0
+
+    def __add__(self, o: Quantity) -> Quantity:
+        return Quantity(self.cpu + o.cpu, self.memory + o.memory, self.gpu + o.gpu)
+
+    def __sub__(self, o: Quantity) -> Quantity:
+        return Quantity(self.cpu - o.cpu, self.memory - o.memory, self.gpu - o.gpu)
+
+    def clip(self) -> Quantity:
+        """No resource below zero."""
+        return Quantity(max(self.cpu, 0), max(self.memory, 0), max(self.gpu, 0))
+
+    def maximum(self, o: Quantity | None) -> Quantity:
+        if o is None:
+            return self
+        return Quantity(max(self.cpu, o.cpu), max(self.memory, o.memory), max(self.gpu, o.gpu))
+
+    @property
+    def zero(self) -> bool:
+        return not (self.cpu or self.memory or self.gpu)
+
+
+def billable(request: Quantity, used: Quantity | None) -> Quantity:
+    """What a minute bills: the larger of request and (where reported) usage, per resource."""
+    return request.maximum(used)
+
+
+def unused_reservation(grant: Quantity, billed_reserved: Quantity) -> Quantity:
+    """Reserved is committed capacity: the grant is charged whether used or not, so the part of it no workload
+    billed is charged on its own row (never negative: billing beyond the grant is the workloads' own)."""
+    return (grant - billed_reserved).clip()
+
+
+POOL_OF_TIER = {"reserved": "reserved", "ondemand": "ondemand", "preemptible": "burst"}
+
+
+def idle_by_tier(pools: Mapping[str, Quantity], allocated: Mapping[str, Quantity]) -> dict[str, Quantity]:
+    """One cluster's unrequested pool capacity per tier. Each tier fills its own pool (Preemptible: the burst
+    pool); what overflows a pool takes the room left in the burst pool, then (Preemptible, which borrows any
+    unused capacity) in the OnDemand and Reserved pools. The idle of a tier is what is left of its pool, so the
+    tiers' idle sum to max(0, all pools - all requests) whenever every request fits."""
+    free = {pool: pools.get(pool, Quantity()) for pool in POOL_OF_TIER.values()}
+    overflow = {}
+    for tier, pool in POOL_OF_TIER.items():
+        left = free[pool] - allocated.get(tier, Quantity())
+        free[pool] = left.clip()
+        overflow[tier] = (Quantity() - left).clip()
+    for tier in TIERS:
+        order = ("burst", "ondemand", "reserved") if tier == "preemptible" else ("burst",)
+        need = overflow[tier]
+        for pool in order:
+            take = Quantity(
+                min(need.cpu, free[pool].cpu), min(need.memory, free[pool].memory), min(need.gpu, free[pool].gpu)
+            )
+            free[pool], need = free[pool] - take, need - take
+    return {tier: free[pool] for tier, pool in POOL_OF_TIER.items()}
