@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
-from prometheus_client.exposition import choose_encoder
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 from base.api import json_error

@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "base.metrics_hooks.RequestMetricsMiddleware",  # after static files: counts the portal's own routes
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -286,6 +287,10 @@ READYZ_CACHE_SECONDS = env_int("READYZ_CACHE_SECONDS", 5)  # /readyz runs its ch
 READYZ_PROBE_TOKEN = env_str("READYZ_PROBE_TOKEN", "")  # "Authorization: Bearer <it>" sees the failed checks
 
 # --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
+# --- metrics (base.metrics; README "Metrics") ---------------------------------------------------------------
+METRICS_TOKEN = env_str("METRICS_TOKEN", READYZ_PROBE_TOKEN)  # "Authorization: Bearer <it>" may scrape /metrics
+WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS", "")  # host:port a Celery worker serves /metrics on
+
 DEBUG_SOCKETS_PER_USER = env_int("DEBUG_SOCKETS_PER_USER", 10)  # open shells + log streams, all workers
 DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystroke nor output for this long
 DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)

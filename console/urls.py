@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from accounts import views as accounts_views
+from console.metrics import metrics_view
 from console.views import dashboard, health
 
 urlpatterns = [
@@ -12,6 +13,7 @@ urlpatterns = [
     path("oidc/", include("mozilla_django_oidc.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("audit/", include("base.audit.urls")),
     path("tokens/", include("accounts.urls")),
     path("projects/", include("projects.urls")),

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from base import audit
+from base import audit, metrics
 from debugging.policy import limits
 
 ACTION = "debug.refused"
@@ -29,6 +29,7 @@ def _who(scope: dict[str, Any]) -> tuple[Any, str]:
 
 def record_refusal(scope: dict[str, Any], code: int, message: str, *, project: str = "", cluster: str = "") -> bool:
     """Audit one refusal unless its (who, code) pair was audited within the window; True when a row was written."""
+    metrics.refusal(code)  # every refusal, audited or only counted
     actor, who = _who(scope)
     key = f"debug-refused:{who}:{code}"
     window = max(1, limits().refusal_audit_seconds)

@@ -30,7 +30,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from redis.exceptions import RedisError
 
-from accounts.live_access import access_epoch, user_group
+from accounts.live_access import access_epoch, epoch_key, user_group
+from base import metrics
 from base.errors import Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 from debugging import sessions
 from debugging.models import SessionKind
@@ -168,6 +169,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         self.recheck_task = asyncio.create_task(self._recheck_loop())
         return True
+        metrics.OPEN_SESSIONS.labels(self.kind).inc()  # until end(), which sees session_id set
 
     async def access_changed(self, message: dict[str, Any]) -> None:
         """``accounts.live_access``: the user's access changed somewhere; re-check now."""
@@ -249,5 +251,6 @@ class UnmatchedConsumer(PolicedConsumer):
     """Any websocket path no route matches: a clean, audited 4404 instead of the router's exception (HTTP 500)."""
 
     async def connect(self) -> None:
+            metrics.OPEN_SESSIONS.labels(self.kind).dec()
         await self.accept()
         await self.refuse(NotFound("No such websocket endpoint."))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -10,6 +11,8 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from devtools.localcp.procs import free_port
 
@@ -28,6 +31,44 @@ def install_crds(
     if host:
         args += ["--host-context", host]
     subprocess.run(args, cwd=ROOT, check=True, timeout=120)
+
+
+def flat_totals(text: str) -> dict[str, float]:
+    """leading, reconciles (member successes), federation_reconciles, queue_depth (ready keys), writes, conflicts,
+    errors_temporary, errors_permanent, reconcile_seconds_p50/p99 (from the histogram's buckets)."""
+    totals: dict[str, float] = {}
+
+    def add(key: str, value: float) -> None:
+        totals[key] = totals.get(key, 0.0) + value
+
+    buckets: dict[float, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            name, labels = sample.name.removeprefix("pincompute_operator_"), sample.labels
+            if name == "leader":
+                totals["leading"] = sample.value
+            elif name == "queue_depth" and labels["state"] == "ready":
+                add("queue_depth", sample.value)
+            elif name in ("writes_total", "resyncs_total"):
+                add(name.removesuffix("_total"), sample.value)
+            elif name == "retries_total" and labels["reason"] == "conflict":
+                add("conflicts", sample.value)
+            elif name == "reconciles_total":
+                result, controller = labels["result"], labels["controller"]
+                if result == "success":
+                    add("reconciles" if controller == "member" else "federation_reconciles", sample.value)
+                elif result in ("temporary_error", "permanent_error"):
+                    add(f"errors_{result.removesuffix('_error')}", sample.value)
+            elif name == "reconcile_duration_seconds_bucket":
+                le = float(labels["le"])
+                buckets[le] = buckets.get(le, 0.0) + sample.value
+    count = buckets.get(math.inf, 0.0)
+    for quantile in (50, 99):
+        if count:
+            totals[f"reconcile_seconds_p{quantile}"] = min(
+                (le for le, n in buckets.items() if n >= count * quantile / 100), default=math.inf
+            )
+    return totals
 
 
 class OperatorProcess:
@@ -78,16 +119,12 @@ class OperatorProcess:
         return self
 
     def metrics(self) -> dict[str, float]:
+        """The operator's /metrics as the flat totals the benches and tests read ({} while it does not answer)."""
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2) as resp:
-                text = resp.read().decode()
+                return flat_totals(resp.read().decode())
         except OSError:
             return {}
-        return {
-            line.split()[0].removeprefix("pincompute_operator_"): float(line.split()[1])
-            for line in text.splitlines()
-            if line.strip()
-        }
 
     def kill(self) -> None:
         assert self.proc is not None

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from base import metrics
 from base.queueing import enqueue
 from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
@@ -65,6 +66,7 @@ def manifests_for(project: Project, cluster: Cluster) -> list[dict[str, Any]]:
     return host_manifests(tenant) if cluster.role == FederationRole.HOST else member_manifests(tenant)
 
 
+@metrics.counted(metrics.PROVISIONING, metrics.PROVISIONING_SECONDS, action="apply")
 def provision_project(project: Project, cluster: Cluster, *, trial: bool = False) -> list[dict[str, Any]]:
     """Apply what ``cluster`` must hold for ``project``; returns the applied objects. ``trial``: someone
     asked for this run (Retry), so an open circuit breaker lets it through as its trial call.
@@ -81,6 +83,7 @@ def provision_project(project: Project, cluster: Cluster, *, trial: bool = False
     )
 
 
+@metrics.counted(metrics.PROVISIONING, metrics.PROVISIONING_SECONDS, action="remove")
 def remove_project(project: Project, cluster: Cluster, *, trial: bool = False) -> bool:
     """Delete the project's namespace on ``cluster`` (and with it everything provisioning put inside it).
 

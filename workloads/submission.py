@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from base import audit
+from base import audit, metrics
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from projects.access import require_role
 from projects.grants import grants_of
@@ -142,6 +142,7 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
     return workload
 
 
+@metrics.counted(metrics.SUBMISSIONS, outcome=metrics.submission_outcome)
 def submit(
     actor: Any,
     project: Project,

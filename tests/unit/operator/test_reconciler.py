@@ -13,6 +13,7 @@ from workloads.core.operator.reconciler import Reconciler
 from workloads.core.runtime import load_profile
 
 NOW = datetime(2030, 1, 1, 12, 0, 30, tzinfo=UTC)
+CONFLICT_RETRIES_METRIC = "pincompute_operator_retries_total"
 
 
 def _cr(kind, **labels):
@@ -144,7 +145,12 @@ def test_conflict_is_retried_at_once_then_backs_off():
 
     operator._process(key)
 
-    assert operator.metrics.counters["conflicts"] == 2
+    assert (
+        operator.metrics.count(
+            CONFLICT_RETRIES_METRIC, {"controller": "member", "kind": "PinPod", "reason": "conflict"}
+        )
+        == 2
+    )
     assert kube.writes("apply") == [("apply", "Pod", "notebook")]
     kube.conflicts = 5
     cluster.store.apply("Pod", "DELETED", {"metadata": {"namespace": "search", "name": "notebook"}})

@@ -1,7 +1,7 @@
 """Command line and assembly: one ApiClient per context, never the global kube configuration.
 
 ``python -m workloads.core.operator [run] --kubeconfig PATH --context member-a --context member-b
-    [--host-context host] [--lease-context host] [--workers 16] [--metrics-port 0] ...``
+    [--host-context host] [--lease-context host] [--workers 16] [--metrics-bind-address 0.0.0.0:9090] ...``
 
 With ``--host-context`` the process is also the federation controller: workloads persisted on the host
 are admitted, placed, propagated to the members given by ``--context`` (named as in the host's
@@ -29,7 +29,7 @@ from workloads.core.operator.federation.controller import Federation
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube, new_api_client
 from workloads.core.operator.leader import KubeLeaseStore, LeaderElector
-from workloads.core.operator.metrics import Metrics, serve
+from workloads.core.operator.metrics import Metrics, parse_address, serve
 from workloads.core.runtime import load_profile
 
 log = logging.getLogger("workloads.core.operator")
@@ -55,7 +55,8 @@ class Settings:
     renew_period: float = 2.0
     identity: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     options: Options = field(default_factory=Options)
-    metrics_port: int | None = None
+    metrics_port: int | None = None  # the older form of metrics_address: 127.0.0.1:PORT
+    metrics_address: str | None = None  # host:port of /metrics; None (and no metrics_port): not served
     host: ClusterTarget | None = None  # the federation's host cluster; None: members only
 
 
@@ -137,7 +138,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=16, help="reconcile threads (they mostly wait on apiservers)")
     p.add_argument("--resync-seconds", type=float, default=300.0)
     p.add_argument("--shutdown-timeout", type=float, default=20.0)
-    p.add_argument("--metrics-port", type=int, help="serve /metrics on 127.0.0.1:PORT (0 = any free port)")
+    p.add_argument(
+        "--metrics-bind-address",
+        metavar="HOST:PORT",
+        help="serve /metrics (Prometheus format) there, e.g. 0.0.0.0:9090 in a pod (port 0 = any free port)",
+    )
+    p.add_argument("--metrics-port", type=int, help="the older form of --metrics-bind-address 127.0.0.1:PORT")
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -145,6 +151,11 @@ def parser() -> argparse.ArgumentParser:
 def settings_from_args(args: argparse.Namespace) -> Settings:
     if not args.kubeconfig or not args.context:
         raise SystemExit("--kubeconfig and at least one --context are required")
+    if args.metrics_bind_address:
+        try:
+            parse_address(args.metrics_bind_address)
+        except ValueError as exc:
+            raise SystemExit(f"--metrics-bind-address: {exc}") from None
     zones = _zones(args.zone)
     clusters = [ClusterTarget(c, args.kubeconfig, c, zones.get(c, "")) for c in args.context]
     host = ClusterTarget(args.host_context, args.kubeconfig, args.host_context) if args.host_context else None
@@ -162,6 +173,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             workers=args.workers, resync_seconds=args.resync_seconds, shutdown_timeout=args.shutdown_timeout
         ),
         metrics_port=args.metrics_port,
+        metrics_address=args.metrics_bind_address,
         host=host,
         **extra,
     )
@@ -178,11 +190,19 @@ def run(settings: Settings) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    if settings.metrics_port is not None:
-        server = serve(operator.metrics, settings.metrics_port)
-        log.info("metrics on http://127.0.0.1:%d/metrics", server.server_port)
+    address = metrics_address(settings)
+    if address is not None:
+        server = serve(operator.metrics, *address)
+        log.info("metrics on http://%s:%d/metrics", address[0], server.server_port)
     log.info("operator %s for %s", settings.identity, ", ".join(c.name for c in settings.clusters))
     return operator.run()
+
+
+def metrics_address(settings: Settings) -> tuple[str, int] | None:
+    """Where /metrics is served: ``metrics_address``, else 127.0.0.1:``metrics_port``, else nowhere."""
+    if settings.metrics_address:
+        return parse_address(settings.metrics_address)
+    return None if settings.metrics_port is None else ("127.0.0.1", settings.metrics_port)
 
 
 def install_crds(members: Sequence[ClusterTarget], host: ClusterTarget | None = None) -> int:

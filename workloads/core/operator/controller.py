@@ -62,10 +62,8 @@ class Operator:
         self._workers: list[threading.Thread] = []
         self._started = False
         self.exit_code = 0
-        self.metrics.gauges["queue_depth"] = lambda: float(self.queue.depth()[0] + self.host_queue.depth()[0])
-        self.metrics.gauges["queue_waiting"] = lambda: float(self.queue.depth()[2] + self.host_queue.depth()[2])
-        self.metrics.gauges["host_queue_depth"] = lambda: float(self.host_queue.depth()[0])
-        self.metrics.gauges["leading"] = lambda: float(self._started)
+        self.metrics.live.queues.update(member=self.queue.depth, federation=self.host_queue.depth)
+        self.metrics.live.leading = lambda: self._started and not self.stop.is_set()
         self.federation: Federation | None = None
         if federation is not None:
             self.federation = federation(self)
@@ -132,7 +130,7 @@ class Operator:
             if self.federation is not None:
                 for key in self.federation.all_keys():
                     self.host_queue.add(key)
-            self.metrics.inc("resyncs")
+            self.metrics.resyncs.inc()
 
     def enqueue(self, key: Key) -> None:
         federation = self.federation
@@ -145,79 +143,81 @@ class Operator:
             key = queue.get()
             if key is None:
                 return
-            started = time.monotonic()
+            started, result = time.monotonic(), "error"
             try:
-                self._process(key)
+                result = self._process(key)
             finally:
-                self.metrics.observe(time.monotonic() - started)
+                controller = "federation" if queue is self.host_queue else "member"
+                self.metrics.finished(controller, key.kind, result, time.monotonic() - started)
                 queue.done(key)
 
-    def _process(self, key: Key) -> None:
+    def _process(self, key: Key) -> str:
+        """Reconcile one member key; returns the result the metrics count it under."""
         if self.federation is not None and key.cluster == self.federation.name:
-            self._process_host(key, self.federation)
-            return
+            return self._process_host(key, self.federation)
         cluster = self.clusters[key.cluster]
         for _attempt in range(CONFLICT_RETRIES):
             try:
                 outcome = self.reconciler.reconcile(key)
             except Conflict as exc:
-                self.metrics.inc("conflicts")
+                self.metrics.retried("member", key.kind, "conflict")
                 log.info("%s: conflict (%s); re-reading", key, exc)
                 if not self._reread(cluster, key):
-                    return
+                    return "conflict"
                 continue
             except NotFound:
                 self.queue.forget(key)
-                return
+                return "not_found"
             except TemporaryError as exc:
-                self.metrics.inc("errors_temporary")
+                self.metrics.retried("member", key.kind, "backoff")
                 delay = max(self.queue.add_rate_limited(key), 0.0)
                 log.warning("%s: %s; retry in %.2fs", key, exc, delay)
                 self._record(cluster, key, "Warning", "ReconcileError", str(exc))
-                return
+                return "temporary_error"
             except PermanentError as exc:
-                self.metrics.inc("errors_permanent")
                 log.warning("%s: permanent: %s", key, exc)
                 self._degrade(cluster, key, "ReconcileFailed", str(exc))
                 self.queue.forget(key)
-                return
-            self.metrics.inc("reconciles")
-            self.metrics.inc("writes", outcome.wrote)
+                return "permanent_error"
+            self.metrics.writes.inc(outcome.wrote)
             self.queue.forget(key)
             if outcome.requeue_after is not None:
                 self.queue.add_after(key, outcome.requeue_after)
-            return
+            return "success"
+        self.metrics.retried("member", key.kind, "backoff")
         self.queue.add_rate_limited(key)
+        return "conflict"
 
-    def _process_host(self, key: Key, federation: Federation) -> None:
+    def _process_host(self, key: Key, federation: Federation) -> str:
         """A federation key: a conflict means the store was re-read (``HostRuntime``): decide again at once."""
         for _attempt in range(CONFLICT_RETRIES):
             try:
                 outcome = federation.process(key)
             except Conflict as exc:
-                self.metrics.inc("conflicts")
+                self.metrics.retried("federation", key.kind, "conflict")
                 log.info("%s: conflict (%s); deciding again", key, exc)
                 continue
             except NotFound:
                 self.host_queue.forget(key)
-                return
+                return "not_found"
             except TemporaryError as exc:
-                self.metrics.inc("errors_temporary")
+                self.metrics.retried("federation", key.kind, "backoff")
                 delay = max(self.host_queue.add_rate_limited(key), 0.0)
                 log.warning("%s: %s; retry in %.2fs", key, exc, delay)
-                return
+                return "temporary_error"
             except CoreError as exc:
-                self.metrics.inc("errors_permanent")
+                self.metrics.retried("federation", key.kind, "backoff")
                 log.warning("%s: %s", key, exc)
                 self.host_queue.add_rate_limited(key)
-                return
-            self.metrics.inc("federation_reconciles")
-            self.metrics.inc("writes", outcome.wrote)
+                return "permanent_error"
+            self.metrics.writes.inc(outcome.wrote)
             self.host_queue.forget(key)
             if outcome.requeue_after is not None:
                 self.host_queue.add_after(key, outcome.requeue_after)
-            return
+            return "success"
+        self.metrics.retried("federation", key.kind, "backoff")
         self.host_queue.add_rate_limited(key)
+        return "conflict"
 
     def _reread(self, cluster: ClusterRuntime, key: Key) -> bool:
         res = cluster.cr_resource(key.kind)

@@ -27,7 +27,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-leader-election", action="store_true")
         parser.add_argument("--no-federation", action="store_true", help="members only: no federation on the host")
         parser.add_argument("--workers", type=int, default=16)
-        parser.add_argument("--metrics-port", type=int)
+        parser.add_argument("--metrics-port", type=int, help="the older form of --metrics-bind-address 127.0.0.1:PORT")
+        parser.add_argument("--metrics-bind-address", metavar="HOST:PORT", help="serve /metrics there (0.0.0.0:9090)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         host: ClusterTarget | None = None
@@ -44,6 +45,7 @@ class Command(BaseCommand):
             None if options["no_leader_election"] else lease,
             options=Options(workers=options["workers"]),
             metrics_port=options["metrics_port"],
+            metrics_address=options["metrics_bind_address"],
             host=None if options["no_federation"] else host,
         )
         code = run(settings)
