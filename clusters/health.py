@@ -82,6 +82,12 @@ def health_of(cluster: Cluster) -> Health:
     return replace(health, stale_seconds=stale) if stale is not None else health
 
 
+def member_freshness() -> dict[str, Health]:
+    """Each member cluster's health, for pages that show per-cluster data from the watch caches: beside that data
+    they name a cluster that is unreachable or whose cache has heard nothing lately (reads only, no I/O)."""
+    return {cluster.name: health_of(cluster) for cluster in Cluster.objects.members()}
+
+
 def cache_staleness(cluster: Cluster) -> float | None:
     """Seconds this process's watch cache of ``cluster`` has heard nothing, when past WATCH_STALE_SECONDS (the
     pages then say its data is stale); None when fresh or not cached here."""

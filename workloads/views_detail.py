@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
+from clusters.health import member_freshness
 from projects.access import require_role
 from workloads import documents, host, operations, submission
 from workloads import preview as previews
@@ -90,6 +91,7 @@ def _status_context(found: Found) -> dict[str, Any]:
         "placement": placement,
         "pods": pods,
         "pod_problems": pod_problems,
+        "freshness": member_freshness(),  # a badge beside each cluster's shard and pods when it is not fresh
         "poll_seconds": POLL_SECONDS,
     }
 
