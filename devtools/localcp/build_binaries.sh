@@ -93,8 +93,13 @@ build_helm() {
   mkdir -p "$dir" "$(dirname "$HELM")" && cd "$dir"
   [[ -f go.mod ]] || go mod init local/helmbin >&2
   go get "helm.sh/helm/v3@$HELM_VERSION" >&2
-  go build -trimpath -ldflags "-s -w -X $M.version=$HELM_VERSION -X $M.gitTreeState=clean" -o "$HELM.tmp" \
-    helm.sh/helm/v3/cmd/helm >&2
+  # As helm's Makefile: the Kubernetes version `helm template`/`lint` assume is the client-go module's (else 1.20).
+  local kminor LD="-s -w -X $M.version=$HELM_VERSION -X $M.gitTreeState=clean" p
+  kminor="$(go list -m -f '{{.Version}}' k8s.io/client-go | cut -d. -f2)"
+  for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    LD="$LD -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$kminor"
+  done
+  go build -trimpath -ldflags "$LD" -o "$HELM.tmp" helm.sh/helm/v3/cmd/helm >&2
   mv "$HELM.tmp" "$HELM"
 }
 
