@@ -9,10 +9,12 @@ stopped at the end, unless one already runs there). The portal runs in this proc
 (SQLite, eager tasks; ``bench/provisioning.py``'s ``setup_portal``), serves HTTP with uvicorn on a free port,
 and one project is onboarded through its service. Then:
 
-1. 10k workload objects are written to the project's namespace on the host (raw POSTs by --threads threads; a
-   third of them get an admitted, running status through the status subresource; no operator runs), and 100k
-   pods to the same namespace on the member (raw POSTs with ``spec.nodeName`` set to kwok nodes, which mark
-   them Running). Creation stops at --create-timeout; what exists is measured, and the run says so.
+1. 10k workload objects are written to the project's namespace on the host as the portal and the federation
+   leave them (``hostobjects.py``: the submission service's manifest of the catalog's example, POSTed with the
+   portal's field manager by --threads threads; each then gets the status the federation's pure functions
+   build, through the status subresource; no operator runs), and 100k pods to the same namespace on the member
+   (raw POSTs with ``spec.nodeName`` set to kwok nodes, which mark them Running). Creation stops at
+   --create-timeout; what exists is measured, and the run says so.
 2. Once the portal's caches hold them: the API's list (real HTTP with an API token, keep-alive) for pages of
    100 workloads (``/api/v1/projects/<p>/workloads/``) and of 100 pods (``/api/v1/projects/<p>/pods/``),
    walking the ``next`` links, p50/p99, against a direct apiserver LIST of the same page size (raw JSON,
@@ -45,6 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+import hostobjects  # noqa: E402
 from provisioning import Backing, provisioned_everywhere, setup_portal  # noqa: E402
 
 from devtools.localcp import LocalControlPlane  # noqa: E402
@@ -73,43 +76,6 @@ def summary(ms: list[float]) -> dict[str, float]:
 # -- objects --------------------------------------------------------------------------------------------------
 
 
-def workload_body(i: int) -> dict[str, Any]:
-    kind = "PinApp" if i % 3 == 0 else "PinPod"
-    spec: dict[str, Any] = {"project": PROJECT, "team": "bench", "costCenter": "CC-0001", "tier": "OnDemand"}
-    if kind == "PinApp":
-        spec |= {"replicas": 2, "zones": ["local-1a"], "template": {"containers": [APP]}}
-    else:
-        spec |= {"containers": [APP]}
-    return {
-        "apiVersion": "pincompute.io/v1",
-        "kind": kind,
-        "metadata": {"name": f"wl-{i:05d}", "namespace": NS, "labels": {"bench": "read-path"}},
-        "spec": spec,
-    }
-
-
-def workload_status(i: int, member: str) -> dict[str, Any]:
-    at = "2026-11-22T00:00:00Z"
-    return {
-        "status": {
-            "phase": "Running",
-            "readyReplicas": 1,
-            "conditions": [
-                {
-                    "type": "Admitted",
-                    "status": "True",
-                    "reason": "Admitted",
-                    "message": "fits",
-                    "lastTransitionTime": at,
-                },
-                {"type": "Ready", "status": "True", "reason": "AllShards", "message": "", "lastTransitionTime": at},
-            ],
-            "placement": {"clusters": [{"cluster": member, "shardIndex": 0}]},
-            "shards": [{"cluster": member, "zone": "local-1a", "replicas": 1, "readyReplicas": 1, "state": "Ready"}],
-        }
-    }
-
-
 def pod_body(i: int, node: str) -> dict[str, Any]:
     workload = f"wl-{i % 10_000:05d}"
     return {
@@ -122,6 +88,7 @@ def pod_body(i: int, node: str) -> dict[str, Any]:
                 "pincompute.io/workload": workload,
                 "pincompute.io/kind": "PinApp" if i % 3 == 0 else "PinPod",
                 "app.kubernetes.io/name": workload,
+                "pods.pinconsole.dev/sandbox": "off",  # never exec'd into: no per-pod sandbox for 100k of them
             },
             "annotations": {"pincompute.io/cost-center": "CC-0001"},
         },
@@ -349,10 +316,37 @@ def watch_lag(cache: Any, api: Any, names: list[str], writes: int) -> dict[str, 
     return {"writes": writes, "write_start_to_visible": summary(from_start), "write_ack_to_visible": summary(from_ack)}
 
 
+def _listed(custom: Any, plural: str) -> list[dict[str, Any]]:
+    """The host's ``plural`` in the bench namespace; waits out a CRD's storage still initializing (429)."""
+    from kubernetes.client.exceptions import ApiException
+
+    for _ in range(120):
+        try:
+            return list(custom.list_namespaced_custom_object("pincompute.io", "v1", NS, plural)["items"])
+        except ApiException as exc:
+            if exc.status not in (429, 503):
+                raise
+            time.sleep(0.5)
+    raise TimeoutError(f"the host never served {plural}")
+
+
 def cleanup(apis: list[Any]) -> None:
+    """The project's namespaces gone; the host objects' federation finalizer dropped first (no operator runs)."""
     from kubernetes import client as k8s
     from kubernetes.client.exceptions import ApiException
 
+    custom = k8s.CustomObjectsApi(apis[0])
+    for plural in sorted(set(hostobjects.PLURAL.values())):
+        names = [o["metadata"]["name"] for o in _listed(custom, plural)]
+        with ThreadPoolExecutor(16) as ex:
+            list(
+                ex.map(
+                    lambda name, plural=plural: custom.patch_namespaced_custom_object(
+                        "pincompute.io", "v1", NS, plural, name, {"metadata": {"finalizers": None}}
+                    ),
+                    names,
+                )
+            )
     for api in apis:
         try:
             k8s.CoreV1Api(api).delete_namespace(NS, grace_period_seconds=0)
@@ -424,11 +418,12 @@ def main() -> int:
 
         # 1. objects
         deadline = time.monotonic() + (args.create_timeout if not args.reuse else 0)
-        plural = {"PinApp": "pinapps", "PinPod": "pinpods"}
+        shapes = hostobjects.templates(project)
         made, rate = post_all(
             host_api,
-            lambda i: f"/apis/pincompute.io/v1/namespaces/{NS}/{plural[workload_body(i)['kind']]}",
-            workload_body,
+            lambda i: f"/apis/pincompute.io/v1/namespaces/{NS}/{hostobjects.PLURAL[hostobjects.kind_of(i)]}"
+            "?fieldManager=pinconsole",
+            lambda i: hostobjects.manifest(shapes, i),
             args.workloads,
             args.threads,
             deadline,
@@ -439,10 +434,11 @@ def main() -> int:
                 ex.map(
                     lambda i: patch_status(
                         host_api,
-                        f"/apis/pincompute.io/v1/namespaces/{NS}/{plural[workload_body(i)['kind']]}/wl-{i:05d}/status",
-                        workload_status(i, member.name),
+                        f"/apis/pincompute.io/v1/namespaces/{NS}/{hostobjects.PLURAL[hostobjects.kind_of(i)]}"
+                        f"/wl-{i:05d}/status?fieldManager=pincompute-operator",
+                        {"status": hostobjects.status(hostobjects.manifest(shapes, i), member.name, "local-1a")},
                     ),
-                    range(0, made, 3),
+                    range(made),
                 )
             )
         t0 = time.perf_counter()
