@@ -15,39 +15,35 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from kubernetes.client.rest import ApiException
 from kubernetes.config.config_exception import ConfigException
-from websocket import WebSocketException
 
-from accounts.live_access import access_epoch
 from base import audit
 from base.errors import ServiceError
 from clusters.runtime import api_for
 from debugging import recording
 from debugging.aggregate import WorkloadLogConsumer
 from debugging.authz import PodRef, resolve_pod
+from debugging.kubeexec import ExecError, ExecResult, ExecSession, refusal
 from debugging.logsockets import LogConsumer
 from debugging.models import SessionKind
 from debugging.policy import limits
 from debugging.shells import shell_command
 from debugging.socketbase import PolicedConsumer
-from debugging.streams import ExecResult, ExecSession
 
 MAX_STDIN_CHARS = 64 * 1024
 TIMEOUT_CLOSE = 4408
-# Keystrokes and resizes of every shell of this process, written by a few shared threads (not one per shell):
-# a consumer awaits each write before Channels hands it the next message, so each shell's input stays in order.
-WRITERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="exec-write")
 __all__ = ["ExecConsumer", "LogConsumer", "WorkloadLogConsumer"]
 
 
 class ExecConsumer(PolicedConsumer):
-    """Browser terminal <-> pod exec. Output is never dropped: a slow browser pauses the reader."""
+    """Browser terminal <-> pod exec (``kubeexec``, on this event loop). Output is never dropped: the pump awaits
+    each send to the browser before it reads the exec again, so a slow browser pauses the pod's output.
+    A keystroke goes straight to the exec websocket from ``receive_json``: Channels hands the consumer one message
+    at a time, so keystrokes stay in order and wait for any re-check of access that runs meanwhile."""
 
     kind = SessionKind.SHELL
     ref: PodRef | None = None
@@ -90,14 +86,13 @@ class ExecConsumer(PolicedConsumer):
         )
         if not admitted:
             return
-        loop = asyncio.get_running_loop()
         try:
             api = await database_sync_to_async(api_for)(ref.cluster)
-            session = ExecSession(api, ref.namespace, ref.name, container, loop, command=command)
-            await loop.run_in_executor(None, session.open)
-        except (ApiException, WebSocketException, OSError, ConfigException) as exc:
-            message = f"Could not start a shell: {getattr(exc, 'reason', None) or exc}"
-            await self.end(f"could not start: {exc}", 4502)
+            session = ExecSession(api, ref.namespace, ref.name, container, command)
+            await session.open()
+        except (*ExecError, ConfigException) as exc:
+            message = f"Could not start a shell: {refusal(exc)}"
+            await self.end(f"could not start: {refusal(exc)}", 4502)
             await self.status("error", message)
             await self.close_with(4502, message)
             return
@@ -105,9 +100,8 @@ class ExecConsumer(PolicedConsumer):
         if ref.project.record_shells:
             self.recorder = recording.Recorder(title=f"{ref.cluster.name}/{ref.namespace}/{ref.name}/{container}")
         await self._audit("shell.open", {"session": self.session_id, "shell": shell, "recorded": bool(self.recorder)})
-        session.start_reader()
         await self.status("connected", f"{ref.name}/{container} on {ref.cluster.name}")
-        if self.recorder is not None:  # before any output: the reader's queue holds it meanwhile
+        if self.recorder is not None:  # before any output: the pump starts below
             await self.send_json(
                 {"type": "notice", "message": f"This shell is recorded ({ref.project.name}'s policy)."}
             )
@@ -119,8 +113,7 @@ class ExecConsumer(PolicedConsumer):
 
     async def _pump(self) -> None:
         assert self.session is not None
-        while True:
-            item = await self.session.output.get()
+        async for item in self.session.output():
             if isinstance(item, ExecResult):
                 reason = item.reason if item.exit_code is None else f"exit {item.exit_code}"
                 await self.end(reason, 1000)  # audit first: the close below may wait for the client's TCP close
@@ -155,27 +148,15 @@ class ExecConsumer(PolicedConsumer):
             target = deadline - lim.warn_seconds if now < deadline - lim.warn_seconds else deadline
             await asyncio.sleep(min(1.0, max(0.01, target - now)))
 
-    def _write_if_unchanged(self, data: str) -> bool:
-        """On a writer thread: write ``data`` unless the user's access epoch moved since the last check (one
-        thread hop per keystroke for both the check and the write)."""
-        assert self.session is not None and self.grant is not None
-        if access_epoch(self.grant.user_id) != self.epoch:
-            return False
-        self.session.write_stdin(data)
-        return True
-
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if self.session is None or self.ended or not isinstance(content, dict):
             return
-        loop = asyncio.get_running_loop()
         if content.get("type") == "stdin" and isinstance(content.get("data"), str):
             data = content["data"][:MAX_STDIN_CHARS]
             self.bytes_in += len(data.encode())
             self.last_activity = time.monotonic()
-            if await loop.run_in_executor(WRITERS, self._write_if_unchanged, data):
-                return
-            if await self.still_allowed():  # the access changed: re-checked before this keystroke goes on
-                await loop.run_in_executor(WRITERS, self.session.write_stdin, data)
+            if await self.still_allowed():  # the access epoch: a change committed before this keystroke wins
+                await self.session.write_stdin(data)
             return
         if not await self.still_allowed():  # a change committed before this message wins over it
             return
@@ -187,7 +168,7 @@ class ExecConsumer(PolicedConsumer):
             if 0 < cols <= 1000 and 0 < rows <= 1000:
                 if self.recorder is not None:
                     self.recorder.resize(cols, rows)
-                await loop.run_in_executor(WRITERS, self.session.resize, cols, rows)
+                await self.session.resize(cols, rows)
 
     async def stop_streams(self) -> None:
         current = asyncio.current_task()
@@ -195,7 +176,7 @@ class ExecConsumer(PolicedConsumer):
             if task is not None and task is not current:
                 task.cancel()
         if self.session is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.session.close)
+            await self.session.close()
 
     async def periodic_hook(self) -> None:
         await self._save_recording()

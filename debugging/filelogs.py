@@ -5,24 +5,21 @@ segments). It is handed to ``tail`` as one argv element of a fixed command, neve
 it is interpreted. ``-F`` keeps following across rotation and waits for a file that does not exist yet; what tail
 says on stderr ("cannot open ...", "has been replaced") is passed on as a notice, not as a log line.
 
-The exec websocket comes from the blocking kubernetes client, read in a thread of its own (one per followed file;
-the per-user socket cap bounds them). Each line is stamped with the time it arrived (a file has no timestamps the
+The exec is a ``kubeexec`` websocket read by an asyncio task (no thread per followed file; the per-user socket cap
+bounds them). Each line is stamped with the time it arrived (a file has no timestamps the
 server could trust), which also gives it its ``seq``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from kubernetes import client as k8s
-from kubernetes.client.rest import ApiException
-from kubernetes.stream import stream as k8s_stream
-from websocket import WebSocketException
 
+from debugging.kubeexec import STDOUT, ExecError, ExecResult, ExecSession, refusal
 from debugging.streams import LineBuffer, RawLine
 from workloads.core.kinds import DEFAULT_LOG_FILES, KINDS
 from workloads.core.labels import KIND_LABEL
@@ -62,49 +59,32 @@ class FileFollower:
         on_end: Callable[[str, str, str], None] | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
-        # stream() swaps api_client.request while it connects: a private ApiClient (same configuration).
-        self._api = k8s.ApiClient(configuration=api.configuration)
-        self.namespace, self.pod, self.container, self.path = namespace, pod, container, path
+        command = tail_command(path, FILE_TAIL_LINES if tail_lines is None else tail_lines)
+        self.session = ExecSession(api, namespace, pod, container, command, stdin=False, tty=False)
+        self.pod, self.container, self.path = pod, container, path
         self.sink, self.on_end, self.on_notice = sink, on_end, on_notice
-        self.tail_lines = FILE_TAIL_LINES if tail_lines is None else tail_lines
-        self._ws: Any = None
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"filelog-{self.pod}", daemon=True)
-        self._thread.start()
+        """From the event loop: the follow runs as a task of its own."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"filelog-{self.pod}")
 
-    def _run(self) -> None:
-        reason, pending = "ended", {"out": "", "err": ""}
+    async def _run(self) -> None:
+        reason, pending = "ended", {STDOUT: ""}
         try:
-            self._ws = k8s_stream(
-                k8s.CoreV1Api(self._api).connect_get_namespaced_pod_exec,
-                self.pod,
-                self.namespace,
-                container=self.container,
-                command=tail_command(self.path, self.tail_lines),
-                stdin=False,
-                stdout=True,
-                stderr=True,
-                tty=False,
-                _preload_content=False,
-            )
-            ws = self._ws
-            while ws.is_open() and not self._stopping.is_set():
-                ws.update(timeout=0.25)
-                if ws.peek_stdout():
-                    pending["out"] = self._lines(pending["out"] + ws.read_stdout(), self._emit)
-                if ws.peek_stderr():
-                    pending["err"] = self._lines(pending["err"] + ws.read_stderr(), self._notice)
-        except (WebSocketException, OSError, ValueError, ApiException) as exc:
-            reason = f"error: {getattr(exc, 'reason', None) or type(exc).__name__}"
-        except (TypeError, AttributeError):
-            if not self._stopping.is_set():  # close() from another thread under ws.update(): only when stopping
-                raise
+            await self.session.open()
+            async for item in self.session.channels():
+                if isinstance(item, ExecResult):
+                    reason = "ended" if item.reason == "exited" else item.reason
+                    break
+                channel, text = item
+                each = self._emit if channel == STDOUT else self._notice
+                pending[channel] = self._lines(pending.get(channel, "") + text, each)
+        except ExecError as exc:
+            reason = f"error: {refusal(exc)}"
         finally:
-            self._api.close()
-        if not self._stopping.is_set() and self.on_end is not None:
+            await self.session.close(hangup=False)  # closing the exec ends tail
+        if self.on_end is not None:
             self.on_end(self.pod, self.container, reason)
 
     @staticmethod
@@ -122,8 +102,6 @@ class FileFollower:
             self.on_notice(text)
 
     def stop(self) -> None:
-        """Ends the exec (closing the websocket ends tail); the thread returns within one poll."""
-        self._stopping.set()
-        if self._ws is not None:
-            with contextlib.suppress(WebSocketException, OSError):
-                self._ws.close()
+        """Cancels the task: its ``finally`` closes the exec (nothing is reported for a stopped follow)."""
+        if self._task is not None:
+            self._task.cancel()

@@ -23,11 +23,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import weakref
 from typing import Any
 
+import redis.asyncio as aioredis
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
 from accounts.live_access import access_epoch, epoch_key, user_group
@@ -41,14 +44,24 @@ from debugging.refusals import record_refusal
 log = logging.getLogger(__name__)
 NAME_PARTS = ("cluster", "namespace", "pod", "container", "workload")
 CLOSE_REASON_BYTES = 123
-# The access epoch is read on a few long-lived threads: each keeps its cache (Redis) connection, where
-# asyncio.to_thread would run each read in a copied context with a new cache client (a connect per keystroke).
 LAYER_DOWN = Unavailable("Live sessions are unavailable: the portal cannot reach Redis (its message layer). Try again.")
-EPOCH_READERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="access-epoch")
+# One asyncio Redis client per event loop (its connections belong to that loop) for the access epoch.
+_EPOCH_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
 
 
 async def read_epoch(user_id: int) -> int:
-    return await asyncio.get_running_loop().run_in_executor(EPOCH_READERS, access_epoch, user_id)
+    """The user's access epoch, read on the event loop (no thread handoff): one Redis GET of the key Django's
+    cache increments (``live_access``), or the in-process cache itself without Redis (one process, no I/O)."""
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        return access_epoch(user_id)
+    loop = asyncio.get_running_loop()
+    client = _EPOCH_CLIENTS.get(loop)
+    if client is None:
+        client = _EPOCH_CLIENTS[loop] = aioredis.Redis.from_url(
+            backend._servers[0], socket_connect_timeout=2, socket_timeout=2
+        )
+    return int(await client.get(backend.make_key(epoch_key(user_id))) or 0)
 
 
 def close_reason(message: str) -> str:
@@ -156,6 +169,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             return False
         session = self.scope.get("session")
         self.session_id, self.epoch = row.pk, await read_epoch(user.pk)
+        metrics.OPEN_SESSIONS.labels(self.kind).inc()  # until end(), which sees session_id set
         self.grant = Grant(
             user_id=user.pk,
             project_id=project.pk,
@@ -169,7 +183,6 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         self.recheck_task = asyncio.create_task(self._recheck_loop())
         return True
-        metrics.OPEN_SESSIONS.labels(self.kind).inc()  # until end(), which sees session_id set
 
     async def access_changed(self, message: dict[str, Any]) -> None:
         """``accounts.live_access``: the user's access changed somewhere; re-check now."""
@@ -184,7 +197,9 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         await self.still_allowed(force=True)
 
     async def still_allowed(self, *, force: bool = False) -> bool:
-        """Before forwarding input: re-check when the user's access epoch moved (or ``force``); revoke if lost."""
+        """Before forwarding input: re-check when the user's access epoch moved (or ``force``); revoke if lost.
+        The epoch is read from Redis, not only the in-memory copy the notification updates: the notification can
+        reach this socket after a keystroke sent once the change had committed, which must not reach the pod."""
         grant = self.grant
         if grant is None or self.ended:
             return False
@@ -236,6 +251,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             self.recheck_task.cancel()
         await self.stop_streams()
         if self.session_id is not None:
+            metrics.OPEN_SESSIONS.labels(self.kind).dec()
             await database_sync_to_async(sessions.end_session)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out(), reason=reason, code=code
             )
@@ -251,6 +267,5 @@ class UnmatchedConsumer(PolicedConsumer):
     """Any websocket path no route matches: a clean, audited 4404 instead of the router's exception (HTTP 500)."""
 
     async def connect(self) -> None:
-            metrics.OPEN_SESSIONS.labels(self.kind).dec()
         await self.accept()
         await self.refuse(NotFound("No such websocket endpoint."))

@@ -18,7 +18,8 @@ from pinconsole_sdk.cli import main
 
 from accounts.services import create_api_token
 from base.models import AuditEvent
-from debugging.streams import ExecResult, RawLine
+from debugging.kubeexec import ExecResult
+from debugging.streams import RawLine
 from tests.fakes import FilledCache, fake_pod
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,19 +54,18 @@ class ScriptedFollower(threading.Thread):
 class PtyExec:
     """ExecSession's interface over a local /bin/sh on a pseudo-terminal."""
 
-    def __init__(self, api, namespace, pod, container, loop, command=None):
-        self.loop, self.bytes_out = loop, 0
-        self.output: asyncio.Queue[Any] = asyncio.Queue()
+    def __init__(self, api, namespace, pod, container, command, **kwargs):
+        self.bytes_out = 0
+        self.output_queue: asyncio.Queue[Any] = asyncio.Queue()
 
-    def open(self) -> None:
+    async def open(self) -> None:
+        self.loop = asyncio.get_running_loop()
         self.master, slave = os.openpty()
         env = {"PATH": os.environ["PATH"], "PS1": "$ ", "HOME": "/tmp", "TERM": "dumb"}
         self.proc = subprocess.Popen(
             ["/bin/sh"], stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
         )
         os.close(slave)
-
-    def start_reader(self) -> None:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -77,17 +77,24 @@ class PtyExec:
             if not data:
                 break
             self.bytes_out += len(data)
-            self.loop.call_soon_threadsafe(self.output.put_nowait, data.decode(errors="replace"))
+            self.loop.call_soon_threadsafe(self.output_queue.put_nowait, data.decode(errors="replace"))
         code = self.proc.wait()
-        self.loop.call_soon_threadsafe(self.output.put_nowait, ExecResult("exited", code))
+        self.loop.call_soon_threadsafe(self.output_queue.put_nowait, ExecResult("exited", code))
 
-    def write_stdin(self, data: str) -> None:
+    async def output(self) -> Any:
+        while True:
+            item = await self.output_queue.get()
+            yield item
+            if isinstance(item, ExecResult):
+                return
+
+    async def write_stdin(self, data: str) -> None:
         os.write(self.master, data.encode())
 
-    def resize(self, cols: int, rows: int) -> None:
+    async def resize(self, cols: int, rows: int) -> None:
         pass
 
-    def close(self) -> None:
+    async def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
 

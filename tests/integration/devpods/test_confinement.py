@@ -2,7 +2,7 @@
 filesystem, with no host file, credential or host network; each pod has its own console and file logs.
 
 Against the real local control plane: kubectl-equivalent exec (kubernetes.stream), the portal's own exec
-session (debugging.streams.ExecSession) and pod logs through the member apiserver and kwok.
+session (debugging.kubeexec.ExecSession) and pod logs through the member apiserver and kwok.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 from kubernetes import client
 from kubernetes.stream import stream
 
-from debugging.streams import ExecResult, ExecSession
+from debugging.kubeexec import ExecResult, ExecSession
 from devtools.localcp import LocalControlPlane
 from devtools.localcp.pods.podfs import POD_UID
 from tests.integration.cluster.helpers import delete_namespace, make_namespace, simple_pod, wait_pod_running
@@ -130,22 +130,18 @@ async def test_echo_hello_through_the_portal_exec_session(
     two_pods: tuple[client.ApiClient, str, list[str]],
 ) -> None:
     api, ns, (pod, _) = two_pods
-    session = ExecSession(
-        api, ns, pod, "app", asyncio.get_running_loop(), command=["sh", "-c", "echo hello-$((6*7)); id -un; exit 3"]
-    )
-    await asyncio.to_thread(session.open)
-    session.start_reader()
+    session = ExecSession(api, ns, pod, "app", ["sh", "-c", "echo hello-$((6*7)); id -un; exit 3"])
+    await session.open()
     out, result = "", None
     try:
         async with asyncio.timeout(30):
-            while result is None:
-                item = await session.output.get()
+            async for item in session.output():
                 if isinstance(item, ExecResult):
                     result = item
                 else:
                     out += item
     finally:
-        await asyncio.to_thread(session.close)
+        await session.close()
     assert "hello-42" in out and "nobody" in out, out
     assert result.exit_code == 3, result
 

@@ -1,0 +1,223 @@
+"""Pod exec over the apiserver's websocket, on the event loop: no thread, no private ApiClient per session.
+
+The kubernetes library's ``stream()`` gives each exec a blocking websocket client, its own TLS context (a CA file
+parsed per session) and a reader thread: about 79 KiB a session, a thread handoff each way on every keystroke.
+Here an exec is one ``websockets`` connection (the asyncio library uvicorn already brings, maintained, with flow
+control: a full receive queue stops reading the socket, so a slow browser pauses the pod's output instead of
+growing memory) sharing one ``ssl.SSLContext`` per cluster credential set (``streams.tls_context``).
+
+The framing is Kubernetes' remotecommand websocket protocol (``v5.channel.k8s.io``, else ``v4.channel.k8s.io``):
+each binary message is one channel byte then the payload: 0 stdin, 1 stdout, 2 stderr, 3 error (a ``v1.Status``
+JSON once the process ended), 4 resize (``{"Width": w, "Height": h}``); v5 adds 255 "close" whose payload is the
+channel byte to half-close (stdin: the end of input).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import json
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from kubernetes import client as k8s
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
+
+from debugging.streams import tls_context
+
+STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
+SUBPROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
+OPEN_TIMEOUT = 10.0
+RECV_QUEUE = 4  # frames held before the socket stops being read (flow control towards the apiserver)
+HANGUP = ("\x03", "\x15\x04")  # ^C, then ^U ^D: interrupt what runs, clear the line, end the shell's input
+HANGUP_SECONDS = 0.15
+ExecError = (OSError, WebSocketException, TimeoutError)  # what opening or using an exec may raise
+
+
+def encode(channel: int, data: bytes) -> bytes:
+    """One websocket message of the protocol: the channel byte, then the payload."""
+    if not 0 <= channel <= 255:
+        raise ValueError(f"channel {channel} is not a byte")
+    return bytes((channel,)) + data
+
+
+def decode(message: bytes | str) -> tuple[int, bytes]:
+    """(channel, payload) of a message; ``ValueError`` for an empty one (it carries no channel)."""
+    raw = message.encode() if isinstance(message, str) else message
+    if not raw:
+        raise ValueError("an empty message has no channel")
+    return raw[0], raw[1:]
+
+
+def resize_message(cols: int, rows: int) -> bytes:
+    return encode(RESIZE, json.dumps({"Width": cols, "Height": rows}).encode())
+
+
+def close_message(channel: int) -> bytes:
+    """v5 only: half-close ``channel`` (``STDIN``: the process reads end of input)."""
+    return encode(CLOSE, bytes((channel,)))
+
+
+def exit_code(status_json: bytes) -> int | None:
+    """Exit status from the error channel's ``v1.Status``: 0 on Success, else details.causes[ExitCode]; some
+    runtimes (kwok) only say "exit status N" in the message. ``None`` when it says nothing usable."""
+    try:
+        status = json.loads(status_json or b"null")
+    except ValueError:
+        return None
+    if not isinstance(status, dict):
+        return None
+    if status.get("status") == "Success":
+        return 0
+    for cause in (status.get("details") or {}).get("causes") or []:
+        if isinstance(cause, dict) and cause.get("reason") == "ExitCode" and str(cause.get("message", "")).isdigit():
+            return int(cause["message"])
+    found = re.search(r"exit (?:status|code) (\d+)", str(status.get("message", "")))
+    return int(found.group(1)) if found else None
+
+
+def exec_url(host: str, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool) -> str:
+    query = [("command", part) for part in command] + [("container", container), ("stdout", "true")]
+    query += [("stderr", "true"), ("stdin", "true" if stdin else "false"), ("tty", "true" if tty else "false")]
+    base = host.rstrip("/").replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+    return f"{base}/api/v1/namespaces/{namespace}/pods/{pod}/exec?{urlencode(query)}"
+
+
+def auth_headers(cfg: k8s.Configuration) -> dict[str, str]:
+    """The ApiClient's header credentials (a bearer token; client certificates are in the TLS context)."""
+    return {a["key"]: a["value"] for a in cfg.auth_settings().values() if a.get("in") == "header" and a["value"]}
+
+
+async def open_exec(
+    api: k8s.ApiClient, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool
+) -> ClientConnection:
+    """The exec websocket, handshake done. A refusal (404 pod, 403, 400 container) raises ``InvalidStatus``."""
+    cfg = api.configuration
+    url = exec_url(cfg.host, namespace, pod, container, command, stdin=stdin, tty=tty)
+    return await connect(
+        url,
+        ssl=tls_context(cfg) if url.startswith("wss://") else None,
+        subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+        additional_headers=auth_headers(cfg),
+        compression=None,  # the apiserver does not deflate; a zlib context per session would cost ~300 KiB
+        ping_interval=None,  # no keepalive task per session: the apiserver keeps an idle exec open
+        open_timeout=OPEN_TIMEOUT,
+        max_queue=RECV_QUEUE,
+        max_size=1 << 20,
+        user_agent_header="pinconsole-exec",
+    )
+
+
+def refusal(exc: BaseException) -> str:
+    """A short reason for an exec that could not be opened (the apiserver's Status message when it sent one)."""
+    if isinstance(exc, InvalidStatus):
+        body = exc.response.body or b""
+        with contextlib.suppress(ValueError, AttributeError):
+            return f"{exc.response.status_code} {json.loads(body).get('message', '')}".strip()
+        return str(exc.response.status_code)
+    if isinstance(exc, InvalidHandshake | ConnectionClosed):
+        return f"{type(exc).__name__}: {exc}"
+    return str(exc) or type(exc).__name__
+
+
+@dataclass
+class ExecResult:
+    reason: str
+    exit_code: int | None = None
+
+
+class ExecSession:
+    """One pod exec on the event loop: ``open``, then iterate ``output()`` (text, then one ``ExecResult``);
+    ``write_stdin``/``resize`` send one message each, in the caller's order, with no handoff."""
+
+    def __init__(
+        self,
+        api: k8s.ApiClient,
+        namespace: str,
+        pod: str,
+        container: str,
+        command: list[str],
+        *,
+        stdin: bool = True,
+        tty: bool = True,
+    ) -> None:
+        self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
+        self.command, self.stdin, self.tty = command, stdin, tty
+        self.bytes_out = 0
+        self.ws: ClientConnection | None = None
+        self.stopping = False
+
+    async def open(self) -> None:
+        self.ws = await open_exec(
+            self.api, self.namespace, self.pod, self.container, self.command, stdin=self.stdin, tty=self.tty
+        )
+
+    async def output(self) -> AsyncIterator[str | ExecResult]:
+        """stdout and stderr as one text stream (a terminal's), then how it ended."""
+        async for item in self.channels():
+            yield item if isinstance(item, ExecResult) else item[1]
+
+    async def channels(self) -> AsyncIterator[tuple[int, str] | ExecResult]:
+        """(``STDOUT`` or ``STDERR``, text decoded as UTF-8 across message boundaries), then how it ended.
+        Nothing after ``close()`` started (the caller is going away)."""
+        assert self.ws is not None
+        decoders = {STDOUT: codecs.getincrementaldecoder("utf-8")("replace")}
+        decoders[STDERR] = codecs.getincrementaldecoder("utf-8")("replace")
+        status, result = b"", ExecResult("exited")
+        try:
+            async for message in self.ws:
+                channel, payload = decode(message) if message else (-1, b"")
+                if channel == ERROR:
+                    status += payload
+                elif channel in decoders and payload:
+                    self.bytes_out += len(payload)
+                    text = decoders[channel].decode(payload)
+                    if text:
+                        yield channel, text
+        except (ConnectionClosed, OSError) as exc:
+            result = ExecResult(f"error: {type(exc).__name__}")
+        if self.stopping:
+            return
+        if result.reason == "exited":
+            result.exit_code = exit_code(status)
+        yield result
+
+    async def write_stdin(self, data: str) -> None:
+        if self.ws is not None and not self.stopping:
+            await self.ws.send(encode(STDIN, data.encode()))
+
+    async def resize(self, cols: int, rows: int) -> None:
+        if self.ws is not None and not self.stopping:
+            await self.ws.send(resize_message(cols, rows))
+
+    async def close(self, *, hangup: bool = True) -> None:
+        """End the exec. Closing the websocket alone does not end the process in the container (Kubernetes has no
+        way to signal an exec'd process; kwok and kubelets leave an idle shell running), so a shell still running is
+        first asked to leave as a terminal would: interrupt, clear the line, end of input."""
+        ws = self.ws
+        if ws is None or self.stopping:
+            return
+        self.stopping = True
+        discard = asyncio.create_task(self._discard(ws))  # a full receive queue would stall the close handshake
+        try:
+            with contextlib.suppress(*ExecError):
+                if hangup and self.stdin:
+                    for keys in HANGUP:  # ^C flushes what the terminal holds: the rest goes after a pause
+                        await ws.send(encode(STDIN, keys.encode()))
+                        await asyncio.sleep(HANGUP_SECONDS)  # and before the stream is torn down
+                if ws.subprotocol == SUBPROTOCOLS[0] and self.stdin:
+                    await ws.send(close_message(STDIN))
+                await ws.close()
+        finally:
+            discard.cancel()
+
+    @staticmethod
+    async def _discard(ws: ClientConnection) -> None:
+        """Read and drop what still arrives while closing (the output's reader has gone)."""
+        with contextlib.suppress(*ExecError):
+            async for _ in ws:
+                pass
