@@ -11,7 +11,6 @@ from console.asgi import application
 from projects.models import Membership, Project
 from projects.provisioning import provision_project
 from projects.tasks import provision_project_everywhere
-from tests.debugging.conftest import close_thread_connections  # noqa: F401 (the consumers' ORM thread)
 from tests.debugging.wsclient import WebsocketCommunicator
 from tests.metrics.scrape import families, label_sets, value
 from workloads import submission
