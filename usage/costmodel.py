@@ -347,17 +347,18 @@ def idle_by_tier(pools: Mapping[str, Quantity], allocated: Mapping[str, Quantity
     unused capacity) in the OnDemand and Reserved pools. The idle of a tier is what is left of its pool, so the
     tiers' idle sum to max(0, all pools - all requests) whenever every request fits."""
     free = {pool: pools.get(pool, Quantity()) for pool in POOL_OF_TIER.values()}
-    overflow = {}
-    for tier, pool in POOL_OF_TIER.items():
-        left = free[pool] - allocated.get(tier, Quantity())
-        free[pool] = left.clip()
-        overflow[tier] = (Quantity() - left).clip()
-    for tier in TIERS:
-        order = ("burst", "ondemand", "reserved") if tier == "preemptible" else ("burst",)
-        need = overflow[tier]
+    need: dict[str, Quantity] = {}
+    for tier in ("reserved", "ondemand"):
+        left = free[tier] - allocated.get(tier, Quantity())
+        free[tier], need[tier] = left.clip(), (Quantity() - left).clip()
+    need["preemptible"] = allocated.get("preemptible", Quantity())
+    for tier, order in (("reserved", ("burst",)), ("ondemand", ("burst",)),
+                        ("preemptible", ("burst", "ondemand", "reserved"))):  # fmt: skip
         for pool in order:
             take = Quantity(
-                min(need.cpu, free[pool].cpu), min(need.memory, free[pool].memory), min(need.gpu, free[pool].gpu)
+                min(need[tier].cpu, free[pool].cpu),
+                min(need[tier].memory, free[pool].memory),
+                min(need[tier].gpu, free[pool].gpu),
             )
-            free[pool], need = free[pool] - take, need - take
+            free[pool], need[tier] = free[pool] - take, need[tier] - take
     return {tier: free[pool] for tier, pool in POOL_OF_TIER.items()}

@@ -1,0 +1,13 @@
+"""Routes of the chargeback API, included by ``console.api.urls`` under ``/api/v1/``."""
+
+from django.urls import path
+
+from usage.api import views
+
+urlpatterns = [
+    path("cost/", views.CostReportView.as_view(), name="cost-report"),
+    path("projects/<str:project>/cost/", views.ProjectCostView.as_view(), name="project-cost"),
+    path("clusters/<str:name>/capacity/", views.CapacityView.as_view(), name="cluster-capacity"),
+    path("prices/", views.PriceListView.as_view(), name="prices"),
+    path("prices/<str:tier>/", views.PriceTierView.as_view(), name="prices-tier"),
+]
