@@ -1,0 +1,329 @@
+"""The chart on the local clusters: its manifests server-side applied (production-like values) until every pod runs on
+a kwok node, and each ServiceAccount's rights checked with ``kubectl auth can-i --as``: what the component needs is
+allowed, a list of what it must never do is refused.
+
+The host-mode release is applied to the host (its rights checked there, with the host's CRDs installed by the
+operator's install-crds) and, for the pods, to member-a (the host runs no scheduler and no node); the member-mode
+release to member-b (the members' CRDs installed). Each release has a namespace of its own, removed afterwards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from devtools.localcp import LocalControlPlane, binaries
+from devtools.localcp.pods.watch import SANDBOX_LABEL
+from devtools.operator_process import install_crds
+from devtools.waiting import wait_for
+from tests.deploy.conftest import PRODUCTION_VALUES, Render
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+# kwok's kubelet, without this process's per-pod sandboxes (the image is never run).
+ON_KWOK = {"nodeSelector": None, "tolerations": [], "podLabels": {SANDBOX_LABEL: "off"}}
+PROJECT = "proj-helm-check"  # a project namespace the rights are asked about (need not exist)
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    namespace: str
+    context: str
+    kubectl: tuple[str, ...]
+
+    def sa(self, component: str) -> str:
+        return f"system:serviceaccount:{self.namespace}:{self.name}-pinconsole-{component}"
+
+    def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*self.kubectl, "--context", self.context, *args], input=stdin, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert not check or done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+        return done
+
+    def apply(self, objects: list[dict[str, object]]) -> None:
+        manifest = yaml.safe_dump_all(objects)
+        self.run("apply", "--server-side", "--field-manager=pinconsole-chart-test", "-n", self.namespace, "-f", "-",
+                 stdin=manifest)  # fmt: skip
+
+    def can_i(self, component: str, question: str) -> bool:
+        """``question``: ``"VERB RESOURCE[/NAME] [flags]"``; ``-n`` defaults to the project namespace."""
+        args = question.split()
+        if "-A" not in args and "-n" not in args:
+            args += ["-n", PROJECT]
+        done = self.run("auth", "can-i", *args, "--as", self.sa(component), check=False)
+        assert done.stdout.strip() in ("yes", "no"), done.stderr
+        return done.stdout.strip() == "yes"
+
+    def delete(self) -> None:
+        self.run("delete", "namespace", self.namespace, "--wait=false", "--ignore-not-found")
+        selector = f"app.kubernetes.io/instance={self.name}"
+        self.run("delete", "clusterrole,clusterrolebinding", "-l", selector, "--ignore-not-found")
+
+
+def _release(cp: LocalControlPlane, context: str) -> Release:
+    suffix = uuid.uuid4().hex[:6]
+    kubectl = (str(binaries.locate(("kubectl",)).kubectl), "--kubeconfig", str(cp.kubeconfig_path))
+    release = Release(f"h{suffix}", f"pinconsole-{suffix}", context, kubectl)
+    release.run("create", "namespace", release.namespace)
+    return release
+
+
+def _secret(name: str, **data: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "stringData": data}
+
+
+@pytest.fixture(scope="module")
+def crds(local_control_plane: LocalControlPlane) -> None:
+    """The kinds the rights are about: `kubectl auth can-i` resolves a resource through discovery (an unknown
+    ``pinapps.pincompute.io`` would be asked about as a core resource of that name)."""
+    install_crds(local_control_plane.kubeconfig_path, ["member-b"], host="host")
+
+
+@pytest.fixture(scope="module")
+def host_release(local_control_plane: LocalControlPlane, render: Render, crds: None) -> Iterator[Release]:
+    yield from _host_mode(local_control_plane, render, "host")
+
+
+@pytest.fixture(scope="module")
+def kwok_release(local_control_plane: LocalControlPlane, render: Render) -> Iterator[Release]:
+    yield from _host_mode(local_control_plane, render, "member-a")
+
+
+def _host_mode(local_control_plane: LocalControlPlane, render: Render, context: str) -> Iterator[Release]:
+    """The production-like values applied with the Secrets they name (what an admin creates first)."""
+    release = _release(local_control_plane, context)
+    settings = {"SECRET_KEY": "k" * 50, "DATABASE_URL": "postgres://pc@db/pc", "REDIS_URL": "redis://redis:6379/0"}
+    kubeconfig = {"kubeconfig": Path(local_control_plane.kubeconfig_path).read_text()}
+    secrets = [
+        _secret("pinconsole-settings", **settings),
+        _secret("pinconsole-portal-kubeconfig", **kubeconfig),
+        _secret("pinconsole-operator-kubeconfig", **kubeconfig),
+    ]
+    try:
+        release.apply(secrets + render(PRODUCTION_VALUES, values=ON_KWOK, release=release.name,
+                                       namespace=release.namespace))  # fmt: skip
+        yield release
+    finally:
+        release.delete()
+
+
+@pytest.fixture(scope="module")
+def member_release(local_control_plane: LocalControlPlane, render: Render, crds: None) -> Iterator[Release]:
+    release = _release(local_control_plane, "member-b")
+    try:
+        release.apply(render(values={"mode": "member"}, release=release.name, namespace=release.namespace))
+        yield release
+    finally:
+        release.delete()
+
+
+def _pods(release: Release) -> list[dict[str, object]]:
+    return json.loads(release.run("get", "pods", "-n", release.namespace, "-o", "json").stdout)["items"]
+
+
+def test_every_pod_runs_on_a_kwok_node(kwok_release: Release) -> None:
+    expected = {"web": 4, "worker": 3, "beat": 1, "operator": 2, "migrate": 1}
+
+    def running() -> dict[str, int] | None:
+        counts: dict[str, int] = {}
+        for pod in _pods(kwok_release):
+            if pod["status"].get("phase") in ("Running", "Succeeded"):  # type: ignore[union-attr]
+                component = pod["metadata"]["labels"]["app.kubernetes.io/component"]  # type: ignore[index]
+                counts[component] = counts.get(component, 0) + 1
+        return counts if counts == expected else None
+
+    wait_for(running, timeout=180, interval=1, what=f"pods of {kwok_release.name} running: {expected}")
+    nodes = json.loads(kwok_release.run("get", "nodes", "-o", "json").stdout)["items"]
+    kwok = {n["metadata"]["name"] for n in nodes if n["metadata"]["annotations"].get("kwok.x-k8s.io/node") == "fake"}
+    pods = _pods(kwok_release)
+    assert {p["spec"]["nodeName"] for p in pods} <= kwok  # type: ignore[index]
+    operators = [p for p in pods if p["metadata"]["labels"]["app.kubernetes.io/component"] == "operator"]  # type: ignore[index]
+    assert len({p["spec"]["nodeName"] for p in operators}) == 2  # type: ignore[index]  # anti-affinity: two nodes
+    for pod in pods:  # the apiserver kept the restricted security context (not defaulted away)
+        assert pod["spec"]["securityContext"]["runAsNonRoot"] is True  # type: ignore[index]
+        for container in pod["spec"]["containers"]:  # type: ignore[index]
+            assert container["securityContext"]["readOnlyRootFilesystem"] is True
+
+
+def test_member_tokens_are_issued(member_release: Release) -> None:
+    """The member-mode Secrets get their tokens (what the host's kubeconfigs for this member are built from)."""
+
+    def tokens() -> list[str] | None:
+        out = member_release.run("get", "secrets", "-n", member_release.namespace, "-o", "json").stdout
+        found = [s["data"]["token"] for s in json.loads(out)["items"] if (s.get("data") or {}).get("token")]
+        return found if len(found) == 2 else None
+
+    wait_for(tokens, timeout=60, interval=0.5, what="the portal's and the operator's member tokens")
+
+
+WORKLOAD = "pinapps.pincompute.io"
+HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
+    # component: (must be allowed, must be refused)
+    "web": (
+        [
+            f"create {WORKLOAD}",
+            f"update {WORKLOAD}",
+            "delete pinterestjobsets.pincompute.io",
+            f"watch {WORKLOAD} -A",
+            "create projectquotas.pincompute.io",
+            "patch memberclusters.pincompute.io",
+            "delete memberclusters.pincompute.io",
+            "create namespaces",
+            "delete namespaces",
+            "list controllerrevisions.apps -A",
+            "watch events -A",
+        ],
+        [
+            "get secrets -A",
+            "list secrets",
+            "delete nodes",
+            "create pods",
+            "create pods --subresource=exec",
+            f"patch {WORKLOAD} --subresource=status",
+            "delete projectquotas.pincompute.io",
+            "create clusterrolebindings",
+            "escalate clusterroles",
+            "bind clusterroles/cluster-admin",
+            "create rolebindings",
+            "list configmaps -A",
+        ],
+    ),
+    "operator": (
+        [
+            f"patch {WORKLOAD}",
+            f"patch {WORKLOAD} --subresource=status",
+            "list memberclusters.pincompute.io",
+            "patch memberclusters.pincompute.io --subresource=status",
+            "watch projectquotas.pincompute.io -A",
+            "create controllerrevisions.apps",
+            "delete controllerrevisions.apps",
+            "create events",
+            "create leases.coordination.k8s.io -n {ns}",
+            "get leases.coordination.k8s.io/pincompute-operator -n {ns}",
+            "update leases.coordination.k8s.io/pincompute-operator -n {ns}",
+        ],
+        [
+            "get secrets -A",
+            "get secrets -n {ns}",
+            f"create {WORKLOAD}",
+            f"delete {WORKLOAD}",
+            "patch memberclusters.pincompute.io",
+            "patch projectquotas.pincompute.io",
+            "update leases.coordination.k8s.io/other -n {ns}",
+            "create leases.coordination.k8s.io -n kube-system",
+            "create namespaces",
+            "create pods",
+            "delete nodes",
+            "create clusterrolebindings",
+            "escalate clusterroles",
+        ],
+    ),
+    "beat": ([], ["list pinapps.pincompute.io -A", "get configmaps -n {ns}", "get secrets -n {ns}", "list namespaces"]),
+    "migrate": ([], ["list namespaces", "get secrets -n {ns}", "create pods -n {ns}", "list pods -A"]),
+}
+HOST_RIGHTS["worker"] = HOST_RIGHTS["web"]  # provisioning and the registry sync run in the worker
+MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
+    "portal": (
+        [
+            "list pods -A",
+            "watch nodes",
+            "watch events -A",
+            "list deployments.apps -A",
+            "watch jobs.batch -A",
+            f"watch {WORKLOAD} -A",
+            "create namespaces",
+            "patch namespaces",
+            "delete namespaces",
+            "patch resourcequotas",
+            "create limitranges",
+            "create rolebindings",
+            "bind clusterroles/pincompute-project-owner",
+            "bind clusterroles/pincompute-project-viewer",
+            "get pods --subresource=log",
+            "create pods --subresource=exec",
+        ],
+        [
+            "delete nodes",
+            "patch nodes",
+            "get secrets -A",
+            "list secrets",
+            "bind clusterroles/cluster-admin",
+            "escalate clusterroles",
+            "create clusterrolebindings",
+            f"create {WORKLOAD}",
+            "delete pods",
+            "create pods",
+            "update configmaps",
+            "create pods --subresource=attach",
+            "delete resourcequotas",
+        ],
+    ),
+    "operator": (
+        [
+            f"create {WORKLOAD}",
+            f"delete {WORKLOAD}",
+            f"patch {WORKLOAD} --subresource=status",
+            "create deployments.apps",
+            "delete daemonsets.apps",
+            "create jobs.batch",
+            "create cronjobs.batch",
+            "create services",
+            "create configmaps",
+            "create persistentvolumeclaims",
+            "patch pods",
+            "delete pods",
+            "create ingresses.networking.k8s.io",
+            "create horizontalpodautoscalers.autoscaling",
+            "create pytorchjobs.kubeflow.org",
+            "create events",
+            "list nodes",
+        ],
+        [
+            "get secrets -A",
+            "list secrets",
+            "create pods --subresource=exec",
+            "get pods --subresource=log",
+            "delete nodes",
+            "patch nodes",
+            "create namespaces",
+            "delete namespaces",
+            "create rolebindings",
+            "create clusterrolebindings",
+            "escalate clusterroles",
+            "bind clusterroles/cluster-admin",
+            "create resourcequotas",
+            "create serviceaccounts --subresource=token",
+        ],
+    ),
+}
+
+
+def _check(release: Release, rights: tuple[list[str], list[str]], component: str) -> list[str]:
+    allowed, refused = rights
+    questions = [(q.format(ns=release.namespace), True) for q in allowed]
+    questions += [(q.format(ns=release.namespace), False) for q in refused]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda q: release.can_i(component, q[0]), questions))
+    return [
+        f"{component}: can-i {question} -> {'yes' if got else 'no'}, expected {'yes' if want else 'no'}"
+        for (question, want), got in zip(questions, answers, strict=True)
+        if got != want
+    ]
+
+
+@pytest.mark.parametrize("component", sorted(HOST_RIGHTS))
+def test_host_service_accounts_have_what_they_need_and_nothing_more(host_release: Release, component: str) -> None:
+    assert _check(host_release, HOST_RIGHTS[component], component) == []
+
+
+@pytest.mark.parametrize("component", sorted(MEMBER_RIGHTS))
+def test_member_service_accounts_have_what_they_need_and_nothing_more(member_release: Release, component: str) -> None:
+    assert _check(member_release, MEMBER_RIGHTS[component], component) == []
