@@ -93,7 +93,15 @@ def auth_headers(cfg: k8s.Configuration) -> dict[str, str]:
 
 
 async def open_exec(
-    api: k8s.ApiClient, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool
+    api: k8s.ApiClient,
+    namespace: str,
+    pod: str,
+    container: str,
+    command: list[str],
+    *,
+    stdin: bool,
+    tty: bool,
+    subprotocols: tuple[str, ...] = SUBPROTOCOLS,
 ) -> ClientConnection:
     """The exec websocket, handshake done. A refusal (404 pod, 403, 400 container) raises ``InvalidStatus``."""
     cfg = api.configuration
@@ -101,7 +109,7 @@ async def open_exec(
     return await connect(
         url,
         ssl=tls_context(cfg) if url.startswith("wss://") else None,
-        subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+        subprotocols=list(subprotocols),  # type: ignore[arg-type]
         additional_headers=auth_headers(cfg),
         compression=None,  # the apiserver does not deflate; a zlib context per session would cost ~300 KiB
         ping_interval=None,  # no keepalive task per session: the apiserver keeps an idle exec open
@@ -130,6 +138,29 @@ class ExecResult:
     exit_code: int | None = None
 
 
+class Demux:
+    """Splits received messages by channel: stdout/stderr text (UTF-8 decoded across message boundaries: a
+    character may straddle two frames), the error channel's status kept for the exit code, the rest ignored."""
+
+    def __init__(self) -> None:
+        self.text = {ch: codecs.getincrementaldecoder("utf-8")("replace") for ch in (STDOUT, STDERR)}
+        self.status = b""
+        self.bytes_out = 0
+
+    def feed(self, message: bytes | str) -> tuple[int, str] | None:
+        """(channel, text) for output that completes at least one character, else ``None``."""
+        if not message:  # v4 servers open each channel with an empty message
+            return None
+        channel, payload = decode(message)
+        if channel == ERROR:
+            self.status += payload
+        elif channel in self.text and payload:
+            self.bytes_out += len(payload)
+            text = self.text[channel].decode(payload)
+            return (channel, text) if text else None
+        return None
+
+
 class ExecSession:
     """One pod exec on the event loop: ``open``, then iterate ``output()`` (text, then one ``ExecResult``);
     ``write_stdin``/``resize`` send one message each, in the caller's order, with no handoff."""
@@ -144,7 +175,9 @@ class ExecSession:
         *,
         stdin: bool = True,
         tty: bool = True,
+        subprotocols: tuple[str, ...] = SUBPROTOCOLS,
     ) -> None:
+        self.subprotocols = subprotocols
         self.api, self.namespace, self.pod, self.container = api, namespace, pod, container
         self.command, self.stdin, self.tty = command, stdin, tty
         self.bytes_out = 0
@@ -153,7 +186,10 @@ class ExecSession:
 
     async def open(self) -> None:
         self.ws = await open_exec(
-            self.api, self.namespace, self.pod, self.container, self.command, stdin=self.stdin, tty=self.tty
+            *(self.api, self.namespace, self.pod, self.container, self.command),
+            stdin=self.stdin,
+            tty=self.tty,
+            subprotocols=self.subprotocols,
         )
 
     async def output(self) -> AsyncIterator[str | ExecResult]:
@@ -165,25 +201,19 @@ class ExecSession:
         """(``STDOUT`` or ``STDERR``, text decoded as UTF-8 across message boundaries), then how it ended.
         Nothing after ``close()`` started (the caller is going away)."""
         assert self.ws is not None
-        decoders = {STDOUT: codecs.getincrementaldecoder("utf-8")("replace")}
-        decoders[STDERR] = codecs.getincrementaldecoder("utf-8")("replace")
-        status, result = b"", ExecResult("exited")
+        demux, result = Demux(), ExecResult("exited")
         try:
             async for message in self.ws:
-                channel, payload = decode(message) if message else (-1, b"")
-                if channel == ERROR:
-                    status += payload
-                elif channel in decoders and payload:
-                    self.bytes_out += len(payload)
-                    text = decoders[channel].decode(payload)
-                    if text:
-                        yield channel, text
+                out = demux.feed(message)
+                self.bytes_out = demux.bytes_out
+                if out is not None:
+                    yield out
         except (ConnectionClosed, OSError) as exc:
             result = ExecResult(f"error: {type(exc).__name__}")
         if self.stopping:
             return
         if result.reason == "exited":
-            result.exit_code = exit_code(status)
+            result.exit_code = exit_code(demux.status)
         yield result
 
     async def write_stdin(self, data: str) -> None:
