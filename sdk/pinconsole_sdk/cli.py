@@ -117,18 +117,20 @@ def describe(w: Workload, entries: list[Any], out: TextIO) -> None:
         f"Tier:         {w.tier}",
         f"Version:      {w.version}",
         f"Created:      {w.created_at or '-'}",
-        f"Labels:       {', '.join(f'{k}={v}' for k, v in w.labels.items()) or '<none>'}",
+        f"Labels:       {', '.join(f'{k}={v}' for k, v in (w.labels or {}).items()) or '<none>'}",
         f"Admission:    {_admitted(w.admission.admitted)} ({w.admission.reason}) {w.admission.message}".rstrip(),
         f"Status:       {w.status.state}{' (deleting)' if w.deleting else ''} {w.status.reason}".rstrip(),
         f"Ready:        {ready(w)}",
         "Conditions:",
     ]
-    lines += [f"  {c.type}={c.status} {c.reason} {c.message}".rstrip() for c in w.status.conditions] or ["  <none>"]
+    lines += [f"  {c.type}={c.status} {c.reason} {c.message}".rstrip() for c in w.status.conditions or []] or [
+        "  <none>"
+    ]
     lines.append("Shards:")
     lines += [
         f"  {s.cluster} zone={s.zone or '-'} replicas={s.replicas} ready={s.ready} state={s.state}"
         + (f" unreachable since {s.unreachable_since}" if s.unreachable_since else "")
-        for s in w.shards
+        for s in w.shards or []
     ] or ["  <none>"]
     lines.append("Spec:")
     lines += ["  " + line for line in yaml.safe_dump(w.spec, sort_keys=False).splitlines()]
@@ -190,7 +192,7 @@ def cmd_get(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError("get KIND NAME: name a kind with the name")
         show_workloads([client.get(need_project(args), kind, args.name)], args.output, out, single=True)
         return OK
-    items = client.list_workloads(args.project or None, kind)
+    items = client.list_workloads(args.project or None, kind, full=args.output in ("json", "yaml"))
     show_workloads(items, args.output, out)
     for problem in items.problems:
         sys.stderr.write(f"warning: {problem}\n")

@@ -164,7 +164,9 @@ class WorkloadStatus(Model):
     ready: int = 0
     desired: int | None = None
     clusters: list[str] = field(default_factory=list)
-    conditions: list[Condition] = field(default_factory=list)
+    conditions: list[Condition] | None = None  # None: a list's summary
+
+    omit_none = frozenset({"conditions"})
 
 
 @dataclass(frozen=True)
@@ -186,22 +188,25 @@ class Shard(Model):
 @dataclass(frozen=True)
 class Workload(Model):
     """A workload as the API represents it: its spec as submitted, its ``version`` (the ETag; what a spec
-    change moves), the admission verdict, the status aggregated across shards and each shard."""
+    change moves), the admission verdict, the status aggregated across shards and each shard. A list's rows are
+    summaries unless listed with ``view="full"``: no spec, labels, annotations, conditions or shards."""
 
     schema = "Workload"
+    omit_none = frozenset({"spec", "shards", "labels", "annotations"})
 
     name: str
     kind: str
     project: str
     tier: str
-    spec: Json
     version: str
     admission: Admission
     status: WorkloadStatus
-    shards: list[Shard] = field(default_factory=list)
+    # None: a list's summary (list with view="full", or get the one workload)
+    spec: Json | None = None
+    shards: list[Shard] | None = None
     api_version: str = "pincompute.io/v1"
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
     created_at: str | None = None
     deleting: bool = False
 
@@ -212,7 +217,7 @@ class Workload(Model):
             meta["labels"] = dict(self.labels)
         if self.annotations:
             meta["annotations"] = dict(self.annotations)
-        return {"apiVersion": self.api_version, "kind": self.kind, "metadata": meta, "spec": self.spec}
+        return {"apiVersion": self.api_version, "kind": self.kind, "metadata": meta, "spec": self.spec or {}}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from workloads.operations import MAX_REPLICAS
 from workloads.reads import STATUSES
 
 STATES = [value for value, _, _ in STATUSES]
+FULL_ONLY = "a single workload's, and a list's with view=full; absent from a list's summaries"
+VIEWS = ["summary", "full"]
 KIND_HELP = f"one of {', '.join(KINDS)}"
 API_VERSION = f"{GROUP}/{VERSION}"
 
@@ -39,7 +41,7 @@ class StatusSerializer(serializers.Serializer):
     ready = serializers.IntegerField()
     desired = serializers.IntegerField(allow_null=True)
     clusters = serializers.ListField(child=serializers.CharField(), help_text="where it is placed")
-    conditions = ConditionSerializer(many=True)
+    conditions = ConditionSerializer(many=True, required=False, help_text=FULL_ONLY)
 
 
 class ShardSerializer(serializers.Serializer):
@@ -59,15 +61,17 @@ class WorkloadSerializer(serializers.Serializer):
     name = serializers.CharField()
     project = serializers.CharField()
     tier = serializers.CharField()
-    labels = serializers.DictField(child=serializers.CharField(allow_blank=True))
-    annotations = serializers.DictField(child=serializers.CharField(allow_blank=True))
-    spec = serializers.JSONField()
+    labels = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False, help_text=FULL_ONLY)
+    annotations = serializers.DictField(
+        child=serializers.CharField(allow_blank=True), required=False, help_text=FULL_ONLY
+    )
+    spec = serializers.JSONField(required=False, help_text=FULL_ONLY)
     version = serializers.CharField(
         help_text="the version (a change of the spec moves it); also the ETag. Send it as If-Match to write"
     )
     admission = AdmissionSerializer()
     status = StatusSerializer()
-    shards = ShardSerializer(many=True)
+    shards = ShardSerializer(many=True, required=False, help_text=FULL_ONLY)
     createdAt = serializers.CharField(allow_null=True)
     deleting = serializers.BooleanField()
 

@@ -39,6 +39,7 @@ from workloads.api.serializers import (
     KIND_NAMES,
     STATES,
     TIERS,
+    VIEWS,
     DocumentSerializer,
     NewDocumentSerializer,
     PatchSerializer,
@@ -134,13 +135,17 @@ EXAMPLE_WORKLOAD = {
     "createdAt": "2026-11-22T00:00:00Z",
     "deleting": False,
 }
+EXAMPLE_SUMMARY = {  # a list's row by default (view=summary)
+    **{k: v for k, v in EXAMPLE_WORKLOAD.items() if k not in ("labels", "annotations", "spec", "shards")},
+    "status": {k: v for k, v in EXAMPLE_WORKLOAD["status"].items() if k != "conditions"},
+}
 WORKLOAD_EXAMPLE = OpenApiExample("A PinApp on two members", value=EXAMPLE_WORKLOAD, response_only=True)
 PAGE_EXAMPLE = OpenApiExample(
     "One page",
     value={
         "next": "https://portal.example.com/api/v1/workloads/?cursor=ads%2FPinApp%2Fweb&limit=1",
         "problems": [],
-        "results": [EXAMPLE_WORKLOAD],
+        "results": [EXAMPLE_SUMMARY],
     },
     response_only=True,
 )
@@ -213,6 +218,14 @@ LIST_PARAMS = [
     OpenApiParameter("tier", str, enum=TIERS, required=False),
     OpenApiParameter("cluster", str, description="placed on this member cluster", required=False),
     OpenApiParameter("status", str, enum=STATES, required=False),
+    OpenApiParameter(
+        "view",
+        str,
+        enum=VIEWS,
+        required=False,
+        description="summary (the default: no spec, labels, annotations, conditions or shard rows) or full "
+        "(each workload as GET answers it)",
+    ),
     OpenApiParameter(
         "cursor",
         {"type": "string", "pattern": CURSOR_PATTERN},
@@ -346,15 +359,23 @@ def list_filters(request: Request, project: str = "") -> tuple[Filters, str]:
     return filters, str(q.get("cluster", ""))
 
 
+def list_view(request: Request) -> str:
+    view = request.query_params.get("view", "summary")
+    if view not in VIEWS:
+        raise Invalid.on("view", f"must be one of {', '.join(VIEWS)}")
+    return view
+
+
 def workload_page(request: Request, projects: list[Project], project: str = "") -> Response:
     """One page of host workloads of ``projects`` (already scoped to the caller), from the host watch cache's
     sorted index: the cost of the page, not of every workload (``workloads.paging``)."""
     filters, cluster = list_filters(request, project)
+    full = list_view(request) == "full"
     limit = bounded_int(request, "limit", PAGE_SIZE, MAX_PAGE_SIZE)
     raw_cursor = request.query_params.get("cursor", "")
     after = _decode_cursor(raw_cursor) if raw_cursor else None
     page = paging.workload_page(projects, filters, cluster=cluster, after=after, limit=limit)
-    results = [rep.workload(obj, row.project) for row, obj in page.items]
+    results = [rep.workload(obj, row.project, full=full) for row, obj in page.items]
     next_url = None
     if page.more:
         last = page.items[-1][0]

@@ -54,19 +54,31 @@ def test_the_list_spans_the_callers_projects_with_slim_representations(web, owne
     ]
     web_ = body["results"][1]
     assert set(web_) == {
-        "apiVersion", "kind", "name", "project", "tier", "labels", "annotations", "spec", "version",
-        "admission", "status", "shards", "createdAt", "deleting",
+        "apiVersion", "kind", "name", "project", "tier", "version", "admission", "status", "createdAt", "deleting",
     }  # fmt: skip
+    assert set(web_["status"]) == {"state", "reason", "phase", "ready", "desired", "clusters"}
     assert web_["admission"] == {"admitted": True, "reason": "Admitted", "message": "fits"}
     assert web_["status"]["state"] == "running" and (web_["status"]["ready"], web_["status"]["desired"]) == (2, 2)
-    assert [(s["cluster"], s["ready"], s["unreachableSince"]) for s in web_["shards"]] == [
-        ("member-a", 1, None),
-        ("member-b", 0, "2026-11-22T00:03:00Z"),
-    ]
+    assert web_["status"]["clusters"] == ["member-a", "member-b"]
     waiting = body["results"][0]
     assert waiting["admission"]["admitted"] is False and waiting["status"]["state"] == "waiting"
     assert "over the grant" in waiting["status"]["reason"]
     assert "managedFields" not in json.dumps(body) and "uid" not in json.dumps(body)
+
+
+def test_the_full_view_lists_each_workload_as_get_answers_it(web, owner):
+    client = client_for(owner)
+    body = client.get("/api/v1/projects/ads/workloads/?view=full&limit=1").json()
+    following = client.get(body["next"]).json()  # the view is kept across pages
+
+    web_ = following["results"][0]
+    assert web_ == client.get("/api/v1/projects/ads/workloads/PinApp/web/").json()
+    assert [(s["cluster"], s["ready"], s["unreachableSince"]) for s in web_["shards"]] == [
+        ("member-a", 1, None),
+        ("member-b", 0, "2026-11-22T00:03:00Z"),
+    ]
+    assert web_["spec"] and "conditions" in web_["status"] and "labels" in web_
+    assert set(paths(client.get("/api/v1/workloads/?view=yaml"))) == {"view"}
 
 
 def test_the_list_filters_by_kind_tier_status_cluster_and_project(web, owner):
