@@ -230,6 +230,7 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
     "migrate": ([], ["list namespaces", "get secrets -n {ns}", "create pods -n {ns}", "list pods -A"]),
 }
 HOST_RIGHTS["worker"] = HOST_RIGHTS["web"]  # provisioning and the registry sync run in the worker
+# (Kubeflow's pytorchjobs/tfjobs are granted too, but kubectl can only ask about a kind the cluster serves.)
 MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
     "portal": (
         [
@@ -282,7 +283,6 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "delete pods",
             "create ingresses.networking.k8s.io",
             "create horizontalpodautoscalers.autoscaling",
-            "create pytorchjobs.kubeflow.org",
             "create events",
             "list nodes",
         ],
