@@ -11,8 +11,10 @@ it the main process would serve only its own values, none, so it refuses and log
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -46,12 +48,32 @@ def collected(*extra: Collector) -> CollectorRegistry:
     """A registry for one scrape: every process's values (multiprocess mode) or this process's, plus ``extra``."""
     registry = CollectorRegistry(auto_describe=False)
     if metrics.MULTIPROC_DIR:
+        forget_dead_processes(metrics.MULTIPROC_DIR)
         multiprocess.MultiProcessCollector(registry, metrics.MULTIPROC_DIR)
     else:
         registry.register(_Chain(metrics.REGISTRY))
     for collector in extra:
         registry.register(collector)
     return registry
+
+
+def forget_dead_processes(directory: str) -> None:
+    """Drop the live gauges (open sessions) of worker processes that died: uvicorn, unlike gunicorn, has no hook
+    to say so. Their counters stay, so totals never go back. The workers share this pid namespace (one pod)."""
+    for path in Path(directory).glob("gauge_live*_*.db"):
+        pid = path.stem.rpartition("_")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            multiprocess.mark_process_dead(int(pid), directory)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class _Chain(Collector):
