@@ -273,6 +273,7 @@ def test_two_replicas_one_leader_and_failover(operator, members, local_control_p
     lease_name = operator.args[operator.args.index("--lease-name") + 1]
     standby = OperatorProcess(local_control_plane.kubeconfig_path, tmp_path, "op-standby", lease_name).start()
     try:
+        wait_for(lambda: "leading" in standby.metrics(), 60, what="standby up (its imports take seconds under load)")
         time.sleep(3)
         host = client.CoordinationV1Api(_host_api(local_control_plane))
         assert host.read_namespaced_lease(lease_name, "kube-system").spec.holder_identity == "op-main"
