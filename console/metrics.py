@@ -8,7 +8,6 @@ signed-in platform admin, as for /readyz's details. Anyone else gets a 404 with 
 
 from __future__ import annotations
 
-import hmac
 import sys
 from collections.abc import Iterable
 
@@ -21,10 +20,10 @@ from prometheus_client.registry import Collector
 
 from base.api import json_error
 from base.metrics_hooks import collected
-from base.permissions import is_platform_admin
 from clusters import runtime
 from clusters.health import staleness
 from clusters.kube.cache import WatchCache
+from console.views.health import may_see_details
 
 SAMPLE = 50  # objects per kind whose deep size stands for the kind's average
 BREAKER_STATES = ("closed", "half_open", "open")
@@ -96,18 +95,9 @@ class ProcessState(Collector):
         yield from (objects, memory, stale, synced, breaker)
 
 
-def may_scrape(request: HttpRequest) -> bool:
-    token = settings.METRICS_TOKEN
-    given = request.headers.get("Authorization", "")
-    if token and given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), token.encode()):
-        return True
-    user = getattr(request, "user", None)
-    return bool(user is not None and user.is_authenticated and is_platform_admin(user))
-
-
 @never_cache
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    if not may_scrape(request):
+    if not may_see_details(request, settings.METRICS_TOKEN):
         return json_error(request, 404, "not_found", "Not found.")
     encode, content_type = choose_encoder(request.headers.get("Accept", ""))  # OpenMetrics when asked for
     return HttpResponse(encode(collected(ProcessState())), content_type=content_type)

@@ -19,8 +19,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
-def may_see_details(request: HttpRequest) -> bool:
-    token = settings.READYZ_PROBE_TOKEN
+def may_see_details(request: HttpRequest, token: str | None = None) -> bool:
+    """A platform admin, or a bearer of ``token`` (default ``READYZ_PROBE_TOKEN``; /metrics passes its own)."""
+    token = settings.READYZ_PROBE_TOKEN if token is None else token
     given = request.headers.get("Authorization", "")
     if token and given.startswith("Bearer ") and hmac.compare_digest(given[7:].encode(), token.encode()):
         return True
