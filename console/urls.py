@@ -20,6 +20,7 @@ urlpatterns = [
     path("clusters/", include("clusters.urls")),
     path("workloads/", include("workloads.urls")),
     path("debug/", include("debugging.urls")),
+    path("usage/", include("usage.urls")),
     path("api/v1/", include("console.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -23,6 +23,7 @@ from usage.costmodel import RESOURCES, UNIT_SECONDS, Allocation, CostInputError,
 MAX_WINDOW = timedelta(days=800)
 PROJECT_DIMENSIONS = ("tier", "cluster", "workload", "project")
 OUTPUT_UNITS = {"cpu": "cpu_core_hours", "memory": "ram_gib_hours", "gpu": "gpu_hours"}
+REQUEST_NAMES = {"cpu": "cpu_request_core_hours", "memory": "ram_request_gib_hours", "gpu": "gpu_request_hours"}
 COST_NAMES = {"cpu": "cpu_cost", "memory": "ram_cost", "gpu": "gpu_cost"}
 
 
@@ -49,11 +50,13 @@ def parse_query(params: Any, *, allowed: tuple[str, ...], default_aggregate: str
     return CostQuery(window, step, aggregate)
 
 
-def project_cost(actor: Any, project_name: str, params: Any, **kw: Any) -> tuple[Project, Report]:
+def project_cost(
+    actor: Any, project_name: str, params: Any, *, default_aggregate: str = "tier", **kw: Any
+) -> tuple[Project, Report]:
     """One project's cost (its members and platform admins; another tenant's project is ``NotFound``)."""
     require_signed_in(actor)
     project = visible_project(actor, project_name)
-    query = parse_query(params, allowed=PROJECT_DIMENSIONS, default_aggregate="tier", **kw)
+    query = parse_query(params, allowed=PROJECT_DIMENSIONS, default_aggregate=default_aggregate, **kw)
     scope = reports.Scope([project.pk], include_idle=False)
     return project, reports.cost_report(query.window, query.step, query.aggregate, scope)
 
@@ -103,14 +106,14 @@ def allocation_body(a: Allocation) -> dict[str, Any]:
     for r in RESOURCES:
         unit = OUTPUT_UNITS[r]
         body[unit] = _round(a.billable.of(r) / UNIT_SECONDS[r], 6)
-        body[unit.replace("_hours", "_request_hours")] = _round(a.request.of(r) / UNIT_SECONDS[r], 6)
+        body[REQUEST_NAMES[r]] = _round(a.request.of(r) / UNIT_SECONDS[r], 6)
     for r in RESOURCES:
         body[COST_NAMES[r]] = _round(a.cost[r], 6)
     body["total_cost"] = _round(a.total_cost, 6)
     return body
 
 
-def _sorted(allocations: dict[str, Allocation]) -> list[Allocation]:
+def by_cost(allocations: dict[str, Allocation]) -> list[Allocation]:
     return sorted(allocations.values(), key=lambda a: (-a.total_cost, a.name))
 
 
@@ -122,13 +125,13 @@ def report_body(report: Report) -> dict[str, Any]:
         "aggregate": list(report.aggregate),
         "currency": settings.USAGE_CURRENCY,
         "total_cost": _round(report.total_cost, 6),
-        "totals": [allocation_body(a) for a in _sorted(report.totals())],
+        "totals": [allocation_body(a) for a in by_cost(report.totals())],
         "steps": [
             {
                 "start": s.start,
                 "end": s.end,
                 "total_cost": _round(s.total_cost, 6),
-                "allocations": [allocation_body(a) for a in _sorted(s.allocations)],
+                "allocations": [allocation_body(a) for a in by_cost(s.allocations)],
             }
             for s in report.steps
         ],

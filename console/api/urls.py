@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("projects.api.urls")),
     path("", include("workloads.api.urls")),
     path("", include("debugging.api")),
+    path("", include("usage.api.urls")),
 ]
