@@ -60,6 +60,12 @@ def test_worker_and_beat(render: Render) -> None:
     deployments = by_kind(render(), "Deployment")
     worker, beat = deployments["pc-pinconsole-worker"], deployments["pc-pinconsole-beat"]
     assert worker["spec"]["template"]["spec"]["containers"][0]["args"][:3] == ["-A", "console", "worker"]
+    worker_container = worker["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e.get("value") for e in worker_container["env"]}
+    # prometheus-client's multiprocess files on a writable emptyDir; the worker's /metrics on its port.
+    assert env["PROMETHEUS_MULTIPROC_DIR"] == "/run/prometheus" and env["WORKER_METRICS_ADDRESS"] == "0.0.0.0:9808"
+    assert {"name": "metrics", "mountPath": "/run/prometheus"} in worker_container["volumeMounts"]
+    assert worker["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"] == "9808"
     assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"] == {"type": "Recreate"}
     beat_pod = beat["spec"]["template"]["spec"]
     assert "--schedule=/tmp/celerybeat-schedule" in beat_pod["containers"][0]["args"]  # the rootfs is read-only

@@ -157,3 +157,15 @@ automountServiceAccountToken: {{ .automount }}
 {{- define "pinconsole.workloadStatus" -}}
 [pinapps/status, pinpods/status, pinscalers/status, pinterestcronjobs/status, pinterestdaemons/status, pinterestjobsets/status, pinterestservices/status, pinteresttrainingjobs/status]
 {{- end }}
+
+{{/* prometheus-client's multiprocess directory (web workers, Celery pool processes): an emptyDir per pod. */}}
+{{- define "pinconsole.metricsVolume" -}}
+- name: metrics
+  emptyDir:
+    sizeLimit: 64Mi
+{{- end }}
+
+{{- define "pinconsole.metricsMount" -}}
+- name: metrics
+  mountPath: /run/prometheus
+{{- end }}
