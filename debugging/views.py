@@ -18,6 +18,7 @@ from kubernetes.config.config_exception import ConfigException
 from base.errors import NotFound
 from base.htmx import render_page
 from base.permissions import is_platform_admin
+from clusters.health import live_health
 from clusters.runtime import api_for
 from debugging.authz import PodRef, resolve_namespace, resolve_pod, resolve_selector
 from debugging.filelogs import declared_log_files
@@ -84,8 +85,10 @@ def shell_panel(request: HttpRequest, cluster: str, namespace: str, pod: str) ->
     ref, container = _pod(request, cluster, namespace, pod, need_exec=True)  # sidecars: admins only (403)
     shell, _ = shell_command(request.GET.get("shell"))  # Invalid -> 400, like the websocket's 4400
     uid = str((ref.pod.get("metadata") or {}).get("uid", ""))
-    try:
-        present = available(api_for(ref.cluster), ref.namespace, ref.name, uid, container)
+    live = live_health(ref.cluster)
+    try:  # not while this process's breaker keeps off the cluster: the probe would wait on its dead apiserver
+        reachable = live is None or live.state == "closed"
+        present = available(api_for(ref.cluster), ref.namespace, ref.name, uid, container) if reachable else ["sh"]
     except ConfigException:
         present = ["sh"]  # the websocket says why it cannot connect
     urls = _urls(ref, container)
