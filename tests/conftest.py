@@ -15,6 +15,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "pinconsole"))
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_version_memos():
+    """Each test's fake apiservers start their versions and uids afresh, as a new cluster would not (its uids are
+    random): what a previous test's objects derived is forgotten."""
+    from workloads.memo import VersionMemo
+
+    VersionMemo.clear_all()
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("dev1", "dev1@example.com", "pw-dev1-Secret!")

@@ -23,6 +23,7 @@ from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
 from workloads.core.status import condition_of as condition
 from workloads.core.tiers import Tier
 from workloads.host import version_of
+from workloads.memo import VersionMemo
 
 Obj = dict[str, Any]
 
@@ -113,7 +114,15 @@ def status_of(obj: Obj) -> tuple[str, str, bool | None]:
     return "progressing", "admitted; not placed yet", admitted
 
 
+_ROWS: VersionMemo[Row] = VersionMemo()
+
+
 def row_of(obj: Obj, info: KindInfo, project: str) -> Row:
+    """The list's row of a host object (remembered by its version: a page filters and shows the same rows)."""
+    return _ROWS.get(obj, (info.kind, project), lambda: _row_of(obj, info, project))
+
+
+def _row_of(obj: Obj, info: KindInfo, project: str) -> Row:
     meta = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}

@@ -18,6 +18,7 @@ from django.utils.dateparse import parse_datetime
 
 from base.errors import Invalid
 from workloads.core.kinds import KINDS
+from workloads.memo import VersionMemo
 from workloads.reads import condition, row_of, shards_of
 from workloads.timeline import Entry
 
@@ -29,8 +30,16 @@ def etag(version: str) -> str:
     return f'"{version}"'
 
 
+_REPRESENTATIONS: VersionMemo[Obj] = VersionMemo()
+
+
 def workload(obj: Obj, project: str, *, full: bool = True) -> Obj:
-    """The representation of one host workload object of ``project`` (``full=False``: its summary)."""
+    """The representation of one host workload object of ``project`` (``full=False``: its summary). Remembered
+    by the object's version: the result is shared, never change it."""
+    return _REPRESENTATIONS.get(obj, (project, full), lambda: _workload(obj, project, full))
+
+
+def _workload(obj: Obj, project: str, full: bool) -> Obj:
     kind = str(obj.get("kind") or "")
     info = KINDS[kind]
     meta = obj.get("metadata") or {}
