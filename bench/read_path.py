@@ -382,6 +382,9 @@ def main() -> int:
     ap.add_argument("--synthetic-to", type=int, default=100_000, help="fill the cache with clones up to this")
     ap.add_argument("--reuse", action="store_true", help="the objects of a previous --keep run are there: measure")
     ap.add_argument("--keep", action="store_true", help="leave the objects and the control plane for a --reuse run")
+    ap.add_argument(
+        "--add", action="store_true", help="keep a --keep run's objects and create what is missing (409s count)"
+    )
     args = ap.parse_args()
     os.environ |= {"API_READ_RATE_LIMIT": "1000000/min", "API_RATE_LIMIT": "1000000/min"}  # measure, not throttle
 
@@ -402,7 +405,7 @@ def main() -> int:
     host_api, member_api = runtime.api_for(host), runtime.api_for(member)
     results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     try:
-        if not args.reuse:
+        if not args.reuse and not args.add:
             cleanup([host_api, member_api])
             gone = lambda: all(ns.metadata.name != NS for ns in k8s.CoreV1Api(member_api).list_namespace().items)  # noqa: E731
             wait_for(gone, timeout=1800, interval=1, what="the previous run's namespace gone")
