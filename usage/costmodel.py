@@ -22,7 +22,7 @@ DIMENSIONS = ("project", "team", "cost_center", "tier", "cluster", "workload")
 IDLE = "__idle__"  # pool capacity no pod requested (admins only)
 UNUSED_RESERVATION = "__unused_reservation__"  # a Reserved grant's part no workload requested: still charged
 REGION = ""  # the cluster of an unused reservation: a grant is regional
-MAX_STEPS = 2200  # 90 days of hours, with room
+MAX_STEPS = 2400  # 99 days of hours (the longest relative window the schema admits)
 GIB = 1 << 30
 # a resource's stored unit-seconds per billed unit-hour: milli-cores, bytes and GPUs
 UNIT_SECONDS = {"cpu": 1000 * 3600, "memory": GIB * 3600, "gpu": 3600}
@@ -194,7 +194,7 @@ def parse_window(text: str, now: datetime, *, earliest: datetime | None = None) 
 def parse_step(text: str | None, window: Window) -> int:
     """Seconds per step: ``1h``, ``1d``, ``6h``... (aligned to UTC hours/days from the epoch) or ``window`` (one
     step). At most ``MAX_STEPS`` steps, and a step of whole hours (hourly roll-ups are not split further)."""
-    if not text or text == "window":
+    if text is None or text == "window":
         return window.seconds
     seconds = _duration(text.strip(), "step")
     if seconds % 3600:
@@ -205,11 +205,11 @@ def parse_step(text: str | None, window: Window) -> int:
 
 
 def parse_aggregate(text: str | None, allowed: Sequence[str] = DIMENSIONS) -> tuple[str, ...]:
-    """One or more of ``allowed``, comma-separated (``team,tier``)."""
-    names = tuple(part.strip() for part in (text or "project").split(",") if part.strip())
+    """One or more of ``allowed``, comma-separated (``team,tier``); a repeated name counts once."""
+    names = tuple(dict.fromkeys(part.strip() for part in ("project" if text is None else text).split(",")))
     unknown = [n for n in names if n not in allowed]
-    if not names or unknown or len(set(names)) != len(names):
-        raise CostInputError("aggregate", f"Aggregate by one or more of {', '.join(allowed)}, each once.")
+    if unknown:
+        raise CostInputError("aggregate", f"Aggregate by one or more of {', '.join(allowed)}.")
     return names
 
 

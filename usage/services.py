@@ -38,11 +38,11 @@ def parse_query(params: Any, *, allowed: tuple[str, ...], default_aggregate: str
                 default_window: str = "7d", default_step: str = "1d") -> CostQuery:  # fmt: skip
     """``window``, ``step`` and ``aggregate`` from a query string (``Invalid`` naming the parameter)."""
     try:
-        window = costmodel.parse_window(params.get("window") or default_window, now or timezone.now())
+        window = costmodel.parse_window(params.get("window", default_window), now or timezone.now())
         if window.end - window.start > MAX_WINDOW:
             raise CostInputError("window", f"A window is at most {MAX_WINDOW.days} days.")
-        step = costmodel.parse_step(params.get("step") or default_step, window)
-        aggregate = costmodel.parse_aggregate(params.get("aggregate") or default_aggregate, allowed)
+        step = costmodel.parse_step(params.get("step", default_step), window)
+        aggregate = costmodel.parse_aggregate(params.get("aggregate", default_aggregate), allowed)
     except CostInputError as exc:
         raise Invalid(fields=[FieldError(exc.parameter, str(exc))]) from None
     except OverflowError:

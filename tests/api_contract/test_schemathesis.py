@@ -29,6 +29,13 @@ SEMANTIC_BODIES = [
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
 ]
+# Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
+# after the start, at most 800 days and 2400 steps). A schema-valid window can be refused there with a 400 naming it.
+SEMANTIC_QUERIES = [
+    "GET /api/v1/cost/",
+    "GET /api/v1/projects/{project}/cost/",
+    "GET /api/v1/clusters/{name}/capacity/",
+]
 MAX_EXAMPLES = 3
 
 
@@ -51,7 +58,7 @@ def run_config(base_url: str, token: str) -> dict[str, Any]:
                 }
             },
         }
-        for label in SEMANTIC_BODIES
+        for label in SEMANTIC_BODIES + SEMANTIC_QUERIES
     ]
     return {
         "base-url": base_url,

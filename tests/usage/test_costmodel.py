@@ -69,7 +69,6 @@ def test_windows_by_name_end_at_the_current_minute():
         ("step", lambda: costmodel.parse_step("1h", Window(T0, T0 + timedelta(days=400)))),
         ("step", lambda: costmodel.parse_step("h", Window(T0, T0 + timedelta(days=1)))),
         ("aggregate", lambda: costmodel.parse_aggregate("namespace")),
-        ("aggregate", lambda: costmodel.parse_aggregate("tier,tier")),
         ("aggregate", lambda: costmodel.parse_aggregate(",")),
     ],
 )
@@ -78,6 +77,10 @@ def test_unreadable_parameters_are_refused_naming_the_parameter(parameter, call)
         call()
 
     assert refused.value.parameter == parameter and str(refused.value)
+
+
+def test_a_repeated_aggregate_counts_once():
+    assert costmodel.parse_aggregate("tier,cluster,tier") == ("tier", "cluster")
 
 
 def test_steps_align_to_utc_hours_and_days_and_clip_to_the_window():

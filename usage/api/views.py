@@ -23,28 +23,45 @@ from usage.api.serializers import (
 from usage.costmodel import DIMENSIONS, TIERS
 
 RANGE_EXAMPLE = OpenApiExample("a range", value="2026-11-01T00:00Z,2026-11-02T00:00Z")
+_INSTANT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:00)?(Z|[+-][0-9]{2}:[0-9]{2})"
+WINDOW_PATTERN = rf"^([1-9][0-9]?[mhd]|today|yesterday|week|month|{_INSTANT},{_INSTANT})$"
+STEPS = ["1h", "2h", "3h", "4h", "6h", "8h", "12h", "1d", "2d", "7d", "window"]
+
+
+def aggregate_pattern(allowed: tuple[str, ...]) -> str:
+    names = "|".join(allowed)
+    return rf"^({names})(,({names})){{0,{len(allowed) - 1}}}$"
 
 
 def window_parameter(default: str) -> OpenApiParameter:
     return OpenApiParameter(
-        "window", str, description="24h, 7d, 30m (ending now), today, yesterday, week, month (UTC), or an ISO "
-        "range `start,end` in whole minutes, e.g. `2026-11-01T00:00Z,2026-11-08T00:00Z`; at most 800 days. "
-        f"Default {default}.", examples=[OpenApiExample("recent", value=default), RANGE_EXAMPLE],
-    )  # fmt: skip
+        "window",
+        {"type": "string", "pattern": WINDOW_PATTERN},
+        description="24h, 7d, 30m (ending now), today, yesterday, week, month (UTC), or an ISO "
+        "range `start,end` in whole minutes, e.g. `2026-11-01T00:00Z,2026-11-08T00:00Z` (a real date, the end "
+        "after the start, at most 800 days and 2400 steps). "
+        f"Default {default}.",
+        examples=[OpenApiExample("recent", value=default), RANGE_EXAMPLE],
+    )
 
 
 WINDOW = window_parameter("7d")
 STEP = OpenApiParameter(
-    "step", str, description="1h, 6h, 1d ... (whole hours, aligned to UTC) or `window` (one step); at most 2200 "
-    "steps. Default 1d.", examples=[OpenApiExample("daily", value="1d")],
-)  # fmt: skip
+    "step",
+    str,
+    enum=STEPS,
+    description="1h, 6h, 1d ... (whole hours, aligned to UTC) or `window` (one step); at most 2400 steps. Default 1d.",
+    examples=[OpenApiExample("daily", value="1d")],
+)
 
 
 def aggregate_parameter(allowed: tuple[str, ...], default: str) -> OpenApiParameter:
     return OpenApiParameter(
-        "aggregate", str, description=f"one or more of {', '.join(allowed)}, comma-separated. Default {default}.",
+        "aggregate",
+        {"type": "string", "pattern": aggregate_pattern(allowed)},
+        description=f"one or more of {', '.join(allowed)}, comma-separated. Default {default}.",
         examples=[OpenApiExample(allowed[0], value=allowed[0])],
-    )  # fmt: skip
+    )
 
 
 REPORT_EXAMPLE = OpenApiExample(
