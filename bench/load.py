@@ -173,6 +173,22 @@ def environment(workdir: Path) -> None:
     }
 
 
+def inotify_room(want: int = 1024) -> str:
+    """kwok follows a pod's log (``kubectl logs -f``, the portal's log streams) with one inotify instance per stream,
+    and every kwok and apiserver of the machine runs as root, sharing root's ``fs.inotify.max_user_instances``
+    (128 by default): past it a follow ends at once ("failed to create fsnotify watcher: too many open files").
+    The run needs one per followed pod (a workload stream follows each of its pods): raised when lower (root)."""
+    path = Path("/proc/sys/fs/inotify/max_user_instances")
+    have = int(path.read_text())
+    if have >= want:
+        return f"fs.inotify.max_user_instances {have}"
+    try:
+        path.write_text(str(want))
+    except OSError as exc:
+        return f"fs.inotify.max_user_instances {have} (could not raise it to {want}: {exc}; log streams may end)"
+    return f"fs.inotify.max_user_instances raised {have} -> {want}"
+
+
 def serve(workers: int, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     import httpx
 
@@ -238,10 +254,12 @@ class RssSampler(threading.Thread):
 
         parent = psutil.Process(self.supervisor)
         while not self.stopped.wait(self.every):
-            rss = {}
+            rss, cpu = {}, 0.0
             for child in parent.children():
                 try:
                     rss[child.pid] = child.memory_info().rss
+                    times = child.cpu_times()
+                    cpu += times.user + times.system
                 except psutil.NoSuchProcess:
                     continue
             self.samples.append(
@@ -249,6 +267,8 @@ class RssSampler(threading.Thread):
                     "t": round(time.monotonic() - self.t0, 1),
                     "rss_mib": {str(pid): round(value / 2**20, 1) for pid, value in rss.items()},
                     "total_mib": round(sum(rss.values()) / 2**20, 1),
+                    "cpu_s": round(cpu, 2),  # the workers' CPU time so far (user + system)
+                    "machine_cpu_pct": psutil.cpu_percent(),  # every core, since the last sample
                     "load1": round(os.getloadavg()[0], 2),
                 }
             )
@@ -262,8 +282,11 @@ class RssSampler(threading.Thread):
         mt, my = sum(ts) / len(ts), sum(ys) / len(ys)
         slope = sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / sum((t - mt) ** 2 for t in ts)
         growth = slope * (ts[-1] - ts[0])
+        first, last = self.samples[0], self.samples[-1]
         return {
             "samples": len(self.samples),
+            "portal_cores_used": round((last["cpu_s"] - first["cpu_s"]) / max(1, last["t"] - first["t"]), 2),
+            "machine_cpu_pct_mean": round(sum(s["machine_cpu_pct"] for s in self.samples) / len(self.samples), 1),
             "start_mib": self.samples[0]["total_mib"],
             "peak_mib": max(s["total_mib"] for s in self.samples),
             "end_mib": self.samples[-1]["total_mib"],
@@ -415,6 +438,8 @@ def main() -> int:
     os.environ["DEBUG"] = "false"  # Backing sets the embedded default's DEBUG
     portal = operator = sampler = None
     results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+    results["inotify"] = inotify_room()
+    print(results["inotify"], flush=True)
     try:
         print("seeding: registry, project, PinApp placed by the operator, people", flush=True)
         t0 = time.monotonic()
@@ -471,6 +496,8 @@ def print_summary(r: dict[str, Any], out: Path) -> None:
         f"portal RSS (both workers): {rss.get('start_mib')} -> {rss.get('end_mib')} MiB, peak {rss.get('peak_mib')}; "
         f"second half slope {rss.get('second_half_slope_mib_per_min')} MiB/min "
         f"({rss.get('second_half_growth_pct')} %), flat: {rss.get('flat')}\n"
+        f"portal CPU: {rss.get('portal_cores_used')} cores on average "
+        f"(machine {rss.get('machine_cpu_pct_mean')} % busy)\n"
         f"load average {r.get('load_at_start')} -> {r.get('load_at_end')}\nwritten {out}"
     )
     for failure in errors["locust"][:10]:

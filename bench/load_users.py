@@ -153,12 +153,12 @@ class Socket(User):
                 COUNTS[f"{self.kind} open failed"] += 1
                 fire(self.environment, f"{self.kind}: open", started, exc)
                 raise StopUser() from exc
-            if status.get("state") == "connected":
+            if status.get("state") == "connected" or status.get("type") == "lines":  # a workload stream: lines first
                 break
             ws.close()
             if "No such pod" not in status.get("message", "") or time.monotonic() > deadline:
                 COUNTS[f"{self.kind} open failed"] += 1
-                fire(self.environment, f"{self.kind}: open", started, RuntimeError(f"refused: {status}"))
+                fire(self.environment, f"{self.kind}: open", started, RuntimeError(f"refused: {str(status)[:300]}"))
                 raise StopUser()
             time.sleep(1)
         self.ws = ws
