@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ def collected(*extra: Collector) -> CollectorRegistry:
         forget_dead_processes(metrics.MULTIPROC_DIR)
         multiprocess.MultiProcessCollector(registry, metrics.MULTIPROC_DIR)
     else:
-        registry.register(_Chain(metrics.REGISTRY))
+        registry.register(metrics.REGISTRY)  # a registry collects like any collector
     for collector in extra:
         registry.register(collector)
     return registry
@@ -74,15 +74,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-class _Chain(Collector):
-    def __init__(self, *sources: Collector) -> None:
-        self.sources = sources
-
-    def collect(self) -> Iterable[Any]:
-        for source in self.sources:
-            yield from source.collect()
 
 
 # -- Celery ---------------------------------------------------------------------------------------------------
