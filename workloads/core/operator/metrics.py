@@ -7,6 +7,7 @@ process, and the process-wide default registry would refuse the second set of na
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Iterable
 from http.server import ThreadingHTTPServer
@@ -107,6 +108,10 @@ class _Server(ThreadingHTTPServer, WSGIServer):
     daemon_threads = True
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
 def parse_address(value: str) -> tuple[str, int]:
     """``host:port`` (``[::1]:9090`` for IPv6; ``:9090`` binds every address); ValueError otherwise."""
     host, sep, port = value.rpartition(":")
@@ -117,6 +122,7 @@ def parse_address(value: str) -> tuple[str, int]:
 
 def serve(metrics: Metrics, host: str, port: int) -> WSGIServer:
     """Serve /metrics on ``host:port`` in a daemon thread; port 0 picks a free port (``server.server_port``)."""
-    server = make_server(host, port, make_wsgi_app(metrics.registry), _Server, handler_class=_QuietHandler)
+    server_class = _Server6 if ":" in host else _Server
+    server = make_server(host, port, make_wsgi_app(metrics.registry), server_class, handler_class=_QuietHandler)
     threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return server
