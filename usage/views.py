@@ -45,7 +45,7 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
     choices = _choices(request, "workload")
     try:
         project, report = services.project_cost(request.user, name, request.GET, default_aggregate="workload")
-        by_tier = services.project_cost(request.user, name, request.GET, default_aggregate="tier")[1]
+        by_tier = services.project_cost(request.user, name, {**request.GET.dict(), "aggregate": "tier"})[1]
     except NotFound:
         raise Http404("No such project.") from None
     except Invalid as exc:
