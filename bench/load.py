@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import secrets
 import subprocess
 import sys
@@ -328,6 +329,7 @@ def run_locust(config: dict[str, Any], args: argparse.Namespace, url: str, workd
     (workdir / "locust.json").write_text(json.dumps(locust_config(config, args, url)))
     stats = workdir / "locust-stats.json"
     total = args.users + args.shells + args.logs
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with (workdir / "locust.log").open("wb") as log:
         subprocess.run(
             [
@@ -344,7 +346,9 @@ def run_locust(config: dict[str, Any], args: argparse.Namespace, url: str, workd
         )
     if not stats.exists():
         raise RuntimeError("locust wrote no stats:\n" + (workdir / "locust.log").read_text()[-3000:])
-    return dict(json.loads(stats.read_text()))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the load generator's own CPU, on the same 2 cores
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {**json.loads(stats.read_text()), "locust_cpu_s": round(used, 1)}
 
 
 def group(entries: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
@@ -407,6 +411,7 @@ def report(raw: dict[str, Any], rss: dict[str, Any], portal_errors: list[str], a
             "open": group(entries, "log: open"),
         },
         "socket_counters": sockets,
+        "load_generator_cpu_s": raw.get("locust_cpu_s"),
         "rss": rss,
         "goals": {"errors": 0, "page_p95_ms": 100, "memory": "flat after warm-up (second half within 5 %)"},
     }
@@ -498,6 +503,7 @@ def print_summary(r: dict[str, Any], out: Path) -> None:
         f"({rss.get('second_half_growth_pct')} %), flat: {rss.get('flat')}\n"
         f"portal CPU: {rss.get('portal_cores_used')} cores on average "
         f"(machine {rss.get('machine_cpu_pct_mean')} % busy)\n"
+        f"load generator (locust) CPU: {r.get('load_generator_cpu_s')} s\n"
         f"load average {r.get('load_at_start')} -> {r.get('load_at_end')}\nwritten {out}"
     )
     for failure in errors["locust"][:10]:
