@@ -42,9 +42,9 @@ class CostInputError(ValueError):
 class Amounts:
     """Resource-seconds: milli-core-seconds, byte-seconds, GPU-seconds (exact; fractions after a split)."""
 
-    cpu: Fraction = Fraction(0)
-    memory: Fraction = Fraction(0)
-    gpu: Fraction = Fraction(0)
+    cpu: Fraction | int = 0
+    memory: Fraction | int = 0
+    gpu: Fraction | int = 0
 
     def __add__(self, other: Amounts) -> Amounts:
         return Amounts(self.cpu + other.cpu, self.memory + other.memory, self.gpu + other.gpu)
@@ -53,11 +53,15 @@ class Amounts:
         return Amounts(self.cpu * factor, self.memory * factor, self.gpu * factor)
 
     def of(self, resource: str) -> Fraction:
-        return {"cpu": self.cpu, "memory": self.memory, "gpu": self.gpu}[resource]
+        return Fraction(self.cpu if resource == "cpu" else self.memory if resource == "memory" else self.gpu)
 
     @classmethod
     def make(cls, cpu: int | Fraction = 0, memory: int | Fraction = 0, gpu: int | Fraction = 0) -> Amounts:
-        return cls(Fraction(cpu), Fraction(memory), Fraction(gpu))
+        """Whole resource-seconds stay ints (fast sums); only a split makes fractions."""
+        return cls(cpu, memory, gpu)
+
+
+ZERO = Amounts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +99,42 @@ Prices = Mapping[tuple[str, str], Decimal]  # (tier, resource) -> price per unit
 
 @dataclass
 class Allocation:
-    """One aggregate's usage and cost in one step (exact)."""
+    """One aggregate's usage and cost in one step (exact). Billed amounts are kept per tier and priced when read:
+    a price is linear, so pricing the sum is pricing each sample."""
 
     name: str
     properties: dict[str, str]
-    request: Amounts = field(default_factory=Amounts)
-    billable: Amounts = field(default_factory=Amounts)
-    cost: dict[str, Fraction] = field(default_factory=lambda: dict.fromkeys(RESOURCES, Fraction(0)))
+    prices: Prices = field(default_factory=dict, repr=False)
+    request: Amounts = ZERO
+    billable: Amounts = ZERO
+    by_tier: dict[str, Amounts] = field(default_factory=dict)
+
+    @property
+    def cost(self) -> dict[str, Fraction]:
+        return {
+            r: sum((a.of(r) * _price(self.prices, t, r) for t, a in self.by_tier.items()), Fraction(0))
+            / UNIT_SECONDS[r]
+            for r in RESOURCES
+        }
 
     @property
     def total_cost(self) -> Fraction:
         return sum(self.cost.values(), Fraction(0))
 
-    def add(self, request: Amounts, billable: Amounts, cost: Mapping[str, Fraction]) -> None:
+    def add(self, tier: str, request: Amounts, billable: Amounts) -> None:
         self.request = self.request + request
         self.billable = self.billable + billable
-        for resource in RESOURCES:
-            self.cost[resource] += cost[resource]
+        self.by_tier[tier] = self.by_tier.get(tier, ZERO) + billable
+
+    def merge(self, other: Allocation) -> None:
+        self.request = self.request + other.request
+        self.billable = self.billable + other.billable
+        for tier, amounts in other.by_tier.items():
+            self.by_tier[tier] = self.by_tier.get(tier, ZERO) + amounts
+
+
+def _price(prices: Prices, tier: str, resource: str) -> Fraction:
+    return Fraction(prices.get((tier, resource), Decimal(0)))
 
 
 @dataclass
@@ -137,7 +160,7 @@ class Report:
         out: dict[str, Allocation] = {}
         for step in self.steps:
             for name, a in step.allocations.items():
-                out.setdefault(name, Allocation(name, dict(a.properties))).add(a.request, a.billable, a.cost)
+                out.setdefault(name, Allocation(name, dict(a.properties), a.prices)).merge(a)
         return out
 
     @property
@@ -240,11 +263,6 @@ def key_of(record: Record, aggregate: tuple[str, ...]) -> tuple[str, dict[str, s
     return "/".join(props[d] for d in aggregate), props
 
 
-def cost_of(billable: Amounts, tier: str, prices: Prices) -> dict[str, Fraction]:
-    """price per unit-hour x unit-hours, per resource."""
-    return {r: billable.of(r) * Fraction(prices.get((tier, r), Decimal(0))) / UNIT_SECONDS[r] for r in RESOURCES}
-
-
 def split(record: Record, start: datetime, end: datetime) -> Fraction:
     """The share of ``record``'s interval inside ``[start, end)``."""
     total = (record.end - record.start).total_seconds()
@@ -271,12 +289,15 @@ def allocate(
             continue
         name, props = key_of(record, aggregate)
         for each in _overlapping(steps, record):
-            share = split(record, each.start, each.end)
-            if not share:
+            allocation = each.allocations.get(name)
+            if allocation is None:
+                allocation = each.allocations[name] = Allocation(name, props, prices)
+            if each.start <= record.start and record.end <= each.end:  # wholly inside: no split
+                allocation.add(record.tier, record.request, record.billable)
                 continue
-            billable = record.billable.scaled(share)
-            allocation = each.allocations.setdefault(name, Allocation(name, props))
-            allocation.add(record.request.scaled(share), billable, cost_of(billable, record.tier, prices))
+            share = split(record, each.start, each.end)
+            if share:
+                allocation.add(record.tier, record.request.scaled(share), record.billable.scaled(share))
     return Report(window, step, aggregate, steps)
 
 

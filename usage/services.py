@@ -107,9 +107,10 @@ def allocation_body(a: Allocation) -> dict[str, Any]:
         unit = OUTPUT_UNITS[r]
         body[unit] = _round(a.billable.of(r) / UNIT_SECONDS[r], 6)
         body[REQUEST_NAMES[r]] = _round(a.request.of(r) / UNIT_SECONDS[r], 6)
+    cost = a.cost
     for r in RESOURCES:
-        body[COST_NAMES[r]] = _round(a.cost[r], 6)
-    body["total_cost"] = _round(a.total_cost, 6)
+        body[COST_NAMES[r]] = _round(cost[r], 6)
+    body["total_cost"] = _round(sum(cost.values(), Fraction(0)), 6)
     return body
 
 
