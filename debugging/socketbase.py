@@ -32,6 +32,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
+from uvicorn.protocols.utils import ClientDisconnected
 
 from accounts.live_access import access_epoch, epoch_key, user_group
 from base import metrics
@@ -85,8 +86,10 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except ClientDisconnected:  # an OSError too: the browser went away while we sent (not Redis)
+            await self.end("client closed", None)
         except (RedisError, OSError) as exc:
-            log.warning("websocket %s refused, Redis unreachable: %s", scope.get("path"), exc)
+            log.warning("websocket %s refused, Redis unreachable: %s: %s", scope.get("path"), type(exc).__name__, exc)
             await self.layer_down(send)
 
     async def layer_down(self, send: Any) -> None:

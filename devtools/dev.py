@@ -190,7 +190,9 @@ def _serve(host: str, port: int) -> None:
     import uvicorn
 
     sys.stdout.flush()
-    uvicorn.run("console.asgi:application", host=host, port=port, log_level="info", lifespan="off")
+    uvicorn.run(
+        "console.asgi:application", host=host, port=port, log_level="info", lifespan="off", ws_per_message_deflate=False
+    )
 
 
 def _interrupt(signum: int, frame: Any) -> None:
