@@ -156,14 +156,14 @@ CELERY_BEAT_SCHEDULE = {
     "probe-clusters": {"task": "clusters.probe_all", "schedule": env_int("CLUSTER_PROBE_SECONDS", 30)},
     "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},
     "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
-}
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
-
+}
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)
 USAGE_GAP_FILL_MINUTES = env_int("USAGE_GAP_FILL_MINUTES", 10)  # missed minutes up to this carry the next sample
 USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
+
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)
 OIDC_ENABLED = bool(env_str("OIDC_RP_CLIENT_ID"))
@@ -286,16 +286,19 @@ WATCH_STALE_SECONDS = env_int("WATCH_STALE_SECONDS", 60)
 READYZ_CACHE_SECONDS = env_int("READYZ_CACHE_SECONDS", 5)  # /readyz runs its checks at most this often
 READYZ_PROBE_TOKEN = env_str("READYZ_PROBE_TOKEN", "")  # "Authorization: Bearer <it>" sees the failed checks
 
-# --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
 # --- metrics (base.metrics; README "Metrics") ---------------------------------------------------------------
 METRICS_TOKEN = env_str("METRICS_TOKEN", READYZ_PROBE_TOKEN)  # "Authorization: Bearer <it>" may scrape /metrics
 WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS", "")  # host:port a Celery worker serves /metrics on
 
+# --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
 DEBUG_SOCKETS_PER_USER = env_int("DEBUG_SOCKETS_PER_USER", 10)  # open shells + log streams, all workers
 DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystroke nor output for this long
 DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)
 DEBUG_SHELL_WARN_SECONDS = env_int("DEBUG_SHELL_WARN_SECONDS", 60)  # the warning line before either close
 DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-authorization of an open socket
+# Before each keystroke: "cache" reads the user's access epoch (one Redis GET): nothing typed after a change commits
+# runs; "notified" compares in memory only (the channel-layer notification closes the shell, ~ms later).
+DEBUG_KEYSTROKE_EPOCH = env_str("DEBUG_KEYSTROKE_EPOCH", "cache") or "cache"
 DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
 DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024)  # one shell transcript, at most
 
