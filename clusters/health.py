@@ -141,3 +141,10 @@ def is_stale(cache: WatchCache) -> bool:
 def cluster_checks() -> list[tuple[str, Callable[[], str]]]:
     """Readiness checks, one per cluster: they probe but never write (``/readyz`` is a GET)."""
     return [(c.name, lambda c=c: check_cluster(c)) for c in Cluster.objects.all()]
+
+
+def not_synced(name: str, cache: WatchCache | None) -> str:
+    """What a page or the API says of ``name``'s cache that has not loaded (everyone reads it): never the watch's
+    error text, which can name the apiserver's address (admins see it on the cluster's page)."""
+    why = "cannot reach its apiserver" if cache is not None and cache.last_error else "starting"
+    return f"{name}: cache not synced yet ({why})"

@@ -17,6 +17,7 @@ from typing import Any
 
 from clusters import runtime
 from clusters import services as cluster_services
+from clusters.health import not_synced
 from projects.grants import grants_for, grants_of, tier_grant_totals
 from projects.models import Project, QuotaRequest, QuotaRequestState
 from workloads.core import API_VERSION
@@ -94,7 +95,7 @@ def project_usage(project: Project) -> ProjectUsage:
     node_total = 0
     for cluster_name, cache in sorted(runtime.member_caches().items()):
         if not cache.synced:
-            problems.append(f"{cluster_name}: cache not synced yet ({cache.last_error or 'starting'})")
+            problems.append(not_synced(cluster_name, cache))
         aggregates = cache.aggregates()
         node_total += int(aggregates.get("nodes_total") or 0)
         by_namespace_tier = aggregates.get("requests_by_namespace_tier") or {}
@@ -106,7 +107,7 @@ def project_usage(project: Project) -> ProjectUsage:
     host = runtime.host_cache()
     if host is not None:
         if not host.synced:
-            problems.append(f"the host: cache not synced yet ({host.last_error or 'starting'})")
+            problems.append(not_synced("the host", host))
         uses, invalid = _workloads(host, namespace, node_total or 1)
         problems += invalid
     admitted = {tier: Allocation() for tier in Tier}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusters import runtime
+from clusters.health import not_synced
 from projects.models import Project
 from workloads.core.kinds import KINDS, KindInfo
 from workloads.core.labels import WORKLOAD_LABEL
@@ -126,7 +127,7 @@ def pod_page(
         if (cluster and name != cluster) or (after is not None and name < after[0]):
             continue
         if not cache.synced:
-            page.problems.append(f"{name}: cache not synced yet ({cache.last_error or 'starting'})")
+            page.problems.append(not_synced(name, cache))
         want = limit - len(page.items)
         cursor = (namespace, after[1]) if after is not None and name == after[0] else None
         objs, _ = cache.page("pods", namespace, after=cursor, limit=want + 1, where=where, label_selector=selector)

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from base.errors import Invalid
 from clusters import runtime
+from clusters.health import not_synced
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project
@@ -183,7 +184,7 @@ def preview(actor: Any, project: Project, document: dict[str, Any], *, version: 
     if host is None:
         problems.append("The host's cache is not available: placement and usage cannot be read.")
     elif not host.synced:
-        problems.append(f"The host's cache is not synced yet ({host.last_error or 'starting'}): figures may lag.")
+        problems.append(not_synced("the host", host) + ": figures may lag.")
     info = KIND_INFO[workload.kind]
     live = host.get(info.plural, project.namespace, workload.meta.name) if host is not None else None
     live_manifest = _manifest(live, workload.kind) if live is not None else None

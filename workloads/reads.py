@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from clusters import runtime
+from clusters.health import not_synced
 from projects.models import Project
 from workloads.core.federation.revisions import revision_selector
 from workloads.core.kinds import KINDS, KindInfo
@@ -196,7 +197,7 @@ def host_problems(host: Any) -> list[str]:
     if host is None:
         return ["No host cluster is registered: workloads are persisted there first."]
     if not host.synced:
-        return [f"the host: cache not synced yet ({host.last_error or 'starting'}); the list may be incomplete"]
+        return [not_synced("the host", host) + "; the list may be incomplete"]
     return []
 
 
@@ -348,7 +349,7 @@ def pods_of(kind: str, namespace: str, name: str) -> tuple[dict[str, list[Pod]],
     selector = {WORKLOAD_LABEL: name, KIND_LABEL: kind}
     for cluster, cache in sorted(runtime.member_caches().items()):
         if not cache.synced:
-            problems.append(f"{cluster}: cache not synced yet ({cache.last_error or 'starting'})")
+            problems.append(not_synced(cluster, cache))
         pods = [_pod(cluster, p) for p in cache.list("pods", namespace=namespace, label_selector=selector)]
         if pods:
             found[cluster] = sorted(pods, key=lambda p: p.name)
