@@ -201,6 +201,7 @@ def serve(workers: int, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
         [
             *(sys.executable, "-m", "uvicorn", "console.asgi:application", "--host", "127.0.0.1", "--port", str(port)),
             *("--workers", str(workers), "--log-level", "warning", "--lifespan", "off", "--ws-max-queue", "64"),
+            *("--ws-per-message-deflate", "false"),  # as in production (websocket-client never offers it anyway)
         ],
         cwd=ROOT,
         env=dict(os.environ),
