@@ -151,6 +151,7 @@ def serve(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen[bytes], 
             *(sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--host", "127.0.0.1"),
             *("--log-level", "warning", "--lifespan", "off", "--ws-max-queue", "64"),
             *(("--ws-per-message-deflate", "false") if not os.environ.get("BENCH_WS_DEFLATE") else ()),
+            *os.environ.get("BENCH_UVICORN_ARGS", "").split(),  # e.g. "--ws websockets-sansio", to compare
         ],
         cwd=ROOT,
         env=env,
@@ -440,10 +441,10 @@ async def throughput(portal: Portal, api: Any, pods: list[str], streams: int, li
         "lines_written": lines * streams,
         "lines_received": got,
         "lines_dropped_by_portal": dropped,
-        "seconds": round(seconds, 2),
-        "lines_per_s": round(got / seconds),
-        "mb_per_s": round(size / seconds / 1e6, 2),
-        "per_stream_lines_per_s": round(got / seconds / streams),
+        "seconds": round(seconds, 2) if lasts else None,  # None: nothing arrived (the run says so, not a crash)
+        "lines_per_s": round(got / seconds) if lasts else None,
+        "mb_per_s": round(size / seconds / 1e6, 2) if lasts else None,
+        "per_stream_lines_per_s": round(got / seconds / streams) if lasts else None,
         "portal_rss_kib_before": rss0,
         "portal_rss_kib_open": rss_open,
         "portal_rss_kib_flowing": rss_flowing,
@@ -565,6 +566,7 @@ async def run(
         print(json.dumps(out["keystroke"], indent=1), flush=True)
     if "logs" in args.only:
         print("2. log throughput", flush=True)
+        await portal_warm(portal, pods)  # the portal's pod cache filled (a log stream is refused meanwhile)
         out["logs_one_stream"] = await throughput(portal, api, pods, 1, args.lines, pid)
         print(json.dumps(out["logs_one_stream"], indent=1), flush=True)
         out["logs_concurrent"] = await throughput(portal, api, pods, args.streams, args.stream_lines, pid)
