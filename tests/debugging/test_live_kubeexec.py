@@ -7,12 +7,22 @@ import asyncio
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from websockets.exceptions import InvalidStatus
 
 from debugging.kubeexec import STDERR, STDOUT, SUBPROTOCOLS, ExecResult, ExecSession, refusal
 from devtools.localcp.nodes import api_client
+from projects.members import remove_member
+from tests.debugging.conftest import member, ws_headers
+from tests.debugging.test_live import read_until
+from tests.debugging.test_live_policy import closed_with, open_shell
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.cluster,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_thread_connections"),
+]
 
 
 @pytest.fixture
@@ -96,3 +106,20 @@ async def test_every_session_of_a_cluster_shares_one_tls_context(live_pods, memb
         for session in sessions:
             await session.close(hangup=True)
     assert len(contexts) == 1
+
+
+async def test_with_the_epoch_kept_in_memory_a_removal_still_closes_the_open_shell(
+    live_pods, project, user, admin_user, settings
+):
+    """``DEBUG_KEYSTROKE_EPOCH=notified``: no Redis read per keystroke; the channel-layer notification re-checks."""
+    settings.DEBUG_KEYSTROKE_EPOCH = "notified"
+    await database_sync_to_async(member)(project, user, "developer")
+    pod = live_pods["names"][0]
+    comm = await open_shell(f"/ws/exec/member-a/{project.namespace}/{pod}/app/", ws_headers(user))
+    await comm.send_json_to({"type": "stdin", "data": "echo typed-$((2+3))\r"})
+    await read_until(comm, "typed-5")
+
+    await database_sync_to_async(remove_member)(project, "user", user.username, actor=admin_user)
+    messages, code = await closed_with(comm)
+
+    assert code == 4403 and any("no longer a member" in m.get("message", "") for m in messages)
