@@ -148,7 +148,8 @@ def serve(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen[bytes], 
     log = (workdir / f"uvicorn-{port}.log").open("wb")
     proc = subprocess.Popen(
         [
-            *(sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--host", "127.0.0.1"),
+            *(sys.executable, "-m", "uvicorn", os.environ.get("BENCH_ASGI_APP", "console.asgi:application")),
+            *("--port", str(port), "--host", "127.0.0.1"),
             *("--log-level", "warning", "--lifespan", "off", "--ws-max-queue", "64"),
             *(("--ws-per-message-deflate", "false") if not os.environ.get("BENCH_WS_DEFLATE") else ()),
             *os.environ.get("BENCH_UVICORN_ARGS", "").split(),  # e.g. "--ws websockets-sansio", to compare
