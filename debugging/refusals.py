@@ -34,9 +34,12 @@ def record_refusal(scope: dict[str, Any], code: int, message: str, *, project: s
     key = f"debug-refused:{who}:{code}"
     window = max(1, limits().refusal_audit_seconds)
     if not cache.add(f"{key}:open", 1, timeout=window):
+        # add-then-incr: both atomic, so sockets refused at once (each on its own thread) all count; an
+        # incr-or-set lost every count but one when two found the counter missing together
+        cache.add(f"{key}:count", 0, timeout=window * 10)
         try:
             cache.incr(f"{key}:count")
-        except ValueError:
+        except ValueError:  # expired between the two calls
             cache.set(f"{key}:count", 1, timeout=window * 10)
         return False
     suppressed = cache.get(f"{key}:count") or 0

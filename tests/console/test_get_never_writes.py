@@ -139,6 +139,18 @@ def page_urls() -> dict[str, list[str]]:
         "api:workload-restart-container": ["/api/v1/projects/ads/workloads/PinApp/web/restart-container/"],
         "api:workload-scale": ["/api/v1/projects/ads/workloads/PinApp/web/scale/"],
         "api:pod-debug": ["/api/v1/projects/ads/pods/member-x/web-1/"],
+        "metrics": ["/metrics"],
+        "usage:report": ["/usage/", "/usage/?aggregate=team&window=7d"],
+        "usage:report-csv": ["/usage/cost.csv"],
+        "usage:prices": ["/usage/prices/"],
+        "usage:project": ["/usage/projects/ads/", "/usage/projects/ads/?window=30d&step=1d"],
+        "usage:project-csv": ["/usage/projects/ads/cost.csv"],
+        "usage:cluster-capacity": ["/usage/clusters/member-x/capacity/"],
+        "api:cost-report": ["/api/v1/cost/?window=7d&aggregate=project"],
+        "api:project-cost": ["/api/v1/projects/ads/cost/?window=24h"],
+        "api:cluster-capacity": ["/api/v1/clusters/member-x/capacity/"],
+        "api:prices": ["/api/v1/prices/"],
+        "api:prices-tier": ["/api/v1/prices/reserved/"],
     }
 
 
