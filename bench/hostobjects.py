@@ -20,7 +20,7 @@ from workloads.core.federation.aggregation import ShardObservation, aggregate
 from workloads.core.federation.propagation import placement_status
 from workloads.core.labels import FEDERATION_FINALIZER
 from workloads.core.placement import Placement
-from workloads.core.status import set_condition
+from workloads.core.status import set_condition, set_conditions
 
 KINDS = ("PinApp", "PinPod", "PinPod")  # a third apps, as the pods' labels say
 PLURAL = {"PinApp": "pinapps", "PinPod": "pinpods"}
@@ -76,16 +76,7 @@ def status(obj: dict[str, Any], member: str, zone: str, now: datetime | None = N
         generation,
         now,
     )
-    for condition in federated["conditions"]:
-        conditions = set_condition(
-            conditions,
-            condition["type"],
-            condition["status"],
-            condition["reason"],
-            condition["message"],
-            generation,
-            now,
-        )
+    conditions = set_conditions(conditions, federated["conditions"], generation, now)
     conditions = set_condition(conditions, "Scheduled", "True", "Scheduled", f"{member} ({zone})", generation, now)
     return {
         "observedGeneration": generation,

@@ -6,7 +6,7 @@ the SDK read them the same way; lastTransitionTime only moves when a condition's
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, NotRequired, TypedDict
@@ -134,6 +134,16 @@ def set_condition(
         result.append(condition)
     else:
         result[result.index(previous)] = condition
+    return result
+
+
+def set_conditions(
+    conditions: Sequence[Mapping[str, Any]], new: Iterable[Mapping[str, Any]], observed_generation: int, now: datetime
+) -> list[dict[str, Any]]:
+    """``set_condition`` for each of ``new`` (type, status, reason, message), in order."""
+    result = [dict(c) for c in conditions]
+    for c in new:
+        result = set_condition(result, c["type"], c["status"], c["reason"], c["message"], observed_generation, now)
     return result
 
 

@@ -41,7 +41,7 @@ from workloads.core.operator.reconciler import Outcome
 from workloads.core.placement import Placement
 from workloads.core.runtime import RuntimeProfile
 from workloads.core.specs import PinApp, Workload, parse
-from workloads.core.status import condition_of, set_condition
+from workloads.core.status import condition_of, set_condition, set_conditions
 
 log = logging.getLogger(__name__)
 SCHEDULED = "Scheduled"
@@ -286,16 +286,7 @@ class Propagator:
         # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
         ours = {ADMITTED, SCHEDULED, *(c["type"] for c in federated["conditions"])}
         conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours]
-        for condition in federated["conditions"]:
-            conditions = set_condition(
-                conditions,
-                condition["type"],
-                condition["status"],
-                condition["reason"],
-                condition["message"],
-                generation,
-                now,
-            )
+        conditions = set_conditions(conditions, federated["conditions"], generation, now)
         scheduled = ("True", "Scheduled", _where(shards)) if shards else ("False", "Unschedulable", unschedulable)
         if problem and shards:
             scheduled = ("True", "PlacementKept", f"{_where(shards)}; could not place afresh: {problem}")
