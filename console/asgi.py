@@ -8,24 +8,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from asgiref.sync import ThreadSensitiveContext
 from django.core.asgi import get_asgi_application
 
+from console.env import env_int
+from console.syncthreads import DEFAULT_THREADS, SyncThreadPool
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
-
-
-class SyncThreadPerSocket:
-    """Each websocket connection runs its synchronous work (session and user lookup, ``database_sync_to_async``:
-    authorization, session rows, audit, re-checks) on a thread of its own, as Django does for each HTTP request.
-    Without a context, every socket of the process shares ONE thread: under load (bench/load.py: 100 shells and
-    50 log streams opening with 200 people browsing) a shell took 10-40 s to open, queued behind the others."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        async with ThreadSensitiveContext():
-            await self.app(scope, receive, send)
 
 
 def build_application() -> Any:
@@ -39,8 +27,10 @@ def build_application() -> Any:
     return ProtocolTypeRouter(
         {
             "http": django_asgi,
-            "websocket": SyncThreadPerSocket(
-                AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            # Each socket's synchronous work on one thread of a fixed pool (console.syncthreads).
+            "websocket": SyncThreadPool(
+                AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+                threads=env_int("WEBSOCKET_SYNC_THREADS", DEFAULT_THREADS),
             ),
         }
     )
