@@ -2,12 +2,14 @@
 
     .venv/bin/python bench/read_path.py [--state-dir /tmp/bench-readpath-cp] [--workloads 10000] [--pods 100000]
                                         [--nodes 20] [--threads 16] [--reps 300] [--lag-writes 200]
-                                        [--create-timeout 2400]
+                                        [--create-timeout 2400] [--synthetic-to 100000] [--keep] [--reuse] [--add]
 
 One run on a local control plane of its own (host + 1 member with kwok nodes; started in --state-dir, and
-stopped at the end, unless one already runs there). The portal runs in this process as in the embedded default
-(SQLite, eager tasks; ``bench/provisioning.py``'s ``setup_portal``), serves HTTP with uvicorn on a free port,
-and one project is onboarded through its service. Then:
+stopped at the end, unless one already runs there). The portal's database is set up in this process as in the
+embedded default (SQLite, eager tasks; ``bench/provisioning.py``'s ``setup_portal``) and one project is onboarded
+through its service; the portal then serves HTTP in a process of its own, as production runs it (``uvicorn
+console.asgi:application``, one worker, DEBUG off, its own watch caches), not in a thread sharing this process's
+GIL with the bench's watch caches and client. Then:
 
 1. 10k workload objects are written to the project's namespace on the host as the portal and the federation
    leave them (``hostobjects.py``: the submission service's manifest of the catalog's example, POSTed with the
@@ -15,14 +17,18 @@ and one project is onboarded through its service. Then:
    build, through the status subresource; no operator runs), and 100k pods to the same namespace on the member
    (raw POSTs with ``spec.nodeName`` set to kwok nodes, which mark them Running). Creation stops at
    --create-timeout; what exists is measured, and the run says so.
-2. Once the portal's caches hold them: the API's list (real HTTP with an API token, keep-alive) for pages of
-   100 workloads (``/api/v1/projects/<p>/workloads/``) and of 100 pods (``/api/v1/projects/<p>/pods/``),
-   walking the ``next`` links, p50/p99, against a direct apiserver LIST of the same page size (raw JSON,
-   walking ``continue``), and the bytes per object served against the raw object's.
+2. Once the portal's caches hold them (its ``/metrics``): the API's list (real HTTP with an API token) for pages
+   of 100 workloads (``/api/v1/projects/<p>/workloads/``) and of 100 pods (``/api/v1/projects/<p>/pods/``),
+   walking the ``next`` links, against a direct apiserver LIST of the same page size walking ``continue``: the
+   same client (httpx, keep-alive, the body parsed), --reps pages on every side, taken in turn, so that the
+   machine's noise hits both and p99 means the same thing; p50/p99 and the bytes per object served against the
+   raw object's.
 3. Cache memory per pod: tracemalloc of the portal's store filled with every pod of a raw LIST (as the watch
-   cache's relist does), and, for comparison, of the previous slimmed-only store for the first 10k.
+   cache's relist does), and, for comparison, of the previous slimmed-only store for the first 10k; the portal
+   process's RSS.
 4. Watch lag at that size: --lag-writes sequential annotation patches, from the write's start (and from its
-   acknowledgement) until the portal's member cache shows it; and a new cache's cold start to synced.
+   acknowledgement) until a member cache (the portal's code, in the bench process) shows it; and a new cache's
+   cold start to synced.
 
 Prints the figures and writes bench/results/read_path.json. Deletes the project's namespaces at the end.
 """
@@ -33,7 +39,9 @@ import argparse
 import gc
 import json
 import os
+import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -43,6 +51,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
@@ -168,50 +177,126 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve() -> tuple[str, Any]:
-    """The portal's ASGI application under uvicorn in a thread (as production runs it, one worker)."""
-    import uvicorn
+class Portal:
+    """The portal in a process of its own, as production runs it (``deploy/``: one uvicorn worker per web pod, with
+    its own watch caches): not a thread of the bench, whose watch caches and creation threads would share its GIL.
+    Same database and clusters as the bench (the environment ``Backing`` set), production settings (DEBUG off)."""
 
-    port = free_port()
-    config = uvicorn.Config("console.asgi:application", host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    threading.Thread(target=server.run, name="uvicorn", daemon=True).start()
-    wait_for(lambda: server.started, timeout=60, interval=0.1, what="uvicorn started")
-    return f"http://127.0.0.1:{port}", server
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.metrics_token = os.urandom(16).hex()
+        self.log = workdir / "portal.log"
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "DEBUG": "false",
+            "SECRET_KEY": os.urandom(32).hex(),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "false",
+            "SECURE_HSTS_SECONDS": "0",
+            "METRICS_TOKEN": self.metrics_token,
+        }
+        args = ["--host", "127.0.0.1", "--port", str(self.port), "--no-server-header", "--log-level", "warning"]
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "console.asgi:application", *args, "--ws-per-message-deflate=false"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        wait_for(self._listening, timeout=120, interval=0.2, what=f"the portal listening (log: {self.log})")
 
+    def _listening(self) -> bool:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"the portal exited ({self.proc.returncode}): {self.log.read_text()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
 
-def walk_api(client: Any, first: str, reps: int) -> tuple[list[float], list[int], int]:
-    """``reps`` GETs walking ``next`` from ``first`` (again from the start at the end): (ms, bytes, objects)."""
-    times, sizes, objects, url = [], [], 0, first
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        resp = client.get(url)
-        times.append((time.perf_counter() - t0) * 1000)
+    def cached(self, client: Any) -> dict[str, float]:
+        """Objects in the portal process's watch caches by kind, summed over clusters (its ``/metrics``)."""
+        resp = client.get(f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"})
         assert resp.status_code == 200, resp.text[:300]
-        body = resp.json()
-        sizes.append(len(resp.content))
-        objects += len(body["results"])
-        url = body["next"] or first
-    return times, sizes, objects
+        counts: dict[str, float] = {}
+        for line in resp.text.splitlines():
+            if line.startswith("pinconsole_watch_cache_objects{"):
+                kind = line.split('kind="', 1)[1].split('"', 1)[0]
+                counts[kind] = counts.get(kind, 0) + float(line.rsplit(" ", 1)[1])
+        return counts
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+        return float("nan")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def walk_direct(api: Any, path: str, reps: int, limit: int = 100) -> tuple[list[float], list[int], int]:
-    """``reps`` direct LIST pages of ``limit`` (raw JSON, parsed), walking ``continue``."""
-    from workloads.core.kube import rawapi
+def direct_client(api: Any) -> Any:
+    """An httpx client to the apiserver behind the kubernetes ApiClient ``api`` (its CA, client certificate or
+    token): the same HTTP client, with the same habits (keep-alive, JSON parsed), as the portal's side."""
+    import ssl
 
-    times, sizes, objects, cont = [], [], 0, None
-    for _ in range(reps):
-        query = [("limit", str(limit))] + ([("continue", cont)] if cont else [])
+    import httpx
+
+    conf = api.configuration
+    verify: Any = ssl.create_default_context(cafile=conf.ssl_ca_cert) if conf.ssl_ca_cert else conf.verify_ssl
+    cert = (conf.cert_file, conf.key_file) if conf.cert_file else None
+    headers = {"Authorization": conf.api_key["authorization"]} if conf.api_key.get("authorization") else {}
+    return httpx.Client(base_url=conf.host, verify=verify, cert=cert, headers=headers, timeout=120)
+
+
+class Walk:
+    """One side's walk through a list: GETs following ``next`` (the API) or ``continue`` (a direct LIST), the page
+    parsed as a client would; times (ms), body sizes and objects seen."""
+
+    def __init__(self, client: Any, first: str, *, direct: bool) -> None:
+        self.client, self.first, self.direct = client, first, direct
+        self.url, self.cont = first, None
+        self.times: list[float] = []
+        self.sizes: list[int] = []
+        self.objects = 0
+
+    def step(self, record: bool = True) -> None:
+        url = f"{self.first}&continue={quote(self.cont)}" if self.direct and self.cont else self.url
         t0 = time.perf_counter()
-        resp = rawapi.open_get(api, path, query, (3, 120))
-        data = resp.data
-        resp.release_conn()
-        page = json.loads(data)
-        times.append((time.perf_counter() - t0) * 1000)
-        sizes.append(len(data))
-        objects += len(page.get("items") or ())
-        cont = (page.get("metadata") or {}).get("continue") or None
-    return times, sizes, objects
+        resp = self.client.get(url)
+        body = resp.json()
+        ms = (time.perf_counter() - t0) * 1000
+        assert resp.status_code == 200, resp.text[:300]
+        items = (body.get("items") or []) if self.direct else body["results"]
+        if self.direct:
+            self.cont = (body.get("metadata") or {}).get("continue") or None
+        else:
+            self.url = body["next"] or self.first
+        if record:
+            self.times.append(ms)
+            self.sizes.append(len(resp.content))
+            self.objects += len(items)
+
+    def result(self) -> tuple[list[float], list[int], int]:
+        return self.times, self.sizes, self.objects
+
+
+def interleaved(walks: list[Walk], reps: int, warmup: int = 20) -> None:
+    """``reps`` pages of each walk, taken in turn (the order rotating each round), so that whatever else the machine
+    does hits every side alike; ``warmup`` unrecorded rounds first (connections, imports, first reads)."""
+    for i in range(warmup + reps):
+        shift = i % len(walks)
+        for walk in walks[shift:] + walks[:shift]:
+            walk.step(record=i >= warmup)
 
 
 def compare(api_walk: tuple[list[float], list[int], int], direct: tuple[list[float], list[int], int]) -> dict[str, Any]:
@@ -375,7 +460,6 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=20)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--reps", type=int, default=300)
-    ap.add_argument("--direct-reps", type=int, default=100)
     ap.add_argument("--lag-writes", type=int, default=200)
     ap.add_argument("--create-timeout", type=float, default=2400)
     ap.add_argument("--out", type=Path, default=RESULTS)
@@ -403,6 +487,7 @@ def main() -> int:
     host = next(c for c in clusters if c.role == "host")
     member = next(c for c in clusters if c.role == "member")
     host_api, member_api = runtime.api_for(host), runtime.api_for(member)
+    portal: Portal | None = None
     results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     try:
         if not args.reuse and not args.add:
@@ -412,7 +497,14 @@ def main() -> int:
         project = onboard(admin)
         wait_for(lambda: provisioned_everywhere(project.pk, 2), timeout=180, interval=0.2, what="project provisioned")
         _, token = create_api_token(user=admin, name="bench", days=1)
-        base, _server = serve()
+        import httpx
+
+        portal = Portal(backing.workdir)
+        base = portal.base
+        auth = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(headers=auth, timeout=60) as client:  # its caches start on first use, as in production
+            for path in ("workloads/?limit=1", "pods/?limit=1"):
+                assert client.get(f"{base}/api/v1/projects/{PROJECT}/{path}").status_code == 200
         nodes = [n.metadata.name for n in k8s.CoreV1Api(member_api).list_node(label_selector="type=kwok").items]
         # the portal's caches start now, as a running portal's would be: they follow the creation by watch events
         t_start = time.perf_counter()
@@ -472,14 +564,21 @@ def main() -> int:
             made, pods = args.workloads, args.pods
             results["created"] = {"workloads": made, "pods": pods, "by": "a previous --keep run"}
         t0 = t_start if args.reuse else time.perf_counter()
+        with httpx.Client(timeout=60) as client:
+
+            def portal_holds_all() -> bool:
+                counts = portal.cached(client)
+                return counts.get("pinapps", 0) + counts.get("pinpods", 0) >= made and counts.get("pods", 0) >= pods
+
+            wait_for(portal_holds_all, timeout=900, interval=0.5, what="the portal's caches hold every object")
+        t1 = time.perf_counter()
         wait_for(
             lambda: host_cache.count("pinapps", NS) + host_cache.count("pinpods", NS) >= made
             and member_cache.count("pods", NS) >= pods,
             timeout=900,
             interval=0.5,
-            what="the portal's caches hold every object",
+            what="the bench's own caches (watch lag, phases) hold every object",
         )
-        t1 = time.perf_counter()
         wait_for(
             lambda: member_cache.aggregates()["pods_by_phase"].get("Running", 0) >= pods,
             timeout=1800,
@@ -489,20 +588,21 @@ def main() -> int:
         results["caches_caught_up_s"], running = round(t1 - t0, 1), time.perf_counter() - t1
         results["all_running_after_s"] = round(running, 1)
         print(f"caches hold everything; all pods Running after {running:.0f}s more", flush=True)
-        import httpx
-
-        with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=60) as client:
-            for url in (
-                f"{base}/api/v1/projects/{PROJECT}/workloads/?limit=100",
-                f"{base}/api/v1/projects/{PROJECT}/pods/",
-            ):
-                walk_api(client, url, 20)  # warm-up: connections, imports, first cache reads
-            wl_api = walk_api(client, f"{base}/api/v1/projects/{PROJECT}/workloads/?limit=100", args.reps)
-            pod_api = walk_api(client, f"{base}/api/v1/projects/{PROJECT}/pods/?limit=100", args.reps)
-        wl_direct = walk_direct(host_api, f"/apis/pincompute.io/v1/namespaces/{NS}/pinpods", args.direct_reps)
-        pod_direct = walk_direct(member_api, f"/api/v1/namespaces/{NS}/pods", args.direct_reps)
-        results["workloads_page_100"] = compare(wl_api, wl_direct)
-        results["pods_page_100"] = compare(pod_api, pod_direct)
+        with (
+            httpx.Client(headers=auth, timeout=60) as client,
+            direct_client(host_api) as to_host,
+            direct_client(member_api) as to_member,
+        ):
+            walks = [
+                Walk(client, f"{base}/api/v1/projects/{PROJECT}/workloads/?limit=100", direct=False),
+                Walk(to_host, f"/apis/pincompute.io/v1/namespaces/{NS}/pinpods?limit=100", direct=True),
+                Walk(client, f"{base}/api/v1/projects/{PROJECT}/pods/?limit=100", direct=False),
+                Walk(to_member, f"/api/v1/namespaces/{NS}/pods?limit=100", direct=True),
+            ]
+            interleaved(walks, args.reps)
+        results["workloads_page_100"] = compare(walks[0].result(), walks[1].result())
+        results["pods_page_100"] = compare(walks[2].result(), walks[3].result())
+        results["portal_rss_mib"] = portal.rss_mib()
         print(json.dumps({k: results[k] for k in ("workloads_page_100", "pods_page_100")}, indent=1), flush=True)
 
         # 4. watch lag at this size (before the memory step's allocations)
@@ -544,27 +644,15 @@ def main() -> int:
             synthetic = [json.dumps({"items": fill[i : i + 5000]}).encode() for i in range(0, len(fill), 5000)]
             results["cache_memory_synthetic"] = store_memory(synthetic, cluster_store)
             print("cache memory, clones:", json.dumps(results["cache_memory_synthetic"]), flush=True)
-            for pod in fill[pods:]:  # into the portal's own cache (its next relist drops them): the API at that size
-                member_cache.store.apply("pods", "ADDED", pod)
             del fill, synthetic
             gc.collect()
-            with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=60) as client:
-                url = f"{base}/api/v1/projects/{PROJECT}/pods/?limit=100"
-                walk_api(client, url, 20)
-                at_size = walk_api(client, url, args.reps)
-            results["pods_page_100_cache_filled_to"] = {
-                "pods_in_cache": member_cache.count("pods", NS),
-                "api": summary(at_size[0]),
-                "ratio_p99_vs_direct_list_of_real_pods": round(
-                    results["pods_page_100"]["direct_list"]["p99_ms"] / summary(at_size[0])["p99_ms"], 1
-                ),
-            }
-            print("pods API, cache filled:", json.dumps(results["pods_page_100_cache_filled_to"]), flush=True)
         results["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2))
         print(f"wrote {args.out}", flush=True)
     finally:
+        if portal is not None:
+            portal.stop()
         if not args.keep:
             cleanup([host_api, member_api])
         runtime.shutdown()
