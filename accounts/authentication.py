@@ -27,8 +27,9 @@ class ApiTokenAuthentication(BaseAuthentication):
         raw = parts[1].decode(errors="replace")
         if not raw.startswith(TOKEN_PREFIX):
             raise AuthenticationFailed("Unknown token format.")
-        token = ApiToken.objects.active().select_related("user").filter(digest=hash_token(raw)).first()
-        if token is None or not token.user.is_active:
+        # the digest is unique: no ordering, and the token's expiry and revocation checked on the row read
+        token = ApiToken.objects.select_related("user").filter(digest=hash_token(raw)).order_by().first()
+        if token is None or not token.is_active or not token.user.is_active:
             raise AuthenticationFailed("Invalid, expired or revoked API token.")
         if token.scope == READ and getattr(request, "method", "GET") not in SAFE_METHODS:
             raise PermissionDenied("This API token is read-only (scope read): create a write token to change things.")

@@ -19,19 +19,23 @@ if TYPE_CHECKING:
     from clusters.kube.client import ClientPool, ClusterTarget
 
 _lock = threading.RLock()
+# What a cache needs of a cluster row: read per request as plain values, not as a model (whose JSON fields are
+# decoded on load: the row's attributes and pools are no concern of a cache).
+_TARGET_FIELDS = ("name", "kubeconfig_path", "kube_context", "in_cluster")
 _pool: ClientPool | None = None
 _caches: CacheRegistry | None = None
 _host_caches: CacheRegistry | None = None
 
 
 def target_for(cluster: Cluster) -> ClusterTarget:
+    return _target(cluster.name, cluster.kubeconfig_path, cluster.kube_context, cluster.in_cluster)
+
+
+def _target(name: str, kubeconfig_path: str, kube_context: str, in_cluster: bool) -> ClusterTarget:
     from clusters.kube.client import ClusterTarget
 
     return ClusterTarget(
-        name=cluster.name,
-        kubeconfig_path=cluster.kubeconfig_path or None,
-        context=cluster.kube_context or None,
-        in_cluster=cluster.in_cluster,
+        name=name, kubeconfig_path=kubeconfig_path or None, context=kube_context or None, in_cluster=in_cluster
     )
 
 
@@ -82,20 +86,21 @@ def host_cache() -> WatchCache | None:
     None when no host is registered or caches are off."""
     if not settings.WATCH_CACHE_ENABLED:
         return None
-    host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()
+    host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").values_list(*_TARGET_FIELDS).first()
     registry = host_cache_registry()
-    registry.ensure([target_for(host)] if host is not None else [])
-    return registry.get(host.name) if host is not None and host.name in registry.names() else None
+    registry.ensure([_target(*host)] if host is not None else [])
+    return registry.get(host[0]) if host is not None and host[0] in registry.names() else None
 
 
 def member_caches() -> dict[str, WatchCache]:
     """Watch caches of all member clusters, started on first use; never LISTs per request."""
     if not settings.WATCH_CACHE_ENABLED:
         return {}
-    members = list(Cluster.objects.filter(role=FederationRole.MEMBER))
+    members = [_target(*row) for row in Cluster.objects.filter(role=FederationRole.MEMBER).values_list(*_TARGET_FIELDS)]
     registry = cache_registry()
-    registry.ensure([target_for(c) for c in members])
-    return {c.name: registry.get(c.name) for c in members if c.name in registry.names()}
+    registry.ensure(members)
+    running = set(registry.names())
+    return {t.name: registry.get(t.name) for t in members if t.name in running}
 
 
 def shutdown() -> None:

@@ -46,6 +46,21 @@ def visible_project(actor: Any, name: str) -> Project:
     return found
 
 
+def visible_project_role(actor: Any, name: str) -> tuple[Project, str]:
+    """``visible_project`` and the actor's role in it (``roles_of``: ``admin`` for platform admins), in one query:
+    the memberships that make the project visible are the ones that give the role."""
+    if is_platform_admin(actor):
+        return visible_project(actor, name), ADMIN
+    rows: list[Membership] = []
+    if getattr(actor, "is_authenticated", False) and "\x00" not in name:
+        mine = Q(user=actor) | Q(group__in=actor.groups.all())
+        rows = list(Membership.objects.filter(mine, project__name=name).select_related("project"))
+    if not rows:
+        raise NotFound("No such project.")
+    best = max(rows, key=lambda m: ROLE_RANK.get(m.role, 0))
+    return best.project, best.role
+
+
 def require_platform_admin(actor: Any, what: str) -> None:
     require_signed_in(actor)
     if not is_platform_admin(actor):

@@ -52,3 +52,51 @@ def test_workload_list_reads_the_cache_and_hides_other_tenants(two_projects, use
     body = user_client.get("/workloads/").content
 
     assert b"ranker" in body and b"trainer" not in body
+
+
+ROLES = (None, "viewer", "developer", "owner")
+
+
+@pytest.mark.parametrize("own", ROLES)
+@pytest.mark.parametrize("via_group", ROLES)
+def test_visible_project_role_answers_as_visible_project_and_roles_of_together(user, own, via_group):
+    """The pods API asks for the project and the caller's role in one query: the same answers as the two it replaced
+    (visibility through their own or a group's membership, the highest role of the two)."""
+    from django.contrib.auth.models import Group
+
+    from base.errors import NotFound
+    from projects.access import roles_of, visible_project, visible_project_role
+    from projects.models import Membership
+
+    project = Project.objects.create(name="ads", team="ads", cost_center="CC-1")
+    Project.objects.create(name="ml", team="ml", cost_center="CC-2")
+    group = Group.objects.create(name="oidc-ads")
+    user.groups.add(group)
+    if own:
+        Membership.objects.create(project=project, user=user, role=own)
+    if via_group:
+        Membership.objects.create(project=project, group=group, role=via_group)
+
+    for name in ("ads", "ml", "absent", "a\x00b"):
+        try:
+            expected = visible_project(user, name)
+        except NotFound:
+            with pytest.raises(NotFound):
+                visible_project_role(user, name)
+            continue
+        assert visible_project_role(user, name) == (expected, roles_of(user, [expected])[expected.pk])
+
+
+def test_visible_project_role_is_admin_for_platform_admins_and_refuses_the_anonymous(admin_user):
+    from django.contrib.auth.models import AnonymousUser
+
+    from base.errors import NotFound
+    from projects.access import ADMIN, visible_project_role
+
+    project = Project.objects.create(name="ml", team="ml", cost_center="CC-2")
+
+    assert visible_project_role(admin_user, "ml") == (project, ADMIN)
+    with pytest.raises(NotFound):
+        visible_project_role(admin_user, "absent")
+    with pytest.raises(NotFound):
+        visible_project_role(AnonymousUser(), "ml")

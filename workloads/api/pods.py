@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from base.api_schema import error_response
 from base.errors import Invalid
 from base.throttling import api_throttles
-from projects.access import visible_project
+from projects.access import ADMIN, visible_project_role
 from projects.models import Project
 from workloads.api.views import MAX_PAGE_SIZE, PAGE_SIZE, bounded_int
 from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
@@ -238,12 +238,11 @@ class ProjectPodsView(APIView):
         tags=["debugging"],
     )
     def get(self, request: Request, project: str) -> Response:
-        found = visible_project(request.user, project)
+        found, role = visible_project_role(request.user, project)
         cluster, workload, phase, after, limit = query(request)
         page = pod_page(found.namespace, cluster=cluster, workload=workload, phase=phase, after=after, limit=limit)
         # who may open a shell: owners, developers and platform admins (debugging.authz.EXEC_ROLES, the same roles)
-        can_exec = Project.objects.for_role(request.user, WRITE_ROLES).filter(pk=found.pk).exists()
-        links = Links(request, found, can_exec=can_exec)
+        links = Links(request, found, can_exec=role == ADMIN or role in WRITE_ROLES)
         results = [pod(links, name, obj) for name, obj in page.items]
         next_url = None
         if page.more:

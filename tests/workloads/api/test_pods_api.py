@@ -159,7 +159,7 @@ def test_bad_parameters_are_400_naming_them_and_anonymous_is_401(web, viewer):
 def test_a_page_costs_the_same_queries_whatever_the_number_of_pods(web, caches, viewer, django_assert_num_queries):
     client = client_for(viewer)
     client.get(PODS)  # the session and throttle warm-up are not the list's
-    with django_assert_num_queries(2) as few:  # the project, then the caller's role for the shell URLs
+    with django_assert_num_queries(1) as few:  # the project with the caller's role (for the shell URLs)
         client.get(PODS)
     fill(caches, "member-b", pods=[running(f"b-{i:03d}") for i in range(300)])
 
