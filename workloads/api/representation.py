@@ -17,6 +17,7 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 
 from base.errors import Invalid
+from workloads.api.encoded import encode
 from workloads.core.kinds import KINDS
 from workloads.memo import VersionMemo
 from workloads.reads import condition, row_of, shards_of
@@ -31,12 +32,19 @@ def etag(version: str) -> str:
 
 
 _REPRESENTATIONS: VersionMemo[Obj] = VersionMemo()
+_TEXTS: VersionMemo[str] = VersionMemo()
 
 
 def workload(obj: Obj, project: str, *, full: bool = True) -> Obj:
     """The representation of one host workload object of ``project`` (``full=False``: its summary). Remembered
     by the object's version: the result is shared, never change it."""
     return _REPRESENTATIONS.get(obj, (project, full), lambda: _workload(obj, project, full))
+
+
+def workload_json(obj: Obj, project: str, *, full: bool = True) -> str:
+    """``workload``'s JSON text as the API's renderer encodes it, remembered by the object's version too (a list
+    page splices the texts: ``workloads.api.encoded``)."""
+    return _TEXTS.get(obj, (project, full), lambda: encode(workload(obj, project, full=full)))
 
 
 def _workload(obj: Obj, project: str, full: bool) -> Obj:
