@@ -11,6 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.core.exceptions import ImproperlyConfigured
 
 from console.env import env_bool, env_int, env_list, env_map, env_required, env_str, origin_of
 
@@ -104,12 +105,24 @@ _database_url = env_str("DATABASE_URL")
 if not _database_url:  # the embedded default: a SQLite file under var/
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _database_url = f"sqlite:///{VAR_DIR / 'pinconsole.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(
-        _database_url,
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
-    )
-}
+# PostgreSQL through psycopg's connection pool (Django's OPTIONS["pool"]), one pool per process. Under ASGI every
+# request and every websocket's database_sync_to_async call runs on a thread of its own: CONN_MAX_AGE=0 opens a new
+# connection (a server process) for each, and persistent connections (CONN_MAX_AGE>0) would stay open per thread.
+# The pool lends a connection to a thread for one request (or one call) and takes it back when Django closes it;
+# past DATABASE_POOL_MAX_SIZE lent at once, a thread waits up to DATABASE_POOL_TIMEOUT seconds for one.
+DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20)  # 0: no pool, a new connection per request
+DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", 30)
+DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0))}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DATABASE_POOL_MAX_SIZE > 0:
+    if DATABASES["default"]["CONN_MAX_AGE"]:
+        raise ImproperlyConfigured("DATABASE_CONN_MAX_AGE needs DATABASE_POOL_MAX_SIZE=0: the pool replaces it.")
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # a lent connection is checked first (a restarted server)
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DATABASE_POOL_MAX_SIZE),
+        "max_size": DATABASE_POOL_MAX_SIZE,
+        "timeout": DATABASE_POOL_TIMEOUT,
+        "name": "pinconsole",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, Celery broker, cache. Absent: in-memory and eager ------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -13,6 +14,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "pinconsole"))
 
 # Playwright's sync API runs an event loop in the main thread; Django's ORM must still be allowed there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's test database, dropped after the connections of finished async tests' contexts (never closed,
+    see tests/harness/plugin.py) are garbage-collected, which closes them: PostgreSQL refuses to drop a database
+    another session still uses."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

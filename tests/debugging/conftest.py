@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import threading
@@ -69,13 +70,18 @@ def fake_member(db: Any, monkeypatch: pytest.MonkeyPatch) -> FilledCache:
 
 @pytest.fixture
 async def close_thread_connections() -> Any:
-    """Consumers reach the ORM from asgiref's sync thread; close that thread's connections afterwards
-    so the test database can be dropped at the end of the session."""
+    """Consumers reach the ORM from asgiref's sync thread and the websockets' pinned threads (console.syncthreads);
+    channels' test communicators skip its closing of their connections. Close them afterwards: each goes back to the
+    pool (console.settings), and the test database can be dropped at the end of the session."""
     from channels.db import database_sync_to_async
     from django.db import connections
 
+    from console.asgi import application
+
     yield
     await database_sync_to_async(connections.close_all)()
+    for thread in application.application_mapping["websocket"].threads:
+        await asyncio.wrap_future(thread.submit(connections.close_all))
 
 
 @pytest.fixture

@@ -33,6 +33,12 @@ OIDC_CLIENT_ID, OIDC_CLIENT_SECRET = "pinconsole", "pinconsole-test-secret"
 ADMIN_GROUP = "platform-admins"
 # /readyz caches its checks for a few seconds in production; tests change clusters between requests.
 os.environ.setdefault("READYZ_CACHE_SECONDS", "0")
+# The portal's PostgreSQL pool (console.settings) counts a lent connection until it is given back. Async tests use the
+# ORM from the event loop's own context (DJANGO_ALLOW_ASYNC_UNSAFE): such a context's connection is never closed, only
+# garbage-collected with it, which the pool cannot see, so its slot would stay taken for the rest of the session and a
+# few dozen async tests would exhaust a production-sized pool. Tests are not about capacity: here PostgreSQL's
+# max_connections bounds the connections, not the pool (tests/console/test_db_pool.py checks a small one's bounds).
+os.environ.setdefault("DATABASE_POOL_MAX_SIZE", "1000")
 
 _postgres: Postgres | None = None
 _redis: Redis | None = None
