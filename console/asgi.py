@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from django.core.asgi import get_asgi_application
-
 from console.env import env_int
+from console.httphandler import get_asgi_application
 from console.syncthreads import DEFAULT_THREADS, SyncThreadPool
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
