@@ -189,3 +189,28 @@ def test_the_body_is_exactly_the_serializers_shape(web, caches, developer):
 
     assert body["next"] and body["results"]
     assert PodPageSerializer(body).data == body
+
+
+def test_with_a_token_a_page_is_two_queries_and_admins_are_told_apart(
+    web, developer, admin_user, other_user, other_project, django_assert_num_queries
+):
+    """The token, its user and whether they are a platform admin in one query; the project with the caller's role in
+    another. An admin (by group) sees every tenant's pods with shells; a developer of ``ads`` sees ``ml`` as a 404."""
+    from rest_framework.test import APIClient
+
+    from accounts.services import create_api_token
+
+    def token_client(user):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {create_api_token(user=user, name='t', days=1)[1]}")
+        client.get(PODS)  # the token's last-used stamp and the throttles' warm-up are not the page's
+        return client
+
+    as_developer, as_admin = token_client(developer), token_client(admin_user)
+    with django_assert_num_queries(2):
+        body = as_developer.get(PODS).json()
+
+    assert body["results"][0]["containers"][0]["shell"]
+    error(as_developer.get("/api/v1/projects/ml/pods/"), 404)
+    assert as_admin.get("/api/v1/projects/ml/pods/").status_code == 200
+    assert as_admin.get(PODS).json()["results"][0]["containers"][0]["shell"]
