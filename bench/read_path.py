@@ -219,8 +219,15 @@ class Portal:
             return False
 
     def cached(self, client: Any) -> dict[str, float]:
-        """Objects in the portal process's watch caches by kind, summed over clusters (its ``/metrics``)."""
-        resp = client.get(f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"})
+        """Objects in the portal process's watch caches by kind, summed over clusters (its ``/metrics``); none while
+        it cannot answer (a relist of 100k pods holds its GIL for seconds: uvicorn drops idle keep-alive connections
+        after 5 s, and a poll can meet a dropped one)."""
+        import httpx
+
+        try:
+            resp = client.get(f"{self.base}/metrics", headers={"Authorization": f"Bearer {self.metrics_token}"})
+        except httpx.TransportError:
+            return {}
         assert resp.status_code == 200, resp.text[:300]
         counts: dict[str, float] = {}
         for line in resp.text.splitlines():
