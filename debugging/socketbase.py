@@ -27,6 +27,7 @@ import weakref
 from typing import Any
 
 import redis.asyncio as aioredis
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -108,6 +109,16 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             )
         except (RuntimeError, OSError):  # the client went away meanwhile
             pass
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its ``aclose_old_connections()`` before every message: that is a round trip to
+        the socket's sync thread per keystroke (queued behind whatever that thread runs, a thread wake-up each way).
+        Every database call of these consumers goes through ``database_sync_to_async``, which closes old
+        connections before and after itself, so nothing here touches the database without it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         self.accepted = True
