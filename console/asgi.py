@@ -5,6 +5,7 @@ The application is built in a function so importing this module does no routing 
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -36,3 +37,8 @@ def build_application() -> Any:
 
 
 application = build_application()
+# Everything loaded so far (Django, the apps, their modules) lives as long as the process: out of the cyclic GC's reach
+# (CPython's gc.freeze, garbage collected first), a full collection walks ~45k objects instead of ~200k, and such a
+# collection stalls every request of the worker (~150 ms each before, on a busy machine).
+gc.collect()
+gc.freeze()

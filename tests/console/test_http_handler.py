@@ -60,3 +60,9 @@ def test_a_page_passes_every_middleware_and_its_view_in_one_thread(monkeypatch):
     assert got["headers"][b"X-Frame-Options"] == b"DENY"  # clickjacking, inner
     assert b"csrfmiddlewaretoken" in got["body"]  # the view's form, CSRF middleware's token
     assert len(threads) == 1 and threads[0] != threading.get_ident()
+
+
+def test_the_objects_loaded_at_startup_are_out_of_the_cyclic_gcs_reach():
+    import gc
+
+    assert gc.get_freeze_count() > 10_000  # console.asgi froze Django, the apps and their modules
