@@ -81,7 +81,7 @@ def port_is_free(port: int) -> bool:
         return True
 
 
-def _start_ticks(pid: int) -> str | None:
+def start_ticks(pid: int) -> str | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -125,7 +125,7 @@ class Proc:
             pid = int(pid_s)
         except (OSError, ValueError):
             return None
-        return pid if _start_ticks(pid) == ticks else None
+        return pid if start_ticks(pid) == ticks else None
 
     def alive(self) -> bool:
         return self.pid() is not None
@@ -152,7 +152,7 @@ class Proc:
             )
         ticks = None
         for _ in range(100):
-            ticks = _start_ticks(p.pid)
+            ticks = start_ticks(p.pid)
             if ticks:
                 break
             time.sleep(0.01)

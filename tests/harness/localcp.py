@@ -24,6 +24,7 @@ from devtools.localcp import ComponentError, DexServer, LocalControlPlane
 from devtools.localcp.binaries import BinariesMissing
 from devtools.localcp.layout import read_layout
 from devtools.localcp.nodes import api_client
+from devtools.localcp.owner import claim, reap_abandoned
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,7 +53,10 @@ def local_control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lo
         if layout is not None:
             members = sum(1 for c in layout.clusters if c.role == "member")
     else:
+        # A killed earlier session left its control plane running (its down() never ran): stop it first.
+        reap_abandoned(tmp_path_factory.getbasetemp().parent)
         state_dir = tmp_path_factory.mktemp("localcp")
+        claim(state_dir)
     cp = LocalControlPlane(state_dir, members=members, nodes_per_member=nodes)
     already_running = bool(env_dir) and cp.is_healthy()
     try:
