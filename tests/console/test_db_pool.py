@@ -161,16 +161,11 @@ async def test_a_websocket_gives_back_what_its_thread_borrowed(user):
 @pytest.fixture
 def small_pool_portal(tmp_path) -> Any:
     """uvicorn serving the portal on the test database with a pool of 3 connections that waits at most 10 s."""
-    import signal
-
-    import httpx
     from django.conf import settings
 
-    from tests.harness.services import free_port
+    from tests.harness.portalproc import portal_process
     from tests.integration.provisioning.conftest import subprocess_env
 
-    port = free_port()
-    log = (tmp_path / "portal.log").open("wb")
     env = subprocess_env(
         DATABASE_POOL_MAX_SIZE="3",
         DATABASE_POOL_TIMEOUT="10",
@@ -181,27 +176,8 @@ def small_pool_portal(tmp_path) -> Any:
         WATCH_CACHE_ENABLED="false",
         PINCONSOLE_DEV_LOGIN="true",
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{url}/healthz", timeout=1)
-            break
-        except httpx.TransportError:
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "portal.log").read_text()
-            time.sleep(0.2)
-    yield url, proc.pid
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait(timeout=20)
-    log.close()
+    with portal_process(env, tmp_path / "portal.log") as served:
+        yield served
     logged = (tmp_path / "portal.log").read_text()
     assert "Internal Server Error" not in logged and "Exception in ASGI application" not in logged, logged
 

@@ -4,14 +4,8 @@ live sockets are refused with a close code that says why, and nothing answers 50
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,19 +15,18 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from accounts.services import create_api_token
 from projects.models import ClusterProvisioning, Project
+from tests.harness.portalproc import portal_process
 from tests.harness.services import free_port
 from tests.integration.provisioning.conftest import subprocess_env
 from tests.projects.factories import make_project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
 def portal(tmp_path) -> Iterator[str]:
     """uvicorn serving the portal with REDIS_URL pointing at a port where no Redis listens (a stopped Redis)."""
-    port, dead = free_port(), free_port()
-    log = (tmp_path / "portal.log").open("wb")
+    dead = free_port()
     env = subprocess_env(
         REDIS_URL=f"redis://127.0.0.1:{dead}/0",
         SECRET_KEY=settings.SECRET_KEY,  # the sessions this test signs must verify there
@@ -43,27 +36,8 @@ def portal(tmp_path) -> Iterator[str]:
         WATCH_CACHE_ENABLED="false",
         PINCONSOLE_DEV_LOGIN="true",  # the ModelBackend the test session names
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "console.asgi:application", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{url}/healthz", timeout=1)
-            break
-        except httpx.TransportError:
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "portal.log").read_text()
-            time.sleep(0.2)
-    yield url
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait(timeout=20)
-    log.close()
+    with portal_process(env, tmp_path / "portal.log") as (url, _):
+        yield url
     logged = (tmp_path / "portal.log").read_text()
     assert "Internal Server Error" not in logged and "Exception in ASGI application" not in logged, logged
 
