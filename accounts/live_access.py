@@ -1,35 +1,37 @@
 """Tell a user's open websockets (shells, log streams) that their access changed, across worker processes.
 
-Each debugging consumer joins the channel-layer group ``user_group(user.pk)``; a service that changes what a
-user may reach (a membership or role, an archived project, a sign-out, a revoked token) calls
-``access_changed`` and every socket of that user re-checks its authorization at once and closes if it no
-longer holds. The message is sent after the transaction commits, so the re-check reads the new state.
+A service that changes what a user may reach (a membership or role, an archived project, a sign-out, a revoked
+token) calls ``access_changed``; after the transaction commits, the user's access *epoch* (a counter in the shared
+cache) is incremented and every worker process's access hub (``debugging.accesshub``) is told: it raises the epochs
+it keeps in memory, acknowledges, and makes each of the user's sockets re-check at once (closing what no longer
+holds). With Redis the change is PUBLISHed and this waits for an acknowledgement from every hub that received it
+(PUBLISH says how many), at most ``DEBUG_ACCESS_LEASE_SECONDS``: a hub that stayed silent that long no longer trusts
+its memory (its lease ran out). So once this returns, no keystroke sent afterwards reaches a pod unchecked, while a
+keystroke costs no Redis round trip. Without Redis (one process) the hubs of this process are called directly.
 It lives here, below ``projects``, so the services that change access can call it explicitly (no signals).
-
-A message can reach a socket after a keystroke that was sent later, so the user's access *epoch* (a counter
-in the shared cache) is bumped before the message goes out: a shell compares it before forwarding a keystroke
-and re-checks first when it moved, so nothing typed after the change commits reaches the pod.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Iterable
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from channels.layers import get_channel_layer
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
 from redis.exceptions import RedisError
-
-from base.asyncbridge import call_async
 
 log = logging.getLogger(__name__)
 
 MESSAGE_TYPE = "access.changed"
-
-
-def user_group(user_id: int) -> str:
-    return f"access-user-{user_id}"
+ACCESS_CHANNEL = "pinconsole:access"  # the Redis pub/sub channel the hubs subscribe to
+# The hubs of this process when there is no Redis: each takes a change and answers False once its loop is gone.
+_LOCAL_LISTENERS: list[Callable[[dict[str, Any]], bool]] = []
 
 
 def epoch_key(user_id: int) -> str:
@@ -59,16 +61,43 @@ def _send(ids: list[int], message: dict[str, str]) -> None:
         log.warning("open sockets of users %s not told about %s (Redis unavailable): %s", ids, message["reason"], exc)
 
 
+def add_local_listener(listener: Callable[[dict[str, Any]], bool]) -> None:
+    _LOCAL_LISTENERS.append(listener)
+
+
 def _bump_and_notify(ids: list[int], message: dict[str, str]) -> None:
+    epochs: dict[str, int] = {}
     for user_id in ids:
         cache.add(epoch_key(user_id), 0, timeout=None)
-        cache.incr(epoch_key(user_id))
-    layer = get_channel_layer()
-    if layer is None:
+        epochs[str(user_id)] = int(cache.incr(epoch_key(user_id)))
+    payload: dict[str, Any] = {**message, "users": ids, "epochs": epochs}
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        _publish_and_wait(backend, payload)
         return
+    for listener in list(_LOCAL_LISTENERS):
+        if not listener(payload):
+            _LOCAL_LISTENERS.remove(listener)
 
-    async def notify() -> None:
-        for user_id in ids:
-            await layer.group_send(user_group(user_id), message)
 
-    call_async(notify)
+def _publish_and_wait(backend: RedisCache, payload: dict[str, Any]) -> None:
+    """PUBLISH, then one acknowledgement per hub that received it, until the lease ran out for the silent ones."""
+    client = backend._cache.get_client(write=True)
+    reply = f"{ACCESS_CHANNEL}:ack:{uuid.uuid4().hex}"
+    receivers = int(client.publish(ACCESS_CHANNEL, json.dumps({**payload, "reply": reply})))
+    deadline = time.monotonic() + float(settings.DEBUG_ACCESS_LEASE_SECONDS)
+    acknowledged = 0
+    while acknowledged < receivers:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            log.warning(
+                "%d of %d portal processes did not acknowledge %s in time; their leases have expired",
+                receivers - acknowledged,
+                receivers,
+                payload["reason"],
+            )
+            break
+        # Under the cache client's 2 s socket timeout: a longer lease is waited for in steps.
+        if client.blpop([reply], timeout=min(left, 1.0)) is not None:
+            acknowledged += 1
+    client.delete(reply)

@@ -12,7 +12,7 @@ memory is measured alone (VmRSS from /proc). Clients connect with an API token, 
 1. Keystroke round trip: one character sent, until its echo comes back from the pod's TTY; p50/p99 through the
    portal's websocket, against ``kubectl exec -it`` on a pseudo-terminal (the direct path), against the portal's own
    exec client (``debugging.kubeexec``, what the portal uses towards the apiserver), the kubernetes Python client's
-   exec websocket (what it used before) and the portal with ``DEBUG_KEYSTROKE_EPOCH=notified``. Paired: all paths
+   exec websocket (what it used before). Paired: all paths
    are open at once and each keystroke goes to every path in turn, the order rotating (the machine is shared: its
    load moves, and back-to-back rounds compared different moments); --keystrokes per path (3,000: a p99 from the
    30 slowest), the load average every 200 keystrokes, the p99 ratio in 5 consecutive blocks to show its spread.
@@ -599,13 +599,10 @@ async def idle_shells(portal: Portal, pods: list[str], target: int, pid: int) ->
     }
 
 
-async def keystroke_run(
-    portal: Portal, notified: Portal, api: Any, pods: list[str], n: int, kubeconfig: str
-) -> dict[str, Any]:
+async def keystroke_run(portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str) -> dict[str, Any]:
     """One paired run of every path (``keystrokes_paired``), each on its own pod."""
     paths = {
         "portal": PortalKeys(portal, pods[0]),
-        "portal_epoch_notified": PortalKeys(notified, pods[4 % len(pods)]),  # no Redis GET per key
         "kubectl_exec": KubectlKeys(kubeconfig, pods[1 % len(pods)]),
         "kubeexec": KubeexecKeys(api, pods[3 % len(pods)]),
         "python_client_exec": ClientKeys(api, pods[2 % len(pods)]),
@@ -620,8 +617,6 @@ async def keystroke_run(
         **{name: summary(ms[name]) for name in paths},
         "ratio_p50": round(pct(ms["portal"], 50) / pct(ms["kubectl_exec"], 50), 2),
         "ratio_p99": ratio["portal"],
-        "ratio_p50_notified": round(pct(ms["portal_epoch_notified"], 50) / pct(ms["kubectl_exec"], 50), 2),
-        "ratio_p99_notified": ratio["portal_epoch_notified"],
         "ratio_p99_kubeexec": ratio["kubeexec"],
         "goal_p99_ratio": 1.2,
         "blocks": run["blocks"],
@@ -629,24 +624,22 @@ async def keystroke_run(
 
 
 async def run(
-    args: argparse.Namespace, portal: Portal, notified: Portal, api: Any, pods: list[str], pid: int, kubeconfig: str
+    args: argparse.Namespace, portal: Portal, api: Any, pods: list[str], pid: int, kubeconfig: str
 ) -> dict[str, Any]:
-    """Phases 1 and 2 on the portal process ``pid`` (and ``notified``, the same portal in the other epoch mode)."""
+    """Phases 1 and 2 on the portal process ``pid``."""
     out: dict[str, Any] = {}
     if "keystroke" in args.only:
         print("1. keystroke round trip (paired)", flush=True)
         await portal_warm(portal, pods)  # caches filled, first exec done
-        await portal_warm(notified, pods)
         runs = []
         for i in range(args.runs):
-            runs.append(await keystroke_run(portal, notified, api, pods, args.keystrokes, kubeconfig))
+            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig))
             r = runs[-1]
             print(
                 f"  run {i + 1} ({r['seconds']} s, load {r['load'][0][0]}-{max(x[0] for x in r['load'])}): portal "
-                f"{r['portal']['p50_ms']}/{r['portal']['p99_ms']} ms (notified {r['portal_epoch_notified']['p50_ms']}"
-                f"/{r['portal_epoch_notified']['p99_ms']}), kubectl {r['kubectl_exec']['p50_ms']}/"
+                f"{r['portal']['p50_ms']}/{r['portal']['p99_ms']} ms, kubectl {r['kubectl_exec']['p50_ms']}/"
                 f"{r['kubectl_exec']['p99_ms']} ms, kubeexec {r['kubeexec']['p50_ms']}/{r['kubeexec']['p99_ms']} ms, "
-                f"ratio p50 {r['ratio_p50']} p99 {r['ratio_p99']} (notified {r['ratio_p99_notified']}), per block "
+                f"ratio p50 {r['ratio_p50']} p99 {r['ratio_p99']}, per block "
                 f"{[b['ratio_p99'] for b in r['blocks']]}",
                 flush=True,
             )
@@ -719,13 +712,7 @@ def main() -> int:
         token, pods, api = setup(cp, args.pods)
         proc, port = serve(dict(os.environ) | PRODUCTION, workdir)
         results["portal_rss_kib_at_start"] = rss_kib(proc.pid)
-        other, other_port = serve(dict(os.environ) | PRODUCTION | {"DEBUG_KEYSTROKE_EPOCH": "notified"}, workdir)
-        try:
-            results |= asyncio.run(
-                run(args, Portal(port, token), Portal(other_port, token), api, pods, proc.pid, str(cp.kubeconfig_path))
-            )
-        finally:
-            stop(other)
+        results |= asyncio.run(run(args, Portal(port, token), api, pods, proc.pid, str(cp.kubeconfig_path)))
         if "idle" in args.only:
             stop(proc)
             print("3. idle shells (a fresh portal process)", flush=True)
@@ -750,7 +737,7 @@ def main() -> int:
             f"\nkeystroke p50/p99 (paired, {ks['portal']['n']} a path): portal {ks['portal']['p50_ms']}/"
             f"{ks['portal']['p99_ms']} ms, kubectl exec {ks['kubectl_exec']['p50_ms']}/{ks['kubectl_exec']['p99_ms']}"
             f" ms, ratio p99 {ks['ratio_p99']}x (runs: best {runs['best_ratio_p99']}x, worst "
-            f"{runs['worst_ratio_p99']}x; epoch notified {ks['ratio_p99_notified']}x)"
+            f"{runs['worst_ratio_p99']}x)"
         )
     if "logs_one_stream" in results:
         one, many = results["logs_one_stream"], results["logs_concurrent"]

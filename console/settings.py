@@ -309,9 +309,9 @@ DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystr
 DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)
 DEBUG_SHELL_WARN_SECONDS = env_int("DEBUG_SHELL_WARN_SECONDS", 60)  # the warning line before either close
 DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-authorization of an open socket
-# Before each keystroke: "cache" reads the user's access epoch (one Redis GET): nothing typed after a change commits
-# runs; "notified" compares in memory only (the channel-layer notification closes the shell, ~ms later).
-DEBUG_KEYSTROKE_EPOCH = env_str("DEBUG_KEYSTROKE_EPOCH", "cache") or "cache"
+# How long a worker trusts the access epochs it keeps in memory after its last pong from Redis, and so the longest an
+# access change waits for a silent worker (debugging.accesshub): keystrokes compare in memory, no Redis read each.
+DEBUG_ACCESS_LEASE_SECONDS = env_int("DEBUG_ACCESS_LEASE_SECONDS", 1)
 DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
 DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024)  # one shell transcript, at most
 

@@ -1,11 +1,13 @@
 """What every debugging websocket does around its stream: refuse (audited), admit under the per-user cap,
 re-check its authorization while open, and end once (bookkeeping before the close frame).
 
-Revocation: an admitted socket joins ``accounts.live_access.user_group(user)``; an ``access.changed`` message
-(a membership, role, archive, sign-out or token change, from any worker through the channel layer) makes it run
-``policy.recheck`` at once, and a periodic task runs it every ``DEBUG_RECHECK_SECONDS`` as a safety net.
-Channels dispatches a consumer's messages one at a time, so a keystroke that arrives while the re-check runs
-waits for it, and finds the stream stopped when access was lost.
+Revocation: a socket joins its event loop's access hub (``debugging.accesshub``) when it connects and takes the
+user's access epoch *before* it is authorized; an access change (a membership, role, archive, sign-out or token
+change, from any worker) reaches the hub, which raises the epoch and makes the socket run ``policy.recheck`` at
+once; a periodic task runs it every ``DEBUG_RECHECK_SECONDS`` as a safety net. Before forwarding input the socket
+compares the hub's epoch (in memory) with its own and re-checks first when it moved, so nothing sent after a change
+commits reaches the pod. A socket reads its client's messages one at a time (``__call__``: no channel layer of its
+own, the hub is the only way in), so a keystroke that arrives while a re-check runs waits for it.
 
 Ending writes the session row and the subclass's audit *before* the close frame is sent: with uvicorn's default
 (legacy ``websockets``) implementation ``close()`` returns only once the client has closed its TCP connection
@@ -23,23 +25,19 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import weakref
 from typing import Any
 
-import redis.asyncio as aioredis
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
-from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 from uvicorn.protocols.utils import ClientDisconnected
 
-from accounts.live_access import access_epoch, epoch_key, user_group
 from base import metrics
 from base.errors import Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 from debugging import sessions
+from debugging.accesshub import AccessHub, access_hub
 from debugging.models import SessionKind
 from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
 from debugging.refusals import record_refusal
@@ -48,23 +46,6 @@ log = logging.getLogger(__name__)
 NAME_PARTS = ("cluster", "namespace", "pod", "container", "workload")
 CLOSE_REASON_BYTES = 123
 LAYER_DOWN = Unavailable("Live sessions are unavailable: the portal cannot reach Redis (its message layer). Try again.")
-# One asyncio Redis client per event loop (its connections belong to that loop) for the access epoch.
-_EPOCH_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
-
-
-async def read_epoch(user_id: int) -> int:
-    """The user's access epoch, read on the event loop (no thread handoff): one Redis GET of the key Django's
-    cache increments (``live_access``), or the in-process cache itself without Redis (one process, no I/O)."""
-    backend = caches["default"]
-    if not isinstance(backend, RedisCache):
-        return access_epoch(user_id)
-    loop = asyncio.get_running_loop()
-    client = _EPOCH_CLIENTS.get(loop)
-    if client is None:
-        client = _EPOCH_CLIENTS[loop] = aioredis.Redis.from_url(
-            backend._servers[0], socket_connect_timeout=2, socket_timeout=2
-        )
-    return int(await client.get(backend.make_key(epoch_key(user_id))) or 0)
 
 
 def close_reason(message: str) -> str:
@@ -84,15 +65,41 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         self.recheck_task: asyncio.Task[None] | None = None
         self.epoch = 0
         self.accepted = False
+        self.hub: AccessHub | None = None
+        self.hub_user: int | None = None
+        self.checking = asyncio.Lock()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' consumer loop without a channel layer: the client's messages, one at a time, awaited directly
+        (no task and ``asyncio.wait`` per message, no channel of its own: access changes come through the hub)."""
+        self.scope, self.base_send, self.channel_layer = scope, send, None
         try:
-            await super().__call__(scope, receive, send)
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
         except ClientDisconnected:  # an OSError too: the browser went away while we sent (not Redis)
             await self.end("client closed", None)
         except (RedisError, OSError) as exc:
             log.warning("websocket %s refused, Redis unreachable: %s: %s", scope.get("path"), type(exc).__name__, exc)
             await self.layer_down(send)
+        finally:
+            self._leave_hub()
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        """Join the hub and take the user's epoch before ``connect`` authorizes: a change that commits while it does
+        moves the epoch past this one, and the socket re-checks (``admit``, ``still_allowed``)."""
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.hub, self.hub_user = access_hub(), user.pk
+            self.hub.join(user.pk, self)
+            self.epoch = await self.hub.epoch(user.pk)
+        await super().websocket_connect(message)
+
+    def _leave_hub(self) -> None:
+        if self.hub is not None and self.hub_user is not None:
+            self.hub.leave(self.hub_user, self)
+            self.hub = None
 
     async def layer_down(self, send: Any) -> None:
         """Tell the client why, on the raw ASGI ``send`` (the consumer's own dispatch has ended)."""
@@ -183,7 +190,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.refuse(refused, project=project.name, cluster=cluster)
             return False
         session = self.scope.get("session")
-        self.session_id, self.epoch = row.pk, await read_epoch(user.pk)
+        self.session_id = row.pk
         metrics.OPEN_SESSIONS.labels(self.kind).inc()  # until end(), which sees session_id set
         self.grant = Grant(
             user_id=user.pk,
@@ -194,13 +201,11 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             session_key=(getattr(session, "session_key", None) or "") if "authorization" not in self.scope else "",
             authorization=self.scope.get("authorization"),
         )
-        if self.channel_layer is not None:
-            await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         self.recheck_task = asyncio.create_task(self._recheck_loop())
-        return True
+        return await self.still_allowed()  # a change committed since the epoch was taken: re-check now
 
     async def access_changed(self, message: dict[str, Any]) -> None:
-        """``accounts.live_access``: the user's access changed somewhere; re-check now."""
+        """From the hub (``accounts.live_access``): the user's access changed somewhere; re-check now."""
         grant = self.grant
         if grant is None or self.ended:
             return
@@ -213,23 +218,30 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
 
     async def still_allowed(self, *, force: bool = False) -> bool:
         """Before forwarding input: re-check when the user's access epoch moved (or ``force``); revoke if lost.
-        The epoch is read from Redis (``DEBUG_KEYSTROKE_EPOCH=cache``, the default), not only kept in memory: the
-        notification can reach this socket after a keystroke sent once the change had committed, which then must not
-        reach the pod. ``notified`` trusts the notification alone (no Redis round trip per keystroke; a keystroke
-        sent in the milliseconds before the notification arrives still runs)."""
-        grant = self.grant
-        if grant is None or self.ended:
+        The hub's epoch is in memory while its lease holds (a revocation returns only once every live hub has its
+        new epoch), and read from Redis otherwise. The hub's notice runs beside the socket's own messages, so a
+        re-check holds ``checking`` and the socket's epoch moves only once it passed: input that arrives meanwhile
+        waits for its outcome."""
+        grant, hub = self.grant, self.hub
+        if grant is None or self.ended or hub is None:
             return False
-        if not force and settings.DEBUG_KEYSTROKE_EPOCH == "notified":
-            return True  # in memory: access_changed (force) re-checks and closes when the notification arrives
-        epoch = await read_epoch(grant.user_id)
-        if epoch == self.epoch and not force:
+        epoch = hub.known_epoch(grant.user_id)
+        if epoch is None:
+            epoch = await hub.epoch(grant.user_id)
+        if epoch == self.epoch and not force and not self.checking.locked():
             return True
-        self.epoch = epoch
-        refused = await database_sync_to_async(recheck)(grant)
-        if refused is not None:
-            await self.revoke(refused)
-        return refused is None
+        async with self.checking:
+            if self.ended:
+                return False
+            epoch = await hub.epoch(grant.user_id)
+            if epoch == self.epoch and not force:
+                return True  # another re-check passed at this epoch meanwhile
+            refused = await database_sync_to_async(recheck)(grant)
+            if refused is not None:
+                await self.revoke(refused)
+                return False
+            self.epoch = epoch
+            return True
 
     async def _recheck_loop(self) -> None:
         assert self.grant is not None and self.session_id is not None
@@ -274,8 +286,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await database_sync_to_async(sessions.end_session)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out(), reason=reason, code=code
             )
-        if self.grant is not None and self.channel_layer is not None:
-            await self.channel_layer.group_discard(user_group(self.grant.user_id), self.channel_name)
+        self._leave_hub()
         await self.ended_hook(reason)
 
     async def disconnect(self, code: int) -> None:
