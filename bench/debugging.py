@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from provisioning import Backing  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.waiting import wait_for  # noqa: E402
@@ -217,7 +218,10 @@ class Portal:
 async def read_until(ws: Any, needle: str, timeout: float = 30) -> str:
     seen, deadline = "", time.monotonic() + timeout
     while needle not in seen:
-        msg = json.loads(await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic())))
+        try:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic())))
+        except ConnectionClosed as closed:  # say what the shell printed (a sandbox's refusal) before it ended
+            raise RuntimeError(f"{closed}; output: {seen[-300:]!r}") from None
         if msg.get("type") == "stdout":
             seen += msg["data"]
     return seen
