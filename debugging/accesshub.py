@@ -128,9 +128,14 @@ class AccessHub:
         message = {k: payload.get(k, "") for k in ("type", "reason", "project", "session")}
         for user_id in payload.get("users") or []:
             user_id = int(user_id)
-            if user_id in self.epochs:
-                self.epochs[user_id] = max(self.epochs[user_id], epochs.get(user_id, self.epochs[user_id] + 1))
-            for socket in list(self.sockets.get(user_id, ())):
+            sockets = list(self.sockets.get(user_id, ()))
+            if not sockets:
+                continue
+            # Kept for every user with a socket here, not only those already known: a GET of the epoch still in
+            # flight may return the value from before this change, and ``epoch`` keeps the higher of the two.
+            known = self.epochs.get(user_id, 0)
+            self.epochs[user_id] = max(known, epochs.get(user_id, known + 1))
+            for socket in sockets:
                 self._spawn(socket.access_changed(message))
 
     def _spawn(self, work: Any) -> None:

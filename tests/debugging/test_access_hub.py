@@ -225,3 +225,20 @@ def _ack_one(pubsub: Any) -> None:
             threading.current_thread().payload = payload  # type: ignore[attr-defined]
             redis_client().rpush(payload["reply"], 1)
             return
+
+
+async def test_a_change_applied_while_the_epoch_is_being_read_is_not_lost_to_the_older_read(hub, user):
+    """A GET in flight when a change arrives may return the epoch from before it: the hub keeps the higher value."""
+    hub = access_hub()
+    hub.join(user.pk, Recorder())
+    await until(lambda: time.monotonic() < hub.fresh_until)
+    key = hub.redis_backend.make_key(f"access-epoch:{user.pk}")
+    redis_client().set(key, 5)  # what the GET reads: the change below is applied while it is in flight
+    reading = asyncio.ensure_future(hub.epoch(user.pk))
+    asyncio.get_running_loop().call_soon(
+        hub.apply, {"type": "access.changed", "users": [user.pk], "epochs": {str(user.pk): 6}}
+    )
+
+    read = await reading
+
+    assert read == 5 and hub.known_epoch(user.pk) == 6
