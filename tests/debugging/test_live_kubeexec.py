@@ -4,12 +4,14 @@ status, stderr apart from stdout, resize, UTF-8 across frames, a refusal's reaso
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from websockets.exceptions import InvalidStatus
 
+from debugging.accesshub import access_hub
 from debugging.kubeexec import STDERR, STDOUT, SUBPROTOCOLS, ExecResult, ExecSession, refusal
 from devtools.localcp.nodes import api_client
 from projects.members import remove_member
@@ -109,15 +111,20 @@ async def test_every_session_of_a_cluster_shares_one_tls_context(live_pods, memb
 
 
 async def test_with_the_epoch_kept_in_memory_a_removal_still_closes_the_open_shell(
-    live_pods, project, user, admin_user, settings
+    live_pods, project, user, admin_user
 ):
-    """``DEBUG_KEYSTROKE_EPOCH=notified``: no Redis read per keystroke; the channel-layer notification re-checks."""
-    settings.DEBUG_KEYSTROKE_EPOCH = "notified"
+    """Keystrokes compare the epoch the access hub keeps in memory (no Redis read each); the hub's notice of the
+    removal re-checks the idle shell and closes it, with no keystroke to trigger it."""
     await database_sync_to_async(member)(project, user, "developer")
     pod = live_pods["names"][0]
     comm = await open_shell(f"/ws/exec/member-a/{project.namespace}/{pod}/app/", ws_headers(user))
     await comm.send_json_to({"type": "stdin", "data": "echo typed-$((2+3))\r"})
     await read_until(comm, "typed-5")
+    hub, deadline = access_hub(), time.monotonic() + 5
+    while hub.known_epoch(user.pk) is None:  # the lease's first pong, then a keystroke's epoch read is kept
+        assert time.monotonic() < deadline, "the hub never trusted its memory"
+        await comm.send_json_to({"type": "stdin", "data": "\r"})
+        await asyncio.sleep(0.1)
 
     await database_sync_to_async(remove_member)(project, "user", user.username, actor=admin_user)
     messages, code = await closed_with(comm)

@@ -1,6 +1,6 @@
 """Two ASGI worker processes behind one port (``uvicorn --workers 2``) on Redis and PostgreSQL: log streams
 opened through either worker, then a membership removal made in this (third) process closes every one of them
-through the Redis channel layer."""
+through Redis (the access hubs' subscription, ``debugging.accesshub``)."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def test_writes_that_queue_work_or_notify_sockets_commit_without_redis(portal, a
             },
             headers={"X-CSRFToken": token, "Referer": portal + "/"},
         )
-        removed = http.delete(  # tells the removed member's open sockets through the channel layer (down)
+        removed = http.delete(  # tells the removed member's open sockets through Redis (down)
             f"/api/v1/projects/queued/members/user/{user.username}/",
             headers={"X-CSRFToken": token, "Referer": portal + "/"},
         )
