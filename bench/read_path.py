@@ -3,13 +3,15 @@
     .venv/bin/python bench/read_path.py [--state-dir /tmp/bench-readpath-cp] [--workloads 10000] [--pods 100000]
                                         [--nodes 20] [--threads 16] [--reps 300] [--lag-writes 200]
                                         [--create-timeout 2400] [--synthetic-to 100000] [--keep] [--reuse] [--add]
+                                        [--backing worker|eager]
 
 One run on a local control plane of its own (host + 1 member with kwok nodes; started in --state-dir, and
-stopped at the end, unless one already runs there). The portal's database is set up in this process as in the
-embedded default (SQLite, eager tasks; ``bench/provisioning.py``'s ``setup_portal``) and one project is onboarded
-through its service; the portal then serves HTTP in a process of its own, as production runs it (``uvicorn
-console.asgi:application``, one worker, DEBUG off, its own watch caches), not in a thread sharing this process's
-GIL with the bench's watch caches and client. Then:
+stopped at the end, unless one already runs there). The portal's database is set up in this process
+(``bench/provisioning.py``'s ``setup_portal``) on production's backing by default (PostgreSQL through psycopg's
+pool, Redis for the cache and throttles, a Celery worker; ``--backing eager``: the embedded default's SQLite,
+in-memory cache and inline tasks) and one project is onboarded through its service; the portal then serves HTTP
+in a process of its own, as production runs it (``uvicorn console.asgi:application``, one worker, DEBUG off, its
+own watch caches), not in a thread sharing this process's GIL with the bench's watch caches and client. Then:
 
 1. 10k workload objects are written to the project's namespace on the host as the portal and the federation
    leave them (``hostobjects.py``: the submission service's manifest of the catalog's example, POSTed with the
@@ -476,6 +478,13 @@ def main() -> int:
     ap.add_argument(
         "--add", action="store_true", help="keep a --keep run's objects and create what is missing (409s count)"
     )
+    ap.add_argument(
+        "--backing",
+        choices=("worker", "eager"),
+        default="worker",
+        help="worker: PostgreSQL (pooled), Redis and a Celery worker, as production; eager: the embedded default "
+        "(SQLite, in-memory cache, tasks run inline)",
+    )
     args = ap.parse_args()
     os.environ |= {"API_READ_RATE_LIMIT": "1000000/min", "API_RATE_LIMIT": "1000000/min"}  # measure, not throttle
 
@@ -483,9 +492,10 @@ def main() -> int:
     started = not args.reuse and not cp.is_healthy()  # --reuse: the --keep run's control plane, as it runs
     if started:
         cp.up(timeout=600)
-    backing = Backing("eager", Path(tempfile.mkdtemp(prefix="bench-readpath-")), 1)
+    backing = Backing(args.backing, Path(tempfile.mkdtemp(prefix="bench-readpath-")), 1)
     backing.start()
     admin, clusters = setup_portal(cp)
+    backing.start_worker()
     from kubernetes import client as k8s
 
     from accounts.services import create_api_token
