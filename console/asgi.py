@@ -26,7 +26,11 @@ def build_application() -> Any:
 
     return ProtocolTypeRouter(
         {
-            "http": django_asgi,
+            # Each request's synchronous work (its middleware, view and signals) on one thread of a fixed pool,
+            # not a new thread per request (console.syncthreads, console.httphandler).
+            "http": SyncThreadPool(
+                django_asgi, threads=env_int("HTTP_SYNC_THREADS", DEFAULT_THREADS), name="http-sync"
+            ),
             # Each socket's synchronous work on one thread of a fixed pool (console.syncthreads).
             "websocket": SyncThreadPool(
                 AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),

@@ -15,10 +15,20 @@ from __future__ import annotations
 from typing import Any
 
 import django
+from asgiref.sync import SyncToAsync
 from django.core.handlers.asgi import ASGIHandler
 
 
 class SyncChainASGIHandler(ASGIHandler):
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Inside a pool's pinned context (``console.syncthreads``, as ``console.asgi`` serves HTTP) the request's
+        synchronous work runs on that pool thread; Django's own ``ThreadSensitiveContext`` would start a new thread
+        for every request."""
+        if scope["type"] == "http" and SyncToAsync.thread_sensitive_context.get(None) is not None:
+            await self.handle(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)  # the synchronous chain, ending in the synchronous _get_response
         if is_async:  # ASGI awaits it: the whole chain runs in the request's thread, entered once

@@ -68,11 +68,11 @@ class PinnedContext(ThreadSensitiveContext):
 class SyncThreadPool:
     """ASGI middleware: each connection runs its synchronous work on one thread of a fixed pool."""
 
-    def __init__(self, app: Any, threads: int = DEFAULT_THREADS) -> None:
+    def __init__(self, app: Any, threads: int = DEFAULT_THREADS, name: str = "ws-sync") -> None:
         if threads < 1:
             raise ValueError("a sync thread pool needs at least one thread")
         self.app = app
-        self.threads = [PinnedThread(f"ws-sync-{i}") for i in range(threads)]
+        self.threads = [PinnedThread(f"{name}-{i}") for i in range(threads)]
 
     def pick(self) -> PinnedThread:
         """The thread with the least work queued, then the fewest sockets (the first such one)."""

@@ -1,5 +1,6 @@
 """The portal's HTTP handler (``console.httphandler``): Django's ASGI handler with the synchronous middleware chain
-entered once per request; every middleware and the view still run, in the request's own thread."""
+entered once per request; every middleware and the view still run, in one thread per request, taken from a fixed
+pool (``console.syncthreads``) instead of a thread started for every request."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from asgiref.testing import ApplicationCommunicator
 
 from console.asgi import application
 from console.httphandler import SyncChainASGIHandler
+from console.syncthreads import SyncThreadPool
 
 
 def test_the_chain_is_entered_once():
-    handler = application.application_mapping["http"]
+    pool = application.application_mapping["http"]
+    handler = pool.app
 
-    assert isinstance(handler, SyncChainASGIHandler)
+    assert isinstance(pool, SyncThreadPool) and isinstance(handler, SyncChainASGIHandler)
     assert isinstance(handler._middleware_chain, SyncToAsync)  # one crossing into the request's thread
 
 
@@ -25,10 +28,12 @@ def test_a_page_passes_every_middleware_and_its_view_in_one_thread(monkeypatch):
     from base import requestid
 
     threads: list[int] = []
+    names: list[str] = []
     real = requestid.RequestIdMiddleware.__call__
 
     def outermost(self, request):  # the first middleware
         threads.append(threading.get_ident())
+        names.append(threading.current_thread().name)
         return real(self, request)
 
     monkeypatch.setattr(requestid.RequestIdMiddleware, "__call__", outermost)
@@ -53,13 +58,17 @@ def test_a_page_passes_every_middleware_and_its_view_in_one_thread(monkeypatch):
         return {"status": start["status"], "headers": dict(start["headers"]), "body": body["body"]}
 
     got = async_to_sync(get)()
+    pool_size = len(application.application_mapping["http"].threads)
+    for _ in range(pool_size + 5):
+        async_to_sync(get)()
 
     assert got["status"] == 200
     assert b"X-Request-ID" in got["headers"]  # the outermost middleware
     assert b"Content-Security-Policy" in got["headers"]  # django-csp
     assert got["headers"][b"X-Frame-Options"] == b"DENY"  # clickjacking, inner
     assert b"csrfmiddlewaretoken" in got["body"]  # the view's form, CSRF middleware's token
-    assert len(threads) == 1 and threads[0] != threading.get_ident()
+    assert threads[0] != threading.get_ident() and names[0].startswith("http-sync-")
+    assert len(set(threads)) <= pool_size  # pool threads, reused: not a new thread per request
 
 
 def test_the_objects_loaded_at_startup_are_out_of_the_cyclic_gcs_reach():
