@@ -12,7 +12,8 @@ memory is measured alone (VmRSS from /proc). Clients connect with an API token, 
 1. Keystroke round trip: one character sent, until its echo comes back from the pod's TTY; p50/p99 through the
    portal's websocket, against ``kubectl exec -it`` on a pseudo-terminal (the direct path), against the portal's own
    exec client (``debugging.kubeexec``, what the portal uses towards the apiserver), the kubernetes Python client's
-   exec websocket (what it used before). Paired: all paths
+   exec websocket (what it used before), and the smallest Python hop (``keyrelay.py``: a websockets server relaying
+   to ``kubeexec``, nothing of the portal). Paired: all paths
    are open at once and each keystroke goes to every path in turn, the order rotating (the machine is shared: its
    load moves, and back-to-back rounds compared different moments); --keystrokes per path (3,000: a p99 from the
    30 slowest), the load average every 200 keystrokes, the p99 ratio in 5 consecutive blocks to show its spread.
@@ -258,6 +259,20 @@ class PortalKeys:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+class RelayKeys(PortalKeys):
+    """A shell through ``keyrelay.py``: the smallest Python hop (websockets + kubeexec, nothing of the portal)."""
+
+    def __init__(self, port: int, pod: str) -> None:
+        self.port, self.pod, self.ws = port, pod, None
+
+    async def open(self) -> None:
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(f"ws://127.0.0.1:{self.port}/{self.pod}", compression=None)
+        await self.ws.send(json.dumps({"type": "resize", "cols": 120, "rows": 40}))
+        await read_until(self.ws, "$ ")
 
 
 class KubectlKeys:
@@ -603,10 +618,13 @@ async def idle_shells(portal: Portal, pods: list[str], target: int, pid: int) ->
     }
 
 
-async def keystroke_run(portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str) -> dict[str, Any]:
+async def keystroke_run(
+    portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str, relay_port: int
+) -> dict[str, Any]:
     """One paired run of every path (``keystrokes_paired``), each on its own pod."""
     paths = {
         "portal": PortalKeys(portal, pods[0]),
+        "python_relay": RelayKeys(relay_port, pods[4 % len(pods)]),
         "kubectl_exec": KubectlKeys(kubeconfig, pods[1 % len(pods)]),
         "kubeexec": KubeexecKeys(api, pods[3 % len(pods)]),
         "python_client_exec": ClientKeys(api, pods[2 % len(pods)]),
@@ -622,6 +640,8 @@ async def keystroke_run(portal: Portal, api: Any, pods: list[str], n: int, kubec
         "ratio_p50": round(pct(ms["portal"], 50) / pct(ms["kubectl_exec"], 50), 2),
         "ratio_p99": ratio["portal"],
         "ratio_p99_kubeexec": ratio["kubeexec"],
+        "ratio_p50_python_relay": round(pct(ms["python_relay"], 50) / pct(ms["kubectl_exec"], 50), 2),
+        "ratio_p99_python_relay": ratio["python_relay"],
         "goal_p99_ratio": 1.2,
         "blocks": run["blocks"],
     }
@@ -637,13 +657,14 @@ async def run(
         await portal_warm(portal, pods)  # caches filled, first exec done
         runs = []
         for i in range(args.runs):
-            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig))
+            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig, args.relay_port))
             r = runs[-1]
             print(
                 f"  run {i + 1} ({r['seconds']} s, load {r['load'][0][0]}-{max(x[0] for x in r['load'])}): portal "
                 f"{r['portal']['p50_ms']}/{r['portal']['p99_ms']} ms, kubectl {r['kubectl_exec']['p50_ms']}/"
                 f"{r['kubectl_exec']['p99_ms']} ms, kubeexec {r['kubeexec']['p50_ms']}/{r['kubeexec']['p99_ms']} ms, "
-                f"ratio p50 {r['ratio_p50']} p99 {r['ratio_p99']}, per block "
+                f"python relay {r['python_relay']['p50_ms']}/{r['python_relay']['p99_ms']} ms, "
+                f"ratio p50 {r['ratio_p50']} p99 {r['ratio_p99']} (relay {r['ratio_p99_python_relay']}), per block "
                 f"{[b['ratio_p99'] for b in r['blocks']]}",
                 flush=True,
             )
@@ -681,6 +702,21 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(15)
 
 
+def start_relay(args: argparse.Namespace, kubeconfig: str) -> subprocess.Popen[bytes]:
+    """``keyrelay.py`` in a process of its own (as the portal is), its port in ``args.relay_port``."""
+    from tests.harness.services import free_port
+
+    args.relay_port = free_port()
+    relay = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "keyrelay.py"), str(args.relay_port), kubeconfig, "member-a", NS],
+        cwd=ROOT,
+        env=dict(os.environ) | PRODUCTION,
+        stdout=subprocess.PIPE,
+    )
+    assert relay.stdout is not None and relay.stdout.readline().strip() == b"ready", "keyrelay did not start"
+    return relay
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--state-dir", type=Path, default=Path("/tmp/bench-debugging-cp"))
@@ -716,7 +752,11 @@ def main() -> int:
         token, pods, api = setup(cp, args.pods)
         proc, port = serve(dict(os.environ) | PRODUCTION, workdir)
         results["portal_rss_kib_at_start"] = rss_kib(proc.pid)
-        results |= asyncio.run(run(args, Portal(port, token), api, pods, proc.pid, str(cp.kubeconfig_path)))
+        relay = start_relay(args, str(cp.kubeconfig_path))
+        try:
+            results |= asyncio.run(run(args, Portal(port, token), api, pods, proc.pid, str(cp.kubeconfig_path)))
+        finally:
+            stop(relay)
         if "idle" in args.only:
             stop(proc)
             print("3. idle shells (a fresh portal process)", flush=True)
