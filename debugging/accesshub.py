@@ -190,9 +190,12 @@ class AccessHub:
         self._void()  # redis-py reconnected under us: changes published meanwhile were missed
 
     async def _ping(self, pubsub: Any) -> None:
-        while True:
-            await pubsub.ping(repr(time.monotonic()))
-            await asyncio.sleep(lease_seconds() / 4)
+        """Stops quietly when the connection fails: the reader sees the same failure and starts over, and without
+        pongs the lease runs out meanwhile."""
+        with contextlib.suppress(RedisError, OSError):
+            while True:
+                await pubsub.ping(repr(time.monotonic()))
+                await asyncio.sleep(lease_seconds() / 4)
 
     async def _on_message(self, data: bytes) -> None:
         payload = json.loads(data)
