@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -22,7 +23,6 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
-from devtools.waiting import wait_for
 from workloads.core.kinds import KINDS, InstalledOn
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
@@ -207,15 +207,21 @@ def wait_for_caches(timeout: float = 30) -> None:
         host.wait_synced(timeout)
 
 
-def wait_for_shards(kind: str, namespace: str, name: str, timeout: float = 60) -> list[str]:
+def wait_for_shards(kind: str, namespace: str, name: str, timeout: float = 60, settle: float = 3) -> list[str]:
     """The members whose watch cache holds a shard of the host's workload ``kind/namespace/name`` once the
-    federation placed it (empty after ``timeout``): the dev command's first page shows the demo placed."""
+    federation placed it (empty after ``timeout``): the dev command's first page shows the demo placed. Every
+    member's cache, or a set unchanged for ``settle`` seconds: the shards reach the members' caches one by one, and
+    returning at the first one named a single member for a workload placed on two."""
     plural = KINDS[kind].plural
-
-    def placed() -> list[str]:
-        return sorted(n for n, cache in runtime.member_caches().items() if cache.get(plural, namespace, name))
-
-    try:
-        return wait_for(placed, timeout=timeout, interval=0.5, what=f"{kind} {namespace}/{name} placed")
-    except AssertionError:
-        return []
+    members = set(runtime.member_caches())
+    seen: list[str] = []
+    since = deadline = time.monotonic()
+    deadline += timeout
+    while time.monotonic() < deadline:
+        now = sorted(n for n, cache in runtime.member_caches().items() if cache.get(plural, namespace, name))
+        if now != seen:
+            seen, since = now, time.monotonic()
+        if seen and (set(seen) == members or time.monotonic() - since >= settle):
+            return seen
+        time.sleep(0.25)
+    return seen
