@@ -23,6 +23,7 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
+from devtools.waiting import wait_for
 from workloads.core.kinds import KINDS, InstalledOn
 from workloads.core.operator.install import install
 from workloads.core.operator.kubeio import Kube
@@ -215,13 +216,16 @@ def wait_for_shards(kind: str, namespace: str, name: str, timeout: float = 60, s
     plural = KINDS[kind].plural
     members = set(runtime.member_caches())
     seen: list[str] = []
-    since = deadline = time.monotonic()
-    deadline += timeout
-    while time.monotonic() < deadline:
+    since = time.monotonic()
+
+    def settled() -> list[str]:
+        nonlocal seen, since
         now = sorted(n for n, cache in runtime.member_caches().items() if cache.get(plural, namespace, name))
         if now != seen:
             seen, since = now, time.monotonic()
-        if seen and (set(seen) == members or time.monotonic() - since >= settle):
-            return seen
-        time.sleep(0.25)
-    return seen
+        return now if now and (set(now) == members or time.monotonic() - since >= settle) else []
+
+    try:
+        return wait_for(settled, timeout=timeout, interval=0.25, what=f"{kind} {namespace}/{name} placed")
+    except AssertionError:
+        return []
