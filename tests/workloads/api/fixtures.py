@@ -38,12 +38,16 @@ class ApiHost(FakeHost):
 
 @pytest.fixture(autouse=True)
 def fresh_rate_counts():
-    """Throttle counts live in the Django cache: every test starts with none."""
+    """Throttle counts live in Redis (the cache's database) or in the process: every test starts with none."""
     from django.core.cache import cache
 
+    from base.throttling import reset_limits
+
     cache.clear()
+    reset_limits()
     yield
     cache.clear()
+    reset_limits()
 
 
 @pytest.fixture
