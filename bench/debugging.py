@@ -88,6 +88,12 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def threads_of(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
@@ -186,7 +192,7 @@ def serve(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen[bytes], 
 
 class Portal:
     def __init__(self, port: int, token: str) -> None:
-        self.base, self.token = f"ws://127.0.0.1:{port}", token
+        self.base, self.port, self.token = f"ws://127.0.0.1:{port}", port, token
 
     async def connect(self, path: str) -> Any:
         from websockets.asyncio.client import connect
@@ -275,12 +281,113 @@ class RelayKeys(PortalKeys):
         await read_until(self.ws, "$ ")
 
 
+class BlockingPortalKeys:
+    """A shell through the portal's websocket, read the way ``KubectlKeys`` reads kubectl: a blocking socket and a
+    sans-IO websocket codec (``wsproto``), no event loop in the measuring client. The browser's terminal is not a
+    Python asyncio client either: this path tells what the portal adds, not what the bench's own client costs."""
+
+    def __init__(self, port: int, path: str, headers: list[tuple[bytes, bytes]]) -> None:
+        self.port, self.path, self.headers = port, path, headers
+        self.sock: socket.socket | None = None
+        self.ws: Any = None
+        self.text = ""
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    def _open(self) -> None:
+        from wsproto import ConnectionType, WSConnection
+        from wsproto.events import Request
+
+        self.sock = socket.create_connection(("127.0.0.1", self.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.ws = WSConnection(ConnectionType.CLIENT)
+        self.sock.sendall(
+            self.ws.send(Request(host=f"127.0.0.1:{self.port}", target=self.path, extra_headers=self.headers))
+        )
+        self._accepted(60)
+        self._send({"type": "resize", "cols": 120, "rows": 40})
+        self._until("$ ", 60)
+
+    def _accepted(self, timeout: float) -> None:
+        from wsproto.events import AcceptConnection
+
+        assert self.sock is not None
+        self.sock.settimeout(timeout)
+        while True:
+            self.ws.receive_data(self.sock.recv(65536))
+            for event in self.ws.events():
+                if isinstance(event, AcceptConnection):
+                    return
+                raise RuntimeError(f"refused: {event}")
+
+    def _message(self, timeout: float) -> str:
+        """The next whole text message (the handshake's answer consumed on the way)."""
+        from wsproto.events import CloseConnection, Ping, RejectConnection, TextMessage
+
+        assert self.sock is not None
+        self.sock.settimeout(timeout)
+        while True:
+            for event in self.ws.events():
+                if isinstance(event, TextMessage):
+                    self.text += event.data
+                    if event.message_finished:
+                        text, self.text = self.text, ""
+                        return text
+                elif isinstance(event, Ping):  # the servers' keepalive
+                    self.sock.sendall(self.ws.send(event.response()))
+                elif isinstance(event, (CloseConnection, RejectConnection)):
+                    raise RuntimeError(f"closed: {event}")
+            data = self.sock.recv(65536)
+            if not data:
+                raise RuntimeError("connection closed")
+            self.ws.receive_data(data)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        from wsproto.events import Message
+
+        assert self.sock is not None
+        self.sock.sendall(self.ws.send(Message(data=json.dumps(message))))
+
+    def _until(self, needle: str, timeout: float) -> None:
+        seen = ""
+        while needle not in seen:
+            msg = json.loads(self._message(timeout))
+            if msg.get("type") == "stdout":
+                seen += msg["data"]
+            elif msg.get("type") == "status" and msg.get("state") not in (None, "connected"):
+                raise RuntimeError(f"shell refused: {msg}")
+
+    async def key(self, ch: str) -> float:
+        t0 = time.perf_counter()
+        self._send({"type": "stdin", "data": ch})
+        self._until(ch, 30)
+        return (time.perf_counter() - t0) * 1000
+
+    async def kill_line(self) -> None:
+        self._send({"type": "stdin", "data": "\x15"})
+
+    async def drain(self) -> None:
+        with contextlib.suppress(TimeoutError, OSError):
+            while True:
+                self._message(0.01)
+
+    async def close(self) -> None:
+        from wsproto.events import CloseConnection
+
+        assert self.sock is not None
+        with contextlib.suppress(Exception):
+            self.sock.sendall(self.ws.send(CloseConnection(code=1000)))
+        self.sock.close()
+
+
 class KubectlKeys:
     """``kubectl exec -it`` on a pseudo-terminal (kubectl puts it in raw mode; the pod's TTY echoes). Blocking: the
     bench's loop waits with it (nothing else is in flight while one path's keystroke is)."""
 
     def __init__(self, kubeconfig: str, pod: str) -> None:
         self.kubeconfig, self.pod, self.pid, self.fd = kubeconfig, pod, 0, -1
+        self.cpu0 = self.cpu = 0.0
 
     async def open(self) -> None:
         kubectl = shutil.which("kubectl") or "kubectl"
@@ -289,6 +396,7 @@ class KubectlKeys:
         if self.pid == 0:
             os.execv(kubectl, [*argv, "-c", "app", "--", "/bin/sh"])
         await asyncio.to_thread(self.until, b"$ ")
+        self.cpu0 = cpu_seconds(self.pid)
 
     def until(self, needle: bytes, timeout: float = 30) -> None:
         seen, deadline = b"", time.monotonic() + timeout
@@ -313,6 +421,7 @@ class KubectlKeys:
                 os.read(self.fd, 65536)
 
     async def close(self) -> None:
+        self.cpu = cpu_seconds(self.pid) - self.cpu0  # the keystrokes' CPU in kubectl
         with contextlib.suppress(OSError):
             os.write(self.fd, b"\x04")
         with contextlib.suppress(OSError):
@@ -619,7 +728,7 @@ async def idle_shells(portal: Portal, pods: list[str], target: int, pid: int) ->
 
 
 async def keystroke_run(
-    portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str, relay_port: int
+    portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str, relay_port: int, pids: dict[str, int]
 ) -> dict[str, Any]:
     """One paired run of every path (``keystrokes_paired``), each on its own pod."""
     paths = {
@@ -628,8 +737,25 @@ async def keystroke_run(
         "kubectl_exec": KubectlKeys(kubeconfig, pods[1 % len(pods)]),
         "kubeexec": KubeexecKeys(api, pods[3 % len(pods)]),
         "python_client_exec": ClientKeys(api, pods[2 % len(pods)]),
+        "portal_blocking_client": BlockingPortalKeys(
+            portal.port,
+            f"/ws/exec/member-a/{NS}/{pods[5 % len(pods)]}/app/?shell=sh",
+            [
+                (b"authorization", f"Bearer {portal.token}".encode()),
+                (b"origin", f"http://127.0.0.1:{portal.port}".encode()),
+            ],
+        ),
+        "python_relay_blocking_client": BlockingPortalKeys(relay_port, f"/{pods[6 % len(pods)]}", []),
     }
+    cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
     run = await keystrokes_paired(paths, n)
+    # the CPU each hop's process spent per keystroke (two paths go through each, the echo included): what is
+    # computing and what is waiting to be scheduled, of the hop's share of the round trip
+    cpu = {
+        f"{name}_cpu_us_per_keystroke": round((cpu_seconds(pid) - cpu0[name]) / (2 * n) * 1e6)
+        for name, pid in pids.items()
+    }
+    cpu["kubectl_cpu_us_per_keystroke"] = round(paths["kubectl_exec"].cpu / n * 1e6)
     ms = run.pop("samples")
     ratio = {name: round(pct(ms[name], 99) / pct(ms["kubectl_exec"], 99), 2) for name in paths}
     return {
@@ -642,6 +768,10 @@ async def keystroke_run(
         "ratio_p99_kubeexec": ratio["kubeexec"],
         "ratio_p50_python_relay": round(pct(ms["python_relay"], 50) / pct(ms["kubectl_exec"], 50), 2),
         "ratio_p99_python_relay": ratio["python_relay"],
+        "ratio_p50_blocking_client": round(pct(ms["portal_blocking_client"], 50) / pct(ms["kubectl_exec"], 50), 2),
+        "ratio_p99_blocking_client": ratio["portal_blocking_client"],
+        "ratio_p99_python_relay_blocking_client": ratio["python_relay_blocking_client"],
+        **cpu,
         "goal_p99_ratio": 1.2,
         "blocks": run["blocks"],
     }
@@ -657,7 +787,8 @@ async def run(
         await portal_warm(portal, pods)  # caches filled, first exec done
         runs = []
         for i in range(args.runs):
-            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig, args.relay_port))
+            pids = {"portal": pid, "python_relay": args.relay_pid}
+            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig, args.relay_port, pids))
             r = runs[-1]
             print(
                 f"  run {i + 1} ({r['seconds']} s, load {r['load'][0][0]}-{max(x[0] for x in r['load'])}): portal "
@@ -714,6 +845,7 @@ def start_relay(args: argparse.Namespace, kubeconfig: str) -> subprocess.Popen[b
         stdout=subprocess.PIPE,
     )
     assert relay.stdout is not None and relay.stdout.readline().strip() == b"ready", "keyrelay did not start"
+    args.relay_pid = relay.pid
     return relay
 
 
