@@ -135,6 +135,38 @@ async def test_a_lost_subscription_voids_the_memory_until_a_new_one_holds(hub, u
     assert hub.known_epoch(user.pk) == newest
 
 
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"not json",
+        b"[1, 2]",
+        b'{"users": "x"}',
+        b'{"users": [1], "epochs": {"a": "b"}, "reply": 7}',
+        b'{"users": [{}]}',
+    ],
+)
+async def test_an_unreadable_change_voids_the_memory_and_the_subscription_stays(hub, user, garbage):
+    """Another release's format or a stray publisher: whose access moved is unknown, so keystrokes read Redis until
+    the next pong; the hub keeps its one subscription and the next revocation is pushed and acknowledged as before."""
+    hub = access_hub()
+    socket = Recorder()
+    hub.join(user.pk, socket)
+    await until(lambda: time.monotonic() < hub.fresh_until)
+    await hub.epoch(user.pk)
+    generation, runner = hub.generation, hub.runner
+
+    redis_client().publish(ACCESS_CHANNEL, garbage)
+    await until(lambda: hub.generation > generation)
+
+    assert hub.runner is runner and runner is not None and not runner.done()
+    await until(lambda: time.monotonic() < hub.fresh_until)  # leased again by the next pong
+    took = await database_sync_to_async(revoke)(user.pk, "after the garbage")
+    assert took < 1  # acknowledged by the same subscription
+    assert hub.known_epoch(user.pk) == await database_sync_to_async(access_epoch)(user.pk)
+    await until(lambda: socket.messages)
+    assert socket.messages[-1]["reason"] == "after the garbage"
+
+
 def test_a_stalled_worker_loop_reads_redis_once_its_lease_ran_out(user, settings):
     """A hub whose event loop stops (a CPU-bound request, a paused process) for longer than a lease: the revoker
     waits the lease out, and the first keystroke the loop runs afterwards reads the new epoch from Redis."""
