@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
-
 from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
-from projects.models import ROLE_RANK, Membership, Project, ProjectRole
+from projects.models import ROLE_RANK, Membership, Project, ProjectRole, memberships_of
 
 ADMIN = "admin"
 OWNER_ROLES = (ProjectRole.OWNER,)
@@ -53,8 +51,7 @@ def visible_project_role(actor: Any, name: str) -> tuple[Project, str]:
         return visible_project(actor, name), ADMIN
     rows: list[Membership] = []
     if getattr(actor, "is_authenticated", False) and "\x00" not in name:
-        mine = Q(user=actor) | Q(group__in=actor.groups.all())
-        rows = list(Membership.objects.filter(mine, project__name=name).select_related("project"))
+        rows = list(Membership.objects.filter(memberships_of(actor), project__name=name).select_related("project"))
     if not rows:
         raise NotFound("No such project.")
     best = max(rows, key=lambda m: ROLE_RANK.get(m.role, 0))
@@ -85,7 +82,7 @@ def roles_of(user: Any, projects: list[Project]) -> dict[int, str]:
     roles per project (``admin`` for platform admins; projects without a membership are left out)."""
     if is_platform_admin(user):
         return {p.pk: ADMIN for p in projects}
-    rows = Membership.objects.filter(Q(user=user) | Q(group__in=user.groups.all()), project__in=projects)
+    rows = Membership.objects.filter(memberships_of(user), project__in=projects)
     best: dict[int, str] = {}
     for project_id, role in rows.values_list("project_id", "role"):
         if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id, ""), 0):

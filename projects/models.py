@@ -50,9 +50,10 @@ class PodSecurity(models.TextChoices):
 ROLE_RANK = {ProjectRole.VIEWER: 1, ProjectRole.DEVELOPER: 2, ProjectRole.OWNER: 3}
 
 
-def _member_of(user: Any) -> models.Q:
-    """Memberships that apply to ``user``: their own, and those of the OIDC groups they are in."""
-    return models.Q(memberships__user=user) | models.Q(memberships__group__in=user.groups.all())
+def memberships_of(user: Any, path: str = "") -> models.Q:
+    """Memberships that apply to ``user``: their own, and those of the OIDC groups they are in. ``path`` leads from
+    the queried model to the membership (``"memberships__"`` from a project, nothing from a membership)."""
+    return models.Q(**{f"{path}user": user}) | models.Q(**{f"{path}group__in": user.groups.all()})
 
 
 class ProjectQuerySet(models.QuerySet["Project"]):
@@ -62,7 +63,7 @@ class ProjectQuerySet(models.QuerySet["Project"]):
             return self.none()
         if is_platform_admin(user):
             return self.all()
-        return self.filter(_member_of(user)).distinct()
+        return self.filter(memberships_of(user, "memberships__")).distinct()
 
     def for_role(self, user: Any, roles: tuple[str, ...]) -> ProjectQuerySet:
         """Projects where ``user``'s own or a group's membership has one of ``roles`` (admins: all)."""
@@ -70,10 +71,8 @@ class ProjectQuerySet(models.QuerySet["Project"]):
             return self.none()
         if is_platform_admin(user):
             return self.all()
-        by_role = models.Q(memberships__user=user, memberships__role__in=roles) | models.Q(
-            memberships__group__in=user.groups.all(), memberships__role__in=roles
-        )
-        return self.filter(by_role).distinct()
+        # one filter() call: the role and the user (or group) are of the same membership
+        return self.filter(memberships_of(user, "memberships__"), memberships__role__in=roles).distinct()
 
     def active(self) -> ProjectQuerySet:
         return self.filter(state=ProjectState.ACTIVE)
@@ -116,7 +115,7 @@ class Project(models.Model):
         """The highest of ``user``'s own role and their groups' roles here; None when not a member."""
         if not getattr(user, "is_authenticated", False):
             return None
-        roles = self.memberships.filter(models.Q(user=user) | models.Q(group__in=user.groups.all()))
+        roles = self.memberships.filter(memberships_of(user))
         ranked = sorted(roles.values_list("role", flat=True), key=lambda r: ROLE_RANK.get(r, 0))
         return ranked[-1] if ranked else None
 

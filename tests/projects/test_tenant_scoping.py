@@ -100,3 +100,26 @@ def test_visible_project_role_is_admin_for_platform_admins_and_refuses_the_anony
         visible_project_role(admin_user, "absent")
     with pytest.raises(NotFound):
         visible_project_role(AnonymousUser(), "ml")
+
+
+def test_a_role_counts_only_on_the_membership_that_names_the_user_or_their_group(user, other_user, admin_user):
+    """``for_role`` (shells, the catalog's projects): the role and the user (or group) must be one membership's; a
+    viewer is not a developer because someone else in the project is one."""
+    from django.contrib.auth.models import Group
+
+    from projects.access import roles_of, visible_project_role
+
+    team = Group.objects.create(name="team-ml")
+    viewer_only = make_project("viewed", admin_user)
+    via_group = make_project("grouped", admin_user)
+    set_member(viewer_only, MemberInput("user", user.username, "viewer"), actor=admin_user)
+    set_member(viewer_only, MemberInput("user", other_user.username, "developer"), actor=admin_user)
+    set_member(via_group, MemberInput("user", user.username, "viewer"), actor=admin_user)
+    set_member(via_group, MemberInput("group", team.name, "developer"), actor=admin_user)
+    user.groups.add(team)
+
+    writable = set(Project.objects.for_role(user, ("owner", "developer")).values_list("name", flat=True))
+
+    assert writable == {"grouped"}
+    assert roles_of(user, [viewer_only, via_group]) == {viewer_only.pk: "viewer", via_group.pk: "developer"}
+    assert visible_project_role(user, "grouped")[1] == "developer" and viewer_only.role_of(user) == "viewer"
