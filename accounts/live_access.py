@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
+from redis import Redis
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,25 @@ MESSAGE_TYPE = "access.changed"
 ACCESS_CHANNEL = "pinconsole:access"  # the Redis pub/sub channel the hubs subscribe to
 # The hubs of this process when there is no Redis: each takes a change and answers False once its loop is gone.
 _LOCAL_LISTENERS: list[Callable[[dict[str, Any]], bool]] = []
+
+
+_CLIENTS: dict[str, Redis] = {}
+
+
+def cache_redis_url() -> str:
+    """The Redis the default cache names (its first server, which takes the writes): the epochs are kept there, and
+    the hubs' channel is on it. Read from the setting, not from the cache backend's private attributes."""
+    location = settings.CACHES["default"]["LOCATION"]
+    servers = location.split(",") if isinstance(location, str) else list(location)
+    return str(servers[0]).strip()
+
+
+def _redis(url: str) -> Redis:
+    """This process's client of ``url`` (a pool of its own; a Redis that stops answering fails a call in seconds)."""
+    client = _CLIENTS.get(url)
+    if client is None:
+        client = _CLIENTS[url] = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    return client
 
 
 def epoch_key(user_id: int) -> str:
@@ -71,18 +91,16 @@ def _bump_and_notify(ids: list[int], message: dict[str, str]) -> None:
         cache.add(epoch_key(user_id), 0, timeout=None)
         epochs[str(user_id)] = int(cache.incr(epoch_key(user_id)))
     payload: dict[str, Any] = {**message, "users": ids, "epochs": epochs}
-    backend = caches["default"]
-    if isinstance(backend, RedisCache):
-        _publish_and_wait(backend, payload)
+    if isinstance(caches["default"], RedisCache):
+        _publish_and_wait(_redis(cache_redis_url()), payload)
         return
     for listener in list(_LOCAL_LISTENERS):
         if not listener(payload):
             _LOCAL_LISTENERS.remove(listener)
 
 
-def _publish_and_wait(backend: RedisCache, payload: dict[str, Any]) -> None:
+def _publish_and_wait(client: Redis, payload: dict[str, Any]) -> None:
     """PUBLISH, then one acknowledgement per hub that received it, until the lease ran out for the silent ones."""
-    client = backend._cache.get_client(write=True)
     reply = f"{ACCESS_CHANNEL}:ack:{uuid.uuid4().hex}"
     receivers = int(client.publish(ACCESS_CHANNEL, json.dumps({**payload, "reply": reply})))
     deadline = time.monotonic() + float(settings.DEBUG_ACCESS_LEASE_SECONDS)

@@ -37,7 +37,7 @@ from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
-from accounts.live_access import ACCESS_CHANNEL, access_epoch, add_local_listener, epoch_key
+from accounts.live_access import ACCESS_CHANNEL, access_epoch, add_local_listener, cache_redis_url, epoch_key
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = (0.2, 5.0)  # first and longest wait before a new subscriber connection
@@ -107,10 +107,7 @@ class AccessHub:
 
     def _redis(self) -> aioredis.Redis:
         if self.client is None:
-            assert self.redis_backend is not None
-            self.client = aioredis.Redis.from_url(
-                self.redis_backend._servers[0], socket_connect_timeout=2, socket_timeout=2
-            )
+            self.client = aioredis.Redis.from_url(cache_redis_url(), socket_connect_timeout=2, socket_timeout=2)
         return self.client
 
     # -- changes ---------------------------------------------------------------------------------------------
