@@ -23,6 +23,7 @@ close frame holds), so a client that missed the status message still learns why.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from typing import Any
@@ -83,8 +84,39 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         except (RedisError, OSError) as exc:
             log.warning("websocket %s refused, Redis unreachable: %s: %s", scope.get("path"), type(exc).__name__, exc)
             await self.layer_down(send)
+        except Exception:
+            # A bug must not leave the pod-side stream, the session row (and the user's socket cap) and the re-check
+            # loop running without a client: end them, then close 1011 as the server would have.
+            log.exception("websocket %s failed", scope.get("path"))
+            await self.fail()
         finally:
             self._leave_hub()
+
+    async def fail(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.end("portal error", 1011)
+        with contextlib.suppress(RuntimeError, OSError):
+            await self.close_with(1011, "The portal failed on this socket; reconnect.")
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """The client's messages are JSON text frames; anything else (a binary frame, text that is not JSON) ends
+        the socket with 4400 and says why, its session ended and audited like any other close."""
+        if self.ended:
+            return
+        if text_data is None:
+            await self.bad_message("Binary frames are not accepted: send JSON text messages.")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.bad_message("Messages are JSON text; this one is not JSON.")
+            return
+        await self.receive_json(content)
+
+    async def bad_message(self, message: str) -> None:
+        await self.end(f"bad message: {message}", 4400)
+        await self.status("error", message)
+        await self.close_with(4400, message)
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         """Join the hub and take the user's epoch before ``connect`` authorizes: a change that commits while it does

@@ -190,6 +190,55 @@ async def test_the_per_user_cap_refuses_one_socket_more_with_4429(live_pods, pro
     assert refused.after["code"] == 4429 and refused.actor_id == user.pk
 
 
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        ({"bytes_data": b"\x00\xff"}, "Binary frames"),
+        ({"text_data": "not json"}, "not JSON"),
+        ({"text_data": "{{{"}, "not JSON"),
+    ],
+)
+async def test_a_frame_that_is_not_json_text_ends_the_shell_and_frees_its_slot(
+    live_pods, project, user, settings, frame, says
+):
+    """It crashed the consumer before: no close frame, the exec stream and the session row kept alive (and the
+    user's cap used) until the idle limit, no shell.close audited."""
+    settings.DEBUG_SOCKETS_PER_USER = 1
+    await database_sync_to_async(member)(project, user, "developer")
+    path = f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/"
+    shell = await open_shell(path, ws_headers(user))
+
+    await shell.send_to(**frame)
+    messages, code = await closed_with(shell, timeout=15)
+
+    assert code == 4400 and says in messages[-1]["message"]
+    row = await database_sync_to_async(lambda: DebugSession.objects.get())()
+    closed = await database_sync_to_async(lambda: AuditEvent.objects.get(action="shell.close"))()
+    assert row.ended_at is not None and row.close_code == 4400 and closed.after["reason"].startswith("bad message")
+    again = await open_shell(path, ws_headers(user))  # the one slot is free again
+    await again.send_json_to({"type": "stdin", "data": "echo back-$((40+2))\r"})
+    assert "back-42" in await read_until(again, "back-42")
+    await again.disconnect()
+
+
+async def test_a_failure_inside_the_consumer_ends_its_session_and_closes_1011(live_pods, project, user, monkeypatch):
+    """The safety net under every socket: whatever a consumer raises, the pod-side stream and the session end."""
+    from debugging.consumers import ExecConsumer
+
+    async def broken(self: Any, content: Any, **kwargs: Any) -> None:
+        raise RuntimeError("a bug")
+
+    await database_sync_to_async(member)(project, user, "developer")
+    shell = await open_shell(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", ws_headers(user))
+    monkeypatch.setattr(ExecConsumer, "receive_json", broken)
+
+    await shell.send_json_to({"type": "stdin", "data": "x"})
+    _, code = await closed_with(shell, timeout=15)
+
+    row = await database_sync_to_async(lambda: DebugSession.objects.get())()
+    assert code == 1011 and row.ended_at is not None and row.end_reason == "portal error"
+
+
 async def test_log_options_tail_timestamps_and_no_follow(live_pods, project, user):
     await database_sync_to_async(member)(project, user, "viewer")
     path = f"/ws/logs/member-a/{project.namespace}/{live_pods['names'][0]}/app/?tail=3&timestamps=1&follow=0"
