@@ -8,7 +8,6 @@ Lists never come from here: pages and the API read the host watch cache (``clust
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -22,6 +21,7 @@ from clusters.models import Cluster, FederationRole
 from workloads.core import GROUP, VERSION
 from workloads.core.errors import FieldError
 from workloads.core.kinds import kind_info
+from workloads.core.specs.checks import dns_subdomain
 
 T = TypeVar("T")
 FIELD_MANAGER = "pinconsole"
@@ -33,6 +33,19 @@ def version_of(obj: dict[str, Any]) -> str:
     ready), which would make every held version stale within seconds; writes still send the live
     resourceVersion they read, so a change between that read and the write is a 409 too."""
     return str((obj.get("metadata") or {}).get("generation") or "")
+
+
+def object_name(value: str) -> bool:
+    """Whether ``value`` can name a Kubernetes object (a DNS-1123 subdomain, at most 253 characters). The core's
+    check reads ``$``, which also matches before a final newline, hence the second test."""
+    return dns_subdomain(value) is None and not value.endswith("\n")
+
+
+def _absent_unless_named(what: str, name: str) -> None:
+    """A name no object can have names none: NotFound, without asking the apiserver (which would answer
+    ``(400) Name parameter invalid``, or read another path: a name is a URL segment)."""
+    if not object_name(name):
+        raise NotFound(f"{what}: not found")
 
 
 def host_cluster() -> Cluster:
@@ -61,19 +74,36 @@ def _call(what: str, fn: Callable[[CustomObjectsApi], T]) -> T:
 
 
 def _mapped(exc: ApiException, what: str) -> Exception | None:
-    body: dict[str, Any] = {}
-    with contextlib.suppress(TypeError, ValueError):
-        body = json.loads(exc.body or "{}")
+    body = _status_body(exc)
     message = str(body.get("message") or exc.reason or "")
     if exc.status == 404:
         return NotFound(f"{what}: not found")
     if exc.status == 409:
         return Conflict(f"{what}: {message}")
     if exc.status in (400, 422):
-        causes = ((body.get("details") or {}).get("causes")) or []
-        fields = [FieldError(str(c.get("field") or "document"), str(c.get("message") or "")) for c in causes]
-        return Invalid(f"{what}: the host's apiserver refused it: {message}", fields=fields or None)
+        return Invalid(f"{what}: the host's apiserver refused it: {message}", fields=_causes(body))
     return None
+
+
+def _status_body(exc: ApiException) -> dict[str, Any]:
+    """The apiserver's ``Status`` object; {} when the body is not one (a proxy's page, a truncated answer)."""
+    try:
+        body = json.loads(exc.body or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _causes(body: dict[str, Any]) -> list[FieldError]:
+    """Each field the apiserver named (``details.causes``); none, for a refusal of the request as a whole (an
+    invalid name in the path: ``(400) Name parameter invalid``)."""
+    details = body.get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return [
+        FieldError(str(c.get("field") or "document"), str(c.get("message") or ""))
+        for c in causes or []
+        if isinstance(c, dict)
+    ]
 
 
 def _plural(kind: str) -> str:
@@ -82,6 +112,7 @@ def _plural(kind: str) -> str:
 
 def get(kind: str, namespace: str, name: str) -> dict[str, Any]:
     """The live object (a point read: writes need its resourceVersion)."""
+    _absent_unless_named(f"read {kind}/{name}", name)
     return _call(
         f"read {kind}/{name}",
         lambda api: api.get_namespaced_custom_object(GROUP, VERSION, namespace, _plural(kind), name),
@@ -111,6 +142,7 @@ def replace(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def patch(kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
     """A JSON merge patch (operations, scale); a ``metadata.resourceVersion`` in ``body`` makes it conditional."""
+    _absent_unless_named(f"update {kind}/{name}", name)
     return _call(
         f"update {kind}/{name}",
         lambda api: api.patch_namespaced_custom_object(
@@ -120,6 +152,7 @@ def patch(kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[st
 
 
 def delete(kind: str, namespace: str, name: str, *, uid: str | None = None) -> None:
+    _absent_unless_named(f"delete {kind}/{name}", name)
     body = {"preconditions": {"uid": uid}} if uid else None
     _call(
         f"delete {kind}/{name}",

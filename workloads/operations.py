@@ -2,8 +2,13 @@
 
 Each is a change of the host object's spec (``spec.operations``, ``spec.replicas``) that the federation
 carries to every shard; it is checked like a submission (the changed spec must still be valid and fit the
-grant), written as a conditional merge patch (a concurrent change is a 409, never a lost update) and
-audited. Developers and owners may operate; viewers are refused, other tenants get a 404.
+grant), written as a conditional merge patch (never a lost update) and audited. Developers and owners may
+operate; viewers are refused, other tenants get a 404.
+
+The operator and the federation write the object's status and metadata all the time, so the patch's
+resourceVersion is often stale by the time it lands. Such a conflict is retried on a fresh read: an
+operation is a small change the caller wants applied to whatever is live. Only a caller who named a version
+(``If-Match``, a page's version) gets a 409, and only when the spec moved past it (both versions named).
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from base.errors import Conflict, Invalid, NotFound
 from projects.access import require_role
 from projects.models import Project
 from workloads import host
+from workloads.conflicts import raced, retried_on_conflict
 from workloads.core.errors import FieldError
 from workloads.core.kinds import KINDS
+from workloads.core.specs.checks import container_name
 from workloads.core.status import rfc3339
 from workloads.documents import editable, merge_patch
+from workloads.reads import pods_of
 from workloads.submission import WRITE_ROLES, check, record
 
 OPERATIONS = ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
@@ -45,11 +53,11 @@ def operation_patch(
     if operation == "restart":
         return {"operations": {"restartedAt": now}}
     if operation == "restart-container":
-        pod_spec = spec.get("template") if kind == "PinApp" else spec
-        names = [c.get("name") for c in (pod_spec or {}).get("containers") or []]
-        if container not in names:
-            raise Invalid.on("container", f"must be one of the workload's containers: {', '.join(map(str, names))}")
-        request = {"container": container, "requestedAt": now, **({"pod": pod} if pod else {})}
+        _check_container(kind, spec, container)
+        if pod:
+            _check_pod(live, pod)
+        # null removes the pod an earlier request named (a merge patch keeps what it does not mention)
+        request = {"container": container, "requestedAt": now, "pod": pod or None}
         return {"operations": {"restartContainer": request}}
     if operation == "scale":
         if not KINDS[kind].scalable:
@@ -72,26 +80,27 @@ def operate(
     pod: str = "",
     version: str | None = None,
 ) -> dict[str, Any]:
-    """Apply ``operation`` to the workload; returns the host object as written."""
+    """Apply ``operation`` to the workload; returns the host object as written. ``version`` (If-Match) makes it
+    conditional on the spec still being at that version."""
     require_role(project, actor, WRITE_ROLES)
     if not project.is_active:
         raise Conflict(f"Project {project.name} is archived.")
-    live = _live(project, kind, name)
-    _current(live, version)
-    patch = operation_patch(live, operation, replicas=replicas, container=container, pod=pod)
-    changed = _merged(live, {"spec": patch})
-    check(project, changed)  # still valid, and a scale-up must still be able to fit the grant
-    body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
-    written = host.patch(kind, project.namespace, name, body)
-    record(
-        actor,
-        project,
-        f"workload.{operation}",
-        kind,
-        name,
-        before=_relevant(live.get("spec") or {}, patch),
-        after=patch,
-    )
+    changes: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (live, patch) of the attempt that was written
+
+    def attempt() -> dict[str, Any]:
+        live = _live(project, kind, name)
+        _current(live, version)
+        patch = operation_patch(live, operation, replicas=replicas, container=container, pod=pod)
+        check(project, _merged(live, {"spec": patch}))  # still valid; a scale-up must still fit the grant
+        body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
+        written = raced(lambda: host.patch(kind, project.namespace, name, body))
+        changes.append((live, patch))
+        return written
+
+    written = retried_on_conflict(attempt)
+    live, patch = changes[-1]
+    before = _relevant(live.get("spec") or {}, patch)
+    record(actor, project, f"workload.{operation}", kind, name, before=before, after=patch)
     return written
 
 
@@ -111,6 +120,28 @@ def _live(project: Project, kind: str, name: str) -> dict[str, Any]:
         return host.get(kind, project.namespace, name)
     except NotFound:
         raise NotFound(f"No {kind} named {name} in project {project.name}.") from None
+
+
+def _check_container(kind: str, spec: dict[str, Any], container: str) -> None:
+    problem = container_name(container) if container else None
+    if problem is not None:
+        raise Invalid.on("container", f"must be a container's name (a DNS-1123 label): {problem}")
+    pod_spec = spec.get("template") if kind == "PinApp" else spec
+    names = [c.get("name") for c in (pod_spec or {}).get("containers") or []]
+    if container not in names:
+        raise Invalid.on("container", f"must be one of the workload's containers: {', '.join(map(str, names))}")
+
+
+def _check_pod(live: dict[str, Any], pod: str) -> None:
+    """One of the workload's pods, as the member watch caches know them (the pods the page and the pods API
+    list): a name that is not one would be carried to every shard for nothing, or be a path's worth of text."""
+    if not host.object_name(pod):
+        raise Invalid.on("pod", f"must be a pod's name (a DNS-1123 subdomain of at most 253 characters): {pod!r}")
+    meta = live.get("metadata") or {}
+    found, problems = pods_of(str(live.get("kind")), str(meta.get("namespace")), str(meta.get("name")))
+    if pod not in {p.name for pods in found.values() for p in pods}:
+        unsynced = f" (not every cluster's pods are known yet: {'; '.join(problems)})" if problems else ""
+        raise Invalid.on("pod", f"must be one of the workload's pods; {pod} is not{unsynced}")
 
 
 def _current(live: dict[str, Any], version: str | None) -> None:

@@ -56,11 +56,13 @@ class Found:
 def find_workload(user: Any, project_name: str, kind: str, name: str) -> Found:
     """The host object of a workload ``user`` may see: from the host watch cache, or (a miss: it may have
     been written a moment ago) one point read of the host. ``NotFound`` for another tenant's or a missing
-    one, ``Unavailable`` when the host cannot be read."""
+    one (or a name no Kubernetes object can have), ``Unavailable`` when the host cannot be read."""
     from clusters import runtime
 
     project = visible_project(user, project_name)
     kind = kind_named(kind)
+    if not host.object_name(name):  # can name no workload: absent, as the host is never asked
+        raise NotFound(f"No {kind} named {name} in project {project.name}.")
     cache = runtime.host_cache()
     obj = cache.get(KINDS[kind].plural, project.namespace, name) if cache is not None else None
     if obj is None:

@@ -134,14 +134,38 @@ class PatchSerializer(StrictInput):
     spec = serializers.DictField(required=False)
 
 
+class NoInputSerializer(StrictInput):
+    """An operation that takes no input: no body, or an empty object (a field is a 400 naming it)."""
+
+
 class ScaleSerializer(StrictInput):
+    """The number of replicas to run (scalable kinds only)."""
+
     replicas = serializers.IntegerField(min_value=0, max_value=MAX_REPLICAS)
 
 
+# A pod's name (a DNS-1123 subdomain), or empty for every pod.
+POD_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+
+
 class RestartContainerSerializer(StrictInput):
-    container = serializers.CharField(max_length=63)
-    pod = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=253, help_text="one pod; all when empty"
+    """One container to restart, in every pod of the workload or in the one ``pod`` names."""
+
+    # trim_whitespace off: "app\n" is not a name (the service refuses it) rather than quietly "app"
+    container = serializers.RegexField(
+        NAME_PATTERN,
+        max_length=63,
+        trim_whitespace=False,
+        help_text="one of the workload's containers (a DNS-1123 label)",
+    )
+    pod = serializers.RegexField(
+        POD_PATTERN,
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=253,
+        trim_whitespace=False,
+        help_text="one of the workload's pods (as the project's pods list names them); every pod when empty",
     )
 
 

@@ -45,6 +45,7 @@ from workloads.api.serializers import (
     VIEWS,
     DocumentSerializer,
     NewDocumentSerializer,
+    NoInputSerializer,
     PatchSerializer,
     RestartContainerSerializer,
     ScaleSerializer,
@@ -297,11 +298,22 @@ def bounded_int(request: Request, name: str, default: int, maximum: int) -> int:
 
 def document_of(request: Request, shape: type[Serializer] = DocumentSerializer) -> dict[str, Any]:
     """The body, checked against the schema's ``shape`` of it (the service validates the kind's spec)."""
+    _checked(request, shape)
+    return dict(request.data)
+
+
+def input_of(request: Request, shape: type[Serializer]) -> dict[str, Any]:
+    """The body's values as ``shape`` reads them (defaults filled in), once it is checked against it."""
+    return dict(_checked(request, shape).validated_data)
+
+
+def _checked(request: Request, shape: type[Serializer]) -> Serializer:
     data = request.data
-    if not isinstance(data, dict):
+    if not isinstance(data, dict):  # no body is {} (DRF's empty data)
         raise Invalid.on("document", "must be one object (a mapping)")
-    shape(data=data).is_valid(raise_exception=True)
-    return dict(data)
+    payload = shape(data=data)
+    payload.is_valid(raise_exception=True)
+    return payload
 
 
 def answer(obj: dict[str, Any], project: Project, *, code: int = status.HTTP_200_OK, **headers: str) -> Response:
@@ -551,7 +563,8 @@ _DESCRIPTIONS = {
     "restart-container": "Restart one container, in every pod or in the one `pod` names.",
     "scale": "Set the number of replicas (scalable kinds: the quota check applies to a scale-up).",
 }
-_BODIES: dict[str, Any] = {"scale": ScaleSerializer, "restart-container": RestartContainerSerializer}
+# Each operation's body; the others take none (no body, or {}: NoInputSerializer), so a field is a 400 naming it.
+_BODIES: dict[str, type[Serializer]] = {"scale": ScaleSerializer, "restart-container": RestartContainerSerializer}
 _BODY_EXAMPLES = {
     "scale": [OpenApiExample("Three replicas", value={"replicas": 3}, request_only=True)],
     "restart-container": [
@@ -567,12 +580,7 @@ class OperationView(_ApiView):
 
     def run(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
-        body: dict[str, Any] = {}
-        shape = _BODIES.get(self.operation)
-        if shape is not None:
-            payload = shape(data=request.data)
-            payload.is_valid(raise_exception=True)
-            body = dict(payload.validated_data)
+        body = input_of(request, _BODIES.get(self.operation, NoInputSerializer))
         written = operations.operate(
             request.user, found.project, found.kind, found.name, self.operation, version=if_match(request), **body
         )
@@ -584,7 +592,7 @@ def operation_view(operation: str) -> Any:
     schema = extend_schema(
         operation_id=f"workloads_{operation.replace('-', '_')}",
         parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH],
-        request=_BODIES.get(operation),
+        request=_BODIES.get(operation, NoInputSerializer),
         responses={200: WorkloadSerializer, **_errors(400, 401, 403, 404, 409, 429, 503)},
         examples=[*_BODY_EXAMPLES.get(operation, []), WORKLOAD_EXAMPLE],
         description=_DESCRIPTIONS[operation] + " Viewers are refused (403).",
