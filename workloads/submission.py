@@ -23,6 +23,7 @@ from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project, ProjectRole
 from workloads import host
+from workloads.conflicts import raced, retried_on_conflict
 from workloads.core.errors import FieldError, SpecInvalid
 from workloads.core.federation.admission import claim_of, shortfalls
 from workloads.core.grants import Allocation
@@ -167,22 +168,39 @@ def submit(
     live = _live(kind, project.namespace, name)
     if live is not None and create_only:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.")
-    if live is not None and version and version != host.version_of(live):
+    if live is not None:
+        _still_at(live, version)
+    if dry_run:
+        return Accepted(manifest, workload, live is None, dry_run=True)
+    if live is None:
+        return _create(actor, project, manifest, workload)
+    reads = iter([live])  # the first attempt writes over the object just read; a retry reads it again
+
+    def replace() -> tuple[dict[str, Any], dict[str, Any]]:
+        current = next(reads, None) or _live(kind, project.namespace, name)
+        if current is None:
+            raise NotFound(f"No {kind} named {name} in project {project.name}: it was deleted meanwhile.")
+        _still_at(current, version)
+        meta = manifest["metadata"]
+        meta["resourceVersion"] = current["metadata"].get("resourceVersion")
+        meta["finalizers"] = current["metadata"].get("finalizers") or []  # the federation's stays
+        return raced(lambda: host.replace(manifest)), current
+
+    written, before = retried_on_conflict(replace)  # past the operator's and the federation's status writes
+    record(actor, project, "workload.update", kind, name, before=before.get("spec"), after=manifest.get("spec"))
+    return Accepted(written, workload, False)
+
+
+def _still_at(live: dict[str, Any], version: str | None) -> None:
+    """A caller who named a version (If-Match, the version an edit started from) is refused once the spec moved
+    past it, both versions named; status and metadata writes do not move it."""
+    if version and version != host.version_of(live):
+        kind, name = live.get("kind"), (live.get("metadata") or {}).get("name")
         raise Conflict(
             f"{kind} {name} changed since you read it: you edited version {version}, "
             f"the live version is {host.version_of(live)}.",
             fields=[FieldError("version", f"is {host.version_of(live)}")],
         )
-    if dry_run:
-        return Accepted(manifest, workload, live is None, dry_run=True)
-    if live is None:
-        return _create(actor, project, manifest, workload)
-    meta = manifest["metadata"]
-    meta["resourceVersion"] = live["metadata"].get("resourceVersion")
-    meta["finalizers"] = live["metadata"].get("finalizers") or []  # the federation's stays
-    written = host.replace(manifest)
-    record(actor, project, "workload.update", kind, name, before=live.get("spec"), after=manifest.get("spec"))
-    return Accepted(written, workload, False)
 
 
 def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Workload) -> Accepted:
