@@ -20,6 +20,7 @@ from rest_framework import exceptions, pagination, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from base.parsers import printable
 from base.requestid import current_request_id
 from workloads.core.errors import ServiceError, Unavailable
 
@@ -44,12 +45,14 @@ def _flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
 
 
 def error_body(status_code: int, code: str, message: str, fields: list[dict[str, str]] | None = None) -> dict:
+    """The one error body. Its text may quote the input (a key, a value), so characters UTF-8 cannot encode (a
+    lone surrogate from JSON's ``"\\ud800"``) are written as escapes: the renderer would fail on them, a 500."""
     return {
         "error": {
             "status": status_code,
             "code": code,
-            "message": message,
-            "fields": fields or [],
+            "message": printable(message),
+            "fields": [{"path": printable(f["path"]), "message": printable(f["message"])} for f in fields or []],
             "request_id": current_request_id(),
         }
     }
@@ -130,10 +133,14 @@ class StrictInput(serializers.Serializer):
     says ``additionalProperties: false``), never silently dropped; a value of another JSON type than the field's
     is a 400 too (DRF would coerce 5 to "5")."""
 
+    def unknown_field(self, key: str) -> str:
+        """The message for a field the body does not take (a body may say what it does take)."""
+        return "is not a field of this body"
+
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             unknown = [key for key in data if key not in self.fields or self.fields[key].read_only]
-            errors = {str(key): ["is not a field of this body"] for key in unknown}
+            errors = {str(key): [self.unknown_field(str(key))] for key in unknown}
             errors.update(type_errors(self, data, ""))
             if errors:
                 raise exceptions.ValidationError(errors)

@@ -29,7 +29,8 @@ from workloads.core.tiers import Tier
 
 @dataclass(frozen=True)
 class QuotaInput:
-    """A grant as typed in a form or sent as JSON: Kubernetes quantities (``8``, ``500m``, ``32Gi``)."""
+    """A grant as typed in a form or sent as JSON: Kubernetes quantities (``8``, ``500m``, ``32Gi``). The API
+    passes a JSON value of another type (``8``) as sent: ``parse_quota_input`` refuses it by field."""
 
     cpu: str = "0"
     memory: str = "0"
@@ -53,6 +54,15 @@ def _parse_pods(value: str) -> int:
         raise QuantityError(f"{value!r} is not a whole number of pods") from None
 
 
+def _json_type(value: object) -> str:
+    """What JSON calls ``value``'s type, for a message (its text may be megabytes)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else type(value).__name__
+
+
 QUANTITY_MAX = 64  # characters: far more than any storable grant needs (9223372036854775807 is 19)
 _PARSERS = {"cpu": parse_cpu, "memory": parse_memory, "gpu": parse_gpu, "pods": _parse_pods}
 
@@ -69,8 +79,12 @@ def parse_quota_input(data: QuotaInput, *, prefix: str = "") -> Allocation:
     errors: dict[str, str] = {}
     values: dict[str, int] = {}
     for field in (f.name for f in fields(QuotaInput)):
-        raw = str(getattr(data, field)).strip()
+        value: object = getattr(data, field)
         path, example = f"{prefix}{field}", _EXAMPLES[field]
+        if not isinstance(value, str):
+            errors[path] = f"A JSON {_json_type(value)} is not a quantity; send a string, for example {example}."
+            continue
+        raw = value.strip()
         if not raw:
             errors[path] = f"Give a quantity (0 for none), for example {example}."
             continue
@@ -106,12 +120,22 @@ def auto_approve_limit() -> Allocation:
         raise ImproperlyConfigured(f"PROJECT_QUOTA_AUTO_APPROVE: {exc.message}") from exc
 
 
+def tier_named(label: str) -> Tier | None:
+    """The tier whose label is exactly ``label``, as the API's schema enumerates them (``reserved``...): one
+    rule for every spelling, so ``Reserved`` is refused like ``RESERVED`` (the spec's ``spec.tier`` spelling
+    is ``Tier.parse``'s)."""
+    return next((tier for tier in Tier if tier.label == label), None)
+
+
+def tier_error(label: str) -> str:
+    return f"{label!r} is not a tier; use one of {', '.join(t.label for t in Tier)}."
+
+
 def tier_of(label: str, *, path: str = "tier") -> Tier:
-    try:
-        return Tier.parse(label)
-    except ValueError:
-        names = ", ".join(t.label for t in Tier)
-        raise Invalid.on(path, f"{label!r} is not a tier; use one of {names}.") from None
+    tier = tier_named(label)
+    if tier is None:
+        raise Invalid.on(path, tier_error(label))
+    return tier
 
 
 def grant_of(project: Project, tier: Tier, *, lock: bool = False) -> Allocation:

@@ -28,6 +28,8 @@ from projects.grants import (
     lock_tiers,
     open_request,
     parse_quota_input,
+    tier_error,
+    tier_named,
     write_grant,
 )
 from projects.members import MAX_MEMBERS, MemberInput, member_errors
@@ -161,9 +163,9 @@ def _parse_quotas(draft: ProjectDraft) -> tuple[dict[str, str], dict[Tier, Alloc
     errors: dict[str, str] = {}
     grants: dict[Tier, Allocation] = {}
     for key, data in draft.quotas.items():
-        tier = next((t for t in Tier if key in (t.label, t.value)), None)
+        tier = tier_named(key)
         if tier is None:
-            errors[f"quotas.{key}"] = f"{key!r} is not a tier; use one of {', '.join(t.label for t in Tier)}."
+            errors[f"quotas.{key}"] = tier_error(key)
             continue
         try:
             grants[tier] = parse_quota_input(data, prefix=f"quotas.{tier.label}.")

@@ -38,6 +38,7 @@ from projects.access import require_role
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
 from projects.provisioning import provision_project, remove_project
 
+RETRY_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)  # who may run a pair now (platform admins too)
 MAX_PASSES = 5  # re-applies in one run while the project keeps changing under it
 BACKOFF_BASE = timedelta(seconds=30)  # a failed pair waits 30 s, 60 s, ... up to BACKOFF_CAP
 BACKOFF_CAP = timedelta(minutes=15)
@@ -214,7 +215,7 @@ def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
     cluster = Cluster.objects.filter(pk=cluster_id).first()
     if project is None or cluster is None:
         raise NotFound("No such project or cluster.")
-    require_role(project, actor, (ProjectRole.OWNER, ProjectRole.DEVELOPER))
+    require_role(project, actor, RETRY_ROLES)
     with transaction.atomic():
         audit.record(
             "project.provisioning.retry",

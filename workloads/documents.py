@@ -3,6 +3,11 @@
 PyYAML's safe loader already refuses arbitrary tags; on top of it this loader refuses aliases (a "billion
 laughs" document expands aliases into exponential memory), and bounds the text size, the nesting depth
 and the number of nodes, all before anything is built. The result must be one object (a mapping).
+
+Each value is checked as it is built, so a refusal names its line: PyYAML raises a plain ``ValueError`` for an
+impossible date (``2001-02-30``) or an integer of more than 4300 digits, builds hex and base-60 integers of any
+size (which Python then refuses to print), and turns ``"\\ud800"`` escapes into lone surrogates, which are not
+text (UTF-8 cannot encode them); an escaped surrogate pair (``"\\ud83d\\ude00"``) is joined as JSON does.
 """
 
 from __future__ import annotations
@@ -18,7 +23,11 @@ from workloads.core.errors import FieldError
 MAX_BYTES = 512 * 1024
 MAX_DEPTH = 40
 MAX_NODES = 20_000
+MAX_INTEGER_DIGITS = 4300  # as json.loads: Python parses and prints no longer integer
 FIELD = "document"
+_TOO_BIG = 10**MAX_INTEGER_DIGITS
+_INT = "tag:yaml.org,2002:int"
+_KINDS = {"tag:yaml.org,2002:timestamp": "date or time", _INT: "integer", "tag:yaml.org,2002:float": "number"}
 
 
 class _Refused(yaml.YAMLError):
@@ -46,6 +55,42 @@ class _BoundedLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            value = super().construct_object(node, deep)
+        except (ValueError, OverflowError) as exc:  # a scalar PyYAML resolved but cannot build
+            reason = f"more than {MAX_INTEGER_DIGITS} digits" if node.tag == _INT else str(exc)
+            raise _Refused(_unreadable(node, reason)) from None
+        if isinstance(value, int) and abs(value) >= _TOO_BIG:  # hex and base 60 are built at any size
+            raise _Refused(_unreadable(node, f"more than {MAX_INTEGER_DIGITS} digits"))
+        if isinstance(value, str):
+            return _text(value, node)
+        return value
+
+
+def _where(node: Any) -> str:
+    mark = node.start_mark
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _unreadable(node: Any, reason: str) -> str:
+    """Why a scalar cannot be read, without the scalar itself (it may be thousands of digits)."""
+    kind = _KINDS.get(node.tag, "value")
+    shown = str(node.value)
+    shown = shown if len(shown) <= 40 else f"{shown[:20]}..."
+    return f"{_where(node)}: {shown} is not a valid {kind} ({reason}); quote it to keep it as text"
+
+
+def _text(value: str, node: Any) -> str:
+    """``value`` as UTF-8 can hold it: escaped surrogate pairs joined; a lone surrogate is refused."""
+    if value.isascii():
+        return value
+    joined = value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    lone = next((c for c in joined if "\ud800" <= c <= "\udfff"), None)
+    if lone is not None:
+        raise _Refused(f"{_where(node)}: \\u{ord(lone):04x} is half of a surrogate pair, not a character")
+    return joined
+
 
 def _invalid(message: str, detail: str) -> Invalid:
     return Invalid(message, fields=[FieldError(FIELD, detail)])
@@ -53,7 +98,7 @@ def _invalid(message: str, detail: str) -> Invalid:
 
 def load_document(text: str | bytes) -> dict[str, Any]:
     """The one object ``text`` holds; ``Invalid`` (400, field ``document``) saying what is wrong otherwise."""
-    size = len(text.encode() if isinstance(text, str) else text)
+    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
     if size > MAX_BYTES:
         raise _invalid(f"the document is {size} bytes; the limit is {MAX_BYTES}", "too large")
     if isinstance(text, bytes):

@@ -62,7 +62,13 @@ ProvisioningStateField = named_choice(
 
 
 class QuantityField(serializers.CharField):
-    checked_by_service = True  # a number is refused by the service, naming the field (base.api.type_errors)
+    """A quantity is a string, as the schema says. A value of another JSON type reaches the service as sent
+    (DRF would turn 8 into "8" and accept it), which refuses it by field together with every other error."""
+
+    checked_by_service = True  # base.api.type_errors leaves it to the service
+
+    def to_internal_value(self, data: Any) -> Any:
+        return super().to_internal_value(data) if isinstance(data, str) else data
 
 
 def quantity_field(name: str, **kwargs: Any) -> serializers.CharField:

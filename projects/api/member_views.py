@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from base.api_schema import error_response
 from base.errors import NotFound
+from projects.access import require_role
 from projects.api.serializers import MemberRoleSerializer, MembershipSerializer
 from projects.members import KINDS, MemberInput, find_subject, remove_member, set_member
 from projects.models import Membership, Project
@@ -71,6 +72,7 @@ class ProjectMembersMixin:
     @member.mapping.put
     def put_member(self, request: Request, name: str, kind: str, member: str) -> Response:
         project = self.get_object()
+        require_role(project, request.user)  # authorization first: a viewer's bad body is a 403, not a 400
         payload = MemberRoleSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         membership = set_member(project, MemberInput(kind, member, payload.validated_data["role"]), actor=request.user)

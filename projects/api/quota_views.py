@@ -9,14 +9,14 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRespo
 from rest_framework import serializers as drf_serializers
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from base.api_schema import error_response
+from base.parsers import JSONParser
 from base.permissions import is_platform_admin
-from projects.access import require_platform_admin
+from projects.access import require_platform_admin, require_role
 from projects.api.fields import REQUEST_STATES, TIERS
 from projects.api.serializers import (
     DecisionSerializer,
@@ -134,6 +134,7 @@ class ProjectQuotaMixin:
     @action(detail=True, methods=["put"], url_path=r"quota/(?P<tier>[^/]+)", url_name="quota-tier")
     def set_quota(self, request: Request, name: str, tier: str) -> Response:
         project = self.get_object()
+        require_role(project, request.user)  # authorization first: a viewer's bad body is a 403, not a 400
         payload = QuotaChangeInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         reason = payload.validated_data["reason"]
@@ -179,6 +180,7 @@ class ProjectQuotaMixin:
     )
     def forced_decrease(self, request: Request, name: str, tier: str) -> Response:
         project = self.get_object()
+        require_platform_admin(request.user, "force a quota decrease")
         payload = ForcedDecreaseInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
@@ -234,6 +236,7 @@ class QuotaRequestViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str) -> Response:
         found = self.get_object()  # 404 for a request the caller cannot see, before the role check
+        require_platform_admin(request.user, "approve quota requests")  # then the role, before the body
         payload = DecisionSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         decided = approve_request(found.pk, actor=request.user, reason=payload.validated_data["reason"])
@@ -248,6 +251,7 @@ class QuotaRequestViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str) -> Response:
         found = self.get_object()
+        require_platform_admin(request.user, "reject quota requests")
         payload = RejectionSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         decided = reject_request(found.pk, actor=request.user, reason=payload.validated_data["reason"])

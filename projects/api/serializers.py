@@ -118,15 +118,18 @@ class ProjectCreateSerializer(StrictInput):
         )
 
 
-class ProjectPatchSerializer(serializers.Serializer):
+class ProjectPatchSerializer(StrictInput):
     """Owners and platform admins edit the description fields; only platform admins the Pod Security
-    level. Any other field (``name`` included) is refused by name."""
+    level. Any other field (``name`` included) is refused by name, and so is a value that is not a string."""
 
     display_name = serializers.CharField(required=False, allow_blank=True)
     team = serializers.CharField(required=False, allow_blank=True)
     cost_center = serializers.CharField(required=False, allow_blank=True)
     description = serializers.CharField(required=False, allow_blank=True)
     pod_security = PodSecurityField(required=False, help_text="Platform admins only.")
+
+    def unknown_field(self, key: str) -> str:
+        return f"{key} cannot be changed here; editable: {', '.join(self.fields)}."
 
 
 class ProjectSerializer(serializers.ModelSerializer):

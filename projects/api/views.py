@@ -15,13 +15,13 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework import serializers as drf_serializers
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from base.api_schema import error_response
-from projects.access import roles_of, visible_project
+from base.parsers import JSONParser
+from projects.access import require_role, roles_of, visible_project
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
@@ -144,11 +144,10 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
     )
     def partial_update(self, request: Request, name: str) -> Response:
         project = self.get_object()
+        require_role(project, request.user)  # authorization first: a viewer's bad body is a 403, not a 400
         payload = ProjectPatchSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         changes: dict[str, Any] = dict(payload.validated_data)
-        if isinstance(request.data, dict):  # fields it does not know reach the service, which names them
-            changes |= {key: value for key, value in request.data.items() if key not in payload.fields}
         level = changes.pop("pod_security", None)
         with transaction.atomic():
             if changes or level is None:

@@ -22,6 +22,7 @@ from base.errors import Conflict, Invalid
 from base.htmx import is_partial, render_form, render_page
 from clusters.models import Cluster
 from projects import tasks
+from projects.access import require_role
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
 from projects.lifecycle import archive_project, set_pod_security, set_shell_recording, update_project
 from projects.members import MemberInput, remove_member, set_member
@@ -120,6 +121,7 @@ def project_pod_security(request: HttpRequest, name: str) -> HttpResponse:
 def project_shell_recording(request: HttpRequest, name: str) -> HttpResponse:
     """``record_shells`` = 1 / 0: record shell transcripts of this project (owners and platform admins)."""
     project = visible_project(request, name)
+    require_role(project, request.user)  # authorization first: a viewer gets 403 whatever the value
     value = request.POST.get("record_shells", "")
     if value not in ("0", "1"):
         raise Invalid.on("record_shells", "Give 1 (record shells) or 0 (do not).")
@@ -183,6 +185,7 @@ def project_quota(request: HttpRequest, name: str) -> HttpResponse:
     project = visible_project(request, name)
     if request.method == "GET":
         return _section(request, project, "quota", sections.quota(project))
+    require_role(project, request.user)  # authorization first: a viewer gets 403 whatever the tier
     tier = next((t for t in Tier if t.label == request.POST.get("tier", "")), None)
     if tier is None:
         raise Http404("No such tier.")
@@ -220,6 +223,7 @@ def project_provisioning(request: HttpRequest, name: str) -> HttpResponse:
 def project_retry(request: HttpRequest, name: str, cluster: str) -> HttpResponse:
     """Run the provisioning of the project on one cluster now (owners, developers, platform admins)."""
     project = visible_project(request, name)
+    require_role(project, request.user, tasks.RETRY_ROLES)  # authorization first: a viewer gets 403 for any cluster
     target = get_object_or_404(Cluster, name=cluster)
     tasks.retry_on_cluster(project.pk, target.pk, actor=request.user)
     if not is_partial(request):

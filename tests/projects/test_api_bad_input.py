@@ -514,3 +514,119 @@ def test_a_quantity_too_long_to_be_one_is_refused_by_path_never_a_500(project, o
     assert "64 characters at most" in fields(onboarding)["quotas.ondemand.pods"]
     assert len(response.content) < 1000
     assert snapshot() == before
+
+
+# --- the input contract: JSON types, tier names, authorization first ---------------------------------------
+
+
+@pytest.mark.parametrize("body", [{"description": 5}, {"team": True}, {"display_name": ["x"]}, {"cost_center": {}}])
+def test_a_project_edit_of_another_json_type_is_refused_by_field(project, owner, body):
+    before = snapshot()
+
+    response = as_(owner).patch("/api/v1/projects/ads/", body, format="json")
+
+    assert fields(response) == {next(iter(body)): "must be a string"}
+    assert snapshot() == before
+
+
+def test_an_unknown_field_of_an_edit_is_named_with_what_is_editable(project, owner):
+    before = snapshot()
+
+    response = as_(owner).patch("/api/v1/projects/ads/", {"name": "renamed", "colour": "red"}, format="json")
+
+    found = fields(response)
+    assert set(found) == {"name", "colour"}
+    assert found["colour"] == (
+        "colour cannot be changed here; editable: display_name, team, cost_center, description, pod_security."
+    )
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("url", ["/api/v1/projects/ads/quota/ondemand/", "/api/v1/projects/ads/quota/reserved/"])
+def test_quantities_as_json_numbers_are_refused_by_field_as_the_schema_says(project, owner, url):
+    before = snapshot()
+
+    response = as_(owner).put(url, {"cpu": 1, "memory": 1.5, "gpu": 0, "pods": True}, format="json")
+
+    found = fields(response)
+    assert set(found) == {"cpu", "memory", "gpu", "pods"}
+    assert found["cpu"] == "A JSON number is not a quantity; send a string, for example 8 or 500m."
+    assert found["pods"].startswith("A JSON boolean is not a quantity")
+    assert snapshot() == before
+
+
+def test_quantities_of_other_json_types_are_refused_at_onboarding_and_in_previews(region, caches, user, admin_user):
+    project_body = {**CREATE, "quotas": {"ondemand": {"cpu": 2, "memory": ["1Gi"]}}}
+    before = snapshot()
+
+    onboarding = as_(user).post("/api/v1/projects/", project_body, format="json")
+
+    assert set(fields(onboarding)) == {"quotas.ondemand.cpu", "quotas.ondemand.memory"}
+    assert "A JSON array is not a quantity" in fields(onboarding)["quotas.ondemand.memory"]
+    assert snapshot() == before
+
+
+def test_the_schema_says_quantities_are_strings(project, owner):
+    schema = as_(owner).get("/api/schema/?format=json").json()
+
+    grant = schema["components"]["schemas"]["QuotaChangeInputRequest"]["properties"]
+    assert {grant[name]["type"] for name in ("cpu", "memory", "gpu", "pods")} == {"string"}
+
+
+@pytest.mark.parametrize("tier", ["Reserved", "RESERVED", "OnDemand", "reserved ", "gold"])
+def test_a_tier_is_named_exactly_as_the_schema_enumerates_it(project, owner, tier):
+    before = snapshot()
+
+    response = as_(owner).put(f"/api/v1/projects/ads/quota/{tier}/", GRANT, format="json")
+
+    assert fields(response) == {"tier": f"{tier!r} is not a tier; use one of reserved, ondemand, preemptible."}
+    assert snapshot() == before
+
+
+def test_the_exact_tier_labels_are_taken(project, owner):
+    for tier in ("reserved", "ondemand", "preemptible"):
+        response = as_(owner).put(f"/api/v1/projects/ads/quota/{tier}/", GRANT, format="json")
+        assert response.status_code in (200, 202), response.json()
+
+
+def test_onboarding_takes_the_same_tier_names_as_the_quota_path(region, caches, user):
+    before = snapshot()
+
+    response = as_(user).post("/api/v1/projects/", {**CREATE, "quotas": {"Reserved": {"cpu": "1"}}}, format="json")
+
+    assert fields(response) == {
+        "quotas.Reserved": "'Reserved' is not a tier; use one of reserved, ondemand, preemptible."
+    }
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("patch", "/api/v1/projects/ads/", {"description": 5}),
+        ("patch", "/api/v1/projects/ads/", {"colour": "red"}),
+        ("put", "/api/v1/projects/ads/quota/ondemand/", {"cpu": "1", "unknown": 1}),
+        ("put", "/api/v1/projects/ads/quota/gold/", {"cpu": []}),
+        ("put", "/api/v1/projects/ads/members/user/vic/", {"role": "viewer", "x": 1}),
+        ("put", "/api/v1/projects/ads/members/user/vic/", {"role": 5}),
+        ("post", "/api/v1/projects/ads/quota/ondemand/forced-decrease/", {"cpu": 5}),
+    ],
+    ids=["edit-type", "edit-unknown", "quota-unknown", "quota-tier", "member-unknown", "member-type", "force"],
+)
+def test_a_viewer_with_a_bad_body_is_refused_for_the_role_first(project, viewer, method, path, body):
+    before = snapshot()
+
+    response = getattr(as_(viewer), method)(path, body, format="json")
+
+    refused(response, 403)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_an_owner_deciding_a_request_with_a_bad_body_is_refused_for_the_role_first(project, pending, owner, decision):
+    before = snapshot()
+
+    response = as_(owner).post(f"/api/v1/quota-requests/{pending.pk}/{decision}/", {"reason": 5, "x": 1}, format="json")
+
+    refused(response, 403)
+    assert snapshot() == before

@@ -5,6 +5,8 @@ with the JSON text of each, remembered by the object's version as the representa
 ``PageJSONRenderer`` is DRF's ``JSONRenderer`` that splices those texts into the body instead of encoding the
 objects again: the same bytes as ``JSONRenderer`` gives, byte for byte (``tests/workloads/api/test_encoded_pages.py``).
 Asked to indent (``Accept: application/json; indent=4``, the browsable API), it encodes everything as DRF does.
+A body holding a character UTF-8 cannot encode (a lone surrogate, which JSON's ``"\\ud800"`` escape decodes to)
+is encoded with ``ensure_ascii`` instead: valid JSON with that character escaped, never a 500.
 """
 
 from __future__ import annotations
@@ -51,12 +53,22 @@ def encode(value: Any, renderer: JSONRenderer | None = None) -> str:
     return _escaped(text)
 
 
+class _ASCIIRenderer(JSONRenderer):
+    ensure_ascii = True
+
+
 class PageJSONRenderer(JSONRenderer):
     """``JSONRenderer`` for bodies whose last key is ``results``, an ``Encoded``: its texts spliced in."""
 
     def render(
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
     ) -> bytes:
+        try:
+            return self._render(data, accepted_media_type, renderer_context)
+        except UnicodeEncodeError:  # a lone surrogate: escape it as ensure_ascii does
+            return _ASCIIRenderer().render(data, accepted_media_type, renderer_context)  # type: ignore[no-any-return]
+
+    def _render(self, data: Any, accepted_media_type: str | None, renderer_context: Mapping[str, Any] | None) -> bytes:
         results = data.get(RESULTS) if isinstance(data, dict) else None
         indent = self.get_indent(accepted_media_type, renderer_context or {})
         if not isinstance(results, Encoded) or indent is not None or next(reversed(data)) != RESULTS:

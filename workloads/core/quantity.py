@@ -1,7 +1,9 @@
 """Exact Kubernetes quantity arithmetic.
 
 Quotas are compared to the last millicore and byte, so quantities are parsed into ints with
-``Fraction`` (never floats) and rounded up like the apiserver does for sub-unit precision.
+``Fraction`` (never floats) and rounded up like the apiserver does for sub-unit precision. A quantity is at
+most ``MAX_TEXT`` characters and ``MAX_VALUE`` base units (Kubernetes' own bound, 2^63-1): anything longer
+or larger is a ``QuantityError``, never a number Python refuses to parse or print (4300 digits at most).
 """
 
 from __future__ import annotations
@@ -32,17 +34,35 @@ _QUANTITY = re.compile(
 )
 
 
+MAX_TEXT = 64  # characters: "9223372036854775807" is 19; the regex and Fraction then never see megabytes
+MAX_VALUE = 2**63 - 1  # base units (cores, bytes): "no quantity may represent a number greater than 2^63-1"
+
+
 class QuantityError(ValueError):
     """Raised with a human sentence when a quantity string cannot be parsed."""
 
 
+def _shown(value: object) -> str:
+    """``value`` for a message: an integer too long to print (Python refuses beyond 4300 digits) by its size."""
+    if isinstance(value, int) and abs(value) > 10**MAX_TEXT:
+        return f"a number of more than {MAX_TEXT} digits"
+    return repr(value)
+
+
 def parse_quantity(value: str | int | float) -> Fraction:
-    """Parse a Kubernetes quantity into an exact non-negative Fraction of base units."""
+    """Parse a Kubernetes quantity into an exact non-negative Fraction of base units, at most ``MAX_VALUE``."""
+    amount = _parse(value)
+    if amount > MAX_VALUE:
+        raise QuantityError(f"{_shown(value)} is more than {MAX_VALUE}, the largest quantity Kubernetes takes")
+    return amount
+
+
+def _parse(value: str | int | float) -> Fraction:
     if isinstance(value, bool):
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
         if value < 0:
-            raise QuantityError(f"{value} is negative")
+            raise QuantityError(f"{_shown(value)} is negative")
         return Fraction(value)
     if isinstance(value, float):
         if value < 0 or not math.isfinite(value):
@@ -50,7 +70,10 @@ def parse_quantity(value: str | int | float) -> Fraction:
         return Fraction(str(value))
     if not isinstance(value, str):
         raise QuantityError(f"{value!r} is not a quantity")
-    match = _QUANTITY.match(value.strip())
+    text = value.strip()
+    if len(text) > MAX_TEXT:
+        raise QuantityError(f"{text[:12]!r}... is not a quantity: {MAX_TEXT} characters at most")
+    match = _QUANTITY.match(text)
     if match is None:
         raise QuantityError(f"{value!r} is not a quantity (examples: 500m, 2, 512Mi, 1G)")
     number = Fraction(match["num"])

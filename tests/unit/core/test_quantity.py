@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from workloads.core.quantity import (
+    MAX_VALUE,
     QuantityError,
     Resources,
     format_cpu,
@@ -85,3 +86,31 @@ def test_exceeded_by_names_resources():
 
 def test_parse_quantity_is_exact():
     assert parse_quantity("0.1") * 3 == Fraction(3, 10)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["9" * 5000, "0." + "1" * 5000, "9" * 4000 + "Ei", "1" * 65, 10**5000, -(10**5000), 16**5000, 1e300, "1e30", "8Ei"],
+    ids=[
+        "5000-digits",
+        "5000-decimals",
+        "4000-digits-Ei",
+        "65-chars",
+        "int-5000",
+        "neg-int-5000",
+        "hex",
+        "1e300",
+        "1e30",
+        "8Ei",
+    ],
+)
+def test_a_quantity_too_long_or_too_large_is_a_quantity_error_never_a_plain_value_error(value):
+    with pytest.raises(QuantityError) as caught:
+        parse_cpu(value)
+
+    assert len(str(caught.value)) < 120
+
+
+def test_the_largest_quantity_parses_and_formats_both_ways():
+    assert parse_memory(MAX_VALUE) == MAX_VALUE and parse_memory(str(MAX_VALUE)) == MAX_VALUE
+    assert parse_cpu(format_cpu(parse_cpu(MAX_VALUE))) == MAX_VALUE * 1000
