@@ -30,7 +30,7 @@ class RequestIdMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-ID", "")
-        request_id = incoming if _VALID_ID.match(incoming) else new_request_id()
+        request_id = incoming if _VALID_ID.fullmatch(incoming) else new_request_id()
         request.request_id = request_id  # type: ignore[attr-defined]
         token = _current_request_id.set(request_id)
         try:

@@ -70,9 +70,9 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in [*labels, *labels.values()]):
         raise Invalid.on_fields({"labels": "Labels are a mapping of text keys to text values."})
     for key, value in labels.items():
-        if not _LABEL_KEY.match(key):
+        if not _LABEL_KEY.fullmatch(key):
             raise Invalid.on_fields({"labels": f"{key!r} is not a valid label key."})
-        if len(value) > 63 or not _LABEL_VALUE.match(value):
+        if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
             raise Invalid.on_fields({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
     return dict(labels)
 
@@ -102,7 +102,7 @@ def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
             raise Invalid.on_fields(
                 {"taints": f"{shown!r}: write key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}."}
             )
-        if not _LABEL_KEY.match(key) or (value and not _LABEL_VALUE.match(value)):
+        if not _LABEL_KEY.fullmatch(key) or (value and not _LABEL_VALUE.fullmatch(value)):
             raise Invalid.on_fields({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
         out.append({"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect})
     return out
@@ -122,7 +122,7 @@ def check_families(families: list[str]) -> list[str]:
     if not isinstance(families, list | tuple) or not all(isinstance(f, str) for f in families):
         raise Invalid.on_fields({"hardware_families": "Hardware families are a list of names."})
     unique = sorted({f.strip() for f in families if f.strip()})
-    bad = [f for f in unique if not _FAMILY.match(f)]
+    bad = [f for f in unique if not _FAMILY.fullmatch(f)]
     if bad:
         raise Invalid.on_fields({"hardware_families": f"{', '.join(bad)}: use lowercase letters, digits and '-'."})
     return unique
@@ -146,7 +146,7 @@ def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
 
 def _is_location(value: Any) -> bool:
     """A region or zone name: 1-63 lowercase letters, digits and '-' (surrounding blanks ignored)."""
-    return isinstance(value, str) and 0 < len(value.strip()) <= 63 and bool(_FAMILY.match(value.strip()))
+    return isinstance(value, str) and 0 < len(value.strip()) <= 63 and bool(_FAMILY.fullmatch(value.strip()))
 
 
 def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:

@@ -251,6 +251,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's JSON parser, refusing (400, by path) keys and strings UTF-8 cannot encode: a lone surrogate reached the
+    # error body or the database and answered 500 (base.parsers)
+    "DEFAULT_PARSER_CLASSES": [
+        "base.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "base.api_schema.ContractSchema",
     "EXCEPTION_HANDLER": "base.api.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "base.api.StrictLimitOffsetPagination",

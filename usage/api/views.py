@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from base.api_schema import error_response
+from base.parsers import JSONParser
 from base.permissions import IsPlatformAdmin
 from base.throttling import api_throttles
 from usage import prices, services

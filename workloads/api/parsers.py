@@ -13,6 +13,7 @@ from typing import Any
 from rest_framework.parsers import BaseParser
 
 from base.errors import Invalid
+from base.parsers import refuse_unencodable
 from workloads.core.errors import FieldError
 from workloads.documents import FIELD, MAX_BYTES, MAX_DEPTH, load_document
 
@@ -55,6 +56,7 @@ class BoundedJSONParser(BaseParser):
             raise Invalid(f"the body is not valid JSON: {exc}", fields=[FieldError(FIELD, str(exc))]) from None
         if _depth(value) > MAX_DEPTH:
             raise Invalid.on(FIELD, f"nested more than {MAX_DEPTH} levels deep")
+        refuse_unencodable(value)  # a lone surrogate ("\ud800") anywhere: a 400 by path, not a 500 later
         return value
 
 

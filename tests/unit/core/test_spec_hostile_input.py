@@ -2,6 +2,7 @@
 
 import copy
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,3 +48,22 @@ def test_any_decoded_document_anywhere_gives_errors_not_exceptions(kind, where, 
     errors = validate(manifest)
 
     assert isinstance(errors, list)
+
+
+def test_a_quantity_beyond_what_python_parses_is_a_field_error():
+    manifest = example("PinPod")
+    requests = manifest["spec"]["containers"][0]["resources"]["requests"]
+    requests["cpu"], requests["memory"] = "9" * 5000, 16**5000
+
+    errors = {e.path: e.message for e in validate(manifest)}
+
+    assert "64 characters at most" in errors["spec.containers[0].resources.requests.cpu"]
+    assert "largest quantity" in errors["spec.containers[0].resources.requests.memory"]
+
+
+@pytest.mark.parametrize("value", ["web\n", "a\n", "app.local\n"])
+def test_a_name_with_a_trailing_newline_is_no_name(value):
+    """``$`` also matches before a final newline: the checks match the whole text."""
+    from workloads.core.specs.checks import dns_label, dns_subdomain
+
+    assert dns_subdomain(value) is not None and dns_label(value.split(".")[0] + "\n") is not None

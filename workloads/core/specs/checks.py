@@ -29,7 +29,7 @@ _IMAGE = re.compile(
 def dns_label(value: str, max_length: int = 63) -> str | None:
     if len(value) > max_length:
         return f"{value!r} is longer than {max_length} characters"
-    if not _DNS_LABEL.match(value):
+    if not _DNS_LABEL.fullmatch(value):
         return (
             f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
             "starting and ending with a letter or digit"
@@ -49,44 +49,44 @@ def container_name(value: str) -> str | None:
 
 
 def dns_subdomain(value: str) -> str | None:
-    if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+    if len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
         return f"{value!r} is not a valid DNS name"
     return None
 
 
 def label_value(value: str) -> str | None:
-    if len(value) > 63 or not _LABEL_VALUE.match(value):
+    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         return f"{value!r} is not a valid label value (at most 63 letters, digits, '-', '_', '.')"
     return None
 
 
 def label_key(value: str) -> str | None:
     prefix, _, name = value.rpartition("/")
-    if (prefix and dns_subdomain(prefix)) or len(name) > 63 or not _LABEL_NAME.match(name):
+    if (prefix and dns_subdomain(prefix)) or len(name) > 63 or not _LABEL_NAME.fullmatch(name):
         return f"{value!r} is not a valid label key"
     return None
 
 
 def image_ref(value: str) -> str | None:
-    if not value or not _IMAGE.match(value):
+    if not value or not _IMAGE.fullmatch(value):
         return f"{value!r} is not a valid image reference (example: registry.local/team/app:1.2.3)"
     return None
 
 
 def env_name(value: str) -> str | None:
-    if not _ENV_NAME.match(value):
+    if not _ENV_NAME.fullmatch(value):
         return f"{value!r} is not a valid environment variable name"
     return None
 
 
 def port_name(value: str) -> str | None:
-    if len(value) > 15 or not _PORT_NAME.match(value) or not any(c.isalpha() for c in value):
+    if len(value) > 15 or not _PORT_NAME.fullmatch(value) or not any(c.isalpha() for c in value):
         return f"{value!r} is not a valid port name (at most 15 lower-case letters, digits and '-')"
     return None
 
 
 def config_key(value: str) -> str | None:
-    if len(value) > 253 or not _CONFIG_KEY.match(value):
+    if len(value) > 253 or not _CONFIG_KEY.fullmatch(value):
         return f"{value!r} is not a valid config key (letters, digits, '-', '_', '.')"
     return None
 
@@ -115,7 +115,7 @@ any_quantity = _quantity(parse_quantity)  # a metric target: any Kubernetes quan
 def int_or_percent(value: int | str) -> str | None:
     if isinstance(value, int):
         return None if value >= 0 else f"{value} must not be negative"
-    if re.match(r"^[0-9]+%$", value) and int(value[:-1]) <= 100:
+    if re.fullmatch(r"[0-9]+%", value) and int(value[:-1]) <= 100:
         return None
     return f"{value!r} must be a count or a percentage such as '25%'"
 
