@@ -13,7 +13,9 @@ memory is measured alone (VmRSS from /proc). Clients connect with an API token, 
    portal's websocket, against ``kubectl exec -it`` on a pseudo-terminal (the direct path), against the portal's own
    exec client (``debugging.kubeexec``, what the portal uses towards the apiserver), the kubernetes Python client's
    exec websocket (what it used before), and the smallest Python hop (``keyrelay.py``: a websockets server relaying
-   to ``kubeexec``, nothing of the portal). Paired: all paths
+   to ``kubeexec``, nothing of the portal), the last two also through a blocking ``wsproto`` client (read as
+   kubectl is read: the measuring client's own cost), and the CPU each hop's process spends per keystroke. Paired:
+   all paths
    are open at once and each keystroke goes to every path in turn, the order rotating (the machine is shared: its
    load moves, and back-to-back rounds compared different moments); --keystrokes per path (3,000: a p99 from the
    30 slowest), the load average every 200 keystrokes, the p99 ratio in 5 consecutive blocks to show its spread.
