@@ -1,5 +1,6 @@
 from django.urls import path
 
+import base.converters  # noqa: F401 (registers the "id" path converter)
 from projects.views import approvals, detail, pages, wizard
 
 app_name = "projects"
@@ -12,7 +13,7 @@ urlpatterns = [
     path("new/<slug:wizard>/create/", wizard.wizard_create, name="wizard-create"),
     path("new/<slug:wizard>/<slug:step>/", wizard.wizard_step, name="wizard-step"),
     path("requests/", approvals.request_queue, name="requests"),
-    path("requests/<int:pk>/<slug:decision>/", approvals.request_decide, name="request-decide"),
+    path("requests/<id:pk>/<slug:decision>/", approvals.request_decide, name="request-decide"),
     path("<slug:name>/", detail.project_detail, name="detail"),
     path("<slug:name>/basics/", detail.project_basics, name="basics"),
     path("<slug:name>/pod-security/", detail.project_pod_security, name="pod-security"),
