@@ -154,7 +154,8 @@ class ExecConsumer(PolicedConsumer):
         if self.session is None or self.ended or not isinstance(content, dict):
             return
         if content.get("type") == "stdin" and isinstance(content.get("data"), str):
-            data = content["data"][:MAX_STDIN_CHARS]
+            # a lone surrogate ("\ud800" in the JSON) is no character a terminal can send: replaced, as a decoder would
+            data = content["data"][:MAX_STDIN_CHARS].encode("utf-8", "replace").decode("utf-8")
             self.bytes_in += len(data.encode())
             self.last_activity = time.monotonic()
             if await self.still_allowed():  # the access epoch: a change committed before this keystroke wins
@@ -165,7 +166,7 @@ class ExecConsumer(PolicedConsumer):
         if content.get("type") == "resize":
             try:
                 cols, rows = int(content["cols"]), int(content["rows"])
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 return
             if 0 < cols <= 1000 and 0 < rows <= 1000:
                 if self.recorder is not None:

@@ -54,6 +54,11 @@ def close_reason(message: str) -> str:
     return message.encode()[:CLOSE_REASON_BYTES].decode("utf-8", "ignore")
 
 
+def _not_json(constant: str) -> None:
+    """Python's parser takes NaN and Infinity, which JSON has not (``int(Infinity)`` is an OverflowError)."""
+    raise ValueError(f"{constant} is not JSON")
+
+
 class PolicedConsumer(AsyncJsonWebsocketConsumer):
     kind: str = SessionKind.LOGS
 
@@ -107,8 +112,8 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             await self.bad_message("Binary frames are not accepted: send JSON text messages.")
             return
         try:
-            content = json.loads(text_data)
-        except ValueError:
+            content = json.loads(text_data, parse_constant=_not_json)
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser follows
             await self.bad_message("Messages are JSON text; this one is not JSON.")
             return
         await self.receive_json(content)

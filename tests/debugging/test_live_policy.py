@@ -196,6 +196,8 @@ async def test_the_per_user_cap_refuses_one_socket_more_with_4429(live_pods, pro
         ({"bytes_data": b"\x00\xff"}, "Binary frames"),
         ({"text_data": "not json"}, "not JSON"),
         ({"text_data": "{{{"}, "not JSON"),
+        ({"text_data": '{"type": "resize", "cols": Infinity, "rows": 5}'}, "not JSON"),  # Python's parser takes it
+        ({"text_data": "[" * 100_000 + "]" * 100_000}, "not JSON"),  # deeper than the parser follows
     ],
 )
 async def test_a_frame_that_is_not_json_text_ends_the_shell_and_frees_its_slot(
@@ -219,6 +221,17 @@ async def test_a_frame_that_is_not_json_text_ends_the_shell_and_frees_its_slot(
     await again.send_json_to({"type": "stdin", "data": "echo back-$((40+2))\r"})
     assert "back-42" in await read_until(again, "back-42")
     await again.disconnect()
+
+
+async def test_a_lone_surrogate_typed_into_a_shell_is_replaced_and_the_shell_goes_on(live_pods, project, user):
+    await database_sync_to_async(member)(project, user, "developer")
+    shell = await open_shell(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", ws_headers(user))
+
+    await shell.send_to(text_data='{"type": "stdin", "data": "\\ud800x\\u0015"}')  # then ^U: the line dropped
+    await shell.send_json_to({"type": "stdin", "data": "echo still-$((40+2))\r"})
+
+    assert "still-42" in await read_until(shell, "still-42")
+    await shell.disconnect()
 
 
 async def test_a_failure_inside_the_consumer_ends_its_session_and_closes_1011(live_pods, project, user, monkeypatch):
