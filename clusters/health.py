@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from kubernetes.client.exceptions import ApiException
@@ -111,14 +111,15 @@ def check_cluster(cluster: Cluster) -> str:
         raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def probe_cluster(cluster: Cluster) -> str:
-    """``check_cluster``, recording the result on the registry row (tasks and explicit POSTs only)."""
+def probe_cluster(cluster: Cluster, *, actor: Any = None) -> str:
+    """``check_cluster``, recording the result on the registry row (tasks and explicit POSTs only). A probe a
+    person asked for (``actor``) is audited: it rewrites the row's health, which pages and placement read."""
     try:
         version = check_cluster(cluster)
     except ConnectionError as exc:
-        services.record_probe(cluster, ok=False, error=str(exc))
+        services.record_probe(cluster, ok=False, error=str(exc), actor=actor)
         raise
-    services.record_probe(cluster, ok=True, version=version)
+    services.record_probe(cluster, ok=True, version=version, actor=actor)
     return version
 
 

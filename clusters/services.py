@@ -413,8 +413,23 @@ def register_cluster(
     return cluster, created
 
 
-def record_probe(cluster: Cluster, *, ok: bool, version: str = "", error: str = "") -> None:
-    """Probe results are status, not user mutations: saved without an audit row."""
+def record_probe(cluster: Cluster, *, ok: bool, version: str = "", error: str = "", actor: Any = None) -> None:
+    """Probe results are status: the periodic probes save them without an audit row; a probe a person asked for
+    (``actor``) is audited with the health it found."""
     Cluster.objects.filter(pk=cluster.pk).update(
         healthy=ok, version=version or cluster.version, last_error=error[:500], last_probe_at=timezone.now()
     )
+    if actor is not None:
+        found = {"healthy": ok, "version": version, "error": error[:500]}
+        before = {"healthy": cluster.healthy, "version": cluster.version, "error": cluster.last_error}
+        result = f"Kubernetes {version}" if ok else "unreachable"
+        audit.record(
+            "cluster.probe",
+            actor=actor,
+            target_kind="cluster",
+            target_name=cluster.name,
+            cluster=cluster.name,
+            before=before,
+            after=found,
+            summary=f"probed {cluster.name}: {result}",
+        )

@@ -108,7 +108,7 @@ def _detail_url(cluster: Cluster) -> str:
 def cluster_probe(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _admin_cluster(request, name)
     try:
-        version = probe_cluster(cluster)
+        version = probe_cluster(cluster, actor=request.user)
         messages.success(request, f"{cluster.name} answered: Kubernetes {version}.")
     except ConnectionError as exc:
         messages.error(request, f"{cluster.name} is unreachable: {exc}")

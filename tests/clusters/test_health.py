@@ -96,3 +96,21 @@ def test_the_probe_task_records_every_cluster(fresh_runtime, monkeypatch):
 
     assert results == {"member-a": True, "member-b": True}
     assert all(c.healthy and c.version == "v1.34.1" for c in Cluster.objects.all())
+
+
+def test_a_probe_an_admin_asks_for_is_audited_and_the_periodic_ones_are_not(
+    admin_client_, admin_user, fresh_runtime, monkeypatch
+):
+    from base.models import AuditEvent
+
+    make_cluster("member-a", healthy=False, last_error="timeout")
+    monkeypatch.setattr("clusters.kube.client.ClientPool.probe", lambda self, name: "v1.34.1")
+
+    tasks.probe_all()
+    assert not AuditEvent.objects.filter(action="cluster.probe").exists()
+    response = admin_client_.post("/clusters/member-a/probe/")
+
+    assert response.status_code == 302
+    event = AuditEvent.objects.get(action="cluster.probe")
+    assert event.actor_id == admin_user.pk and event.target_name == "member-a" and event.cluster == "member-a"
+    assert event.after == {"healthy": True, "version": "v1.34.1", "error": ""}
