@@ -297,10 +297,12 @@ def _actions_context(found: Found, **extra: Any) -> dict[str, Any]:
 
 
 def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value not in (None, "") else None
-    except ValueError:
-        raise Invalid.on("replicas", "must be a whole number") from None
+    """Digits only: Python's ``int`` also reads "4_0" (40), "+4" and other scripts' digits ("٤")."""
+    if value in (None, ""):
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > 6:
+        raise Invalid.on("replicas", "must be a whole number (digits 0-9)")
+    return int(value)
 
 
 @login_required

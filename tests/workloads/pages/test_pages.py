@@ -385,6 +385,18 @@ def test_an_invalid_operation_is_a_400_inline(web, developer, client):
     assert "whole number" in text(bad_replicas)
 
 
+@pytest.mark.parametrize("replicas", ["4_0", "+4", "-0", "\u0664", " 4", "4.0", "9" * 7])
+def test_replicas_are_ascii_digits_only(web, developer, client, replicas):
+    """Python's ``int`` reads "4_0" as 40 and Arabic-Indic digits as digits: the form takes 0-9 only."""
+    client.force_login(developer)
+    before = web.objects[("PinApp", "proj-ads", "web")]["spec"].get("replicas")
+
+    refused = client.post(f"{URL}operate/scale/", {"replicas": replicas}, **HX)
+
+    assert refused.status_code == 400 and "digits 0-9" in text(refused)
+    assert web.objects[("PinApp", "proj-ads", "web")]["spec"].get("replicas") == before
+
+
 def test_a_host_that_is_down_is_a_503_message_never_a_500(web, developer, client):
     client.force_login(developer)
     web.down = True
