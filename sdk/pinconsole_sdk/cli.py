@@ -16,6 +16,10 @@
 
 Exit codes: 0 ok, 1 an API error (refused, invalid: the field paths are printed), 2 usage, 3 not found,
 4 conflict (a stale version, or it exists), 5 unavailable (503, 429 or no answer after the retries).
+
+Bad input (an argument that is not UTF-8 text, a file that cannot be read, is not UTF-8, is not YAML or holds a
+value JSON cannot carry, a file or stdin over the API's body limit) is one line and exit code 2, never a
+traceback. An unexpected error (a bug) is one line and exit code 1; ``PINCONSOLE_DEBUG=1`` shows its traceback.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 import yaml
 
-from pinconsole_sdk.client import Client, normalize_document
+from pinconsole_sdk import documents
+from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
     ConfigError,
@@ -210,24 +214,29 @@ def cmd_describe(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     return OK
 
 
-def read_documents(files: list[str], stdin: TextIO) -> list[tuple[str, dict[str, Any]]]:
+def read_documents(files: list[str], stdin: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Each workload document of ``files`` (``-``: ``stdin``), each file read up to the API's body limit."""
     docs: list[tuple[str, dict[str, Any]]] = []
     for name in files:
+        shown = "stdin" if name == "-" else name
         try:
-            text = stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+            loaded = documents.load_all(documents.read_source(name, stdin), shown)
         except OSError as exc:
-            raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
-        try:
-            loaded = list(yaml.safe_load_all(text))
-        except yaml.YAMLError as exc:
-            raise UsageError(f"{name} is not valid YAML: {exc}") from None
+            raise UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+        except documents.DocumentError as exc:
+            raise UsageError(str(exc)) from None
         for i, doc in enumerate(loaded):
             if doc is None:
                 continue
             if not isinstance(doc, dict):
-                raise UsageError(f"{name}: document {i + 1} is not a mapping")
+                raise UsageError(f"{shown}: document {i + 1} is not a mapping")
             items = doc.get("items") if doc.get("kind") == "List" or ("items" in doc and "spec" not in doc) else None
             for item in items if isinstance(items, list) else [doc]:
+                if documents.json_size_over(item):
+                    raise UsageError(
+                        f"{shown}: document {i + 1} is larger than {documents.MAX_BYTES} bytes as JSON, "
+                        "the most the API accepts"
+                    )
                 docs.append((name, item))
     return docs
 
@@ -473,6 +482,17 @@ def cmd_completion(args: argparse.Namespace, out: TextIO) -> int:
 # --- the parser -----------------------------------------------------------------------------------------------
 
 
+def seconds(text: str) -> float:
+    """``--timeout``: a positive number of seconds, at most ``MAX_TIMEOUT`` (argparse makes a refusal exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT:  # also NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds (at most {MAX_TIMEOUT:g})")
+    return value
+
+
 def _common(suppress: bool) -> argparse.ArgumentParser:
     """The options every command takes, before or after it (kubectl's habit): on the main parser with
     defaults, on each command without (so a value given before the command is not reset after it)."""
@@ -485,7 +505,7 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", choices=OUTPUTS, default=default("table"), help="output format")
     parser.add_argument("--url", default=default(None), help="the portal's URL (else $PINCONSOLE_URL or config)")
     parser.add_argument("--token", default=default(None), help="an API token (else $PINCONSOLE_TOKEN or config)")
-    parser.add_argument("--timeout", type=float, default=default(30.0), help="seconds per request (default 30)")
+    parser.add_argument("--timeout", type=seconds, default=default(30.0), help="seconds per request (default 30)")
     return parser
 
 
@@ -616,6 +636,26 @@ def report(error: Exception, err: TextIO) -> None:
         err.write(f"error: {error}\n")
 
 
+POSITIONALS = {"kind": "KIND", "name": "NAME", "pod": "POD", "remote": "the command after --"}
+NOT_TEXT = ("filename", "token")  # file names are the system's bytes; the token is checked (unshown) by Client
+
+
+def check_text(args: argparse.Namespace) -> None:
+    """Every argument sent to the portal must be text: a byte that is not UTF-8 (``-p $'\\xff'``) reaches Python
+    as a lone surrogate, which no URL, header or JSON body can carry."""
+    for dest, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if dest in NOT_TEXT or not isinstance(item, str):
+                continue
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                what = POSITIONALS.get(dest, "--" + dest.replace("_", "-"))
+                raw = item.encode("utf-8", "surrogateescape")
+                raise UsageError(f"{what} is not UTF-8 text: {raw!r}") from None
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -644,6 +684,7 @@ def main(
         return cmd_completion(args, out)
     owned = client is None
     try:
+        check_text(args)
         if client is None:
             client = Client(args.url, args.token, timeout=args.timeout)
         if args.command == "exec":
@@ -655,13 +696,39 @@ def main(
     except (ApiError, ConnectionFailed) as exc:
         report(exc, err)
         return exit_code(exc)
+    except BrokenPipeError:  # the reader of our output went away (| head): nothing more to say
+        return API_ERROR
+    # The last resort: input the checks above did not foresee (a value the SDK refuses, a file that cannot be
+    # read, text that is not UTF-8) is a usage error with one line, never a traceback.
+    except (ValueError, OSError, RecursionError) as exc:
+        err.write(f"error: {_oneline(exc)}\n")
+        return USAGE
+    except Exception as exc:  # a bug: one line, and the traceback only when asked for
+        if os.environ.get(DEBUG_ENV):
+            raise
+        err.write(f"error: unexpected {type(exc).__name__}: {_oneline(exc)} (set {DEBUG_ENV}=1 for the traceback)\n")
+        return API_ERROR
     finally:
         if owned and client is not None:
             client.close()
 
 
+DEBUG_ENV = "PINCONSOLE_DEBUG"
+
+
+def _oneline(error: BaseException) -> str:
+    text = " ".join((str(error) or type(error).__name__).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def console_main() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # as main's: no "Exception ignored" at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = code or API_ERROR
+    sys.exit(code)
 
 
 if __name__ == "__main__":

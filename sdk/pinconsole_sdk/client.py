@@ -32,6 +32,8 @@ from pinconsole_sdk.models import Json, Pod, PodDebug, PodPage, Timeline, Worklo
 
 __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
+MAX_TIMEOUT = 86400.0  # seconds: a day; a timeout must be positive and at most this
+MAX_CONFIG_BYTES = 64 * 1024  # a config file holds a URL and a token: a larger one is not read (/dev/zero)
 ENV_URL, ENV_TOKEN, ENV_CONFIG = "PINCONSOLE_URL", "PINCONSOLE_TOKEN", "PINCONSOLE_CONFIG"
 T = TypeVar("T")
 P = TypeVar("P", WorkloadPage, PodPage)
@@ -62,12 +64,19 @@ def config_paths(env: Mapping[str, str]) -> list[Path]:
 def read_config_file(path: Path) -> dict[str, Any]:
     """``url`` and ``token`` of a TOML or JSON config file (by its suffix; TOML unless ``.json``)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES} bytes: not a config file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError
         raise ConfigError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'TOML'}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a table/object with url and token")
@@ -152,9 +161,32 @@ PodList = Listing[Pod]
 
 
 def _seg(value: str) -> str:
+    """``value`` as one path segment: every ``/`` and ``%`` escaped, and ``.`` and ``..`` too (a URL's dot
+    segments are removed before it is sent: ``PinApp/../`` would reach ``workloads/``)."""
     if not value:
         raise ValueError("a project, kind and name must not be empty")
-    return quote(value, safe="")
+    try:
+        quoted = quote(value, safe="")
+    except UnicodeEncodeError:
+        raise ValueError(f"{value.encode('utf-8', 'surrogateescape')!r} is not UTF-8 text") from None
+    return quoted.replace(".", "%2E") if quoted in (".", "..") else quoted
+
+
+def check_token(token: str) -> None:
+    """A token is printable ASCII without spaces (``pct_...``): anything else cannot be a header's value."""
+    if not all("!" <= c <= "~" for c in token):
+        raise ConfigError(
+            "the API token must be printable ASCII without spaces or line breaks: check --token, "
+            f"${ENV_TOKEN} or the config file"
+        )
+
+
+def check_version(version: str) -> str:
+    """An ``If-Match`` version (the workload's, as ``get`` shows it): printable ASCII without quotes."""
+    version = version.strip().strip('"')
+    if not version or not all("!" <= c <= "~" and c != '"' for c in version):
+        raise ValueError(f"{version!r} is not a workload version (get shows it, e.g. 3)")
+    return version
 
 
 def _moment(value: datetime | str | None) -> str | None:
@@ -188,21 +220,27 @@ class Client:
             raise ConfigError(f"no portal URL: set {ENV_URL} or url in ~/.config/pinconsole/config.toml")
         if not token:
             raise ConfigError(f"no API token: set {ENV_TOKEN} or token in ~/.config/pinconsole/config.toml")
+        check_token(token)
+        if not 0 < timeout <= MAX_TIMEOUT:  # also NaN; a longer one overflows the clock of the socket layer
+            raise ValueError(f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}: {timeout}")
         base = url.rstrip("/").removesuffix("/api/v1")
         self.url = base
         self.retry = retry or RetryPolicy()
         self._sleep, self._clock, self._rng = sleep, clock, rng
-        self._http = httpx.Client(
-            base_url=base,
-            transport=transport,
-            timeout=httpx.Timeout(timeout),
-            follow_redirects=False,
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Accept": "application/json",
-                "User-Agent": f"pinconsole-sdk/{__version__}",
-            },
-        )
+        try:
+            self._http = httpx.Client(
+                base_url=base,
+                transport=transport,
+                timeout=httpx.Timeout(timeout),
+                follow_redirects=False,
+                headers={
+                    "Authorization": f"Bearer {token}",
+                    "Accept": "application/json",
+                    "User-Agent": f"pinconsole-sdk/{__version__}",
+                },
+            )
+        except (httpx.InvalidURL, UnicodeError) as exc:
+            raise ConfigError(f"the portal URL {base!r} is not a valid URL: {exc}") from None
 
     def close(self) -> None:
         self._http.close()
@@ -249,7 +287,7 @@ class Client:
             idempotent = method.upper() in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
         headers = {}
         if if_match:
-            headers["If-Match"] = f'"{if_match.strip().strip(chr(34))}"'
+            headers["If-Match"] = f'"{check_version(if_match)}"'
         query = {k: v for k, v in (params or {}).items() if v is not None and v != ""}
         url = API_PREFIX + path.lstrip("/")
         started = self._clock()

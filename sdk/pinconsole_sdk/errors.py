@@ -5,12 +5,16 @@
 
 ``error_from_response`` picks the class by status: 400 ``InvalidError`` (with ``fields``), 401
 ``Unauthenticated``, 403 ``Forbidden``, 404 ``NotFound``, 409 ``ConflictError`` (the version sent and the live
-one), 429 ``RateLimited``, 503 ``Unavailable``, other 5xx ``ServerError``, anything else ``ApiError``.
+one), 429 ``RateLimited``, 503 ``Unavailable``, other 5xx ``ServerError``, anything else ``ApiError``. An
+answer that is not the error body (a proxy's or Django's HTML page) has a short excerpt as its message: the page's
+title, else its first words.
 ``ConnectionFailed`` is a request that got no answer (refused, reset, timed out) after the retries.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -147,6 +151,25 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+EXCERPT = 200  # characters of an answer that is not the error body (an HTML page): enough to tell what it is
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """A short one-line summary of an answer that is not JSON: an HTML page's title (else its text without the
+    markup), whitespace collapsed, cut to ``limit`` characters. Only the first 4 KiB are read (the title is
+    there), which also bounds the regular expressions' time on a hostile answer."""
+    head = text[:4096]
+    if "<" in head and ">" in head:
+        title = _TITLE.search(head)
+        head = title.group(1) if title else _TAG.sub(" ", _HIDDEN.sub(" ", head))
+        head = html.unescape(head)
+    line = " ".join(head.split())
+    return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+
+
 def error_from_response(
     status: int, body: Any, headers: Mapping[str, str] | None = None, *, sent_version: str | None = None
 ) -> ApiError:
@@ -158,7 +181,8 @@ def error_from_response(
         detail = ErrorDetail.from_dict(err)
         message, code, fields, request_id = detail.message, detail.code, detail.fields, detail.request_id
     else:
-        message = body if isinstance(body, str) and body else f"HTTP {status}"
+        text = body if isinstance(body, str) else json.dumps(body) if body is not None else ""
+        message = excerpt(text) or f"HTTP {status}"  # an HTML page, a proxy's text, another API's JSON
         code, fields, request_id = "", [], None
     cls = BY_STATUS.get(status) or (ServerError if status >= 500 else ApiError)
     kw: dict[str, Any] = {
