@@ -13,6 +13,7 @@ from accounts.live_access import access_changed
 from accounts.models import READ, WRITE, ApiToken
 from base import audit
 from base.errors import Conflict, Forbidden, Invalid, NotFound
+from base.text import hidden_character
 
 MAX_TOKENS_PER_USER = 20
 SCOPES = (READ, WRITE)  # the model's order: one enum in the OpenAPI schema
@@ -38,6 +39,9 @@ def create_api_token(
     name = (name or "").strip()
     if not name or len(name) > 80:
         raise Invalid.on("name", "Give the token a name of 1 to 80 characters.")
+    hidden = hidden_character(name)
+    if hidden:
+        raise Invalid.on("name", hidden)
     days = default_token_days() if days is None else days
     if not 1 <= days <= max_token_days():
         raise Invalid.on("days", f"Expiry must be between 1 and {max_token_days()} days.")

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from base import audit
 from base.errors import Conflict, FieldError, Invalid
 from base.permissions import is_platform_admin
+from base.text import hidden_character
 from projects import provisioning
 from projects.access import require_signed_in
 from projects.grants import (
@@ -89,6 +90,8 @@ def text_error(name: str, value: str) -> str | None:
         return f"Use at most {top} characters; this has {len(value.strip())}."
     if "\x00" in value:  # PostgreSQL text cannot hold it
         return "Remove the NUL character (\\x00)."
+    if name != "description":  # a description is prose (line breaks and all); the short fields are labels
+        return hidden_character(value)
     return None
 
 
