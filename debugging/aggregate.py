@@ -7,6 +7,11 @@ task, ``streams.LogFollower``) for each container it has not seen, and stops the
 cache. Each line carries its ``cluster`` besides ``pod`` and ``container``; a status message tells each join and
 leave. At most ``MAX_WORKLOAD_STREAMS`` containers are followed at once. Log options apply as for one pod, except
 ``file`` (a file is followed in one container).
+
+A workload that does not exist is refused 4404 (``workload_known``): neither the host has an object of that name
+(any kind) nor a member runs pods of it. One that exists with no pods yet (just created, scaled to zero) stays open
+and picks its pods up as they come; when the host cannot tell (no host cache, not synced) the stream opens too.
+A container whose log fails (its member's apiserver unreachable) gets a status message; the others go on.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from typing import Any
 from channels.db import database_sync_to_async
 from kubernetes.config.config_exception import ConfigException
 
-from base.errors import Invalid, ServiceError
+from base.errors import Invalid, NotFound, ServiceError
 from clusters import runtime
 from clusters.models import Cluster, FederationRole
 from debugging.authz import resolve_namespace
 from debugging.logoptions import parse_log_options, resume_window
 from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
-from debugging.streams import LOG_TAIL_LINES, LogFollower
+from debugging.streams import LOG_TAIL_LINES, LogFollower, OnEnd, StreamFailure
+from workloads.core.kinds import KINDS
 from workloads.core.labels import WORKLOAD_LABEL
 
 DISCOVER_SECONDS = 1.0
@@ -66,11 +72,25 @@ def workload_sources(targets: dict[str, tuple[Cluster, Any]], namespace: str, wo
     return found
 
 
+def workload_known(namespace: str, workload: str) -> bool | None:
+    """True when a member runs pods of the workload (they have logs, even a moment after it is deleted) or the host
+    holds a workload of that name in any kind; False when a synced host cache has neither; None when the host cannot
+    tell. Caches only: no apiserver call for a name a client made up."""
+    for cache in runtime.member_caches().values():
+        if cache.list("pods", namespace=namespace, label_selector={WORKLOAD_LABEL: workload}):
+            return True
+    host = runtime.host_cache()
+    if host is None or not host.synced:
+        return None
+    return any(host.get(info.plural, namespace, workload) is not None for info in KINDS.values())
+
+
 class WorkloadLogConsumer(LogConsumer):
     async def connect(self) -> None:
         await self.accept()
         self.followers, self.tasks = [], []
         self.seq, self.skip_until, self.sent_bytes, self.ended_streams = 0, 0, 0, 0
+        self.failures = []
         self.resume = asyncio.get_running_loop().create_future()
         self.active: dict[Source, LogFollower] = {}
         self.seen: set[Source] = set()
@@ -84,6 +104,8 @@ class WorkloadLogConsumer(LogConsumer):
             if self.options.file is not None:
                 raise Invalid.on("file", "A file is followed in one container: open the pod's logs.")
             self.project = await database_sync_to_async(resolve_namespace)(user, kw["namespace"])
+            if await database_sync_to_async(workload_known)(kw["namespace"], kw["workload"]) is False:
+                raise NotFound(f"No such workload: {kw['workload']} in {kw['namespace']}.")
         except ServiceError as refused:
             await self.refuse(refused)
             return
@@ -94,10 +116,10 @@ class WorkloadLogConsumer(LogConsumer):
         if not admitted:
             return
         await self.audit_open(f"{kw['namespace']}/workload:{workload}", 0)
-        self.tasks.append(asyncio.create_task(self._start()))
+        self.tasks.append(asyncio.create_task(self.quietly(self._start())))
 
     async def start_followers(self, after: int) -> None:
-        self.tasks.append(asyncio.create_task(self._discover(after)))
+        self.tasks.append(asyncio.create_task(self.quietly(self._discover(after))))
 
     async def _discover(self, after: int) -> None:
         """The stern loop: join new containers, drop the ones whose pod left the caches."""
@@ -162,18 +184,26 @@ class WorkloadLogConsumer(LogConsumer):
             self.buffer,
             tail_lines=tail,
             since_seconds=since,
-            on_end=lambda pod, container, reason, s=source: self._later(lambda: self._source_ended(s, reason)),
+            on_end=self._on_end(source),
             cluster=source.cluster,
             **opts.follower_kwargs(),
         )
         self.active[source] = follower
         follower.start()
 
-    async def _source_ended(self, source: Source, reason: str) -> None:
-        """One container's log ended (its pod finished or went away): say so; the stream goes on."""
+    def _on_end(self, source: Source) -> OnEnd:
+        def ended(pod: str, container: str, reason: str, failure: StreamFailure | None = None) -> None:
+            self._later(lambda: self._source_ended(source, failure))
+
+        return ended
+
+    async def _source_ended(self, source: Source, failure: StreamFailure | None) -> None:
+        """One container's log ended (its pod finished or went away) or failed (its member's apiserver could not be
+        reached): say so; the stream goes on."""
         await asyncio.sleep(0.1)
         if self.active.pop(source, None) is not None and not self.ended:
-            await self.status("connected", f"Log of {source.label} {reason}.")
+            how = "ended" if failure is None else f"failed: {failure.message(source.cluster).rstrip('.')}"
+            await self.status("connected", f"Log of {source.label} {how}.")
 
     async def stop_streams(self) -> None:
         self.followers = list(self.active.values())

@@ -1,4 +1,5 @@
-"""File-based logs: follow a file inside a container with ``tail -F`` over exec.
+"""File-based logs: follow a file inside a container with ``tail -F`` over exec (``follow=0``: ``tail`` without
+``-F``, which prints the last lines and exits, so the socket closes 1000 as a console log's does).
 
 The path comes from the kind's declared ``log_files`` or is typed (``logoptions.valid_file_path``: absolute, plain
 segments). It is handed to ``tail`` as one argv element of a fixed command, never through a shell, so nothing in
@@ -8,6 +9,9 @@ says on stderr ("cannot open ...", "has been replaced") is passed on as a notice
 The exec is a ``kubeexec`` websocket read by an asyncio task (no thread per followed file; the per-user socket cap
 bounds them). Each line is stamped with the time it arrived (a file has no timestamps the
 server could trust), which also gives it its ``seq``.
+
+A failure is reported as a ``streams.StreamFailure`` (4502 apiserver unreachable or refusing, 4404 no such pod or
+file), and so is a ``tail`` that exits non-zero (its last stderr line says why).
 """
 
 from __future__ import annotations
@@ -18,9 +22,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubernetes import client as k8s
+from websockets.exceptions import InvalidStatus
 
 from debugging.kubeexec import STDOUT, ExecError, ExecResult, ExecSession, refusal
-from debugging.streams import LineBuffer, RawLine
+from debugging.streams import (
+    NOT_THERE,
+    UPSTREAM_FAILED,
+    LineBuffer,
+    OnEnd,
+    RawLine,
+    StreamFailure,
+    ended_reason,
+    lost,
+    refused,
+    unreachable,
+)
 from workloads.core.kinds import DEFAULT_LOG_FILES, KINDS
 from workloads.core.labels import KIND_LABEL
 
@@ -34,9 +50,16 @@ def declared_log_files(pod: dict[str, Any]) -> tuple[str, ...]:
     return info.log_files if info is not None else DEFAULT_LOG_FILES
 
 
-def tail_command(path: str, lines: int) -> list[str]:
+def tail_command(path: str, lines: int, *, follow: bool = True) -> list[str]:
     """The fixed command: ``path`` is one argv element after ``--`` (no option, no shell)."""
-    return ["tail", "-n", str(lines), "-F", "--", path]
+    return ["tail", "-n", str(lines), *(["-F"] if follow else []), "--", path]
+
+
+def open_failure(exc: BaseException) -> StreamFailure:
+    """Why the exec could not be opened: the apiserver's answer when it gave one, else it was not reached."""
+    if isinstance(exc, InvalidStatus):
+        return refused(exc.response.status_code, refusal(exc).partition(" ")[2])
+    return unreachable(refusal(exc))
 
 
 def now_rfc3339() -> str:
@@ -56,13 +79,15 @@ class FileFollower:
         sink: LineBuffer,
         *,
         tail_lines: int | None = FILE_TAIL_LINES,
-        on_end: Callable[[str, str, str], None] | None = None,
+        follow: bool = True,
+        on_end: OnEnd | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
-        command = tail_command(path, FILE_TAIL_LINES if tail_lines is None else tail_lines)
+        command = tail_command(path, FILE_TAIL_LINES if tail_lines is None else tail_lines, follow=follow)
         self.session = ExecSession(api, namespace, pod, container, command, stdin=False, tty=False)
         self.pod, self.container, self.path = pod, container, path
         self.sink, self.on_end, self.on_notice = sink, on_end, on_notice
+        self.last_notice = ""
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -70,22 +95,35 @@ class FileFollower:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"filelog-{self.pod}")
 
     async def _run(self) -> None:
-        reason, pending = "ended", {STDOUT: ""}
+        failure: StreamFailure | None = None
         try:
             await self.session.open()
-            async for item in self.session.channels():
-                if isinstance(item, ExecResult):
-                    reason = "ended" if item.reason == "exited" else item.reason
-                    break
-                channel, text = item
-                each = self._emit if channel == STDOUT else self._notice
-                pending[channel] = self._lines(pending.get(channel, "") + text, each)
+            failure = await self._follow()
         except ExecError as exc:
-            reason = f"error: {refusal(exc)}"
+            failure = open_failure(exc)
         finally:
             await self.session.close(hangup=False)  # closing the exec ends tail
         if self.on_end is not None:
-            self.on_end(self.pod, self.container, reason)
+            self.on_end(self.pod, self.container, ended_reason(failure), failure)
+
+    async def _follow(self) -> StreamFailure | None:
+        """Pass tail's output on until it ends: ``None`` for a normal end, else why it failed."""
+        pending = {STDOUT: ""}
+        async for item in self.session.channels():
+            if isinstance(item, ExecResult):
+                return self._outcome(item)
+            channel, text = item
+            each = self._emit if channel == STDOUT else self._notice
+            pending[channel] = self._lines(pending.get(channel, "") + text, each)
+        return None
+
+    def _outcome(self, result: ExecResult) -> StreamFailure | None:
+        if result.reason != "exited":
+            return lost(result.reason.removeprefix("error: "))
+        if not result.exit_code:  # 0, or a runtime that did not say
+            return None
+        code = NOT_THERE if "No such file" in self.last_notice else UPSTREAM_FAILED
+        return StreamFailure(code, f"tail exited {result.exit_code}", self.last_notice[:300])
 
     @staticmethod
     def _lines(text: str, each: Callable[[str], None]) -> str:
@@ -98,6 +136,8 @@ class FileFollower:
         self.sink.put(RawLine(self.pod, self.container, now_rfc3339(), text))
 
     def _notice(self, text: str) -> None:
+        if text:
+            self.last_notice = text
         if text and self.on_notice is not None:
             self.on_notice(text)
 

@@ -5,7 +5,8 @@ line's text starts with its RFC 3339 time, as ``kubectl logs --timestamps``; the
 sent), ``previous=1`` (the previous, terminated container), ``follow=0`` (what is there, then close 1000),
 ``include=RE`` / ``exclude=RE`` (server-side: only lines matching / not matching are sent; RE2 syntax, at most
 ``MAX_PATTERN`` characters, matched in linear time so no pattern can stall the worker), ``file=/abs/path`` (follow
-a file inside the container with ``tail -F`` over exec instead of the console log; ``filelogs``).
+a file inside the container with ``tail -F`` over exec instead of the console log, or with ``follow=0`` its last
+lines with plain ``tail``; ``filelogs``).
 
 A resume (``{"type":"resume","after_seq":N}``) re-reads only what the client could have been shown: at most
 ``RESUME_MAX_SECONDS`` back and at most ``LOG_BUFFER_LINES`` lines, whatever ``N`` says.

@@ -14,31 +14,52 @@ file starts from new lines only.
 
 Lines go out in batches every ~50 ms: ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, plus
 ``"cluster"`` on the streams of a workload across clusters (``aggregate``).
+
+How a stream ends is in its close code: 1000 only when the log (or every log of a selector) ended normally; 4502
+when the member's apiserver (or the kubelet behind it) could not be reached or failed, 4404 when what was asked for
+is not there (``previous=1`` for a container that never restarted is refused before anything is read). Malformed
+options, a selector among them, are 4400; 4403 is kept for permission (a file the kind does not declare).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Coroutine
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from kubernetes.config.config_exception import ConfigException
+from uvicorn.protocols.utils import ClientDisconnected
 
 from base import audit
-from base.errors import Forbidden, ServiceError
+from base.errors import Forbidden, Invalid, NotFound, ServiceError
 from clusters.runtime import api_for
-from debugging.authz import MAX_STREAM_PODS, resolve_pod, resolve_selector
+from debugging.authz import MAX_STREAM_PODS, parse_selector, resolve_pod, resolve_selector
 from debugging.filelogs import FileFollower, declared_log_files
 from debugging.logoptions import LogOptions, parse_log_options, resume_window
 from debugging.models import SessionKind
 from debugging.socketbase import PolicedConsumer
-from debugging.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, ts_micros
+from debugging.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, StreamFailure, restarted, ts_micros
 
 BATCH_SECONDS = 0.05
 RESUME_WAIT_SECONDS = 0.3
 MULTI_POD_TAIL_LINES = 50
+
+
+def checked_selector(raw: str) -> str:
+    """``raw`` if it is a selector ``authz`` can match; else ``Invalid`` (4400: a malformed option, which authz,
+    whose other refusals are all about what exists, reports as ``NotFound``)."""
+    try:
+        parse_selector(raw)
+    except NotFound as bad:
+        raise Invalid.on("selector", bad.message) from None
+    return raw
+
+
+def no_previous(pod: str, container: str) -> NotFound:
+    return NotFound(f"No previous container: {container} in {pod} has not restarted, so there is no earlier log.")
 
 
 class LogConsumer(PolicedConsumer):
@@ -51,6 +72,7 @@ class LogConsumer(PolicedConsumer):
         self.followers: list[Any] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.seq, self.skip_until, self.sent_bytes, self.ended_streams = 0, 0, 0, 0
+        self.failures: list[StreamFailure] = []
         self.resume: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         if not await self.names_ok():
             return
@@ -65,6 +87,8 @@ class LogConsumer(PolicedConsumer):
                 )
                 self.targets, self.project, self.cluster = [(ref.name, kw["container"])], ref.project, ref.cluster
                 target, pod, container = f"{ref.namespace}/{ref.name}/{kw['container']}", ref.name, kw["container"]
+                if self.options.previous and self.options.file is None and not restarted(ref.pod, container):
+                    raise no_previous(pod, container)
                 if self.options.file is not None:
                     need_exec = self.options.file not in declared_log_files(ref.pod)
                     sidecar = need_exec and container in ref.sidecars
@@ -80,9 +104,9 @@ class LogConsumer(PolicedConsumer):
                             ) from None
                     target += f":{self.options.file}"
             else:
-                if self.options.file is not None:
-                    raise Forbidden("A file is followed in one container: open the pod's logs.")
-                raw = parse_qs(query).get("selector", [""])[0]
+                if self.options.file is not None:  # a rule of the stream's shape, for every role: not a permission
+                    raise Invalid.on("file", "A file is followed in one container: open the pod's logs.")
+                raw = checked_selector(parse_qs(query).get("selector", [""])[0])
                 sel = await database_sync_to_async(resolve_selector)(user, kw["cluster"], kw["namespace"], raw)
                 self.targets = [(p["metadata"]["name"], c["name"]) for p in sel.pods for c in p["spec"]["containers"]][
                     :MAX_STREAM_PODS
@@ -107,7 +131,7 @@ class LogConsumer(PolicedConsumer):
         if not self.targets:
             await self.status("connected", f"No running pods match {raw}.")
         await self.audit_open(target, len(self.targets))
-        self.tasks.append(asyncio.create_task(self._start()))
+        self.tasks.append(asyncio.create_task(self.quietly(self._start())))
 
     async def audit_open(self, target: str, streams: int) -> None:
         await database_sync_to_async(audit.record)(
@@ -128,7 +152,7 @@ class LogConsumer(PolicedConsumer):
         if isinstance(content, dict) and content.get("type") == "resume" and not self.resume.done():
             try:
                 self.resume.set_result(max(0, int(content.get("after_seq", 0))))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # OverflowError: JSON's Infinity
                 self.resume.set_result(0)
 
     async def _start(self) -> None:
@@ -145,7 +169,7 @@ class LogConsumer(PolicedConsumer):
             await self.status("error", message)
             await self.close_with(4502, message)
             return
-        self.tasks.append(asyncio.create_task(self._send_batches()))
+        self.tasks.append(asyncio.create_task(self.quietly(self._send_batches())))
 
     async def start_followers(self, after: int) -> None:
         api = await database_sync_to_async(api_for)(self.cluster)
@@ -168,6 +192,7 @@ class LogConsumer(PolicedConsumer):
                     opts.file,
                     self.buffer,
                     tail_lines=0 if after else tail,  # re-read lines would carry new stamps: only new ones
+                    follow=opts.follow,
                     on_end=self._ended_from_thread,
                     on_notice=self._notice_from_thread,
                 )
@@ -189,12 +214,24 @@ class LogConsumer(PolicedConsumer):
             what = f"{opts.file} in {self.targets[0][0]}" if opts.file else f"{len(self.targets)} container log(s)"
             await self.status("connected", f"Following {what}" + (f", resumed after {after}" if after else ""))
 
-    def _later(self, make: Any) -> None:
+    def _later(self, make: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run a coroutine on the event loop from a reader thread or task callback."""
-        self.buffer._loop.call_soon_threadsafe(lambda: self.tasks.append(asyncio.create_task(make())))
+        self.buffer._loop.call_soon_threadsafe(lambda: self.tasks.append(asyncio.create_task(self.quietly(make()))))
 
-    def _ended_from_thread(self, pod: str, container: str, reason: str) -> None:
-        self._later(lambda: self._ended(pod, container, reason))
+    async def quietly(self, work: Coroutine[Any, Any, None]) -> None:
+        """A background task whose client has gone: end the session as ``__call__`` does for the client's own
+        messages, instead of an exception no one retrieves. A send after the socket's own close frame (a RuntimeError
+        once ``end`` ran) is dropped; any other RuntimeError is a bug and propagates."""
+        try:
+            await work
+        except ClientDisconnected:
+            await self.end("client closed", None)
+        except RuntimeError:
+            if not self.ended:
+                raise
+
+    def _ended_from_thread(self, pod: str, container: str, reason: str, failure: StreamFailure | None = None) -> None:
+        self._later(lambda: self._ended(pod, container, reason, failure))
 
     def _notice_from_thread(self, text: str) -> None:
         self._later(lambda: self._notice(text))
@@ -203,23 +240,40 @@ class LogConsumer(PolicedConsumer):
         if not self.ended:
             await self.status("connected", text[:500])
 
-    async def _ended(self, pod: str, container: str, reason: str) -> None:
+    def _where(self) -> str:
+        return self.cluster.name if self.cluster is not None else ""
+
+    async def _ended(self, pod: str, container: str, reason: str, failure: StreamFailure | None = None) -> None:
         await asyncio.sleep(BATCH_SECONDS * 2)  # let the last lines go out first
         self.ended_streams += 1
+        if failure is not None:
+            self.failures.append(failure)
         if self.ended:
             return
         if len(self.targets) == 1 or self.ended_streams >= len(self.targets):
-            what = (
-                f"Log of {pod}/{container} {reason}"
-                if len(self.targets) == 1
-                else f"All {len(self.targets)} logs ended"
-            )
+            code, what = self._outcome(pod, container)
             await self._flush()
-            await self.end(f"log {reason}", 1000)
-            await self.status("closed", f"{what}.")
-            await self.close_with(1000, f"{what}.")
+            await self.end(f"log {reason}", code)
+            await self.status("closed" if code == 1000 else "error", what)
+            await self.close_with(code, what)
+        elif failure is not None:
+            await self.status("connected", f"Log of {pod}/{container} failed: {self._failed(failure)[1]}")
         else:
-            await self.status("connected", f"Log of {pod}/{container} {reason}.")
+            await self.status("connected", f"Log of {pod}/{container} ended.")
+
+    def _outcome(self, pod: str, container: str) -> tuple[int, str]:
+        """The close code and message once every log ended: 1000 unless they all failed (then the first failure's
+        code): a selector's logs that partly failed still delivered, and each failure had its status message."""
+        if len(self.targets) == 1:
+            failure = self.failures[0] if self.failures else None
+            return (1000, f"Log of {pod}/{container} ended.") if failure is None else self._failed(failure)
+        count, failed = len(self.targets), len(self.failures)
+        if failed >= count:
+            return self.failures[0].code, f"All {count} logs failed. {self._failed(self.failures[0])[1]}"
+        return 1000, f"All {count} logs ended" + (f" ({failed} failed)." if failed else ".")
+
+    def _failed(self, failure: StreamFailure) -> tuple[int, str]:
+        return failure.code, failure.message(self._where()).rstrip(".") + "."
 
     async def _send_batches(self) -> None:
         while True:

@@ -3,6 +3,9 @@
 Logs are plain chunked HTTP responses, read by an async client on the event loop (no thread per stream).
 Lines go through `LineBuffer`, a deque with a maximum length: when the browser is slower than the pod the oldest
 lines are dropped and counted (a log viewer may lose lines, it must not grow memory).
+
+A follow that fails says why with a `StreamFailure` (its ``on_end``'s last argument): the socket closes with its
+code, never 1000, so a client (the CLI's exit status) can tell a failure from the end of a log.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from kubernetes import client as k8s
 
 LOG_TAIL_LINES = 200
 LOG_BUFFER_LINES = 2000
+NOT_THERE, UPSTREAM_FAILED = 4404, 4502
 
 
 @functools.lru_cache(maxsize=4096)
@@ -80,6 +85,59 @@ class LineBuffer:
         return lines, dropped
 
 
+@dataclass(frozen=True)
+class StreamFailure:
+    """Why a follow failed: ``code`` 4404 when what was asked for is not there, 4502 when the apiserver (or the
+    kubelet or container behind it) failed or could not be reached. ``what`` is ours and may name ``{apiserver}``,
+    filled in with the cluster by ``message``; ``detail`` is the other side's text, shown as it came."""
+
+    code: int
+    what: str
+    detail: str = ""
+
+    def message(self, cluster: str = "") -> str:
+        head = self.what.format(apiserver=f"{cluster}'s apiserver" if cluster else "the apiserver")
+        return f"{head}: {self.detail}" if self.detail else head
+
+
+OnEnd = Callable[[str, str, str, StreamFailure | None], Any]
+
+
+def unreachable(detail: str) -> StreamFailure:
+    """The apiserver could not be reached (connect refused or timed out, TLS, the handshake)."""
+    return StreamFailure(UPSTREAM_FAILED, "Could not reach {apiserver}", detail)
+
+
+def lost(detail: str) -> StreamFailure:
+    """The connection broke after the stream had started."""
+    return StreamFailure(UPSTREAM_FAILED, "Lost {apiserver} mid-stream", detail)
+
+
+def refused(status: int, message: str, *, previous: bool = False) -> StreamFailure:
+    """The apiserver answered an error status. For ``previous`` a 400 means there is no previous instance (each
+    runtime words it its own way, kwok as ``seek .: invalid argument``): say that, not their text."""
+    if previous and status == 400:
+        return StreamFailure(NOT_THERE, "No previous container: it has not restarted, or its log is gone")
+    if status == 404:
+        return StreamFailure(NOT_THERE, "Not found on {apiserver}", message)
+    return StreamFailure(UPSTREAM_FAILED, f"{{apiserver}} answered {status}", message)
+
+
+def ended_reason(failure: StreamFailure | None) -> str:
+    """How a follow ended, for status messages and the session row."""
+    return "ended" if failure is None else f"failed: {failure.message()}"
+
+
+def restarted(pod: dict[str, Any], container: str) -> bool:
+    """Whether ``container`` has a previous instance to read (its restart count, which the cache keeps)."""
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        for found in status.get(key) or []:
+            if isinstance(found, dict) and found.get("name") == container:
+                return bool(found.get("restartCount"))
+    return False
+
+
 @functools.lru_cache(maxsize=64)
 def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
     """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
@@ -125,7 +183,7 @@ class LogFollower:
         *,
         tail_lines: int | None = LOG_TAIL_LINES,
         since_seconds: int | None = None,
-        on_end: Callable[[str, str, str], None] | None = None,
+        on_end: OnEnd | None = None,
         previous: bool = False,
         follow: bool = True,
         cluster: str = "",
@@ -151,7 +209,13 @@ class LogFollower:
         self._task = self.sink._loop.create_task(self._run(), name=f"logs-{self.pod}-{self.container}")
 
     async def _run(self) -> None:
-        reason, path = "ended", f"/api/v1/namespaces/{self.namespace}/pods/{self.pod}/log"
+        failure = await self._read()
+        if self.on_end is not None:
+            self.on_end(self.pod, self.container, ended_reason(failure), failure)
+
+    async def _read(self) -> StreamFailure | None:
+        """Read the log to its end: ``None``, else why it failed."""
+        path, streaming = f"/api/v1/namespaces/{self.namespace}/pods/{self.pod}/log", False
         try:
             async with (
                 log_http_client(self.api) as http,
@@ -159,22 +223,20 @@ class LogFollower:
             ):
                 if resp.status_code >= 400:
                     body = (await resp.aread())[:300].decode("utf-8", "replace")
-                    reason = f"error: {resp.status_code} {_status_message(body)}"
-                else:
-                    pending = b""
-                    async for chunk in resp.aiter_bytes():
-                        pending += chunk
-                        *complete, pending = pending.split(b"\n")
-                        for raw in complete:
-                            self._emit(raw)
-                    if pending:
-                        self._emit(pending)
+                    return refused(resp.status_code, _status_message(body), previous=self.previous)
+                streaming, pending = True, b""
+                async for chunk in resp.aiter_bytes():
+                    pending += chunk
+                    *complete, pending = pending.split(b"\n")
+                    for raw in complete:
+                        self._emit(raw)
+                if pending:
+                    self._emit(pending)
         except asyncio.CancelledError:
             raise
         except (httpx.HTTPError, OSError, ssl.SSLError) as exc:
-            reason = f"error: {type(exc).__name__}"
-        if self.on_end is not None:
-            self.on_end(self.pod, self.container, reason)
+            return (lost if streaming else unreachable)(_why(exc))
+        return None
 
     def _emit(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").rstrip("\r")
@@ -185,6 +247,11 @@ class LogFollower:
         """Cancels the task: the response is closed by its context managers."""
         if self._task is not None:
             self._task.cancel()
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__} ({text[:120]})" if text else type(exc).__name__
 
 
 def _status_message(body: str) -> str:
