@@ -36,9 +36,8 @@ def version_of(obj: dict[str, Any]) -> str:
 
 
 def object_name(value: str) -> bool:
-    """Whether ``value`` can name a Kubernetes object (a DNS-1123 subdomain, at most 253 characters). The core's
-    check reads ``$``, which also matches before a final newline, hence the second test."""
-    return dns_subdomain(value) is None and not value.endswith("\n")
+    """Whether ``value`` can name a Kubernetes object (a DNS-1123 subdomain, at most 253 characters)."""
+    return dns_subdomain(value) is None
 
 
 def _absent_unless_named(what: str, name: str) -> None:
