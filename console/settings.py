@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "base.middleware.ServiceErrorMiddleware",
 ]
+if DEBUG:  # Django's technical 404 page would answer unmatched /api/ paths in HTML
+    MIDDLEWARE.append("base.middleware.ApiNotFoundMiddleware")
 
 ROOT_URLCONF = "console.urls"
 ASGI_APPLICATION = "console.asgi.application"
