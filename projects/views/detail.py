@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -187,8 +187,8 @@ def project_quota(request: HttpRequest, name: str) -> HttpResponse:
         return _section(request, project, "quota", sections.quota(project))
     require_role(project, request.user)  # authorization first: a viewer gets 403 whatever the tier
     tier = next((t for t in Tier if t.label == request.POST.get("tier", "")), None)
-    if tier is None:
-        raise Http404("No such tier.")
+    if tier is None:  # a form value, not a path: a 400 naming it
+        raise Invalid.on("tier", f"Choose one of {', '.join(t.label for t in Tier)}.")
     form = QuotaChangeForm(request.POST, prefix=tier.label)
     form.is_valid()
     try:

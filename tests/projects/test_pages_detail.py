@@ -331,6 +331,12 @@ def test_developers_and_viewers_cannot_change_quota(project, request, who, as_):
     assert response.status_code == 403 and not TierQuota.objects.filter(cpu_milli__gt=0).exists()
 
 
+def test_an_unknown_tier_is_a_400_and_changes_nothing(project, owner, as_):
+    response = change(as_(owner), tier="gold", cpu="1")
+
+    assert response.status_code == 400 and not TierQuota.objects.filter(cpu_milli__gt=0).exists()
+
+
 # --- provisioning ---------------------------------------------------------------------------------------
 
 
