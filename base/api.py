@@ -167,18 +167,19 @@ class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
     own falls back to the default and accepts what the schema forbids)."""
 
     max_limit = 1000
+    max_offset = 2**31 - 1  # past any row count; a larger one is PostgreSQL's "bigint out of range", a 500
 
     def get_limit(self, request: Any) -> int | None:
         return query_int(request, self.limit_query_param, default=self.default_limit, minimum=1, maximum=self.max_limit)
 
     def get_offset(self, request: Any) -> int:
-        return query_int(request, self.offset_query_param, default=0, minimum=0) or 0
+        return query_int(request, self.offset_query_param, default=0, minimum=0, maximum=self.max_offset) or 0
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         parameters = super().get_schema_operation_parameters(view)
         bounds = {
             self.limit_query_param: {"minimum": 1, "maximum": self.max_limit},
-            self.offset_query_param: {"minimum": 0},
+            self.offset_query_param: {"minimum": 0, "maximum": self.max_offset},
         }
         for parameter in parameters:
             parameter["schema"] = {**parameter["schema"], **bounds.get(parameter["name"], {})}
