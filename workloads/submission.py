@@ -152,11 +152,13 @@ def submit(
     version: str | None = None,
     dry_run: bool = False,
     create_only: bool = False,
+    must_exist: bool = False,
 ) -> Accepted:
     """Create or update the workload ``document`` describes in ``project`` on the host.
 
     ``version`` (a resourceVersion, the API's If-Match) makes an update conditional: a stale one is a 409
-    naming both versions. ``create_only``: an existing object of that name is a 409 (the form's "New")."""
+    naming both versions. ``create_only``: an existing object of that name is a 409 (the form's "New");
+    ``must_exist`` (any If-Match): a missing one is a 409, never created (it may have been deleted meanwhile)."""
     require_role(project, actor, WRITE_ROLES)
     if not project.is_active:
         raise Conflict(f"Project {project.name} is archived: it takes no new workloads.")
@@ -168,6 +170,12 @@ def submit(
     live = _live(kind, project.namespace, name)
     if live is not None and create_only:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.")
+    if live is None and must_exist:
+        raise Conflict(
+            f"{kind} {name} does not exist in project {project.name}: If-Match names a version of a workload that "
+            "is gone (deleted meanwhile?); send the document without If-Match to create it.",
+            fields=[FieldError("version", "no such workload")],
+        )
     if live is not None:
         _still_at(live, version)
     if dry_run:

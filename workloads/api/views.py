@@ -208,6 +208,13 @@ IF_NONE_MATCH = OpenApiParameter(
     required=False,
     description="The ETag held: 304 with no body when the workload is still at that version.",
 )
+CREATE_ONLY = OpenApiParameter(
+    "If-None-Match",
+    {"type": "string", "enum": ["*"]},
+    OpenApiParameter.HEADER,
+    required=False,
+    description="`*`: create only; a workload of that name that exists is a 409 and is not changed.",
+)
 KIND_PARAM = OpenApiParameter(
     "kind", str, OpenApiParameter.PATH, description="the kind (PinApp) or its plural (pinapps)", enum=KIND_NAMES
 )
@@ -283,6 +290,15 @@ def if_match(request: Request) -> str | None:
         raise Invalid.on("If-Match", 'must be the workload\'s version (its ETag, e.g. "3"), or *')
     value = raw.strip().removeprefix("W/").strip('"')
     return None if value == "*" else value
+
+
+def _create_only(request: Request) -> bool:
+    raw = request.headers.get("If-None-Match")
+    if raw is None:
+        return False
+    if raw.strip() != "*":
+        raise Invalid.on("If-None-Match", "on a PUT only * (create only) is understood")
+    return True
 
 
 def flag(request: Request, name: str) -> bool:
@@ -496,19 +512,36 @@ class WorkloadDetailView(_ApiView):
 
     @extend_schema(
         operation_id="workloads_update",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, DRY_RUN],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, CREATE_ONLY, DRY_RUN],
         request=DocumentSerializer,
         responses={200: WorkloadSerializer, 201: WorkloadSerializer, **_errors(400, 401, 403, 404, 409, 429, 503)},
         examples=[DOCUMENT_EXAMPLE, WORKLOAD_EXAMPLE],
         description="Replace the workload's spec, labels and annotations with the document (created when absent: "
-        "201, which makes PUT an idempotent apply). The kind and name may be left out; they must match the URL.",
+        "201, which makes PUT an idempotent apply). The kind and name may be left out; they must match the URL. "
+        "With If-Match the workload must exist (a 409 otherwise: never re-created after a delete); with "
+        "If-None-Match: * it must not (create only).",
         tags=["workloads"],
     )
     def put(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = visible_project(request.user, project)
         document = same_object(document_of(request), kind_named(kind), name)
         dry_run = flag(request, "dryRun")
-        accepted = submission.submit(request.user, found, document, version=if_match(request), dry_run=dry_run)
+        version = if_match(request)
+        # If-Match (any, `*` included) holds only for a workload that exists (RFC 9110): never a re-creation of
+        # one deleted meanwhile; If-None-Match: * holds only for one that does not
+        must_exist = request.headers.get("If-Match") is not None
+        create_only = _create_only(request)
+        if must_exist and create_only:
+            raise Invalid.on("If-None-Match", "cannot hold together with If-Match: send one of them")
+        accepted = submission.submit(
+            request.user,
+            found,
+            document,
+            version=version,
+            dry_run=dry_run,
+            must_exist=must_exist,
+            create_only=create_only,
+        )
         created = accepted.created and not dry_run
         return answer(accepted.manifest, found, code=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
