@@ -5,12 +5,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from accounts import views as accounts_views
 from console.metrics import metrics_view
 from console.views import dashboard, health
+from console.views.oidc import oidc_enabled
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("login/", accounts_views.login_view, name="login"),
     path("logout/", accounts_views.logout_view, name="logout"),
-    path("oidc/", include("mozilla_django_oidc.urls")),
+    path("oidc/", oidc_enabled(include("mozilla_django_oidc.urls"))),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
