@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
+import time
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from limits import RateLimitItemPerSecond
 
 from accounts.live_access import access_changed
 from accounts.models import READ, WRITE, ApiToken
 from base import audit
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.text import hidden_character
+from base.throttling import CACHE_DOWN, limiter
 
 MAX_TOKENS_PER_USER = 20
 SCOPES = (READ, WRITE)  # the model's order: one enum in the OpenAPI schema
@@ -91,3 +96,42 @@ def record_sign_in(user: Any, *, how: str) -> None:
 
 def record_sign_out(user: Any) -> None:
     audit.record("user.logout", actor=user, target_kind="User", target_name=user.get_username())
+
+
+# Password sign-in (the dev command's accounts): failed guesses per name from one address, and per address. A limit
+# on the name alone would let anyone lock its owner out; one on the address alone is the spray guard.
+SIGN_IN_FAILURES_PER_NAME = 10
+SIGN_IN_FAILURES_PER_ADDRESS = 50
+SIGN_IN_WINDOW_SECONDS = 300
+
+
+def _sign_in_limits(username: str, address: str) -> list[tuple[Any, tuple[str, ...]]]:
+    name = username.strip().lower()[:150]
+    return [
+        (RateLimitItemPerSecond(SIGN_IN_FAILURES_PER_NAME, SIGN_IN_WINDOW_SECONDS), ("sign-in", name, address)),
+        (RateLimitItemPerSecond(SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS), ("sign-in-address", address)),
+    ]
+
+
+def sign_in_wait(username: str, address: str) -> int:
+    """Seconds until another password may be tried for ``username`` from ``address``; 0 when it may now. Counts
+    live where the API's rate limits do (Redis, or the process); with Redis down sign-in is not held back."""
+    wait = 0
+    try:
+        for item, keys in _sign_in_limits(username, address):
+            if not limiter().test(item, *keys):
+                reset_at = limiter().get_window_stats(item, *keys).reset_time
+                wait = max(wait, max(1, math.ceil(reset_at - time.time())))
+    except CACHE_DOWN:
+        return 0
+    return wait
+
+
+def record_failed_sign_in(username: str, address: str) -> None:
+    with contextlib.suppress(*CACHE_DOWN):
+        for item, keys in _sign_in_limits(username, address):
+            limiter().hit(item, *keys)
+
+
+def throttled_message(wait: int) -> str:
+    return f"Too many failed sign-ins from here. Try again in {wait} seconds."

@@ -40,11 +40,20 @@ def login_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if not settings.DEV_LOGIN_ENABLED:
             return HttpResponseForbidden("Password sign-in is disabled; use single sign-on.", content_type="text/plain")
+        username, address = request.POST.get("username", ""), request.META.get("REMOTE_ADDR", "")
+        wait = services.sign_in_wait(username, address)
+        if wait:  # not even checked: a guess past the limit tells nothing
+            unbound = AuthenticationForm(request, initial={"username": username})
+            context = {"form": unbound, "next": _safe_next(request), "throttled": services.throttled_message(wait)}
+            response = render(request, "registration/login.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
         if form.is_valid():
             user = form.get_user()
             auth_login(request, user)
             services.record_sign_in(user, how="Dev password login")
             return redirect(_safe_next(request))
+        services.record_failed_sign_in(username, address)
     return render(request, "registration/login.html", {"form": form, "next": _safe_next(request)})
 
 

@@ -16,6 +16,7 @@ history (up to the rate's N timestamps) to and from Redis on every request.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -74,11 +75,14 @@ def limiter() -> MovingWindowRateLimiter:
 
 
 def reset_limits() -> None:
-    """Forget every count of this process's in-memory limiter (tests; Redis counts expire by themselves)."""
+    """Forget every count: this process's in-memory ones and those in Redis under ``KEY_PREFIX`` (tests)."""
     with _limiters_lock:
         memory = _limiters.pop("", None)
     if memory is not None:
         memory.storage.reset()
+    if settings.REDIS_URL:
+        with contextlib.suppress(*CACHE_DOWN):
+            limiter().storage.reset()
 
 
 class RateLimit(BaseThrottle):

@@ -34,6 +34,15 @@ def _fresh_version_memos():
     VersionMemo.clear_all()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Rate-limit counts (the API's, failed sign-ins) live in Redis for the whole session: each test starts with
+    none, as the same usernames sign in from the same address test after test."""
+    from base.throttling import reset_limits
+
+    reset_limits()
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("dev1", "dev1@example.com", "pw-dev1-Secret!")
