@@ -192,7 +192,7 @@ TIMELINE_EXAMPLE = OpenApiExample(
     response_only=True,
 )
 
-IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]+"|[0-9]+)$'
+IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]{1,19}"|[0-9]{1,19})$'  # a generation is a 64-bit number
 IF_MATCH = OpenApiParameter(
     "If-Match",
     {"type": "string", "pattern": IF_MATCH_PATTERN},
@@ -286,7 +286,7 @@ def if_match(request: Request) -> str | None:
     raw = request.headers.get("If-Match")
     if raw is None:
         return None
-    if not re.match(IF_MATCH_PATTERN, raw.strip()):
+    if not re.fullmatch(IF_MATCH_PATTERN, raw.strip()):
         raise Invalid.on("If-Match", 'must be the workload\'s version (its ETag, e.g. "3"), or *')
     value = raw.strip().removeprefix("W/").strip('"')
     return None if value == "*" else value

@@ -70,3 +70,11 @@ def test_without_preconditions_put_still_creates_and_updates(web, developer):
 
     assert client.put(GONE, document("gone"), format="json").status_code == 201
     assert client.put(GONE, document("gone", replicas=2), format="json").status_code == 200
+
+
+@pytest.mark.parametrize("if_match", ['"' + "9" * 5000 + '"', "9" * 20])
+def test_an_if_match_no_generation_can_have_is_a_400_that_does_not_echo_it(web, developer, if_match):
+    refused = client_for(developer).post(f"{ONE}pause/", HTTP_IF_MATCH=if_match)
+
+    body = error(refused, 400)
+    assert [f["path"] for f in body["fields"]] == ["If-Match"] and "9" * 40 not in refused.content.decode()
