@@ -426,7 +426,7 @@ def record_probe(cluster: Cluster, *, ok: bool, version: str = "", error: str = 
         audit.record(
             "cluster.probe",
             actor=actor,
-            target_kind="cluster",
+            target_kind="Cluster",
             target_name=cluster.name,
             cluster=cluster.name,
             before=before,

@@ -112,5 +112,5 @@ def test_a_probe_an_admin_asks_for_is_audited_and_the_periodic_ones_are_not(
 
     assert response.status_code == 302
     event = AuditEvent.objects.get(action="cluster.probe")
-    assert event.actor_id == admin_user.pk and event.target_name == "member-a" and event.cluster == "member-a"
+    assert event.actor_id == admin_user.pk and (event.target_kind, event.target_name) == ("Cluster", "member-a")
     assert event.after == {"healthy": True, "version": "v1.34.1", "error": ""}
