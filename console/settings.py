@@ -81,7 +81,7 @@ MIDDLEWARE = [
     "base.middleware.ServiceErrorMiddleware",
 ]
 if DEBUG:  # Django's technical 404 page would answer unmatched /api/ paths in HTML
-    MIDDLEWARE.append("base.middleware.ApiNotFoundMiddleware")
+    MIDDLEWARE.append("console.middleware.ApiNotFoundMiddleware")
 
 ROOT_URLCONF = "console.urls"
 ASGI_APPLICATION = "console.asgi.application"

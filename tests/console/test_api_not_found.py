@@ -11,8 +11,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def debug_on(settings):
     settings.DEBUG = True
-    if "base.middleware.ApiNotFoundMiddleware" not in settings.MIDDLEWARE:
-        settings.MIDDLEWARE = [*settings.MIDDLEWARE, "base.middleware.ApiNotFoundMiddleware"]
+    if "console.middleware.ApiNotFoundMiddleware" not in settings.MIDDLEWARE:
+        settings.MIDDLEWARE = [*settings.MIDDLEWARE, "console.middleware.ApiNotFoundMiddleware"]
 
 
 def test_an_unmatched_api_path_is_the_json_error_body(debug_on, admin_client_):
