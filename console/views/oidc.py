@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern
 
 
 def _guarded(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -27,12 +27,12 @@ def _guarded(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 
 
 def oidc_enabled(included: tuple[Any, str | None, str | None]) -> tuple[Any, str | None, str | None]:
-    """``include(...)`` of the OIDC URLs with each view answering 404 while OIDC is off."""
+    """``include(...)`` of the OIDC URLs, rebuilt with each view answering 404 while OIDC is off (the library's own
+    patterns are left as they are)."""
     urlconf, app_name, namespace = included
-    patterns = getattr(urlconf, "urlpatterns", urlconf)
-    for pattern in patterns:
-        if isinstance(pattern, URLPattern):
-            pattern.callback = _guarded(pattern.callback)
-        elif isinstance(pattern, URLResolver):
+    guarded: list[URLPattern] = []
+    for pattern in getattr(urlconf, "urlpatterns", urlconf):
+        if not isinstance(pattern, URLPattern):
             raise TypeError("nested OIDC URL confs are not expected")
-    return urlconf, app_name, namespace
+        guarded.append(URLPattern(pattern.pattern, _guarded(pattern.callback), pattern.default_args, pattern.name))
+    return guarded, app_name, namespace
