@@ -35,6 +35,10 @@ from debugging.shells import shell_command
 from debugging.socketbase import PolicedConsumer
 
 MAX_STDIN_CHARS = 64 * 1024
+TOO_MUCH_INPUT = (
+    f"Input not sent: one message may hold at most {MAX_STDIN_CHARS} characters (the browser's terminal and the CLI "
+    "send input in smaller pieces)."
+)
 TIMEOUT_CLOSE = 4408
 __all__ = ["ExecConsumer", "LogConsumer", "WorkloadLogConsumer"]
 
@@ -154,8 +158,11 @@ class ExecConsumer(PolicedConsumer):
         if self.session is None or self.ended or not isinstance(content, dict):
             return
         if content.get("type") == "stdin" and isinstance(content.get("data"), str):
+            if len(content["data"]) > MAX_STDIN_CHARS:  # refused whole: running the first part of a paste is worse
+                await self.send_json({"type": "notice", "message": TOO_MUCH_INPUT})
+                return
             # a lone surrogate ("\ud800" in the JSON) is no character a terminal can send: replaced, as a decoder would
-            data = content["data"][:MAX_STDIN_CHARS].encode("utf-8", "replace").decode("utf-8")
+            data = content["data"].encode("utf-8", "replace").decode("utf-8")
             self.bytes_in += len(data.encode())
             self.last_activity = time.monotonic()
             if await self.still_allowed():  # the access epoch: a change committed before this keystroke wins

@@ -186,12 +186,21 @@ def _down_command(state_dir: Path) -> str:
     return f"python -m devtools.localcp down{extra}"
 
 
+WS_MAX_BYTES = 1 << 20  # a websocket message the portal reads, at most (uvicorn's default is 16 MiB): as the chart
+
+
 def _serve(host: str, port: int) -> None:
     import uvicorn
 
     sys.stdout.flush()
     uvicorn.run(
-        "console.asgi:application", host=host, port=port, log_level="info", lifespan="off", ws_per_message_deflate=False
+        "console.asgi:application",
+        host=host,
+        port=port,
+        log_level="info",
+        lifespan="off",
+        ws_per_message_deflate=False,
+        ws_max_size=WS_MAX_BYTES,
     )
 
 

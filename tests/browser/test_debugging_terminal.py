@@ -74,6 +74,17 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.click("[data-terminal-copy]")
     assert "echo hello" in terminal.get_attribute("data-copied")
 
+    # a paste longer than one message may hold (65536 characters) goes out in pieces and runs whole
+    long_line = "echo " + "y" * 70_000 + " | wc -c"
+    terminal.click()
+    page.evaluate("([el, text]) => el.pinTerminal.term.paste(text)", [terminal.element_handle(), long_line])
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        f"el => ({SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === '70001')",
+        arg=terminal.element_handle(),
+        timeout=30_000,
+    )
+
     terminal.click()
     page.keyboard.type("exit")
     page.keyboard.press("Enter")
@@ -89,7 +100,7 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.wait_for_url(f"{base}/debug/recordings/{session.pk}/")
     player = page.locator("[data-asciicast]")
     page.wait_for_function(
-        "el => el.innerText.includes('hello') && el.innerText.includes('exit')",
+        "el => el.innerText.includes('70001') && el.innerText.includes('exit')",  # the screen at the end
         arg=player.element_handle(),
         timeout=30_000,
     )

@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 
 from base.models import AuditEvent
 from console.asgi import application
+from debugging.consumers import MAX_STDIN_CHARS, TOO_MUCH_INPUT
 from tests.debugging.conftest import WORKLOAD, member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 
@@ -85,6 +86,26 @@ async def test_closing_the_browser_ends_the_shell_and_audits_it(live_pods, proje
 
     ended = await database_sync_to_async(lambda: AuditEvent.objects.get(action="shell.close"))()
     assert ended.after["reason"] == "client closed" and ended.after["bytes_out"] > 0
+
+
+async def test_an_input_message_over_the_limit_is_refused_whole_with_a_notice(live_pods, project, user):
+    """Running the first 64 Ki characters of a paste and dropping the rest could run half a command: the message is
+    refused whole and the user told; the shell carries on (the browser and the CLI send input in pieces)."""
+    member(project, user, "developer")
+    comm = WebsocketCommunicator(
+        application, f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", headers=ws_headers(user)
+    )
+    await comm.connect(timeout=20)
+    assert (await comm.receive_json_from(timeout=20))["state"] == "connected"
+    await comm.send_json_to({"type": "stdin", "data": "echo cut-" + "x" * MAX_STDIN_CHARS + "\r"})
+    notice = await comm.receive_json_from(timeout=20)
+    while notice["type"] == "stdout":  # the prompt
+        notice = await comm.receive_json_from(timeout=20)
+    assert notice == {"type": "notice", "message": TOO_MUCH_INPUT}
+    await comm.send_json_to({"type": "stdin", "data": "echo after-$((2+3))\r"})
+    output = await read_until(comm, "after-5")
+    assert "cut-" not in output
+    await comm.disconnect()
 
 
 async def collect_lines(comm: WebsocketCommunicator, count: int, timeout: float = 30) -> list[dict[str, Any]]:

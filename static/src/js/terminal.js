@@ -22,6 +22,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { findAll, setStatusBadge, track, wsUrl } from "./lifecycle.js";
 
 const owned = new WeakSet();
+const STDIN_PIECE = 8192; // characters per stdin message (the server's limit is 65536)
 
 const THEME = {
   background: "#0d1117",
@@ -85,8 +86,8 @@ class TerminalWidget {
     this.term.attachCustomKeyEventHandler((e) => this.onKey(e));
     panel.querySelector("[data-terminal-copy]")?.addEventListener("click", () => this.copy());
     panel.querySelector("[data-terminal-paste]")?.addEventListener("click", () => this.pasteFromClipboard());
-    this.term.onData((data) => this.send({ type: "stdin", data }));
-    this.term.onBinary((data) => this.send({ type: "stdin", data }));
+    this.term.onData((data) => this.sendInput(data));
+    this.term.onBinary((data) => this.sendInput(data));
     this.term.onResize(({ cols, rows }) => this.send({ type: "resize", cols, rows }));
 
     let frame = 0;
@@ -233,6 +234,19 @@ class TerminalWidget {
     } else if (msg.type === "status") {
       this.status(msg.state || "connected", msg.message || "");
       if (msg.message && msg.state !== "connected") this.term.write(`\r\n\x1b[2m${msg.message}\x1b[0m\r\n`);
+    }
+  }
+
+  // A paste arrives as one onData call; the server takes at most 65536 characters per message (and refuses a
+  // longer one whole rather than run part of it), so input goes out in pieces well under that.
+  sendInput(data) {
+    let at = 0;
+    while (at < data.length) {
+      let end = Math.min(data.length, at + STDIN_PIECE);
+      const code = data.charCodeAt(end - 1);
+      if (end < data.length && code >= 0xd800 && code <= 0xdbff) end -= 1; // keep a surrogate pair together
+      this.send({ type: "stdin", data: data.slice(at, end) });
+      at = end;
     }
   }
 
