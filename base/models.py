@@ -11,6 +11,10 @@ class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
     def filtered(
         self, *, actor: str = "", action: str = "", project: str = "", cluster: str = "", target: str = ""
     ) -> AuditEventQuerySet:
+        """The events matching every given filter. A value holding a NUL matches nothing: no stored text holds one,
+        and PostgreSQL refuses it in a query (a 500 instead of an empty list)."""
+        if any("\x00" in value for value in (actor, action, project, cluster, target)):
+            return self.none()
         qs = self
         if actor:
             qs = qs.filter(actor_name__icontains=actor)

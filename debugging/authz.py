@@ -20,7 +20,7 @@ from typing import Any
 from base.errors import Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
-from debugging.policy import platform_containers
+from debugging.policy import platform_containers, valid_name
 from projects.models import Project, ProjectRole
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
@@ -84,7 +84,8 @@ def _project(user: Any, namespace: str) -> tuple[Project, bool]:
     if not getattr(user, "is_authenticated", False):
         raise Unauthenticated("Sign in first.")
     project = None
-    if namespace.startswith(PROJECT_PREFIX):
+    # A name no project can have is missing without a query: PostgreSQL refuses a NUL in one (a 500, not the 404).
+    if namespace.startswith(PROJECT_PREFIX) and valid_name(namespace):
         name = namespace.removeprefix(PROJECT_PREFIX)
         project = Project.objects.visible_to(user).active().filter(name=name).first()
     if project is None:
@@ -96,7 +97,9 @@ def _project(user: Any, namespace: str) -> tuple[Project, bool]:
 def _cache(cluster_name: str) -> tuple[Cluster, Any]:
     from clusters import runtime
 
-    cluster = Cluster.objects.filter(name=cluster_name, role=FederationRole.MEMBER).first()
+    cluster = None
+    if valid_name(cluster_name):  # as for a namespace: a name no cluster can have is missing, without a query
+        cluster = Cluster.objects.filter(name=cluster_name, role=FederationRole.MEMBER).first()
     cache = runtime.member_caches().get(cluster_name) if cluster is not None else None
     if cluster is None or cache is None:
         raise NotFound("No such pod.")

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs
 
 import re2
 
+from base.digits import whole_number
 from base.errors import Invalid
 from debugging.streams import LOG_BUFFER_LINES
 
@@ -34,7 +35,7 @@ MAX_PATH = 256
 # passed to tail as one argv element (never through a shell), so this is about intent, not quoting.
 _PATH = re.compile(r"(/[A-Za-z0-9_@+=,:.-]+)+")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"(\d{1,7})([smhd]?)")
+_DURATION = re.compile(r"([0-9]{1,7})([smhd]?)")  # ASCII digits: \d is also "٤" (which int reads as 4)
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
@@ -98,21 +99,26 @@ def valid_file_path(value: str) -> str:
     return value
 
 
+def _shown(value: str) -> str:
+    """A query value for a message: a hostile one of thousands of characters by its start and length."""
+    return repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
+
+
 def parse_log_options(raw_query: str) -> LogOptions:
     """``Invalid`` (close 4400) for a value out of range or not a number."""
     query = parse_qs(raw_query, keep_blank_values=True)
     tail = since = None
     if query.get("tail", [""])[-1].strip():
         value = query["tail"][-1].strip()
-        if not value.isdigit() or not 0 <= int(value) <= MAX_TAIL:
-            raise Invalid.on("tail", f"tail={value!r}: give a number of lines from 0 to {MAX_TAIL}.")
-        tail = int(value)
+        tail = whole_number(value, max_digits=len(str(MAX_TAIL)))
+        if tail is None or tail > MAX_TAIL:
+            raise Invalid.on("tail", f"tail={_shown(value)}: give a number of lines from 0 to {MAX_TAIL}.")
     if query.get("since", [""])[-1].strip():
         value = query["since"][-1].strip().lower()
         found = _DURATION.fullmatch(value)
-        if found is None or not 0 < int(found.group(1)) * _UNITS[found.group(2) or "s"] <= MAX_SINCE:
-            raise Invalid.on("since", f"since={value!r}: give seconds (or 30s, 10m, 2h, 1d), at most 7 days.")
-        since = int(found.group(1)) * _UNITS[found.group(2) or "s"]
+        since = int(found.group(1)) * _UNITS[found.group(2) or "s"] if found else None
+        if since is None or not 0 < since <= MAX_SINCE:
+            raise Invalid.on("since", f"since={_shown(value)}: give seconds (or 30s, 10m, 2h, 1d), at most 7 days.")
     patterns = {
         name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None
         for name in ("include", "exclude")

@@ -26,6 +26,8 @@ MAX_STEPS = 2400  # 99 days of hours (the longest relative window the schema adm
 GIB = 1 << 30
 # a resource's stored unit-seconds per billed unit-hour: milli-cores, bytes and GPUs
 UNIT_SECONDS = {"cpu": 1000 * 3600, "memory": GIB * 3600, "gpu": 3600}
+# The calendar's last day is no window's: a step or an edge past it (datetime.max) cannot be computed or shown.
+LATEST_END = datetime(9999, 12, 31, tzinfo=UTC)
 _DURATION = re.compile(r"^(\d{1,5})([mhd])$")
 _UNIT = {"m": 60, "h": 3600, "d": 86400}
 
@@ -209,6 +211,8 @@ def parse_window(text: str, now: datetime, *, earliest: datetime | None = None) 
         window = Window(now - timedelta(seconds=_duration(text, "window")), now)
     if window.end <= window.start:
         raise CostInputError("window", "The window ends before it starts.")
+    if window.end > LATEST_END:
+        raise CostInputError("window", f"A window ends by {LATEST_END:%Y-%m-%dT%H:%MZ}: the calendar ends a day later.")
     if earliest is not None and window.start < earliest:
         raise CostInputError("window", f"The window starts before the oldest data kept ({earliest.isoformat()}).")
     return window
@@ -244,12 +248,13 @@ def step_edges(window: Window, step: int) -> list[tuple[datetime, datetime]]:
     first and last clipped to the window; one step when ``step`` is the window's length."""
     if step >= window.seconds:
         return [(window.start, window.end)]
-    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    epoch, size = datetime(1970, 1, 1, tzinfo=UTC), timedelta(seconds=step)
     edges = []
     cursor = window.start
     while cursor < window.end:
-        offset = int((cursor - epoch).total_seconds())
-        nxt = min(epoch + timedelta(seconds=(offset // step + 1) * step), window.end)
+        after = ((cursor - epoch) // size + 1) * size  # the next aligned edge, from the epoch
+        # Clipped before it becomes a datetime: the edge after the window's end may be past the calendar's end.
+        nxt = window.end if after >= window.end - epoch else epoch + after
         edges.append((cursor, nxt))
         cursor = nxt
     return edges

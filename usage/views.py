@@ -21,6 +21,7 @@ from usage.costmodel import DIMENSIONS, RESOURCES, TIERS, Report
 
 WINDOWS = (("24h", "24 hours"), ("today", "today"), ("7d", "7 days"), ("30d", "30 days"), ("month", "this month"))
 STEPS = (("1h", "hourly"), ("1d", "daily"))
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = (
     "step_start", "step_end", "name", *DIMENSIONS, "cpu_core_hours", "cpu_request_core_hours", "ram_gib_hours",
     "ram_request_gib_hours", "gpu_hours", "gpu_request_hours", "cpu_cost", "ram_cost", "gpu_cost", "total_cost",
@@ -77,6 +78,13 @@ def report_page(request: HttpRequest) -> HttpResponse:
     })  # fmt: skip
 
 
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (it starts with = + - @, a tab or a CR) as text: prefixed
+    with ``'`` (OWASP's advice). Project owners write teams and cost centers; admins open the file. Numbers are
+    written as they are, negative ones too: only text is neutralised, so "-5" typed as a team is text as well."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
 def csv_response(report: Report, filename: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -87,8 +95,9 @@ def csv_response(report: Report, filename: str) -> HttpResponse:
         for a in step["allocations"]:
             props = a["properties"]
             amounts = [a[c] for c in CSV_COLUMNS[3 + len(DIMENSIONS) :]]
-            writer.writerow([step["start"].isoformat(), step["end"].isoformat(), a["name"],
-                             *(props.get(d, "") for d in DIMENSIONS), *amounts])  # fmt: skip
+            row = [step["start"].isoformat(), step["end"].isoformat(), a["name"],
+                   *(props.get(d, "") for d in DIMENSIONS), *amounts]  # fmt: skip
+            writer.writerow([csv_cell(cell) for cell in row])
     return response
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from django import forms
 
+from base.digits import whole_number
 from base.errors import ServiceError, add_to_form
 from workloads.core.specs import KINDS
 from workloads.core.specs.schema import Arr, Bool, Int, IntOrStr, Node, Obj, Str, join
@@ -28,6 +29,7 @@ from workloads.core.tiers import Tier
 SEP = "~"
 PREFIX = "f"
 PROJECT_FIELD = "project"
+MAX_INT_DIGITS = 18  # any int64; a longer run of digits stays text, and validation names the field
 NAME_PATH: tuple[str | int, ...] = ("metadata", "name")
 SKIP = frozenset(
     {
@@ -186,8 +188,10 @@ def parse_value(node: Node, text: str) -> Any:
         return items or None
     if not text:
         return None
-    if isinstance(node, Int | IntOrStr) and re.fullmatch(r"-?\d+", text):
-        return int(text)
+    if isinstance(node, Int | IntOrStr):
+        number = whole_number(text.removeprefix("-"), max_digits=MAX_INT_DIGITS)
+        if number is not None:
+            return -number if text.startswith("-") else number
     return text
 
 
@@ -364,11 +368,11 @@ def add_item(form: WorkloadForm, document: dict[str, Any], group: str) -> dict[s
 def remove_item(form: WorkloadForm, document: dict[str, Any], item: str) -> dict[str, Any]:
     """``document`` without the list item the form calls ``item`` (``f~spec~containers~1``)."""
     parts = item.split(SEP)
-    if len(parts) < 3 or not parts[-1].isdigit() or SEP.join(parts[:-1]) not in form.lists:
+    index = whole_number(parts[-1], max_digits=6)
+    if len(parts) < 3 or index is None or SEP.join(parts[:-1]) not in form.lists:
         return document
     path, _ = form.lists[SEP.join(parts[:-1])]
     items = get_path(document, path)
-    index = int(parts[-1])
     if isinstance(items, list) and index < len(items):
         del items[index]
         if not items:

@@ -33,6 +33,7 @@ _FIELDS = (
     ("day of week", 0, 7, _DAYS),
 )
 MAX_WINDOW = timedelta(days=7)
+_MAX_DIGITS = 9
 
 
 class CronError(ValueError):
@@ -102,9 +103,12 @@ def _parse_field(text: str, name: str, low: int, high: int, names: dict[str, int
         base, _, step_text = item.partition("/")
         step = 1
         if step_text:
-            if not step_text.isdigit() or int(step_text) == 0:
-                raise CronError(f"{name}: step {step_text!r} must be a positive number")
-            step = int(step_text)
+            found = _number(step_text)
+            if found is None or not 0 < found < 10**_MAX_DIGITS:
+                raise CronError(
+                    f"{name}: step {_shown(step_text)} must be a positive number of {_MAX_DIGITS} digits at most"
+                )
+            step = found
         if base in ("*", "?"):
             start, end = low, high
         elif "-" in base:
@@ -122,12 +126,27 @@ def _parse_field(text: str, name: str, low: int, high: int, names: dict[str, int
 def _value(text: str, name: str, low: int, high: int, names: dict[str, int]) -> int:
     if text.lower() in names:
         return names[text.lower()]
-    if not text.isdigit():
-        raise CronError(f"{name}: {text!r} is not a number")
-    number = int(text)
+    number = _number(text)
+    if number is None:
+        raise CronError(f"{name}: {_shown(text)} is not a number")
     if not low <= number <= high:
-        raise CronError(f"{name}: {number} is outside {low}-{high}")
+        shown = number if len(text) <= _MAX_DIGITS else f"a number of {len(text)} digits"
+        raise CronError(f"{name}: {shown} is outside {low}-{high}")
     return number
+
+
+def _number(text: str) -> int | None:
+    """ASCII digits as an int, else None. ``str.isdigit`` is also true for "²" (which ``int`` refuses) and other
+    scripts' digits, and ``int`` refuses over 4,300 digits: a number of more than ``_MAX_DIGITS`` digits reads as
+    ``10**_MAX_DIGITS``, past every field's range and every step taken."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) if len(text) <= _MAX_DIGITS else 10**_MAX_DIGITS
+
+
+def _shown(text: str) -> str:
+    """``text`` for a message: a hostile one of thousands of characters by its start and length."""
+    return repr(text) if len(text) <= 20 else f"{text[:12]!r}... ({len(text)} characters)"
 
 
 def zone(name: str | None) -> ZoneInfo:

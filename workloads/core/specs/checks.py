@@ -113,11 +113,12 @@ any_quantity = _quantity(parse_quantity)  # a metric target: any Kubernetes quan
 
 
 def int_or_percent(value: int | str) -> str | None:
+    """A count or ``0%``-``100%``. The digits are bounded before ``int`` reads them: it refuses over 4,300."""
     if isinstance(value, int):
-        return None if value >= 0 else f"{value} must not be negative"
-    if re.fullmatch(r"[0-9]+%", value) and int(value[:-1]) <= 100:
+        return None if value >= 0 else f"{_brief(value)} must not be negative"
+    if re.fullmatch(r"[0-9]{1,9}%", value) and int(value[:-1]) <= 100:
         return None
-    return f"{value!r} must be a count or a percentage such as '25%'"
+    return f"{_brief(value)} must be a count or a percentage such as '25%'"
 
 
 def port_ref(value: int | str) -> str | None:
@@ -138,8 +139,15 @@ def cron_expression(value: str) -> str | None:
     try:
         parse_cron(value)
     except CronError as exc:
-        return f"{value!r} is not a valid cron schedule: {exc}"
+        return f"{_brief(value)} is not a valid cron schedule: {exc}"
     return None
+
+
+def _brief(value: int | str) -> str:
+    """``value`` for a message; a hostile one of thousands of characters (or digits) by its start and size."""
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**18 else "a number of more than 18 digits"
+    return repr(value) if len(value) <= 60 else f"{value[:40]!r}... ({len(value)} characters)"
 
 
 def time_zone(value: str) -> str | None:
