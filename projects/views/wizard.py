@@ -1,22 +1,40 @@
 """The onboarding wizard: basics, members, quota, review, create; one htmx step at a time.
 
-What was typed is kept in the session per wizard id (several wizards in several tabs do not mix), so Back,
-a reload or a failed step never loses it. Each step is checked by its service (``check_basics``,
-``check_members``, ``check_quotas``) with the errors beside the fields; nothing is created until
-``onboard`` runs at the last step. GETs only read the session.
+What was typed is kept per wizard id, for the signed-in session, so Back, a reload or a failed step never
+loses it. Each draft is a session row of its own in the session table (keyed by an HMAC of the browser's
+session key and the wizard id), not a key of the browser's session: Django saves a session whole, so two tabs
+sending steps of two wizards at the same moment would each save their own copy of it and the last would drop
+the other's draft. A draft expires like a session and ``clearsessions`` removes it.
+
+Each step is checked by its service (``check_basics``, ``check_members``, ``check_quotas``) with the errors
+beside the fields. A step is only reached through the earlier ones: sending a later step (or create) runs
+the earlier steps' checks first and sends the user back to the first one that refuses, with its errors;
+nothing is created until ``onboard`` runs at the last step. GETs only read.
+
+Every page of the wizard is rendered from the draft, and htmx keeps no snapshot of it (``hx-history="false"``:
+a snapshot holds the inputs' attributes, not what was typed), so the browser's Back asks the server for the
+step. Each step's form carries the version of the step's draft it shows: a stale page sent again (another tab,
+an old snapshot) is refused with what is saved now instead of storing its fields over the draft.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import asdict
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.sessions.models import Session
+from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url, reswap
 
@@ -32,31 +50,76 @@ from projects.views.review import cluster_previews, draft_tenant, members_with_c
 from workloads.core.tiers import Tier
 
 STEPS = ("basics", "members", "quotas", "review")
+FORM_STEPS = ("basics", "members", "quotas")  # the steps whose form stores what was typed
 TITLES = {"basics": "Basics", "members": "Owners and members", "quotas": "Tiers and quota", "review": "Review"}
-SESSION_KEY = "project_wizards"
-KEEP = 5  # drafts per session: the oldest is dropped
 FULL, PARTIAL = "projects/wizard.html", "projects/partials/wizard.html"
 BASICS = ("name", "display_name", "team", "cost_center", "description")
+VERSION_FIELD = "draft_version"  # the hidden field: the version of the step's draft the form was rendered from
+MAX_ROW_DIGITS = 4  # a row index in go=remove-<i> (a formset holds at most a few thousand rows)
+MAX_VERSION_DIGITS = 9
+STALE = (
+    "This page was out of date: this step was sent again since it was shown (from another tab, or before the "
+    "browser's Back). This is what is saved now: check it and send it again."
+)
 
 
-# --- the draft in the session -------------------------------------------------------------------------
+# --- the draft: a session row of its own per wizard of a session --------------------------------------------
+
+
+def _key(request: HttpRequest, wizard: str) -> str:
+    """The draft's row: derived from the browser's session (secret, so the key cannot be guessed either)."""
+    mac = salted_hmac("projects.wizard-draft", f"{request.user.pk}:{request.session.session_key}:{wizard}")
+    return f"wizard{mac.hexdigest()}"[:40]  # django_session.session_key holds 40 characters
 
 
 def _stored(request: HttpRequest, wizard: str) -> dict[str, Any]:
-    return dict(request.session.get(SESSION_KEY, {}).get(wizard) or {})
+    row = Session.objects.filter(session_key=_key(request, wizard), expire_date__gt=timezone.now()).first()
+    return dict(row.get_decoded()) if row is not None else {}
 
 
 def _store(request: HttpRequest, wizard: str, data: dict[str, Any]) -> None:
-    drafts = dict(request.session.get(SESSION_KEY, {}))
-    drafts.pop(wizard, None)
-    drafts[wizard] = data
-    request.session[SESSION_KEY] = dict(list(drafts.items())[-KEEP:])
+    """Write this wizard's draft alone: another wizard's draft, sent at the same moment, is another row."""
+    key, encoded = _key(request, wizard), Session.objects.encode(data)
+    expires = timezone.now() + timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    if Session.objects.filter(session_key=key).update(session_data=encoded, expire_date=expires):
+        return
+    try:
+        with transaction.atomic():
+            Session.objects.create(session_key=key, session_data=encoded, expire_date=expires)
+    except IntegrityError:  # the same wizard's first step, sent twice at the same moment: the last one wins
+        Session.objects.filter(session_key=key).update(session_data=encoded, expire_date=expires)
 
 
 def _forget(request: HttpRequest, wizard: str) -> None:
-    drafts = dict(request.session.get(SESSION_KEY, {}))
-    if drafts.pop(wizard, None) is not None:
-        request.session[SESSION_KEY] = drafts
+    Session.objects.filter(session_key=_key(request, wizard)).delete()
+
+
+def _version(data: dict[str, Any], step: str) -> str:
+    """How many times the step's draft was stored: the form shows it, a stale form sends an older one."""
+    return str(data.get("versions", {}).get(step, 0))
+
+
+def _bump(data: dict[str, Any], step: str) -> None:
+    data["versions"] = {**data.get("versions", {}), step: int(_version(data, step)) + 1}
+
+
+def _stale(request: HttpRequest, data: dict[str, Any], step: str) -> bool:
+    """The form was rendered from an older draft of this step than the one stored. A form without the field
+    (a script, an API client) is taken as it is, and so is a newer one: its draft expired or was created, and
+    what the form holds is all there is."""
+    sent = request.POST.get(VERSION_FIELD, "")
+    if not (sent.isascii() and sent.isdigit() and len(sent) <= MAX_VERSION_DIGITS):
+        return False
+    return int(sent) < int(_version(data, step))
+
+
+def _row_index(go: str) -> int | None:
+    """The row of ``go=remove-<i>``; None unless ``<i>`` is a short ASCII number (``²``, a fullwidth digit or 5,000
+    digits are no row)."""
+    text = go.removeprefix("remove-")
+    if text.isascii() and text.isdigit() and len(text) <= MAX_ROW_DIGITS:
+        return int(text)
+    return None
 
 
 def _draft(data: dict[str, Any]) -> ProjectDraft:
@@ -90,7 +153,9 @@ def _forms(step: str, data: dict[str, Any], post: Any = None) -> dict[str, Any]:
         return {"form": form}
     if step == "members":
         rows = data.get("members", [])
-        formset = MemberFormSet(post, prefix="members", initial=rows) if post is not None else _rows(rows)
+        # Bound without ``initial``: a row sent as it was stored must not count as "unchanged" (an unchanged extra
+        # row is skipped, so sending the draft back as it is would have dropped it).
+        formset = MemberFormSet(post, prefix="members") if post is not None else _rows(rows)
         for i, form in enumerate(formset.forms):
             form.searchable(f"members-{i}-", f"suggest-{i}")
         return {"formset": formset}
@@ -145,6 +210,20 @@ def _check(step: str, draft: ProjectDraft, user: Any) -> None:
         check_quotas(draft)
 
 
+def _first_refusal(steps: tuple[str, ...], data: dict[str, Any], user: Any) -> tuple[str, ServiceError] | None:
+    """The first of ``steps`` whose check refuses the draft, with the refusal; None when all pass.
+
+    ``reached`` only says how far the stepper links go: a step is taken as passed only when its check passes
+    now (the region may have filled up, a member may have been deleted since)."""
+    draft = _draft(data)
+    for step in steps:
+        try:
+            _check(step, draft, user)
+        except (Invalid, Conflict) as exc:
+            return step, exc
+    return None
+
+
 def _show_errors(step: str, forms: dict[str, Any], exc: ServiceError) -> list[str]:
     """Errors beside their fields; returns what belongs to no field (shown above the step)."""
     if step == "basics":
@@ -188,6 +267,8 @@ def _context(request: HttpRequest, wizard: str, step: str, data: dict[str, Any],
             for i, s in enumerate(STEPS)
         ],
         "draft": draft,
+        "version": _version(data, step),
+        "version_field": VERSION_FIELD,
         "step_errors": [],
         "creator_joins": not is_platform_admin(request.user),
         **extra,
@@ -225,13 +306,16 @@ def _url(wizard: str, step: str) -> str:
 
 
 @login_required
+@never_cache
 @require_GET
 def wizard_start(request: HttpRequest) -> HttpResponse:
-    """A new wizard: its id is only stored once the first step is sent (a GET never writes)."""
-    return _render(request, _context(request, uuid.uuid4().hex[:12], "basics", {}))
+    """A new wizard, at its own basics URL (so Back and a reload come back to this wizard, not a new one); its
+    id is only stored once the first step is sent (a GET never writes)."""
+    return redirect(_url(uuid.uuid4().hex[:12], "basics"))
 
 
 @login_required
+@never_cache
 @require_http_methods(["GET", "POST"])
 def wizard_step(request: HttpRequest, wizard: str, step: str) -> HttpResponse:
     if step not in STEPS:
@@ -241,17 +325,21 @@ def wizard_step(request: HttpRequest, wizard: str, step: str) -> HttpResponse:
         if STEPS.index(step) > _reached(data):
             return redirect(_url(wizard, STEPS[_reached(data)]))
         return _render(request, _context(request, wizard, step, data))
+    if step in FORM_STEPS and _stale(request, data, step):
+        return _render(request, _context(request, wizard, step, data, step_errors=[STALE]), status=409)
     go = request.POST.get("go", "next")
     forms = _forms(step, data, request.POST)
     data = _typed(step, forms, data)
     data.setdefault("reached", "basics")
+    if step in FORM_STEPS:
+        _bump(data, step)
     if go == "add" and step == "members":
         data["members"].append({"kind": "user", "name": "", "role": "developer"})
         _store(request, wizard, data)
         return _render(request, _context(request, wizard, step, data))
     if go.startswith("remove-") and step == "members":
-        index = int(go.removeprefix("remove-")) if go.removeprefix("remove-").isdigit() else -1
-        if 0 <= index < len(data["members"]):
+        index = _row_index(go)
+        if index is not None and index < len(data["members"]):
             del data["members"][index]
         _store(request, wizard, data)
         return _render(request, _context(request, wizard, step, data))
@@ -260,9 +348,11 @@ def wizard_step(request: HttpRequest, wizard: str, step: str) -> HttpResponse:
     _store(request, wizard, data)
     if go == "back" and STEPS.index(step) > 0:
         return _go(request, wizard, STEPS[STEPS.index(step) - 1], data)
-    try:
-        _check(step, _draft(data), request.user)
-    except (Invalid, Conflict) as exc:
+    refusal = _first_refusal(STEPS[: STEPS.index(step) + 1], data, request.user)
+    if refusal is not None and refusal[0] != step:  # an earlier step does not pass: back to it, with its errors
+        return _refused(request, wizard, *refusal, data)
+    if refusal is not None:
+        exc = refusal[1]
         notes = _show_errors(step, forms, exc)
         context = _context(request, wizard, step, data, step_errors=notes, **forms)
         return _render(request, context, status=exc.status)
@@ -288,23 +378,37 @@ def _go(request: HttpRequest, wizard: str, step: str, data: dict[str, Any]) -> H
     return _render(request, _context(request, wizard, step, data), pushed=True)
 
 
+def _refused(request: HttpRequest, wizard: str, step: str, exc: ServiceError, data: dict[str, Any]) -> HttpResponse:
+    """``step`` again, filled from the draft with the refusal's errors beside its fields, at its own URL."""
+    forms = _forms(step, data, _bound(step, data))
+    notes = _show_errors(step, forms, exc)
+    context = _context(request, wizard, step, data, step_errors=notes, **forms)
+    response = _render(request, context, status=exc.status)
+    if is_partial(request):
+        push_url(response, _url(wizard, step))
+    return response
+
+
 @login_required
+@never_cache
 @require_POST
 def wizard_create(request: HttpRequest, wizard: str) -> HttpResponse:
     data = _stored(request, wizard)
-    if not data or _reached(data) < STEPS.index("review"):
+    if not data:
         return redirect(_url(wizard, "basics"))
+    # The steps' own checks first: create agrees with them (``onboard`` alone would turn a grant the quota
+    # step refuses, beyond the region's headroom, into a pending request).
+    refusal = _first_refusal(FORM_STEPS, data, request.user)
+    if refusal is not None:
+        return _refused(request, wizard, *refusal, data)
+    if _reached(data) < STEPS.index("review"):  # every step passes, but the review was never shown
+        data["reached"] = "review"
+        _store(request, wizard, data)
+        return _go(request, wizard, "review", data)
     try:
         project = onboard(_draft(data), actor=request.user)
     except (Invalid, Conflict) as exc:
-        step = _step_of(exc)
-        forms = _forms(step, data, _bound(step, data))
-        notes = _show_errors(step, forms, exc)
-        context = _context(request, wizard, step, data, step_errors=notes, **forms)
-        response = _render(request, context, status=exc.status)
-        if is_partial(request):
-            push_url(response, _url(wizard, step))
-        return response
+        return _refused(request, wizard, _step_of(exc), exc, data)
     _forget(request, wizard)
     pending = project.quota_requests.count()
     text = f"Created {project.name}; provisioning it on every cluster now."

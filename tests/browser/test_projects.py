@@ -206,6 +206,53 @@ def test_the_wizard_ends_on_the_project_page_with_every_cluster_provisioned(
     assert page.inner_text("h1.page-title") == "Workloads"
 
 
+def test_the_browsers_back_shows_what_was_typed_and_next_keeps_the_draft(
+    sign_in, live_server, user, other_user, screenshot_dir
+):
+    """Back restores a wizard step from the server (htmx keeps no snapshot of it), filled from the draft; sending
+    the restored step again keeps everything up to the review."""
+    from playwright.sync_api import expect
+
+    name = f"back-{uuid.uuid4().hex[:5]}"
+    page = sign_in(user)
+    page.goto(f"{live_server.url}/projects/new/")
+    page.fill("#wizard input[name=name]", name)
+    page.fill("#wizard input[name=team]", "web")
+    page.fill("#wizard input[name=cost_center]", "CC-4711")
+    page.click("#wizard button[value=next]")
+    page.wait_for_url("**/members/")
+    page.fill("input[name=members-0-name]", other_user.username)
+    page.select_option("select[name=members-0-role]", "viewer")
+    page.click("#wizard button[value=next]")
+    page.wait_for_url("**/quotas/")
+    page.wait_for_selector("input[name=reserved-cpu]")
+
+    page.go_back()
+    page.wait_for_url("**/members/")
+    expect(page.locator("input[name=members-0-name]")).to_have_value(other_user.username)
+    expect(page.locator("select[name=members-0-role]")).to_have_value("viewer")
+    settle(page)
+    page.screenshot(path=str(screenshot_dir / "projects-wizard-back-members.png"), full_page=True)
+    page.go_back()
+    page.wait_for_url("**/basics/")
+    expect(page.locator("#wizard input[name=name]")).to_have_value(name)
+    expect(page.locator("#wizard input[name=cost_center]")).to_have_value("CC-4711")
+    settle(page)
+    page.screenshot(path=str(screenshot_dir / "projects-wizard-back-basics.png"), full_page=True)
+
+    page.click("#wizard button[value=next]")  # the restored steps, sent again as they are
+    page.wait_for_url("**/members/")
+    expect(page.locator("input[name=members-0-name]")).to_have_value(other_user.username)
+    page.click("#wizard button[value=next]")
+    page.wait_for_url("**/quotas/")
+    page.click("#wizard button[value=next]")
+    page.wait_for_selector("text=What will be created on every cluster")
+    review = page.inner_text("#wizard")
+    assert name in review and "CC-4711" in review
+    assert other_user.username in review and "viewer" in review
+    assert not Project.objects.filter(name=name).exists()
+
+
 def test_an_increase_past_the_limit_is_approved_in_the_queue_and_reaches_the_clusters(
     sign_in, live_server, federation, worker, cluster_api_clients, user, admin_user, screenshot_dir
 ):

@@ -23,8 +23,8 @@ def nothing_created() -> bool:
 
 
 def start(client) -> str:
-    """A new wizard's basics URL (the id is in the form's action)."""
-    page = client.get("/projects/new/").content.decode()
+    """A new wizard's basics URL (the id is in the form's action; /projects/new/ redirects to it)."""
+    page = client.get("/projects/new/", follow=True).content.decode()
     return re.search(r'action="(/projects/new/[0-9a-f]+/basics/)"', page).group(1)
 
 
@@ -60,7 +60,7 @@ def wizard(user_client, region, caches):
 
 def test_the_project_list_has_a_new_project_button_and_the_wizard_starts_at_basics(user_client, region):
     listing = user_client.get("/projects/").content.decode()
-    first = user_client.get("/projects/new/")
+    first = user_client.get("/projects/new/", follow=True)  # to the new wizard's own basics URL
 
     assert 'href="/projects/new/"' in listing and "New project" in listing
     assert first.status_code == 200 and 'aria-current="step"' in first.content.decode()
