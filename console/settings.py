@@ -180,6 +180,7 @@ CELERY_BEAT_SCHEDULE = {
     "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},
     "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
+    "clear-expired-sessions": {"task": "accounts.clear_expired_sessions", "schedule": 3600.0},
 }
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
