@@ -2,6 +2,17 @@
 
 Every change is validated here (so the page, the API and the management commands agree), written in
 one transaction, and audited with before/after.
+
+Granted quota never exceeds what the region's schedulable member pools hold (``projects.grants``), whatever
+order a platform admin edits things in. The one rule: an edit that lowers what a tier's pools hold across
+the region (a pool shrink, closing a member to scheduling, re-registering a member as a host) is refused,
+resource by resource, when the tier's grants would no longer fit, naming the tier, what its pools would
+hold and what is granted; lower the grants or grow other pools first. An edit that lowers nothing is
+always allowed, even when the region is already over-granted: growing a pool, re-opening a member, editing
+the pools of a member that is not schedulable (they are not part of the region's capacity then, and
+re-opening it later only adds them back). Draining a member whose capacity is promised is therefore refused
+up front rather than allowed and caught at the re-enable: that would leave the region over-granted in
+between, and refusing a re-enable that gives capacity back would only make it worse.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from base import audit
 from base.errors import Invalid, NotFound
 from base.queueing import enqueue
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
-from workloads.core.grants import TIER_POOL_KINDS, Pool, region_shrink_violations
+from workloads.core.grants import TIER_POOL_KINDS, Pool, PoolShortfall, shrink_violation, tier_capacity
 from workloads.core.quantity import (
     QuantityError,
     Resources,
@@ -171,6 +182,9 @@ def _validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
 
 @transaction.atomic
 def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor: Any) -> Cluster:
+    """Apply attribute ``changes`` (validated). Closing a member to scheduling takes its pools out of the
+    region's capacity: refused, naming each tier left short, when the grants would no longer fit (module doc);
+    re-opening one only adds capacity and is always allowed."""
     changes = _validate_attributes(changes)
     cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
     if cluster is None:
@@ -178,8 +192,12 @@ def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor
     before = snapshot(cluster)
     for name, value in changes.items():
         setattr(cluster, name, value.strip() if isinstance(value, str) else value)
-    cluster.save()
     after = snapshot(cluster)
+    lowered = _region_lowered_by(cluster.save)
+    if lowered:
+        field = next((f for f in ("schedulable", "region") if before[f] != after[f]), "schedulable")
+        doing = {"schedulable": "stop being schedulable", "region": f"move to region {cluster.region}"}[field]
+        raise Invalid.on_fields({field: _leaving_message(cluster.name, doing, lowered)})
     old, new = audit.changed_fields(before, after)
     if old or new:
         audit.record(
@@ -251,6 +269,56 @@ def region_pools() -> list[Pool]:
     ]
 
 
+def _region_lowered_by(write: Callable[[], None]) -> dict[Tier, list[PoolShortfall]]:
+    """Run ``write`` (a registry change, inside the caller's transaction) and answer, per tier, the resources
+    whose capacity across the region it lowered below what the tier has granted ({} when it may stay).
+
+    The region's pools are read before and after the write (``region_pools`` is the one definition of what
+    counts), every pool row locked first in primary-key order, as grant changes lock them: a grant change and
+    another registry edit wait for this one, so none of them judges a capacity this one is changing. A caller
+    that gets shortfalls raises, and its transaction rolls the write back."""
+    lock_pools(Tier)
+    before = region_pools()
+    write()
+    after = region_pools()
+    grants = grant_totals()
+    lowered: dict[Tier, list[PoolShortfall]] = {}
+    for tier in TIER_POOL_KINDS:
+        was = tier_capacity(before, tier).amounts()
+        short = [
+            s
+            for s in shrink_violation(tier_capacity(after, tier), grants.get(tier, Resources()))
+            if s.pool < was[s.resource]
+        ]
+        if short:
+            lowered[tier] = short
+    return lowered
+
+
+def _shortfall_text(tier: Tier, shortfall: PoolShortfall, *, unit: bool) -> str:
+    """'the Reserved pools of the region would hold 648, 352 below the 1000 already granted in Reserved' (with
+    the resource named after each amount when ``unit``)."""
+    name = f" {shortfall.resource}" if unit else ""
+    pools = "every pool" if tier is Tier.PREEMPTIBLE else f"the {tier.value} pools"
+
+    def fmt(amount: int) -> str:
+        return format_amount(shortfall.resource, amount)
+
+    return (
+        f"{pools} of the region would hold {fmt(shortfall.pool)}{name}, {fmt(shortfall.below_by)} below the "
+        f"{fmt(shortfall.granted)}{name} already granted in {tier.value}"
+    )
+
+
+def _leaving_message(cluster: str, doing: str, lowered: Mapping[Tier, list[PoolShortfall]]) -> str:
+    """Why ``cluster`` cannot ``doing`` (stop being schedulable...): every tier and resource it would leave short."""
+    texts = [_shortfall_text(tier, s, unit=True) for tier, shortfalls in lowered.items() for s in shortfalls]
+    return (
+        f"{cluster} cannot {doing}: without its pools, {'; '.join(texts)}. "
+        "Lower those grants, or grow other members' pools, first."
+    )
+
+
 def lock_pools(tiers: Iterable[Tier]) -> None:
     """Lock the pool rows ``tiers`` grant from, in primary-key order (no deadlock between lockers),
     until the transaction ends. Grant changes call this before reading the totals they check."""
@@ -286,27 +354,13 @@ def parse_pool(data: PoolInput) -> Resources:
     return Resources(cpu_milli=values["cpu"], memory_bytes=values["memory"], gpu=values["gpu"])
 
 
-def _shrink_errors(cluster: Cluster, pool: ClusterPool, new: Resources) -> dict[str, str]:
-    """Per resource this edit shrinks: why the tiers' grants would no longer fit the region's pools."""
-    if cluster.role != FederationRole.MEMBER or not cluster.schedulable:
-        return {}  # not part of the region's capacity, before or after
-    old = Resources(pool.cpu_milli, pool.memory_bytes, pool.gpu).amounts()
-    shrinking = {name for name, amount in new.amounts().items() if amount < old[name]}
-    if not shrinking:
-        return {}
-    after = [p for p in region_pools() if (p.cluster, p.kind) != (cluster.name, pool.kind)]
-    after.append(Pool(cluster.name, pool.kind, new))
+def _shrink_errors(pool: ClusterPool, lowered: Mapping[Tier, list[PoolShortfall]]) -> dict[str, str]:
+    """Per resource the pool edit lowered below the grants: why the tiers' grants would no longer fit."""
     label = PoolKind(pool.kind).label
     errors: dict[str, list[str]] = {}
-    for tier, shortfalls in region_shrink_violations(after, grant_totals(), pool.kind).items():
+    for tier, shortfalls in lowered.items():
         for s in shortfalls:
-            if s.resource in shrinking:
-                pools = "every pool" if tier is Tier.PREEMPTIBLE else f"the {tier.value} pools"
-                errors.setdefault(s.resource, []).append(
-                    f"{pools} of the region would hold {format_amount(s.resource, s.pool)}, "
-                    f"{format_amount(s.resource, s.below_by)} below the {format_amount(s.resource, s.granted)} "
-                    f"already granted in {tier.value}"
-                )
+            errors.setdefault(s.resource, []).append(_shortfall_text(tier, s, unit=False))
     return {
         name: f"The {label} cannot shrink below the quota already granted: {'; '.join(texts)}."
         for name, texts in errors.items()
@@ -316,21 +370,21 @@ def _shrink_errors(cluster: Cluster, pool: ClusterPool, new: Resources) -> dict[
 @transaction.atomic
 def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> ClusterPool:
     """Set one pool's capacity. Grants are regional, so a shrink is refused when a tier's grants would
-    no longer fit that tier's pools summed over the schedulable members."""
+    no longer fit that tier's pools summed over the schedulable members (see the module doc); the pools
+    of a member that is not schedulable are not part of that sum, before or after."""
     if kind not in PoolKind.values:
         raise Invalid.on_fields({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
     cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
     if cluster is None:
         raise NotFound("No such cluster.")
     new = parse_pool(data)
-    # Locking the row first makes a concurrent grant change in a tier of this pool wait, or this wait for it.
+    lock_pools(Tier)  # before this pool's row, in the order grant changes lock them
     pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
-    errors = _shrink_errors(cluster, pool, new)
-    if errors:
-        raise Invalid.on_fields(errors)
     before = pool_snapshot(pool)
     pool.cpu_milli, pool.memory_bytes, pool.gpu = new.cpu_milli, new.memory_bytes, new.gpu
-    pool.save()
+    errors = _shrink_errors(pool, _region_lowered_by(pool.save))
+    if errors:
+        raise Invalid.on_fields(errors)
     after = pool_snapshot(pool)
     if before != after:
         audit.record(
@@ -392,7 +446,11 @@ def register_cluster(
         cluster.full_clean()
     except ValidationError as exc:
         raise Invalid.on_fields({field: " ".join(msgs) for field, msgs in exc.message_dict.items()}) from exc
-    cluster.save()
+    lowered = {} if created else _region_lowered_by(cluster.save)  # a refresh may turn a member into a host
+    if lowered:
+        raise Invalid.on_fields({"role": _leaving_message(name, "stop being a member", lowered)})
+    if created:
+        cluster.save()
     after = {k: getattr(cluster, k) for k in defaults}
     if created or before != after:
         audit.record(

@@ -5,6 +5,14 @@ carries to every shard; it is checked like a submission (the changed spec must s
 grant), written as a conditional merge patch (never a lost update) and audited. Developers and owners may
 operate; viewers are refused, other tenants get a 404.
 
+An operation the spec already says (``start`` on a running workload, ``pause`` on a paused one, ``scale`` to the
+replicas it has) writes nothing: no patch, no new generation, no audit row; the caller gets the object as it is
+(same version) and ``Operated.changed`` false. An operation without a meaning for the kind is refused as ``pause``
+on a PinPod is: a PinPod cannot be paused, so ``resume`` is a 400 on ``spec.operations.paused`` too, and a kind
+that runs no pods (a PinScaler) cannot be restarted.
+``restart`` and ``restart-container`` write a new request time each time (asked twice in one second, they are
+one request).
+
 The operator and the federation write the object's status and metadata all the time, so the patch's
 resourceVersion is often stale by the time it lands. Such a conflict is retried on a fresh read: an
 operation is a small change the caller wants applied to whatever is live. Only a caller who named a version
@@ -13,6 +21,7 @@ operation is a small change the caller wants applied to whatever is live. Only a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
@@ -22,8 +31,9 @@ from projects.access import require_role
 from projects.models import Project
 from workloads import host
 from workloads.conflicts import raced, retried_on_conflict
-from workloads.core.errors import FieldError
+from workloads.core.errors import FieldError, SpecInvalid
 from workloads.core.kinds import KINDS
+from workloads.core.specs import parse
 from workloads.core.specs.checks import container_name
 from workloads.core.status import rfc3339
 from workloads.documents import editable, merge_patch
@@ -32,6 +42,16 @@ from workloads.submission import WRITE_ROLES, check, record
 
 OPERATIONS = ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
 MAX_REPLICAS = 10000
+UNPAUSABLE = frozenset({"PinPod"})
+"""Kinds whose spec refuses ``operations.paused: true`` (they stop instead): ``resume`` means nothing for them."""
+
+
+@dataclass(frozen=True)
+class Operated:
+    """The host object after an operation, and whether the operation wrote it (false: the spec already said so)."""
+
+    obj: dict[str, Any]
+    changed: bool
 
 
 def operation_patch(
@@ -45,11 +65,18 @@ def operation_patch(
     if operation == "pause":
         return {"operations": {"paused": True}}
     if operation == "resume":
+        if kind in UNPAUSABLE:  # the same refusal as pause's (the core's check of ``paused: true``)
+            message = f"a {kind} cannot be paused, so there is nothing to resume; use start"
+            raise SpecInvalid([FieldError("spec.operations.paused", message)])
         return {"operations": {"paused": False}}
     if operation == "stop":
         return {"operations": {"stopped": True}}
     if operation == "start":
         return {"operations": {"stopped": False}}
+    if operation in ("restart", "restart-container") and not KINDS[kind].runs_pods:
+        field = "restartedAt" if operation == "restart" else "restartContainer"
+        message = f"a {kind} runs no pods of its own; restart the workload it drives"
+        raise SpecInvalid([FieldError(f"spec.operations.{field}", message)])
     if operation == "restart":
         return {"operations": {"restartedAt": now}}
     if operation == "restart-container":
@@ -80,28 +107,59 @@ def operate(
     pod: str = "",
     version: str | None = None,
 ) -> dict[str, Any]:
-    """Apply ``operation`` to the workload; returns the host object as written. ``version`` (If-Match) makes it
-    conditional on the spec still being at that version."""
+    """Apply ``operation`` to the workload; returns the host object as written (as it is, for a no-op: see
+    ``apply``). ``version`` (If-Match) makes it conditional on the spec still being at that version."""
+    return apply(
+        actor,
+        project,
+        kind,
+        name,
+        operation,
+        replicas=replicas,
+        container=container,
+        pod=pod,
+        version=version,
+    ).obj
+
+
+def apply(
+    actor: Any,
+    project: Project,
+    kind: str,
+    name: str,
+    operation: str,
+    *,
+    replicas: int | None = None,
+    container: str = "",
+    pod: str = "",
+    version: str | None = None,
+) -> Operated:
+    """``operate``, also saying whether anything was written: an operation the live spec already says is
+    answered with the live object, unchanged, without a patch, a grant check or an audit row."""
     require_role(project, actor, WRITE_ROLES)
     if not project.is_active:
         raise Conflict(f"Project {project.name} is archived.")
     changes: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (live, patch) of the attempt that was written
 
-    def attempt() -> dict[str, Any]:
+    def attempt() -> Operated:
         live = _live(project, kind, name)
         _current(live, version)
         patch = operation_patch(live, operation, replicas=replicas, container=container, pod=pod)
-        check(project, _merged(live, {"spec": patch}))  # still valid; a scale-up must still fit the grant
+        merged = _merged(live, {"spec": patch})
+        if _same_workload(_merged(live, {}), merged):
+            return Operated(live, changed=False)
+        check(project, merged)  # still valid; a scale-up must still fit the grant
         body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
         written = raced(lambda: host.patch(kind, project.namespace, name, body))
         changes.append((live, patch))
-        return written
+        return Operated(written, changed=True)
 
-    written = retried_on_conflict(attempt)
-    live, patch = changes[-1]
-    before = _relevant(live.get("spec") or {}, patch)
-    record(actor, project, f"workload.{operation}", kind, name, before=before, after=patch)
-    return written
+    outcome = retried_on_conflict(attempt)
+    if outcome.changed:
+        live, patch = changes[-1]
+        before = _relevant(live.get("spec") or {}, patch)
+        record(actor, project, f"workload.{operation}", kind, name, before=before, after=patch)
+    return outcome
 
 
 def delete(actor: Any, project: Project, kind: str, name: str, *, version: str | None = None) -> None:
@@ -156,6 +214,16 @@ def _current(live: dict[str, Any], version: str | None) -> None:
 def _merged(live: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     """The object ``patch`` would leave, as a submission checks it."""
     return merge_patch(editable(live), patch)
+
+
+def _same_workload(live: dict[str, Any], merged: dict[str, Any]) -> bool:
+    """Whether the patched document means what the live one does, as the platform reads them (the typed
+    workload: a missing ``paused``, ``stopped`` or ``replicas`` reads as its default), so writing it would
+    change nothing but the generation. A live object the core cannot read is never the same."""
+    try:
+        return parse(live) == parse(merged)
+    except SpecInvalid:
+        return False
 
 
 def _relevant(spec: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

@@ -310,7 +310,7 @@ def _int(value: str | None) -> int | None:
 def operate(request: HttpRequest, project: str, kind: str, name: str, operation: str) -> HttpResponse:
     found = find_workload(request.user, project, kind, name)
     try:
-        written = operations.operate(
+        outcome = operations.apply(
             request.user,
             found.project,
             found.kind,
@@ -323,11 +323,15 @@ def operate(request: HttpRequest, project: str, kind: str, name: str, operation:
         )
     except _INLINE as exc:
         return _answer_refusal(request, found, exc, "workloads/partials/actions.html", _actions_context(found))
-    done = f"{operation.replace('-', ' ').capitalize()} requested for {found.kind} {found.name}."
+    what = f"{found.kind} {found.name}"
+    if outcome.changed:
+        done = f"{operation.replace('-', ' ').capitalize()} requested for {what}."
+    else:  # the spec already says so: nothing was written
+        done = f"Nothing changed: {what} is already as {operation.replace('-', ' ')} would make it."
     if not is_partial(request):
         messages.success(request, done)
         return redirect(_url("detail", found))
-    updated = Found(found.project, found.kind, found.name, written, found.role)
+    updated = Found(found.project, found.kind, found.name, outcome.obj, found.role)
     response = render(request, "workloads/partials/actions.html", _actions_context(updated, done=done))
     response["HX-Trigger"] = CHANGED
     return response

@@ -368,6 +368,12 @@ def test_delete_removes_the_workload(web, developer):
     ],
 )
 def test_operations_change_the_spec_and_answer_the_workload(web, developer, operation, body, expect):
+    undone = {"resume": "paused", "start": "stopped"}.get(operation)
+    if undone:  # resume and start on a running workload write nothing: begin from a paused or stopped one
+        live = copy.deepcopy(web.objects[("PinApp", "proj-ads", "web")])
+        live["spec"]["operations"] = {undone: True}
+        web.put(live)
+
     response = client_for(developer).post(f"{ONE}{operation}/", body, format="json")
 
     assert response.status_code == 200, response.json()

@@ -20,6 +20,8 @@ from workloads.core.specs import checks as c
 from workloads.core.specs.apps import Ingress, Persistence, PinApp, PinPod, PinterestService
 from workloads.core.specs.batch import PinterestCronJob, PinterestDaemon, PinterestJobSet, PinterestTrainingJob
 from workloads.core.specs.common import Container, Operations, PodFields, WorkloadMeta
+from workloads.core.specs.metadata import Annotations
+from workloads.core.specs.metadata import label_key as metadata_label_key
 from workloads.core.specs.scaler import Metric, PinScaler
 from workloads.core.specs.schema import Field, MapOf, Obj, Str, obj
 
@@ -75,8 +77,9 @@ KINDS: dict[str, KindDef] = {kind: KindDef(info, *_SPECS[kind]) for kind, info i
 _METADATA = obj(
     Field("name", Str(checks=(c.workload_name,)), required=True),
     Field("namespace", Str(checks=(c.dns_label,))),
-    Field("labels", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
-    open=True,  # uid, generation, annotations, managedFields... belong to the apiserver
+    Field("labels", MapOf(values=Str(checks=(c.label_value,)), key_check=metadata_label_key)),
+    Field("annotations", Annotations()),  # checked as the apiserver does: preview, dry run and submit agree
+    open=True,  # uid, generation, managedFields... belong to the apiserver
 )
 _TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec", "status")
 
