@@ -100,24 +100,53 @@ class TokenForm(forms.Form):
     )
 
 
+NEW_TOKEN = "tokens:new"  # session key: the token just created and its secret, until the token page shows it
+
+
+@never_cache  # no-store: the page with the secret is never kept by the browser or a proxy, nor is any other answer
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
-    form = TokenForm(request.POST or None)
-    new_secret = None
-    if request.method == "POST" and form.is_valid():
+    """GET: the tokens, and once after creating one, its secret. POST: create one, then post/redirect/get (a
+    reload shows the list again and creates nothing); the secret waits in the session for that one GET."""
+    if request.method != "POST":
+        return _token_page(request, TokenForm(), new_secret=_new_secret(request))
+    form = TokenForm(request.POST)
+    status = 400
+    if form.is_valid():
         try:
-            token, new_secret = services.create_api_token(
+            token, secret = services.create_api_token(
                 user=request.user,
                 name=form.cleaned_data["name"],
                 days=form.cleaned_data.get("days"),
                 scope=form.cleaned_data["scope"] or "write",
             )
-            messages.success(request, f"Token {token.name} created. Copy it now: it will not be shown again.")
-            form = TokenForm()
         except ServiceError as exc:
             add_to_form(form, exc)
+            status = exc.status
+        else:
+            request.session[NEW_TOKEN] = {"id": token.pk, "secret": secret}
+            messages.success(request, f"Token {token.name} created. Copy it now: it will not be shown again.")
+            return redirect("tokens:list")
+    return _token_page(request, form, status=status)
+
+
+def _new_secret(request: HttpRequest) -> str | None:
+    """The secret of the token this session just created, taken out of the session as it is shown (a GET only:
+    a HEAD shows nothing)."""
+    if request.method != "GET":
+        return None
+    new = request.session.pop(NEW_TOKEN, None)
+    if not new or not ApiToken.objects.filter(pk=new["id"], user=request.user).exists():
+        return None
+    return str(new["secret"])
+
+
+def _token_page(
+    request: HttpRequest, form: TokenForm, *, new_secret: str | None = None, status: int = 200
+) -> HttpResponse:
     tokens = ApiToken.objects.filter(user=request.user)
-    return render(request, "accounts/tokens.html", {"form": form, "tokens": tokens, "new_secret": new_secret})
+    context = {"form": form, "tokens": tokens, "new_secret": new_secret}
+    return render(request, "accounts/tokens.html", context, status=status)
 
 
 @login_required

@@ -3,17 +3,29 @@
 Not-found and permission refusals go through Django's own 404/403 handlers (the pages every other
 refusal shows); the rest render ``service_error.html`` with their status. DRF views never get here:
 ``base.api.api_exception_handler`` answers them with the JSON error body first.
+
+An htmx swap (``base.htmx.is_partial``) never gets a whole error page: htmx would put it, navigation and
+all, into the card that asked (the pages swap 400/409/422 answers in, as inline errors). An error page
+(this middleware's, Django's 400/403/404/500 handlers' for a refusal raised anywhere, a body over
+``DATA_UPLOAD_MAX_MEMORY_SIZE``, a failed CSRF check) is answered instead with the same status, nothing to
+swap (``HX-Reswap: none``) and the message as ``HX-Trigger: {"show-message": {...}}``, which
+static/src/js/htmx-setup.js shows as a toast. What a view rendered itself is left as it is: a partial with a
+form's errors, or a whole page with its errors that the page picks its part from (``hx-select``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from base.digits import whole_number
+from base.htmx import is_partial
 from workloads.core.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 
 _AS_DJANGO: tuple[tuple[type[ServiceError], type[Exception]], ...] = (
@@ -23,15 +35,35 @@ _AS_DJANGO: tuple[tuple[type[ServiceError], type[Exception]], ...] = (
     (Invalid, BadRequest),
 )
 
+MESSAGE_EVENT = "show-message"  # static/src/js/htmx-setup.js listens for it
+_ERROR_ATTR = "_pinconsole_error"  # the exception a view raised, for the message of its answer
+
+# What a partial answer says when the error carries no message meant for people (as htmx-setup.js words them).
+_GENERIC = {
+    400: "The request was not valid.",
+    401: "Sign in again, then try again.",
+    403: "You do not have permission to do that.",
+    404: "That no longer exists.",
+    405: "That cannot be done this way.",
+    409: "Someone else changed this in the meantime. Reload and try again.",
+    429: "Too many requests. Wait a moment and try again.",
+    500: "The server failed; the error was logged. Try again in a moment.",
+    503: "A service this page depends on is unavailable. Try again in a few seconds.",
+}
+
 
 class ServiceErrorMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code >= 400 and is_partial(request) and _is_error_page(response):
+            return _partial_error(request, response)
+        return response
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        setattr(request, _ERROR_ATTR, exc)
         if not isinstance(exc, ServiceError):
             return None
         for ours, django_exc in _AS_DJANGO:
@@ -41,3 +73,57 @@ class ServiceErrorMiddleware:
         if isinstance(exc, Unavailable):
             response["Retry-After"] = str(max(1, round(exc.retry_after)))
         return response
+
+
+# The error pages: ours (templates/400, 403, 404, 500 and service_error.html) and Django's own (the DEBUG
+# technical pages, the CSRF refusal). A page a view renders with its own errors carries neither, and text a
+# user wrote cannot forge one: its quotes and "<" are escaped.
+_ERROR_PAGE_MARKS = (b'data-error-page="true"', b'<meta name="robots" content="NONE,NOARCHIVE">')
+
+
+def _is_error_page(response: HttpResponse) -> bool:
+    if getattr(response, "streaming", False) or not response.get("Content-Type", "").startswith("text/html"):
+        return False
+    return any(mark in response.content for mark in _ERROR_PAGE_MARKS)
+
+
+def _partial_error(request: HttpRequest, page: HttpResponse) -> HttpResponse:
+    """The page's status, headers (``Retry-After``...) and cookies, the message to show and nothing to swap."""
+    text = _message(request, page.status_code)
+    response = HttpResponse(text, status=page.status_code, content_type="text/plain; charset=utf-8")
+    for header, value in page.items():
+        if header.lower() not in ("content-type", "content-length"):
+            response[header] = value
+    response.cookies = page.cookies
+    response["HX-Reswap"] = "none"
+    response["HX-Push-Url"] = "false"  # a refused request is no place to have been
+    response["HX-Trigger"] = json.dumps({MESSAGE_EVENT: {"level": "danger", "text": text}})  # ASCII: \u escapes
+    return response
+
+
+def _message(request: HttpRequest, status: int) -> str:
+    """The refusal's own message when it is meant for people; a 404 says only that nothing is there, as the
+    404 page does (another tenant's object and a made-up name answer alike)."""
+    exc = getattr(request, _ERROR_ATTR, None)
+    if isinstance(exc, ServiceError) and exc.status == status and status != 404:
+        extra = [str(f) for f in exc.fields if f.message not in exc.message]
+        return "; ".join([exc.message, *extra])
+    if status == 400 and isinstance(exc, TooManyFieldsSent):
+        return "What was sent has too many fields; nothing was saved."
+    if status == 400 and (isinstance(exc, RequestDataTooBig) or _too_large(request)):
+        return f"What was sent is too large (over {_size(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}); nothing was saved."
+    return _GENERIC.get(status) or _GENERIC[500 if status >= 500 else 400]
+
+
+def _size(limit: int | None) -> str:
+    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
+        if limit and limit >= size:
+            return f"{limit / size:.3g} {unit}"
+    return f"{limit or 0} bytes"
+
+
+def _too_large(request: HttpRequest) -> bool:
+    """Django refuses such a body before any view runs (the CSRF check reads the form first)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    length = whole_number(str(request.META.get("CONTENT_LENGTH") or ""), max_digits=20) or 0
+    return limit is not None and length > limit

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from base.errors import Invalid, add_to_form
-from base.htmx import render_form, render_page
+from base.htmx import is_partial, render_form, render_page
 from base.permissions import require_platform_admin
 from clusters import insight, services
 from clusters.forms import ClusterAttributesForm, PoolForm
@@ -54,14 +54,17 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
         }
         return render_page(request, *pages, context)
     form = ClusterAttributesForm(request.POST)
+    notice = ""
     if form.is_valid():
         try:
             changes = services.attributes_from_text(form.cleaned_data)
             cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
-            messages.success(request, f"Saved the attributes of {cluster.name}.")
+            notice = f"Saved the attributes of {cluster.name}."
         except Invalid as exc:
             add_to_form(form, exc)
-    context = {"cluster": cluster, "form": form, "editing": bool(form.errors)}
+    if notice and not is_partial(request):  # post/redirect/get: said on the page it lands on
+        messages.success(request, notice)
+    context = {"cluster": cluster, "form": form, "editing": bool(form.errors), "notice": notice}
     return render_form(request, *pages, context, form=form, success_url=_detail_url(cluster))
 
 

@@ -90,7 +90,10 @@ def request_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse
             text = f"Rejected #{decided.pk} of {decided.project.name}."
     except (Invalid, Conflict) as exc:
         add_errors(exc, {}, form)
-        return _queue_page(request, _queue(forms={pk: form}), status=exc.status)
+        context = _queue(forms={pk: form})
+        if not any(p["request"].pk == pk for p in context["pending"]):  # decided meanwhile: its form is gone
+            context["queue_error"] = exc.message
+        return _queue_page(request, context, status=exc.status)
     if not is_partial(request):
         messages.success(request, text)
         return finish(request, reverse("projects:requests"))

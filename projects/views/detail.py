@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
+from base.digits import whole_number
 from base.errors import Conflict, Invalid
 from base.htmx import is_partial, render_form, render_page
 from clusters.models import Cluster
@@ -34,6 +35,7 @@ from workloads.core.tiers import Tier
 
 FULL = "projects/detail.html"
 CHANGED = "provisioning-changed"  # the provisioning section listens for it and polls again
+WATCH_POLLS = 15  # after a retry, the provisioning section polls this many more times
 
 
 def _detail_url(project: Project) -> str:
@@ -213,8 +215,9 @@ def project_quota(request: HttpRequest, name: str) -> HttpResponse:
 def project_provisioning(request: HttpRequest, name: str) -> HttpResponse:
     """The provisioning section, polled while a cluster has not caught up (``watch``: polls left)."""
     project = visible_project(request, name)
-    watch = request.GET.get("watch", "0")
-    context = sections.provisioning(project, watch=int(watch) - 1 if watch.isdigit() else 0)
+    # The page writes this counter itself: any other value ("²", 5,000 digits, "-1") is ignored, not refused.
+    polls = whole_number(request.GET.get("watch", ""), max_digits=6) or 0
+    context = sections.provisioning(project, watch=min(polls, WATCH_POLLS) - 1)
     return _section(request, project, "provisioning", context)
 
 
@@ -229,7 +232,7 @@ def project_retry(request: HttpRequest, name: str, cluster: str) -> HttpResponse
     if not is_partial(request):
         messages.info(request, f"Retrying {project.name} on {target.name}.")
         return finish(request, _detail_url(project) + "#provisioning")
-    return _section(request, project, "provisioning", sections.provisioning(project, watch=15))
+    return _section(request, project, "provisioning", sections.provisioning(project, watch=WATCH_POLLS))
 
 
 @login_required

@@ -44,17 +44,18 @@ def test_catalog_lists_all_eight_kinds(user_client):
 
 
 def test_token_page_shows_the_secret_once(user_client):
-    created = user_client.post("/tokens/", {"name": "cli"})
+    created = user_client.post("/tokens/", {"name": "cli"})  # post/redirect/get: the secret waits for one GET
+    shown = user_client.get(created["Location"])
     again = user_client.get("/tokens/")
 
-    assert b"pct_" in created.content
+    assert created.status_code == 302 and b"pct_" in shown.content
     assert b"pct_" not in again.content and b"cli" in again.content
 
 
 def test_token_page_rejects_bad_expiry_inline(user_client):
     response = user_client.post("/tokens/", {"name": "cli", "days": "0"})
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert b"invalid-feedback" in response.content
 
 

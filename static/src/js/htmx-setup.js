@@ -46,8 +46,20 @@ export function setupHtmx(htmx) {
 
   setupProgressBar();
 
+  // A message the server sends with its answer: HX-Trigger {"show-message": {"level": "danger", "text": "..."}}
+  // (base/middleware.py answers an htmx request that way instead of with a whole error page).
+  document.addEventListener(MESSAGE_EVENT, (evt) => {
+    if (evt.target.closest && evt.target.closest("[data-gone]")) return; // said once, by setupGoneRegions
+    const { level, text } = evt.detail || {};
+    if (text) showMessage(level || "info", String(text));
+  });
+
+  setupGoneRegions(htmx);
+
   document.addEventListener("htmx:responseError", (evt) => {
     const xhr = evt.detail.xhr;
+    if (carriesMessage(xhr)) return; // shown already, in the server's words
+    if (goneRegion(evt.detail.elt, xhr.status)?.hasAttribute("data-gone")) return; // said once, by setupGoneRegions
     const text = {
       400: "The request was not valid.",
       403: "You do not have permission to do that.",
@@ -71,6 +83,46 @@ export function setupHtmx(htmx) {
     confirmDialog(question, { danger }).then((ok) => {
       if (ok) evt.detail.issueRequest(true);
     });
+  });
+}
+
+const MESSAGE_EVENT = "show-message";
+const GONE_STATUSES = new Set([404, 410]);
+
+function carriesMessage(xhr) {
+  try {
+    return MESSAGE_EVENT in JSON.parse(xhr.getResponseHeader("HX-Trigger") || "{}");
+  } catch {
+    return false;
+  }
+}
+
+/** The [data-gone-message] region of elt when this status means its subject is gone (deleted, or no longer ours). */
+function goneRegion(elt, status) {
+  if (!GONE_STATUSES.has(status) || !elt || !elt.closest) return null;
+  return elt.closest("[data-gone-message]");
+}
+
+/** A poll (hx-trigger "every ...") of the page's own subject: its 404 means the subject is gone, while a 404 of
+ * an action can be about something smaller (a pod that went away). */
+function isPoll(elt) {
+  return /(^|,)\s*every\s/.test(elt.getAttribute("hx-trigger") || "");
+}
+
+// data-gone-message="..." on a region of a page that polls (a workload's panels): the first 404 of one of its
+// polls means what the page shows was deleted elsewhere or is no longer visible to this user. Every poll and
+// listener in the region stops (hx-disable) and the message is shown once; answers of requests already under
+// way say nothing more. Without this each poll raised a new toast.
+function setupGoneRegions(htmx) {
+  document.addEventListener("htmx:beforeOnLoad", (evt) => {
+    const region = goneRegion(evt.detail.elt, evt.detail.xhr.status);
+    if (!region || region.hasAttribute("data-gone") || !isPoll(evt.detail.elt)) return;
+    region.setAttribute("data-gone", "");
+    region.setAttribute("hx-disable", "");
+    showMessage("warning", region.dataset.goneMessage);
+    // htmx issues nothing more for an element under hx-disable (it cleans it up when triggered); processing the
+    // region now clears every timer and listener at once, after this answer is handled (not half way through).
+    setTimeout(() => htmx.process(region), 0);
   });
 }
 
