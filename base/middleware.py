@@ -10,19 +10,23 @@ all, into the card that asked (the pages swap 400/409/422 answers in, as inline 
 ``DATA_UPLOAD_MAX_MEMORY_SIZE``, a failed CSRF check) is answered instead with the same status, nothing to
 swap (``HX-Reswap: none``) and the message as ``HX-Trigger: {"show-message": {...}}``, which
 static/src/js/htmx-setup.js shows as a toast. What a view rendered itself is left as it is: a partial with a
-form's errors, or a whole page with its errors that the page picks its part from (``hx-select``).
+form's errors, or a whole page with its errors that the page picks its part from (``hx-select``). A partial
+redirected to sign in (the session ended) sends the browser there as a whole page (``HX-Redirect``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
+from django.utils.http import urlencode
+from django_htmx.http import HttpResponseClientRedirect
 
 from base.digits import whole_number
 from base.htmx import is_partial
@@ -60,6 +64,8 @@ class ServiceErrorMiddleware:
         response = self.get_response(request)
         if response.status_code >= 400 and is_partial(request) and _is_error_page(response):
             return _partial_error(request, response)
+        if response.status_code in (301, 302) and is_partial(request) and _to_sign_in(response):
+            return _sign_in_again(request)
         return response
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
@@ -127,3 +133,16 @@ def _too_large(request: HttpRequest) -> bool:
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     length = whole_number(str(request.META.get("CONTENT_LENGTH") or ""), max_digits=20) or 0
     return limit is not None and length > limit
+
+
+def _to_sign_in(response: HttpResponse) -> bool:
+    return urlsplit(response.get("Location", "")).path == resolve_url(settings.LOGIN_URL)
+
+
+def _sign_in_again(request: HttpRequest) -> HttpResponse:
+    """A partial whose session ended (expired, signed out in another tab): the sign-in page as a whole page, not
+    swapped into the card, coming back to the page (not the partial) after signing in. htmx follows a redirect
+    without telling the page, so it is told with ``HX-Redirect`` instead."""
+    login = resolve_url(settings.LOGIN_URL)
+    page = request.htmx.current_url_abs_path if getattr(request, "htmx", None) else None  # None: another origin
+    return HttpResponseClientRedirect(f"{login}?{urlencode({'next': page})}" if page else login)

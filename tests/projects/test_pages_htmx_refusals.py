@@ -199,3 +199,31 @@ def test_a_watch_value_counts_down_and_is_capped(project, owner_client):
 
     assert "/projects/ads/provisioning/?watch=2" in counting
     assert "/projects/ads/provisioning/?watch=14" in capped
+
+
+def test_a_partial_whose_session_ended_sends_the_browser_to_sign_in_and_back_to_the_page(client):
+    """Not the sign-in page swapped into a card: the whole page goes to sign in, then back to the page (not the
+    partial's URL)."""
+    response = client.get(
+        "/projects/ads/provisioning/",
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/projects/ads/?tab=1",
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/login/?next=%2Fprojects%2Fads%2F%3Ftab%3D1"
+    assert response.content == b""
+
+
+def test_a_partial_from_another_origin_is_sent_to_sign_in_without_a_next(client):
+    response = client.get(
+        "/projects/ads/provisioning/", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="https://evil.example/x"
+    )
+
+    assert response["HX-Redirect"] == "/login/"
+
+
+def test_a_whole_page_whose_session_ended_is_redirected_as_before(client):
+    response = client.get("/projects/ads/")
+
+    assert response.status_code == 302 and response["Location"].startswith("/login/?next=")
