@@ -25,7 +25,10 @@ from workloads.core.kinds import KINDS, PLATFORM_KINDS
 from workloads.core.kube import rawapi
 
 FIELD_MANAGER = "pinconsole"
+# Per request (connect, read): a server-side apply of one small object answers in well under a second. The
+# callers bound a whole run further (``projects.provisioning``: one deadline per cluster and project).
 _TIMEOUT: rawapi.Timeout = (3.0, 20.0)
+DEFAULT_TIMEOUT = _TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,14 @@ def _known(manifest: dict[str, Any]) -> KnownKind | None:
 
 
 def apply(
-    api: ApiClient | dynamic.DynamicClient, manifest: dict[str, Any], *, field_manager: str = FIELD_MANAGER
+    api: ApiClient | dynamic.DynamicClient,
+    manifest: dict[str, Any],
+    *,
+    field_manager: str = FIELD_MANAGER,
+    timeout: rawapi.Timeout | None = None,
 ) -> dict[str, Any]:
-    """Server-side apply one object, forcing ownership of the fields it sets; returns the object."""
+    """Server-side apply one object, forcing ownership of the fields it sets; returns the object.
+    ``timeout``: (connect, read) seconds for a known kind's request (default ``_TIMEOUT``)."""
     known = _known(manifest)
     if known is not None:
         raw = api.client if isinstance(api, dynamic.DynamicClient) else api
@@ -79,7 +87,7 @@ def apply(
             "PATCH",
             known.path(metadata["name"], metadata.get("namespace")),
             [("fieldManager", field_manager), ("force", "true")],
-            _TIMEOUT,
+            timeout or _TIMEOUT,
             body=manifest,
             content_type="application/apply-patch+yaml",
         )
@@ -104,33 +112,48 @@ def apply_all(
     field_manager: str = FIELD_MANAGER,
     refresh_on_missing: bool = True,
     call: Callable[[Callable[[], dict[str, Any]]], dict[str, Any]] = lambda fn: fn(),
+    timeout: Callable[[], rawapi.Timeout] = lambda: _TIMEOUT,
 ) -> list[dict[str, Any]]:
     """Apply in order; a kind that appeared after discovery (a CRD just installed) triggers one refresh.
 
-    ``call`` wraps each apply (the cluster's breaker and retry policy, ``ClientPool.run``).
+    ``call`` wraps each apply (the cluster's breaker and retry policy, ``ClientPool.run``); ``timeout`` is
+    asked before each attempt (a caller's deadline shortens it, or raises to stop the retries).
     """
     client: ApiClient | dynamic.DynamicClient = api
     results = []
     for manifest in manifests:
         try:
-            results.append(call(lambda m=manifest, c=client: apply(c, m, field_manager=field_manager)))
+            results.append(
+                call(lambda m=manifest, c=client: apply(c, m, field_manager=field_manager, timeout=timeout()))
+            )
         except ResourceNotFoundError:
             if not refresh_on_missing:
                 raise
             client = dynamic.DynamicClient(api, discoverer=dynamic.discovery.EagerDiscoverer)
-            results.append(call(lambda m=manifest, c=client: apply(c, m, field_manager=field_manager)))
+            results.append(
+                call(lambda m=manifest, c=client: apply(c, m, field_manager=field_manager, timeout=timeout()))
+            )
     return results
 
 
-def delete(api: ApiClient, api_version: str, kind: str, name: str, namespace: str | None = None) -> bool:
+def delete(
+    api: ApiClient,
+    api_version: str,
+    kind: str,
+    name: str,
+    namespace: str | None = None,
+    *,
+    timeout: rawapi.Timeout | None = None,
+) -> bool:
     """Delete one object of a known kind (background propagation); True when it is already gone.
 
     A namespace is gone only once its finalizers ran: call again until it answers True.
     """
     known = KNOWN[(api_version, kind)]
     path = known.path(name, namespace)
+    timeout = timeout or _TIMEOUT
     try:
-        current = rawapi.read_json(rawapi.request(api, "GET", path, [], _TIMEOUT))
+        current = rawapi.read_json(rawapi.request(api, "GET", path, [], timeout))
     except ApiException as exc:
         if exc.status == 404:
             return True
@@ -139,7 +162,7 @@ def delete(api: ApiClient, api_version: str, kind: str, name: str, namespace: st
         return False  # already being deleted (a namespace runs its finalizers first)
     body = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}
     try:
-        rawapi.read_json(rawapi.request(api, "DELETE", path, [], _TIMEOUT, body=body))
+        rawapi.read_json(rawapi.request(api, "DELETE", path, [], timeout, body=body))
     except ApiException as exc:
         if exc.status == 404:
             return True

@@ -12,14 +12,18 @@ that run this module per cluster and keep the per-cluster records are in ``proje
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
 from base import metrics
+from base.errors import Unavailable
 from base.queueing import enqueue
 from clusters import provision, remote
+from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster, FederationRole
 from projects.models import Project
 from workloads.core.labels import COST_CENTER_LABEL
@@ -29,6 +33,7 @@ from workloads.core.tiers import Tier
 
 __all__ = [
     "COST_CENTER_LABEL",
+    "NotAttempted",
     "label_value",
     "manifests_for",
     "project_changed",
@@ -36,6 +41,62 @@ __all__ = [
     "remove_project",
     "tenant_of",
 ]
+
+# How long one run on one cluster may take in all (every object, every retry): a cluster that accepts connections
+# but does not answer writes (its etcd is down) costs this, not attempts x read timeout (60 s). Inline (the embedded
+# default runs tasks in the HTTP request, or in the dev command's reconcile thread) a request waits a few seconds
+# at most per sick cluster; a worker allows more for a loaded apiserver, still well within the task's time limit.
+EAGER_DEADLINE_SECONDS = 5.0
+WORKER_DEADLINE_SECONDS = 15.0
+
+
+def deadline_seconds() -> float:
+    return EAGER_DEADLINE_SECONDS if settings.CELERY_TASK_ALWAYS_EAGER else WORKER_DEADLINE_SECONDS
+
+
+class NotAttempted(Unavailable):
+    """Refused by this process's open circuit breaker before any request reached the cluster: not an attempt
+    (the provisioning backoff does not grow while the portal itself holds the calls back)."""
+
+
+class _DeadlinePassed(Exception):
+    """Raised instead of another attempt once a run's deadline has passed (not retried: not a transport error)."""
+
+
+class _Run:
+    """One run on one cluster: its deadline, and whether any request went out (``through_breaker`` calls ``fn``
+    only when the breaker lets it)."""
+
+    def __init__(self, cluster: Cluster, *, trial: bool) -> None:
+        self.cluster, self.trial = cluster, trial
+        self.seconds = deadline_seconds()
+        self.deadline = time.monotonic() + self.seconds
+        self.reached = False
+
+    def timeout(self) -> tuple[float, float]:
+        """(connect, read) for the next request: the default, cut to the time left."""
+        left = self.deadline - time.monotonic()
+        if left <= 0.05:
+            raise _DeadlinePassed
+        connect, read = provision.DEFAULT_TIMEOUT
+        return min(connect, left), min(read, left)
+
+    def call(self, fn: Any) -> Any:
+        def sent() -> Any:
+            self.reached = True
+            return fn()
+
+        return remote.through_breaker(self.cluster, sent, trial=self.trial)
+
+    def guarded(self, where: str, fn: Any) -> Any:
+        try:
+            return remote.guarded(where, fn)
+        except _DeadlinePassed as exc:
+            raise Unavailable(f"{where}: the cluster did not answer within {self.seconds:g} s; retried later") from exc
+        except Unavailable as exc:
+            if isinstance(exc.__cause__, CircuitOpen) and not self.reached:
+                raise NotAttempted(exc.message) from exc.__cause__
+            raise
 
 
 def tenant_of(project: Project) -> Tenant:
@@ -77,10 +138,8 @@ def provision_project(project: Project, cluster: Cluster, *, trial: bool = False
     manifests = manifests_for(project, cluster)
     where = _where(project, cluster)
     api = remote.client(cluster, where)
-    return remote.guarded(
-        where,
-        lambda: provision.apply_all(api, manifests, call=lambda fn: remote.through_breaker(cluster, fn, trial=trial)),
-    )
+    run = _Run(cluster, trial=trial)
+    return run.guarded(where, lambda: provision.apply_all(api, manifests, call=run.call, timeout=run.timeout))
 
 
 @metrics.counted(metrics.PROVISIONING, metrics.PROVISIONING_SECONDS, action="remove")
@@ -91,11 +150,10 @@ def remove_project(project: Project, cluster: Cluster, *, trial: bool = False) -
     """
     where = _where(project, cluster)
     api = remote.client(cluster, where)
-    return remote.guarded(
+    run = _Run(cluster, trial=trial)
+    return run.guarded(
         where,
-        lambda: remote.through_breaker(
-            cluster, lambda: provision.delete(api, "v1", "Namespace", project.namespace), trial=trial
-        ),
+        lambda: run.call(lambda: provision.delete(api, "v1", "Namespace", project.namespace, timeout=run.timeout())),
     )
 
 

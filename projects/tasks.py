@@ -14,7 +14,14 @@ everything by name and converges, so nothing is ever created twice.
   command runs it in a thread. Queues every pair whose record is missing (a newly registered cluster
   has none), behind the generation, failed (with backoff), stuck, being removed, or older than
   ``PROVISIONING_RESYNC_MINUTES`` (drift repair).
-- ``retry_on_cluster(project_id, cluster_id, actor=...)``: the project page's retry button.
+- ``retry_on_cluster(project_id, cluster_id, actor=...)``: the project page's retry button, for a failed record
+  or one stuck in ``provisioning``/``removing`` for longer than a run can last (``RETRY_STUCK_SECONDS``).
+
+A worker's pool process killed mid-task (SIGKILL, out of memory) does not lose the task: with acks_late and
+``CELERY_TASK_REJECT_ON_WORKER_LOST`` the broker hands it out again. A task that kills its worker every time
+would loop: once it was handed out again ``WORKER_LOST_LIMIT`` times without finishing, it gives up as failed.
+``provision_on_cluster`` has a time limit (each run on a cluster has a deadline: ``projects.provisioning``), so a
+record older than that in ``provisioning`` is not running any more.
 """
 
 from __future__ import annotations
@@ -23,10 +30,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import shared_task
+from celery import current_task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -36,12 +44,18 @@ from base.queueing import enqueue
 from clusters.models import Cluster
 from projects.access import require_role
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
-from projects.provisioning import provision_project, remove_project
+from projects.provisioning import NotAttempted, provision_project, remove_project
 
 RETRY_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)  # who may run a pair now (platform admins too)
 MAX_PASSES = 5  # re-applies in one run while the project keeps changing under it
 BACKOFF_BASE = timedelta(seconds=30)  # a failed pair waits 30 s, 60 s, ... up to BACKOFF_CAP
 BACKOFF_CAP = timedelta(minutes=15)
+# provision_on_cluster on a worker: the soft limit marks the record failed, the hard one kills the process (acked
+# as failed, never handed out again). Its runs have a deadline each (provisioning.WORKER_DEADLINE_SECONDS).
+PROVISIONING_SOFT_TIME_LIMIT = 90
+PROVISIONING_TIME_LIMIT = 120
+RETRY_STUCK_SECONDS = PROVISIONING_TIME_LIMIT + 30  # in provisioning for longer: not running, Retry is offered
+WORKER_LOST_LIMIT = 3  # handed out again this often after its worker died mid-run: give up as failed
 
 
 def resync_after() -> timedelta:
@@ -75,7 +89,17 @@ def provision_new_cluster(cluster_id: int) -> int:
     return len(project_ids)
 
 
-@shared_task(name="projects.provision_on_cluster")
+def _redelivered() -> bool:
+    """Is the running task a message the broker handed out again (its worker died before acknowledging it)?"""
+    request = current_task.request if current_task else None
+    return bool(((request and request.delivery_info) or {}).get("redelivered"))
+
+
+@shared_task(
+    name="projects.provision_on_cluster",
+    soft_time_limit=PROVISIONING_SOFT_TIME_LIMIT,
+    time_limit=PROVISIONING_TIME_LIMIT,
+)
 def provision_on_cluster(project_id: int, cluster_id: int) -> str:
     """Make ``cluster`` match the project (or remove the project there once archived); returns the state.
     A run someone asked for (Retry put the failed record back to pending) goes through an open circuit
@@ -85,7 +109,30 @@ def provision_on_cluster(project_id: int, cluster_id: int) -> str:
     if project is None or cluster is None:
         return "gone"
     record, _ = ClusterProvisioning.objects.get_or_create(project=project, cluster=cluster)
+    unfinished = record.state in (ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)
+    if unfinished and record.attempts >= WORKER_LOST_LIMIT and _redelivered():
+        _mark(
+            record,
+            ProvisioningState.FAILED,
+            last_error=f"{project.name} on {cluster.name}: the worker running this died {record.attempts} times "
+            "before it finished (killed, or out of memory); not run again until Retry or the periodic pass",
+        )
+        return ProvisioningState.FAILED
     retry = record.state == ProvisioningState.PENDING and record.attempts > 0  # only Retry makes this
+    try:
+        return _provision(record, project, cluster, retry=retry)
+    except SoftTimeLimitExceeded:
+        _mark(
+            record,
+            ProvisioningState.FAILED,
+            last_error=f"{project.name} on {cluster.name}: took longer than {PROVISIONING_SOFT_TIME_LIMIT} s; "
+            "retried later",
+        )
+        return ProvisioningState.FAILED
+
+
+def _provision(record: ClusterProvisioning, project: Project, cluster: Cluster, *, retry: bool) -> str:
+    project_id = project.pk
     if not project.is_active:
         return _remove(record, project, cluster, retry=retry)
     _mark(record, ProvisioningState.PROVISIONING, attempts=F("attempts") + 1, last_attempt_at=timezone.now())
@@ -96,7 +143,7 @@ def provision_on_cluster(project_id: int, cluster_id: int) -> str:
         try:
             provision_project(project, cluster, trial=retry)
         except ServiceError as exc:
-            _mark(record, ProvisioningState.FAILED, last_error=exc.message)
+            _failed(record, exc)
             return ProvisioningState.FAILED
         fresh = Project.objects.filter(pk=project_id).first()
         if fresh is None:
@@ -121,7 +168,7 @@ def _remove(record: ClusterProvisioning, project: Project, cluster: Cluster, *, 
     try:
         gone = remove_project(project, cluster, trial=retry)
     except ServiceError as exc:
-        _mark(record, ProvisioningState.FAILED, last_error=exc.message)
+        _failed(record, exc)
         return ProvisioningState.FAILED
     if not gone:
         return ProvisioningState.REMOVING  # terminating: the next run (reconcile_all) sees it gone
@@ -138,6 +185,22 @@ def _remove(record: ClusterProvisioning, project: Project, cluster: Cluster, *, 
 
 def _mark(record: ClusterProvisioning, state: str, **fields: Any) -> None:
     ClusterProvisioning.objects.filter(pk=record.pk).update(state=state, **fields)
+
+
+def _failed(record: ClusterProvisioning, exc: ServiceError) -> None:
+    """Record the failure. A run the open circuit breaker refused before it reached the cluster is not an
+    attempt: the attempts and the time of the last one stay as they were (``record`` is as read before the
+    run), so the backoff does not grow while the cluster is back and only the portal's breaker is cooling off."""
+    if isinstance(exc, NotAttempted):
+        _mark(
+            record,
+            ProvisioningState.FAILED,
+            attempts=record.attempts,
+            last_attempt_at=record.last_attempt_at,
+            last_error=exc.message,
+        )
+    else:
+        _mark(record, ProvisioningState.FAILED, last_error=exc.message)
 
 
 @dataclass(frozen=True)
@@ -207,8 +270,16 @@ def reconcile_all(force: bool = False) -> dict[str, int]:
     return {"pairs": len(seen), "queued": len(due)}
 
 
+def retry_stuck_before(now: datetime) -> datetime:
+    """A record in ``provisioning`` or ``removing`` whose attempt began before this is not running any more
+    (its worker died, the task was lost): Retry is offered for it, as for a failed one."""
+    return now - timedelta(seconds=RETRY_STUCK_SECONDS)
+
+
 def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
     """The page's retry button: run this pair now, whatever its backoff (queued once the caller commits).
+    A record stuck in ``provisioning``/``removing`` (``retry_stuck_before``) is put back to pending like a failed
+    one (the page offers Retry for it: templates/projects/partials/provisioning.html).
 
     Owners, developers and platform admins may retry; another tenant's project is NotFound."""
     project = Project.objects.filter(pk=project_id).first()
@@ -225,7 +296,9 @@ def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
             project=project.name,
             cluster=cluster.name,
         )
-        ClusterProvisioning.objects.filter(project=project, cluster=cluster, state=ProvisioningState.FAILED).update(
-            state=ProvisioningState.PENDING
+        pair = ClusterProvisioning.objects.filter(project=project, cluster=cluster)
+        stuck = Q(state__in=(ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)) & (
+            Q(last_attempt_at__isnull=True) | Q(last_attempt_at__lt=retry_stuck_before(timezone.now()))
         )
+        pair.filter(Q(state=ProvisioningState.FAILED) | stuck).update(state=ProvisioningState.PENDING)
         transaction.on_commit(lambda: enqueue(provision_on_cluster, project_id, cluster_id))

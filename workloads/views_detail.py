@@ -9,6 +9,8 @@ cannot be reached (503) comes back as a message in that panel for htmx, as the e
 from __future__ import annotations
 
 import json
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib import messages
@@ -20,7 +22,8 @@ from django.views.decorators.http import require_POST
 
 from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
-from clusters.health import member_freshness
+from clusters import runtime
+from clusters.health import is_stale, member_freshness, not_synced, staleness
 from projects.access import require_role
 from workloads import documents, host, operations, submission
 from workloads import preview as previews
@@ -75,6 +78,21 @@ def _actions(found: Found) -> list[dict[str, str]]:
     return found_ops
 
 
+def _host_problems() -> list[str]:
+    """What the page says when the host's cache it reads from is unreachable or stale (the list page says it too):
+    otherwise the last status heard looks current."""
+    host = runtime.host_cache()
+    if host is None:
+        return []
+    if not host.synced:
+        return [not_synced("the host", host) + ": this page shows what it last heard"]
+    seconds = staleness(host) if hasattr(host, "stats") and is_stale(host) else None
+    if seconds is None:
+        return []
+    since = datetime.fromtimestamp(time.time() - seconds, UTC).strftime("%H:%M:%S UTC")
+    return [f"the host: stale since {since} (no word from its apiserver): this page shows what it last heard"]
+
+
 def _status_context(found: Found) -> dict[str, Any]:
     obj = found.obj
     pods, pod_problems = pods_of(found.kind, found.project.namespace, found.name)
@@ -91,6 +109,7 @@ def _status_context(found: Found) -> dict[str, Any]:
         "placement": placement,
         "pods": pods,
         "pod_problems": pod_problems,
+        "host_problems": _host_problems(),
         "freshness": member_freshness(),  # a badge beside each cluster's shard and pods when it is not fresh
         "poll_seconds": POLL_SECONDS,
     }
@@ -168,7 +187,12 @@ def timeline_panel(request: HttpRequest, project: str, kind: str, name: str) -> 
     found = find_workload(request.user, project, kind, name)
     if not is_partial(request):
         return render(request, "workloads/detail.html", _page_context(request, found))
-    context = {"w": found, "entries": timeline(found.obj, revisions_of(found.obj)), "poll_seconds": POLL_SECONDS}
+    context = {
+        "w": found,
+        "entries": timeline(found.obj, revisions_of(found.obj)),
+        "poll_seconds": POLL_SECONDS,
+        "host_problems": _host_problems(),
+    }
     return render(request, "workloads/partials/timeline.html", context)
 
 
