@@ -5,7 +5,8 @@ The ``kwok`` binary (unlike ``kwokctl``) ships no default stages: without Stage 
 ``kustomize/stage/node/fast/node-initialize.yaml``, ``node/heartbeat-with-lease`` and
 ``pod/fast/{pod-ready,pod-delete}.yaml`` (Apache-2.0, The Kubernetes Authors), plus a pod-complete stage
 with a delay that a pod can override with the annotation
-``pod-complete.stage.kwok.x-k8s.io/delay`` (a Go duration such as ``"10s"``).
+``pod-complete.stage.kwok.x-k8s.io/delay`` (a Go duration such as ``"10s"``), and our ``pod-ready-again``: a
+Running pod whose Ready condition was set False (the node lifecycle controller, after an outage) is Ready again.
 """
 
 from __future__ import annotations
