@@ -10,11 +10,14 @@ same shape.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping
 from typing import Any
 
+import psycopg
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions, pagination, serializers
 from rest_framework.response import Response
@@ -23,6 +26,28 @@ from rest_framework.views import exception_handler
 from base.parsers import printable
 from base.requestid import current_request_id
 from workloads.core.errors import ServiceError, Unavailable
+
+logger = logging.getLogger(__name__)
+
+# The database cannot be reached or lost the connection: Django's wrappers of the driver's errors, and the driver's
+# own when raised outside them (psycopg_pool's PoolTimeout, the wait for a pooled connection, is an
+# OperationalError). A dependency outage, as a cluster's is: 503 with Retry-After, never a 500.
+DATABASE_DOWN: tuple[type[Exception], ...] = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
+DATABASE_RETRY_AFTER = 5.0
+
+
+def database_unavailable(exc: BaseException) -> Unavailable | None:
+    """The ``Unavailable`` a database outage is answered with (API and pages alike), logged with the driver's text
+    (which names the server: never in the answer); None for any other exception."""
+    if not isinstance(exc, DATABASE_DOWN):
+        return None
+    logger.error("The database is unavailable: %s: %s", type(exc).__name__, exc)
+    return Unavailable("The database is unavailable; try again shortly.", retry_after=DATABASE_RETRY_AFTER)
 
 
 def _flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
@@ -69,6 +94,8 @@ def service_error_response(exc: ServiceError) -> Response:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return service_error_response(exc)
+    if (unavailable := database_unavailable(exc)) is not None:
+        return service_error_response(unavailable)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):

@@ -25,9 +25,11 @@ from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooB
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render, resolve_url
+from django.template import loader
 from django.utils.http import urlencode
 from django_htmx.http import HttpResponseClientRedirect
 
+from base.api import database_unavailable
 from base.digits import whole_number
 from base.htmx import is_partial
 from workloads.core.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
@@ -69,6 +71,9 @@ class ServiceErrorMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if (unavailable := database_unavailable(exc)) is not None:
+            setattr(request, _ERROR_ATTR, unavailable)
+            return _database_unavailable_page(unavailable)
         setattr(request, _ERROR_ATTR, exc)
         if not isinstance(exc, ServiceError):
             return None
@@ -79,6 +84,15 @@ class ServiceErrorMiddleware:
         if isinstance(exc, Unavailable):
             response["Retry-After"] = str(max(1, round(exc.retry_after)))
         return response
+
+
+def _database_unavailable_page(exc: Unavailable) -> HttpResponse:
+    """The 503 page for a database outage, rendered without the request: its context processors would read the
+    user and their messages from the session, in the database."""
+    page = loader.get_template("service_error.html").render({"error": exc})
+    response = HttpResponse(page, status=exc.status)
+    response["Retry-After"] = str(max(1, round(exc.retry_after)))
+    return response
 
 
 # The error pages: ours (templates/400, 403, 404, 500 and service_error.html) and Django's own (the DEBUG

@@ -145,7 +145,12 @@ def cluster_checks() -> list[tuple[str, Callable[[], str]]]:
 
 
 def not_synced(name: str, cache: WatchCache | None) -> str:
-    """What a page or the API says of ``name``'s cache that has not loaded (everyone reads it): never the watch's
-    error text, which can name the apiserver's address (admins see it on the cluster's page)."""
+    """What a page or the API says of ``name``'s cache that is not synced (everyone reads it): never the watch's
+    error text, which can name the apiserver's address (admins see it on the cluster's page). A cache that had
+    heard every watch once and then lost its apiserver shows old data, not missing data: "stale since <time>"."""
     why = "cannot reach its apiserver" if cache is not None and cache.last_error else "starting"
+    contacts = [s.last_contact_at for s in cache.stats().values()] if hasattr(cache, "stats") else []
+    if contacts and all(c is not None for c in contacts):
+        since = datetime.fromtimestamp(min(contacts), UTC).strftime("%H:%M:%S UTC")
+        return f"{name}: stale since {since} ({why})"
     return f"{name}: cache not synced yet ({why})"

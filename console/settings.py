@@ -111,10 +111,17 @@ if not _database_url:  # the embedded default: a SQLite file under var/
 # request and every websocket's database_sync_to_async call runs on a thread of its own: CONN_MAX_AGE=0 opens a new
 # connection (a server process) for each, and persistent connections (CONN_MAX_AGE>0) would stay open per thread.
 # The pool lends a connection to a thread for one request (or one call) and takes it back when Django closes it;
-# past DATABASE_POOL_MAX_SIZE lent at once, a thread waits up to DATABASE_POOL_TIMEOUT seconds for one.
+# past DATABASE_POOL_MAX_SIZE lent at once, a thread waits up to DATABASE_POOL_TIMEOUT seconds for one. The same
+# wait is how long a request takes to learn that the database is down (the pool has no connection to lend): it is
+# then answered 503 with Retry-After (base.api.database_unavailable), so the wait is short. A connection attempt
+# waits DATABASE_CONNECT_TIMEOUT seconds for the server (libpq's connect_timeout; a hung server or a dropped route
+# would otherwise hold the pool's worker, or the request when there is no pool, for minutes).
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20)  # 0: no pool, a new connection per request
-DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", 30)
+DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", 5)
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 3)
 DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0))}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # a ?connect_timeout= in the URL wins
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", DATABASE_CONNECT_TIMEOUT)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DATABASE_POOL_MAX_SIZE > 0:
     if DATABASES["default"]["CONN_MAX_AGE"]:
         raise ImproperlyConfigured("DATABASE_CONN_MAX_AGE needs DATABASE_POOL_MAX_SIZE=0: the pool replaces it.")
@@ -161,6 +168,11 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A pool process killed mid-task (SIGKILL, the OOM killer) is a WorkerLostError in the worker that stays up: without
+# this the task is acknowledged and lost. With it, the message goes back to the queue at once (every task is
+# idempotent; provision_on_cluster gives up after a few such redeliveries, so a task that kills its worker every
+# time does not loop). A task over its hard time limit is acknowledged as failed, never handed out again.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "pinconsole"
 # A task taken by a worker that dies (SIGKILL, OOM, lost node) is unacknowledged (acks_late): the broker hands it to
@@ -172,7 +184,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEO
 # resync age (drift repair), and every project on a newly registered cluster (projects.tasks.reconcile_all).
 PROVISIONING_RECONCILE_SECONDS = env_int("PROVISIONING_RECONCILE_SECONDS", 60)
 PROVISIONING_RESYNC_MINUTES = env_int("PROVISIONING_RESYNC_MINUTES", 30)
-PROVISIONING_STUCK_SECONDS = env_int("PROVISIONING_STUCK_SECONDS", 600)  # an attempt this old was killed: run again
+# An attempt this old was killed: run again (a provisioning task's hard time limit is 120 s: projects.tasks).
+PROVISIONING_STUCK_SECONDS = env_int("PROVISIONING_STUCK_SECONDS", 180)
 # The registry's MemberCluster objects on the host: a level-triggered pass (clusters.tasks.sync_member_clusters).
 MEMBER_CLUSTER_SYNC_SECONDS = env_int("MEMBER_CLUSTER_SYNC_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {

@@ -1,6 +1,11 @@
-"""Liveness and readiness. /healthz is trivial; /readyz tells anyone whether the portal is ready and only platform
-admins or a holder of the configured probe token what failed and why (exception texts and cluster names are
-internals)."""
+"""Liveness and readiness.
+
+/healthz (liveness) answers while the process can answer HTTP at all; it checks nothing else, so an outage of
+something the portal talks to never gets its pods restarted. /readyz (readiness) answers 503 only when this process
+cannot serve (the database: ``console.health``); a cluster, Redis or the broker that fails is *degraded*: 200 with
+``"status": "degraded"``. Anyone learns the status; only platform admins or a holder of the configured probe token
+learn what failed and why (exception texts and cluster names are internals): ``failed`` (what makes it unready),
+``degraded`` (the rest) and every check."""
 
 from __future__ import annotations
 
@@ -32,9 +37,14 @@ def may_see_details(request: HttpRequest, token: str | None = None) -> bool:
 @never_cache
 def readyz(request: HttpRequest) -> JsonResponse:
     results = cached_checks()
-    failed = [r.name for r in results if not r.ok]
-    body: dict[str, object] = {"status": "ok" if not failed else "unavailable"}
+    failed = [r.name for r in results if not r.ok and r.critical]
+    degraded = [r.name for r in results if not r.ok and not r.critical]
+    status = "unavailable" if failed else "degraded" if degraded else "ok"
+    body: dict[str, object] = {"status": status}
     if may_see_details(request):
         body["failed"] = failed
-        body["checks"] = {r.name: {"ok": r.ok, "detail": r.detail, "ms": r.millis} for r in results}
-    return JsonResponse(body, status=200 if not failed else 503)
+        body["degraded"] = degraded
+        body["checks"] = {
+            r.name: {"ok": r.ok, "critical": r.critical, "detail": r.detail, "ms": r.millis} for r in results
+        }
+    return JsonResponse(body, status=503 if failed else 200)

@@ -46,7 +46,8 @@ def _database_settings(**env: str) -> Any:
 def test_postgres_uses_the_pool_by_default():
     found = _database_settings(DATABASE_URL=POSTGRES)
 
-    assert found["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 20, "timeout": 30, "name": "pinconsole"}
+    assert found["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 20, "timeout": 5, "name": "pinconsole"}
+    assert found["OPTIONS"]["connect_timeout"] == 3  # an unreachable database is noticed in seconds
     assert found["CONN_MAX_AGE"] == 0  # the pool hands connections back: nothing persists per thread
 
 
