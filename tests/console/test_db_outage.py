@@ -147,3 +147,28 @@ def test_other_errors_stay_500s(rf):
 
     assert api_exception_handler(ValueError("x"), {}) is None
     assert ServiceErrorMiddleware(lambda request: None).process_exception(rf.get("/"), ValueError("x")) is None
+
+
+@pytest.mark.parametrize("path", ["/projects/", "/api/v1/me/"])
+def test_a_database_error_outside_any_view_is_a_503_not_a_500(rf, path):
+    """Raised by middleware (the session or the user read), it reaches Django's 500 handler, not a view's."""
+    from django.db import OperationalError
+
+    from console.views.errors import server_error
+
+    try:
+        raise OperationalError("connection to server at 10.0.0.5 failed")
+    except OperationalError:
+        response = server_error(rf.get(path))
+
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert b"10.0.0.5" not in response.content and b"unavailable" in response.content.lower()
+
+
+def test_any_other_error_outside_a_view_stays_a_500(rf):
+    from console.views.errors import server_error
+
+    try:
+        raise ValueError("x")
+    except ValueError:
+        assert server_error(rf.get("/projects/")).status_code == 500
