@@ -43,16 +43,19 @@ def client(cluster: Cluster, where: str) -> ApiClient:
         ) from exc
 
 
-def through_breaker(cluster: Cluster, fn: Callable[[], T], *, trial: bool = False) -> T:
+def through_breaker(cluster: Cluster, fn: Callable[[], T], *, trial: bool = False, idempotent: bool = True) -> T:
     """The cluster's circuit breaker and retry policy (a dead cluster fails fast for the next callers).
 
     ``trial``: a person asked for this call (Retry, typically once the apiserver is back), so an open
     breaker does not refuse it for the rest of its cool-off: one call goes through as its trial, and
-    the answer closes the breaker (or keeps it open) for everyone."""
+    the answer closes the breaker (or keeps it open) for everyone.
+
+    ``idempotent=False`` (a create, a merge patch): sent again only when it surely did not reach the apiserver;
+    an ambiguous failure (read timeout, reset after sending) is raised for the caller to resolve."""
     pool = pool_for(cluster)
     breaker = pool.breaker(cluster.name)
     if not trial or breaker.state == "closed":
-        return pool.run(cluster.name, fn, attempts=APPLY_ATTEMPTS)
+        return pool.run(cluster.name, fn, attempts=APPLY_ATTEMPTS, idempotent=idempotent)
     try:
         result = fn()
     except ApiException as exc:

@@ -9,14 +9,17 @@ Lists never come from here: pages and the API read the host watch cache (``clust
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kubernetes.client import CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
+from urllib3.exceptions import HTTPError
 
 from base.errors import Conflict, Invalid, NotFound, Unavailable
 from clusters import remote
+from clusters.kube.retry import describe, is_transient, surely_unsent
 from clusters.models import Cluster, FederationRole
 from workloads.core import GROUP, VERSION
 from workloads.core.errors import FieldError
@@ -24,6 +27,7 @@ from workloads.core.kinds import kind_info
 from workloads.core.specs.checks import dns_subdomain
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 FIELD_MANAGER = "pinconsole"
 
 
@@ -47,6 +51,12 @@ def _absent_unless_named(what: str, name: str) -> None:
         raise NotFound(f"{what}: not found")
 
 
+class OutcomeUnknown(Unavailable):
+    """A write that is not idempotent (a create, a merge patch) failed after it may have reached the apiserver
+    (a read timeout, a connection cut once sent, a 5xx): it may or may not have been applied, and it was not
+    sent again. The caller reads back what happened; what it cannot resolve is answered as this 503."""
+
+
 def host_cluster() -> Cluster:
     host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()
     if host is None:
@@ -54,19 +64,35 @@ def host_cluster() -> Cluster:
     return host
 
 
-def _call(what: str, fn: Callable[[CustomObjectsApi], T]) -> T:
+def _call(what: str, fn: Callable[[CustomObjectsApi], T], *, idempotent: bool = True) -> T:
+    """``fn`` on the host through its breaker and retry policy, errors as the taxonomy's. ``idempotent=False``
+    (a create, a patch): sent again only when it surely did not reach the apiserver; an ambiguous failure is
+    ``OutcomeUnknown``, for the caller to resolve by reading back."""
     host = host_cluster()
 
     def attempt() -> T:
         return fn(CustomObjectsApi(remote.client(host, what)))
 
+    def unknown(exc: BaseException) -> OutcomeUnknown:
+        log.warning("%s on %s: answer lost, not sent again: %r", what, host.name, exc)  # the full text, for logs
+        return OutcomeUnknown(
+            f"{what} on {host.name}: its answer was lost ({describe(exc, cluster=host.name)}); "
+            "it may or may not have been applied."
+        )
+
     def run() -> T:
         try:
-            return remote.through_breaker(host, attempt)
+            return remote.through_breaker(host, attempt, idempotent=idempotent)
         except ApiException as exc:
             mapped = _mapped(exc, what)
             if mapped is not None:
                 raise mapped from exc
+            if not idempotent and is_transient(exc) and not surely_unsent(exc):
+                raise unknown(exc) from exc
+            raise
+        except (HTTPError, OSError) as exc:
+            if not idempotent and not surely_unsent(exc):
+                raise unknown(exc) from exc
             raise
 
     return remote.guarded(f"{what} on {host.name}", run)
@@ -119,12 +145,14 @@ def get(kind: str, namespace: str, name: str) -> dict[str, Any]:
 
 
 def create(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A POST: never sent twice after an ambiguous failure (``OutcomeUnknown``: the caller reads back)."""
     kind, meta = manifest["kind"], manifest["metadata"]
     return _call(
         f"create {kind}/{meta['name']}",
         lambda api: api.create_namespaced_custom_object(
             GROUP, VERSION, meta["namespace"], _plural(kind), manifest, field_manager=FIELD_MANAGER
         ),
+        idempotent=False,
     )
 
 
@@ -140,13 +168,16 @@ def replace(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def patch(kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A JSON merge patch (operations, scale); a ``metadata.resourceVersion`` in ``body`` makes it conditional."""
+    """A JSON merge patch (operations, scale); a ``metadata.resourceVersion`` in ``body`` makes it conditional.
+    It may set a relative value (a restart's time), so it is never sent twice after an ambiguous failure
+    (``OutcomeUnknown``: the caller reads back)."""
     _absent_unless_named(f"update {kind}/{name}", name)
     return _call(
         f"update {kind}/{name}",
         lambda api: api.patch_namespaced_custom_object(
             GROUP, VERSION, namespace, _plural(kind), name, body, field_manager=FIELD_MANAGER
         ),
+        idempotent=False,
     )
 
 

@@ -26,11 +26,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from base.errors import Conflict, Invalid, NotFound
+from base.errors import Conflict, Invalid, NotFound, Unavailable
 from projects.access import require_role
 from projects.models import Project
 from workloads import host
-from workloads.conflicts import raced, retried_on_conflict
+from workloads.conflicts import Raced, raced, retried_on_conflict
 from workloads.core.errors import FieldError, SpecInvalid
 from workloads.core.kinds import KINDS
 from workloads.core.specs import parse
@@ -150,7 +150,10 @@ def apply(
             return Operated(live, changed=False)
         check(project, merged)  # still valid; a scale-up must still fit the grant
         body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
-        written = raced(lambda: host.patch(kind, project.namespace, name, body))
+        try:
+            written = raced(lambda: host.patch(kind, project.namespace, name, body))
+        except host.OutcomeUnknown as lost:
+            written = _landed(project, operation, live, patch, lost)
         changes.append((live, patch))
         return Operated(written, changed=True)
 
@@ -160,6 +163,37 @@ def apply(
         before = _relevant(live.get("spec") or {}, patch)
         record(actor, project, f"workload.{operation}", kind, name, before=before, after=patch)
     return outcome
+
+
+def _landed(
+    project: Project, operation: str, live: dict[str, Any], patch: dict[str, Any], lost: host.OutcomeUnknown
+) -> dict[str, Any]:
+    """The object after this request's patch whose answer was lost, read back: applied at most once.
+
+    The patch was conditional on ``live``'s resourceVersion, so it lands at most once, and only on that version.
+    Read back: the spec says what the patch says (the same ``restartedAt`` this request chose) past ``live``'s
+    version: this request wrote it (changed, audited, never written again). The object moved on without it: the
+    patch can no longer land (its resourceVersion is stale), so it is ``Raced``, tried again on a fresh read.
+    Still at the version patched: it may yet land; that, or a read that fails too, is a 503 saying the outcome is
+    unknown and how to check."""
+    kind, name = str(live.get("kind")), str((live.get("metadata") or {}).get("name"))
+    unknown = Unavailable(
+        f"Whether the {operation} of {kind} {name} in project {project.name} was applied is unknown: the host's "
+        f"answer was lost ({lost.message}). Check the workload's version and spec (GET /api/v1/projects/"
+        f"{project.name}/workloads/{kind}/{name}/) before asking again."
+    )
+    try:
+        now = _live(project, kind, name)
+    except (NotFound, Unavailable) as exc:
+        raise unknown from exc
+    if host.version_of(now) != host.version_of(live) and _same_workload(
+        _merged(now, {}), _merged(now, {"spec": patch})
+    ):
+        return now  # this request's patch is there: the answer it would have had
+    sent = (live.get("metadata") or {}).get("resourceVersion")
+    if (now.get("metadata") or {}).get("resourceVersion") != sent:
+        raise Raced(Conflict(f"{kind} {name} changed while the {operation} was sent; it was not applied."))
+    raise unknown from lost
 
 
 def delete(actor: Any, project: Project, kind: str, name: str, *, version: str | None = None) -> None:

@@ -12,13 +12,14 @@ does the rest (admission, placement, propagation).
 from __future__ import annotations
 
 import copy
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
 
 from base import audit, metrics
-from base.errors import Conflict, Forbidden, Invalid, NotFound
+from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project, ProjectRole
@@ -33,11 +34,15 @@ from workloads.core.policy import policy_violations
 from workloads.core.quantity import format_amount
 from workloads.core.runtime import RuntimeProfile, load_profile
 from workloads.core.specs import Workload, parse, validate
+from workloads.core.specs.metadata import TOTAL_ANNOTATION_SIZE
 from workloads.core.tenancy import PodSecurity, admission_grant, label_value
 
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 RESERVED_PREFIX = "pincompute.io/"
 USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION})
+REQUEST_ANNOTATION = "pincompute.io/request-id"
+"""Marks the object a create wrote with that request's id: a create whose answer was lost reads the object back
+and knows whether it is its own. Dropped from what users send back (an edit of a created object)."""
 _SERVER_FIELDS = (
     "uid",
     "resourceVersion",
@@ -94,6 +99,8 @@ def complete(project: Project, document: dict[str, Any]) -> dict[str, Any]:
         errors.append(FieldError("metadata.namespace", f"must be {project.namespace} (project {project.name})"))
     for field in _SERVER_FIELDS:
         meta.pop(field, None)
+    if isinstance(meta.get("annotations"), dict):
+        meta["annotations"].pop(REQUEST_ANNOTATION, None)  # the platform's, sent back by an edit
     meta["namespace"] = project.namespace
     for where in ("labels", "annotations"):
         for key in meta.get(where) or {}:
@@ -183,20 +190,34 @@ def submit(
     if live is None:
         return _create(actor, project, manifest, workload)
     reads = iter([live])  # the first attempt writes over the object just read; a retry reads it again
+    sent: list[dict[str, Any]] = []  # the objects this request's replaces were conditional on
 
     def replace() -> tuple[dict[str, Any], dict[str, Any]]:
         current = next(reads, None) or _live(kind, project.namespace, name)
         if current is None:
             raise NotFound(f"No {kind} named {name} in project {project.name}: it was deleted meanwhile.")
+        if sent and _holds(current, manifest):
+            # An earlier replace of this request landed (its answer lost, the transport's resend then stale): it
+            # is written, once; never a 409 against this request's own new version.
+            return current, sent[0]
         _still_at(current, version)
         meta = manifest["metadata"]
         meta["resourceVersion"] = current["metadata"].get("resourceVersion")
         meta["finalizers"] = current["metadata"].get("finalizers") or []  # the federation's stays
+        sent.append(current)
         return raced(lambda: host.replace(manifest)), current
 
     written, before = retried_on_conflict(replace)  # past the operator's and the federation's status writes
     record(actor, project, "workload.update", kind, name, before=before.get("spec"), after=manifest.get("spec"))
     return Accepted(written, workload, False)
+
+
+def _holds(live: dict[str, Any], manifest: dict[str, Any]) -> bool:
+    """Whether the live object already says what ``manifest`` does (spec, labels and annotations)."""
+    meta, sent = live.get("metadata") or {}, manifest.get("metadata") or {}
+    return live.get("spec") == manifest.get("spec") and all(
+        (meta.get(where) or {}) == (sent.get(where) or {}) for where in ("labels", "annotations")
+    )
 
 
 def _still_at(live: dict[str, Any], version: str | None) -> None:
@@ -216,12 +237,55 @@ def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Wo
     # The federation's finalizer from the start (one round trip less on the way to running pods; the
     # federation adds it to objects created any other way).
     manifest["metadata"]["finalizers"] = [FEDERATION_FINALIZER]
+    request = _marked(manifest["metadata"])
     try:
         written = host.create(manifest)
+    except host.OutcomeUnknown as lost:
+        written = _own_create(project, manifest, request, lost)
     except Conflict:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
     record(actor, project, "workload.create", kind, name, after=manifest.get("spec"))
     return Accepted(written, workload, True)
+
+
+def _marked(meta: dict[str, Any]) -> str | None:
+    """This create's request id, in ``REQUEST_ANNOTATION``; none when the user's annotations leave no room for it
+    (they may fill Kubernetes' whole 256 KiB): then the spec read back tells."""
+    annotations = meta.get("annotations") or {}
+    request = uuid.uuid4().hex
+    used = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if used + len(REQUEST_ANNOTATION) + len(request) > TOTAL_ANNOTATION_SIZE:
+        return None
+    meta["annotations"] = {**annotations, REQUEST_ANNOTATION: request}
+    return request
+
+
+def _own_create(
+    project: Project, manifest: dict[str, Any], request: str | None, lost: host.OutcomeUnknown
+) -> dict[str, Any]:
+    """The object a create whose answer was lost wrote, read back (the answer it would have had): the one with this
+    request's id (unmarked: the same spec, labels and annotations). Someone else's object of that name is the usual
+    409; an absent one (the create may still be on its way) or a read that fails too leaves the outcome unknown: a
+    503 saying so and how to check, never a second create."""
+    kind, name = manifest["kind"], manifest["metadata"]["name"]
+    unknown = Unavailable(
+        f"Whether {kind} {name} was created in project {project.name} is unknown: the host's answer to the create "
+        f"was lost ({lost.message}). Check whether it exists (GET /api/v1/projects/{project.name}/workloads/"
+        f"{kind}/{name}/, or the workload list) before sending it again; a PUT of the same document is safe."
+    )
+    try:
+        live = _live(kind, project.namespace, name)
+    except Unavailable as exc:
+        raise unknown from exc
+    if live is None:
+        raise unknown from lost
+    if request is not None:
+        ours = ((live.get("metadata") or {}).get("annotations") or {}).get(REQUEST_ANNOTATION) == request
+    else:
+        ours = _holds(live, manifest)
+    if not ours:
+        raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
+    return live
 
 
 def record(

@@ -105,7 +105,7 @@ class CircuitBreaker:
     def record_failure(self, exc: BaseException) -> None:
         with self._lock:
             self.failures += 1
-            self.last_error = describe(exc)
+            self.last_error = describe(exc, cluster=self.cluster)
             self.last_failure_at = self._wall()
             if self._open and self._trial:
                 self.cooloff = min(self.max_cooloff, self.cooloff * 2)

@@ -135,10 +135,12 @@ class ClientPool:
         *,
         attempts: int = 5,
         sleep: Callable[[float], object] = time.sleep,
+        idempotent: bool = True,
     ) -> T:
-        """Retry ``fn`` with backoff; each attempt passes the breaker, so an open circuit stops retries."""
+        """Retry ``fn`` with backoff; each attempt passes the breaker, so an open circuit stops retries.
+        ``idempotent=False`` (a create, a patch): retried only when it surely did not reach the apiserver."""
         br = self.breaker(name)
-        return call_with_retry(lambda: br.call(fn), attempts=attempts, sleep=sleep)
+        return call_with_retry(lambda: br.call(fn), attempts=attempts, sleep=sleep, idempotent=idempotent)
 
     def call(self, name: str, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` through the cluster's breaker and the retry policy."""
