@@ -130,16 +130,24 @@ def load_document(text: str | bytes) -> dict[str, Any]:
 
 
 EDITABLE_METADATA = ("name", "labels", "annotations")
+REQUEST_ANNOTATION = "pincompute.io/request-id"
+"""Marks the object a create wrote with that request's id (``workloads.submission``): a create whose answer was lost
+reads the object back and knows whether it is its own. The platform's: not part of what users edit."""
 
 
 def editable(obj: dict[str, Any]) -> dict[str, Any]:
     """What a user may send back of a host object (the edit form's text, the API's PATCH base):
     apiVersion, kind, name, labels, annotations and spec; never status or server-owned metadata."""
     meta = obj.get("metadata") or {}
+    metadata = {k: copy.deepcopy(meta[k]) for k in EDITABLE_METADATA if meta.get(k)}
+    if REQUEST_ANNOTATION in metadata.get("annotations", {}):
+        del metadata["annotations"][REQUEST_ANNOTATION]
+        if not metadata["annotations"]:
+            del metadata["annotations"]
     return {
         "apiVersion": obj.get("apiVersion"),
         "kind": obj.get("kind"),
-        "metadata": {k: copy.deepcopy(meta[k]) for k in EDITABLE_METADATA if meta.get(k)},
+        "metadata": metadata,
         "spec": copy.deepcopy(obj.get("spec") or {}),
     }
 

@@ -56,6 +56,8 @@ class OutcomeUnknown(Unavailable):
     (a read timeout, a connection cut once sent, a 5xx): it may or may not have been applied, and it was not
     sent again. The caller reads back what happened; what it cannot resolve is answered as this 503."""
 
+    outcome_unknown = True  # pages must not add "nothing was changed" to its message
+
 
 def host_cluster() -> Cluster:
     host = Cluster.objects.filter(role=FederationRole.HOST).order_by("pk").first()

@@ -36,13 +36,11 @@ from workloads.core.runtime import RuntimeProfile, load_profile
 from workloads.core.specs import Workload, parse, validate
 from workloads.core.specs.metadata import TOTAL_ANNOTATION_SIZE
 from workloads.core.tenancy import PodSecurity, admission_grant, label_value
+from workloads.documents import REQUEST_ANNOTATION
 
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 RESERVED_PREFIX = "pincompute.io/"
 USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION})
-REQUEST_ANNOTATION = "pincompute.io/request-id"
-"""Marks the object a create wrote with that request's id: a create whose answer was lost reads the object back
-and knows whether it is its own. Dropped from what users send back (an edit of a created object)."""
 _SERVER_FIELDS = (
     "uid",
     "resourceVersion",

@@ -69,3 +69,19 @@ def test_any_input_is_an_object_or_a_400_never_anything_else(text):
         assert isinstance(load_document(text), dict)
     except Invalid as exc:
         assert exc.status == 400
+
+
+def test_the_request_id_a_create_marks_its_object_with_is_not_part_of_what_users_edit():
+    from workloads.documents import REQUEST_ANNOTATION, editable
+
+    obj = {
+        "apiVersion": "pincompute.io/v1",
+        "kind": "PinApp",
+        "metadata": {"name": "web", "annotations": {REQUEST_ANNOTATION: "r-1", "team/owner": "ads"}},
+        "spec": {},
+    }
+    only_ours = {**obj, "metadata": {"name": "web", "annotations": {REQUEST_ANNOTATION: "r-1"}}}
+
+    assert editable(obj)["metadata"] == {"name": "web", "annotations": {"team/owner": "ads"}}
+    assert editable(only_ours)["metadata"] == {"name": "web"}
+    assert REQUEST_ANNOTATION in obj["metadata"]["annotations"]  # the object itself is left as it is
