@@ -12,6 +12,8 @@ does the rest (admission, placement, propagation).
 from __future__ import annotations
 
 import copy
+import json
+import logging
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +21,7 @@ from typing import Any
 from django.utils import timezone
 
 from base import audit, metrics
+from base.api import DATABASE_DOWN
 from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
 from projects.access import require_role
 from projects.grants import grants_of
@@ -38,6 +41,7 @@ from workloads.core.specs.metadata import TOTAL_ANNOTATION_SIZE
 from workloads.core.tenancy import PodSecurity, admission_grant, label_value
 from workloads.documents import REQUEST_ANNOTATION
 
+log = logging.getLogger(__name__)
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 RESERVED_PREFIX = "pincompute.io/"
 USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION})
@@ -289,17 +293,26 @@ def _own_create(
 def record(
     actor: Any, project: Project, action: str, kind: str, name: str, *, before: Any = None, after: Any = None
 ) -> None:
-    """The audit row of a write to a workload on the host (submissions and operations)."""
-    audit.record(
-        action,
-        actor=actor,
-        target_kind=kind,
-        target_name=name,
-        project=project.name,
-        cluster=host.host_cluster().name,
-        before=before,
-        after=after,
-    )
+    """The audit row of a write to a workload on the host (submissions and operations), made once the write landed.
+
+    The database failing now must not turn a change that happened into an error for the caller (who would retry a
+    create into a 409 or a restart into a second one): the row is written to the log instead, whole, at ERROR, for
+    the audit to be completed from it."""
+    try:
+        audit.record(
+            action,
+            actor=actor,
+            target_kind=kind,
+            target_name=name,
+            project=project.name,
+            cluster=host.host_cluster().name,
+            before=before,
+            after=after,
+        )
+    except DATABASE_DOWN as exc:
+        row = {"action": action, "actor": getattr(actor, "username", ""), "project": project.name, "kind": kind,
+               "name": name, "before": before, "after": after}  # fmt: skip
+        log.error("audit row not written (%s); the change was applied: %s", type(exc).__name__, json.dumps(row))
 
 
 def _live(kind: str, namespace: str, name: str) -> dict[str, Any] | None:
