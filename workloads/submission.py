@@ -206,6 +206,7 @@ def submit(
         meta = manifest["metadata"]
         meta["resourceVersion"] = current["metadata"].get("resourceVersion")
         meta["finalizers"] = current["metadata"].get("finalizers") or []  # the federation's stays
+        _keep_mark(current, meta)
         sent.append(current)
         return raced(lambda: host.replace(manifest)), current
 
@@ -248,6 +249,16 @@ def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Wo
         raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
     record(actor, project, "workload.create", kind, name, after=manifest.get("spec"))
     return Accepted(written, workload, True)
+
+
+def _keep_mark(live: dict[str, Any], meta: dict[str, Any]) -> None:
+    """The create's request id stays on the object through updates (users never send it: an apply of the same
+    document must not change the object by dropping it), when the user's annotations leave room for it."""
+    mark = ((live.get("metadata") or {}).get("annotations") or {}).get(REQUEST_ANNOTATION)
+    annotations = meta.get("annotations") or {}
+    used = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if mark is not None and used + len(REQUEST_ANNOTATION) + len(str(mark)) <= TOTAL_ANNOTATION_SIZE:
+        meta["annotations"] = {**annotations, REQUEST_ANNOTATION: mark}
 
 
 def _marked(meta: dict[str, Any]) -> str | None:
