@@ -11,12 +11,16 @@ leave. At most ``MAX_WORKLOAD_STREAMS`` containers are followed at once. Log opt
 A workload that does not exist is refused 4404 (``workload_known``): neither the host has an object of that name
 (any kind) nor a member runs pods of it. One that exists with no pods yet (just created, scaled to zero) stays open
 and picks its pods up as they come; when the host cannot tell (no host cache, not synced) the stream opens too.
-A container whose log fails (its member's apiserver unreachable) gets a status message; the others go on.
+A container whose log fails (its member's apiserver unreachable, broken or hung: 4502) gets a status message; the
+others go on. Like stern, it is followed again while its pod stays in the cache: after ``DEBUG_LOG_REFOLLOW_SECONDS``,
+doubling up to ``REFOLLOW_MAX_SECONDS`` while its member still fails (quietly), and a status message says when it is
+followed again. The new follow reads from the last line the stream had (``sinceSeconds``), lines up to it skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +34,7 @@ from clusters.models import Cluster, FederationRole
 from debugging.authz import resolve_namespace
 from debugging.logoptions import parse_log_options, resume_window
 from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
-from debugging.streams import LOG_TAIL_LINES, LogFollower, OnEnd, StreamFailure
+from debugging.streams import LOG_TAIL_LINES, UPSTREAM_FAILED, LogFollower, OnEnd, StreamFailure, setting, ts_micros
 from workloads.core.kinds import KINDS
 from workloads.core.labels import WORKLOAD_LABEL
 
@@ -38,6 +42,21 @@ DISCOVER_SECONDS = 1.0
 CLUSTERS_EVERY = 10  # discovery passes between two reads of the member list
 MAX_WORKLOAD_STREAMS = 50
 LIVE_PHASES = ("Running", "Succeeded", "Failed")
+REFOLLOW_SECONDS, REFOLLOW_MAX_SECONDS = 1.0, 30.0
+
+
+@dataclass
+class Retry:
+    """A container whose follow failed: how many times in a row, when to try again, the last line it had."""
+
+    attempts: int
+    due: float
+    last_ts: str = ""
+
+
+def backoff(attempts: int) -> float:
+    first = setting("DEBUG_LOG_REFOLLOW_SECONDS", REFOLLOW_SECONDS)
+    return float(min(REFOLLOW_MAX_SECONDS, first * 2 ** min(attempts - 1, 16)))
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,7 @@ class WorkloadLogConsumer(LogConsumer):
         self.resume = asyncio.get_running_loop().create_future()
         self.active: dict[Source, LogFollower] = {}
         self.seen: set[Source] = set()
+        self.retries: dict[Source, Retry] = {}
         self.cluster = None
         self.targets = []
         if not await self.names_ok():
@@ -133,7 +153,10 @@ class WorkloadLogConsumer(LogConsumer):
                 targets = await database_sync_to_async(member_targets)()
             found = workload_sources(targets, namespace, workload)
             first = passes == 0
+            now = time.monotonic()
             for source in sorted(found - self.seen, key=lambda s: (s.cluster, s.pod, s.container)):
+                if source in self.retries and self.retries[source].due > now:
+                    continue
                 if len(self.active) >= MAX_WORKLOAD_STREAMS:
                     if not capped:
                         capped = True
@@ -151,10 +174,15 @@ class WorkloadLogConsumer(LogConsumer):
                 self._follow(
                     apis[source.cluster], namespace, source, after if first else 0, len(found), joined=not first
                 )
-                if not first:
+                if not first and source not in self.retries:
                     await self.status("connected", f"{source.label} joined.")
             for source in [s for s in self.active if s not in found]:
                 self.active.pop(source).stop()
+                self.retries.pop(source, None)
+                await self.status("connected", f"{source.label} left.")
+            for source in [s for s in self.retries if s not in found and s not in self.active]:
+                del self.retries[source]  # its pod left while it was waiting to be followed again
+                self.seen.discard(source)
                 await self.status("connected", f"{source.label} left.")
             if first:
                 clusters = sorted({s.cluster for s in self.active})
@@ -171,7 +199,11 @@ class WorkloadLogConsumer(LogConsumer):
         joined later is read from its start (up to LOG_TAIL_LINES); the first ones show their recent lines."""
         opts = self.options
         since, tail = opts.since_seconds, opts.tail
-        if after:
+        retry, skip_through = self.retries.get(source), 0
+        if retry is not None and retry.last_ts:  # followed again: from the last line it had, that one excluded
+            skip_through = ts_micros(retry.last_ts)
+            since, tail = max(1, math.ceil(time.time() - skip_through / 1e6) + 1), None
+        elif after:
             self.skip_until, since, tail = resume_window(after, time.time(), max(1, streams))
             self.seq = max(self.seq, self.skip_until)
         elif tail is None and since is None:
@@ -186,10 +218,17 @@ class WorkloadLogConsumer(LogConsumer):
             since_seconds=since,
             on_end=self._on_end(source),
             cluster=source.cluster,
+            skip_through=skip_through,
             **opts.follower_kwargs(),
         )
+        if retry is not None:
+            follower.on_open = lambda: self._later(lambda: self._followed_again(source, follower))
         self.active[source] = follower
         follower.start()
+
+    async def _followed_again(self, source: Source, follower: LogFollower) -> None:
+        if self.active.get(source) is follower and self.retries.pop(source, None) is not None and not self.ended:
+            await self.status("connected", f"Log of {source.label} followed again.")
 
     def _on_end(self, source: Source) -> OnEnd:
         def ended(pod: str, container: str, reason: str, failure: StreamFailure | None = None) -> None:
@@ -201,9 +240,22 @@ class WorkloadLogConsumer(LogConsumer):
         """One container's log ended (its pod finished or went away) or failed (its member's apiserver could not be
         reached): say so; the stream goes on."""
         await asyncio.sleep(0.1)
-        if self.active.pop(source, None) is not None and not self.ended:
-            how = "ended" if failure is None else f"failed: {failure.message(source.cluster).rstrip('.')}"
-            await self.status("connected", f"Log of {source.label} {how}.")
+        follower = self.active.pop(source, None)
+        if follower is None or self.ended:
+            return
+        if failure is not None and failure.code == UPSTREAM_FAILED:  # its member failed: follow it again later
+            before = self.retries.get(source)
+            attempts = 1 if before is None or follower.opened else before.attempts + 1
+            last_ts = follower.last_ts or (before.last_ts if before is not None else "")
+            self.retries[source] = Retry(attempts, time.monotonic() + backoff(attempts), last_ts)
+            self.seen.discard(source)
+            if attempts > 1:
+                return  # still failing: said once
+            why = failure.message(source.cluster).rstrip(".")
+            await self.status("connected", f"Log of {source.label} failed: {why}. Following it again when it answers.")
+            return
+        how = "ended" if failure is None else f"failed: {failure.message(source.cluster).rstrip('.')}"
+        await self.status("connected", f"Log of {source.label} {how}.")
 
     async def stop_streams(self) -> None:
         self.followers = list(self.active.values())

@@ -4,7 +4,11 @@ Both accept first and then authorize, so a refusal can carry a status message an
 the terminal / log widgets show (4400 malformed path or option, 4401 no session, 4403 not allowed, 4404 no
 such pod or container, 4429 too many open sockets). ``socketbase.PolicedConsumer`` audits refusals, admits
 under the per-user cap and re-checks authorization while the socket is open; a shell also closes after
-``DEBUG_SHELL_IDLE_SECONDS`` without traffic or ``DEBUG_SHELL_MAX_SECONDS`` in all (4408, a notice first).
+``DEBUG_SHELL_IDLE_SECONDS`` without traffic or ``DEBUG_SHELL_MAX_SECONDS`` in all (4408, a notice first); input
+counts as traffic only while the shell answers (output within the idle time), so typing into a shell whose apiserver
+hung does not hold it open. A shell whose exec connection broke or stopped answering its keepalive pings
+(``kubeexec.keepalive``) closes 4502 naming the cluster, status "error", as a log stream does; 1000 is kept for a
+shell that ended (its exit status in the message).
 
 A shell is one of a fixed list (``?shell=``, ``shells``) and is recorded when its project says so
 (``recording``). A log stream follows the console log, or a file inside the container (``?file=``, ``filelogs``:
@@ -57,7 +61,7 @@ class ExecConsumer(PolicedConsumer):
     async def connect(self) -> None:
         await self.accept()
         self.ref, self.session, self.pump, self.timer = None, None, None, None
-        self.started = self.last_activity = time.monotonic()
+        self.started = self.last_activity = self.last_output = time.monotonic()
         if not await self.names_ok():
             return
         kw = self.kwargs()
@@ -119,12 +123,19 @@ class ExecConsumer(PolicedConsumer):
         assert self.session is not None
         async for item in self.session.output():
             if isinstance(item, ExecResult):
+                if item.failure is not None:  # the apiserver broke or hung: a failure (4502), never 1000
+                    assert self.ref is not None
+                    message = f"Shell ended: {item.failure.message(self.ref.cluster.name).rstrip('.')}."
+                    await self.end(item.reason, item.failure.code)
+                    await self.status("error", message)
+                    await self.close_with(item.failure.code, message)
+                    return
                 reason = item.reason if item.exit_code is None else f"exit {item.exit_code}"
                 await self.end(reason, 1000)  # audit first: the close below may wait for the client's TCP close
                 await self.status("closed", f"Shell ended ({reason}).")
                 await self.close_with(1000, f"Shell ended ({reason}).")
                 return
-            self.last_activity = time.monotonic()
+            self.last_activity = self.last_output = time.monotonic()
             if self.recorder is not None:
                 self.recorder.output(item)
             await self.send_json({"type": "stdout", "data": item})
@@ -164,7 +175,9 @@ class ExecConsumer(PolicedConsumer):
             # a lone surrogate ("\ud800" in the JSON) is no character a terminal can send: replaced, as a decoder would
             data = content["data"].encode("utf-8", "replace").decode("utf-8")
             self.bytes_in += len(data.encode())
-            self.last_activity = time.monotonic()
+            now = time.monotonic()
+            if now - self.last_output < limits().idle_seconds:  # typing into a shell that answers nothing (its
+                self.last_activity = now  # apiserver hung) is no activity: it must not hold the shell open
             if await self.still_allowed():  # the access epoch: a change committed before this keystroke wins
                 await self.session.write_stdin(data)
             return

@@ -118,6 +118,8 @@ class FileFollower:
         return None
 
     def _outcome(self, result: ExecResult) -> StreamFailure | None:
+        if result.failure is not None:
+            return result.failure
         if result.reason != "exited":
             return lost(result.reason.removeprefix("error: "))
         if not result.exit_code:  # 0, or a runtime that did not say

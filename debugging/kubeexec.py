@@ -23,19 +23,33 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.conf import settings
 from kubernetes import client as k8s
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
 
-from debugging.streams import tls_context
+from debugging.streams import StreamFailure, lost, tls_context
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 SUBPROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 OPEN_TIMEOUT = 10.0
+CLOSE_TIMEOUT = 2.0
 RECV_QUEUE = 4  # frames held before the socket stops being read (flow control towards the apiserver)
 HANGUP = ("\x03", "\x15\x04")  # ^C, then ^U ^D: interrupt what runs, clear the line, end the shell's input
 HANGUP_SECONDS = 0.15
 ExecError = (OSError, WebSocketException, TimeoutError)  # what opening or using an exec may raise
+PING_SECONDS, PING_TIMEOUT_SECONDS = 15.0, 15.0  # defaults of DEBUG_EXEC_PING_SECONDS / _TIMEOUT_SECONDS
+KEEPALIVE_FAILED = "keepalive ping timeout"  # the reason websockets closes with when no pong came
+
+
+def keepalive() -> tuple[float, float]:
+    """(ping interval, pong timeout) of every exec websocket: a hung apiserver (a SIGSTOPped process, TCP still up)
+    answers no ping, so the exec fails after interval + timeout (+ the close timeout) instead of staying open and
+    silent. The apiserver answers pings on its exec websocket (``tests/debugging/test_live_upstream_failures``)."""
+    return (
+        float(getattr(settings, "DEBUG_EXEC_PING_SECONDS", PING_SECONDS)),
+        float(getattr(settings, "DEBUG_EXEC_PING_TIMEOUT_SECONDS", PING_TIMEOUT_SECONDS)),
+    )
 
 
 def encode(channel: int, data: bytes) -> bytes:
@@ -106,14 +120,17 @@ async def open_exec(
     """The exec websocket, handshake done. A refusal (404 pod, 403, 400 container) raises ``InvalidStatus``."""
     cfg = api.configuration
     url = exec_url(cfg.host, namespace, pod, container, command, stdin=stdin, tty=tty)
+    ping_interval, ping_timeout = keepalive()
     return await connect(
         url,
         ssl=tls_context(cfg) if url.startswith("wss://") else None,
         subprotocols=list(subprotocols),  # type: ignore[arg-type]
         additional_headers=auth_headers(cfg),
         compression=None,  # the apiserver does not deflate; a zlib context per session would cost ~300 KiB
-        ping_interval=None,  # no keepalive task per session: the apiserver keeps an idle exec open
+        ping_interval=ping_interval,  # one sleeping task per session: a hung apiserver is noticed
+        ping_timeout=ping_timeout,
         open_timeout=OPEN_TIMEOUT,
+        close_timeout=CLOSE_TIMEOUT,  # a hung apiserver answers no close frame: do not hold the session's end 10 s
         max_queue=RECV_QUEUE,
         max_size=1 << 20,
         user_agent_header="pinconsole-exec",
@@ -134,8 +151,21 @@ def refusal(exc: BaseException) -> str:
 
 @dataclass
 class ExecResult:
+    """How an exec ended: ``exited`` (``exit_code`` from the error channel), or ``error: ...`` when the connection to
+    the apiserver broke or stopped answering (``failure``: 4502, never a normal end)."""
+
     reason: str
     exit_code: int | None = None
+    failure: StreamFailure | None = None
+
+
+def broken(exc: BaseException) -> StreamFailure:
+    """Why an exec's connection ended abnormally: a keepalive that got no answer, or the connection broke."""
+    sent = getattr(exc, "sent", None)
+    if isinstance(exc, ConnectionClosed) and sent is not None and sent.reason == KEEPALIVE_FAILED:
+        _, timeout = keepalive()
+        return lost(f"no answer to a keepalive ping within {timeout:g} s")
+    return lost(type(exc).__name__)
 
 
 class Demux:
@@ -209,7 +239,7 @@ class ExecSession:
                 if out is not None:
                     yield out
         except (ConnectionClosed, OSError) as exc:
-            result = ExecResult(f"error: {type(exc).__name__}")
+            result = ExecResult(f"error: {type(exc).__name__}", failure=broken(exc))
         if self.stopping:
             return
         if result.reason == "exited":
@@ -217,12 +247,15 @@ class ExecSession:
         yield result
 
     async def write_stdin(self, data: str) -> None:
+        """Send input; dropped once the connection broke or is closing (``channels`` reports how it ended)."""
         if self.ws is not None and not self.stopping:
-            await self.ws.send(encode(STDIN, data.encode()))
+            with contextlib.suppress(*ExecError):
+                await self.ws.send(encode(STDIN, data.encode()))
 
     async def resize(self, cols: int, rows: int) -> None:
         if self.ws is not None and not self.stopping:
-            await self.ws.send(resize_message(cols, rows))
+            with contextlib.suppress(*ExecError):
+                await self.ws.send(resize_message(cols, rows))
 
     async def close(self, *, hangup: bool = True) -> None:
         """End the exec. Closing the websocket alone does not end the process in the container (Kubernetes has no

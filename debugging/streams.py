@@ -6,6 +6,14 @@ lines are dropped and counted (a log viewer may lose lines, it must not grow mem
 
 A follow that fails says why with a `StreamFailure` (its ``on_end``'s last argument): the socket closes with its
 code, never 1000, so a client (the CLI's exit status) can tell a failure from the end of a log.
+
+A hung apiserver (a stopped process: TCP up, nothing answers) must not leave follows open and silent: a follow
+may legitimately be silent for hours, so no read deadline tells. Instead the response headers have a deadline
+(``DEBUG_LOG_HEADERS_SECONDS``), and while follows of an apiserver are open in this process one ``Liveness`` task
+for it asks ``GET /version`` (no etcd behind it) every ``DEBUG_LOG_LIVENESS_SECONDS``, with a timeout of
+``DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS``; after ``LIVENESS_MISSES`` unanswered probes in a row every follow of it
+fails with 4502 ("... stopped answering"). An answer of any status is a sign of life; a refused connection is left
+to the follows' own connections to tell.
 """
 
 from __future__ import annotations
@@ -28,6 +36,14 @@ from kubernetes import client as k8s
 LOG_TAIL_LINES = 200
 LOG_BUFFER_LINES = 2000
 NOT_THERE, UPSTREAM_FAILED = 4404, 4502
+LIVENESS_SECONDS, LIVENESS_TIMEOUT_SECONDS, LIVENESS_MISSES = 15.0, 5.0, 2
+HEADERS_SECONDS = 15.0
+
+
+def setting(name: str, default: float) -> float:
+    from django.conf import settings
+
+    return float(getattr(settings, name, default))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -123,6 +139,11 @@ def refused(status: int, message: str, *, previous: bool = False) -> StreamFailu
     return StreamFailure(UPSTREAM_FAILED, f"{{apiserver}} answered {status}", message)
 
 
+def hung(detail: str) -> StreamFailure:
+    """The apiserver stopped answering while the follow was open (``Liveness``)."""
+    return StreamFailure(UPSTREAM_FAILED, "{apiserver} stopped answering", detail)
+
+
 def ended_reason(failure: StreamFailure | None) -> str:
     """How a follow ended, for status messages and the session row."""
     return "ended" if failure is None else f"failed: {failure.message()}"
@@ -168,6 +189,63 @@ def log_http_client(api: k8s.ApiClient) -> httpx.AsyncClient:
     )
 
 
+class Liveness:
+    """Whether one apiserver still answers, for every follow of it open on this event loop (``liveness_for``):
+    a task that runs only while follows are registered."""
+
+    def __init__(self, api: k8s.ApiClient) -> None:
+        self.api = api
+        self.followers: set[LogFollower] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, follower: LogFollower) -> None:
+        self.followers.add(follower)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="logs-liveness")
+
+    def discard(self, follower: LogFollower) -> None:
+        self.followers.discard(follower)
+
+    async def _run(self) -> None:
+        misses = 0
+        async with log_http_client(self.api) as http:
+            while self.followers:
+                await asyncio.sleep(setting("DEBUG_LOG_LIVENESS_SECONDS", LIVENESS_SECONDS))
+                if not self.followers:
+                    return
+                timeout = setting("DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS", LIVENESS_TIMEOUT_SECONDS)
+                try:
+                    await http.get("/version", timeout=timeout)
+                    misses = 0
+                    continue
+                except httpx.TimeoutException:
+                    misses += 1
+                except (httpx.HTTPError, OSError, ssl.SSLError):
+                    misses = 0  # refused or broken: the follows' own connections say so
+                    continue
+                if misses >= LIVENESS_MISSES:
+                    misses = 0
+                    failure = hung(f"no answer to {LIVENESS_MISSES} probes in a row ({timeout:g} s each)")
+                    for follower in list(self.followers):
+                        follower.abandon(failure)
+                    self.followers.clear()
+
+
+_liveness: dict[tuple[int, str, str], Liveness] = {}
+
+
+def liveness_for(api: k8s.ApiClient) -> Liveness:
+    """The ``Liveness`` of the apiserver ``api`` talks to, shared on this event loop (by address and credentials)."""
+    cfg = api.configuration
+    key = (id(asyncio.get_running_loop()), cfg.host, json.dumps(cfg.auth_settings(), sort_keys=True, default=str))
+    for stale in [k for k, v in _liveness.items() if not v.followers and k != key]:
+        del _liveness[stale]  # idle ones: a loop that went away, a cluster no longer followed
+    found = _liveness.get(key)
+    if found is None:
+        found = _liveness[key] = Liveness(api)
+    return found
+
+
 class LogFollower:
     """Follows one container's log (``pods/log?follow&timestamps``) as an asyncio task and pushes lines into a
     LineBuffer. No thread per stream: a selector socket's 20 follows are 20 tasks on the event loop, each an
@@ -187,11 +265,18 @@ class LogFollower:
         previous: bool = False,
         follow: bool = True,
         cluster: str = "",
+        skip_through: int = 0,
     ) -> None:
+        self.skip_through = skip_through  # lines stamped at or before it (µs) are not passed on
         self.api, self.namespace, self.pod, self.container, self.cluster = api, namespace, pod, container, cluster
         self.sink, self.tail_lines, self.since_seconds, self.on_end = sink, tail_lines, since_seconds, on_end
         self.previous, self.follow = previous, follow
         self._task: asyncio.Task[None] | None = None
+        self._abandoned: StreamFailure | None = None
+        self._stopped = False
+        self.opened = False  # the apiserver answered 200: lines may come
+        self.on_open: Callable[[], Any] | None = None
+        self.last_ts = ""  # the timestamp of the last line read
 
     def params(self) -> dict[str, str]:
         params = {"container": self.container, "timestamps": "true"}
@@ -209,29 +294,49 @@ class LogFollower:
         self._task = self.sink._loop.create_task(self._run(), name=f"logs-{self.pod}-{self.container}")
 
     async def _run(self) -> None:
-        failure = await self._read()
+        liveness = liveness_for(self.api)
+        liveness.add(self)
+        try:
+            failure = await self._read()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._abandoned is None or self._stopped or task is None:
+                raise
+            task.uncancel()  # cancelled by ``abandon``: report it as a failure
+            failure = self._abandoned
+        finally:
+            liveness.discard(self)
         if self.on_end is not None:
             self.on_end(self.pod, self.container, ended_reason(failure), failure)
 
     async def _read(self) -> StreamFailure | None:
         """Read the log to its end: ``None``, else why it failed."""
         path, streaming = f"/api/v1/namespaces/{self.namespace}/pods/{self.pod}/log", False
+        deadline = setting("DEBUG_LOG_HEADERS_SECONDS", HEADERS_SECONDS)
         try:
-            async with (
-                log_http_client(self.api) as http,
-                http.stream("GET", path, params=self.params()) as resp,
-            ):
-                if resp.status_code >= 400:
-                    body = (await resp.aread())[:300].decode("utf-8", "replace")
-                    return refused(resp.status_code, _status_message(body), previous=self.previous)
-                streaming, pending = True, b""
-                async for chunk in resp.aiter_bytes():
-                    pending += chunk
-                    *complete, pending = pending.split(b"\n")
-                    for raw in complete:
-                        self._emit(raw)
-                if pending:
-                    self._emit(pending)
+            async with log_http_client(self.api) as http:
+                request = http.build_request("GET", path, params=self.params())
+                try:
+                    async with asyncio.timeout(deadline):  # the headers: the body may be silent for hours
+                        resp = await http.send(request, stream=True)
+                except TimeoutError:
+                    return unreachable(f"no answer within {deadline:g} s")
+                try:
+                    if resp.status_code >= 400:
+                        body = (await resp.aread())[:300].decode("utf-8", "replace")
+                        return refused(resp.status_code, _status_message(body), previous=self.previous)
+                    streaming, pending, self.opened = True, b"", True
+                    if self.on_open is not None:
+                        self.on_open()
+                    async for chunk in resp.aiter_bytes():
+                        pending += chunk
+                        *complete, pending = pending.split(b"\n")
+                        for raw in complete:
+                            self._emit(raw)
+                    if pending:
+                        self._emit(pending)
+                finally:
+                    await resp.aclose()
         except asyncio.CancelledError:
             raise
         except (httpx.HTTPError, OSError, ssl.SSLError) as exc:
@@ -241,11 +346,21 @@ class LogFollower:
     def _emit(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").rstrip("\r")
         ts, _, body = text.partition(" ")
+        if self.skip_through and ts_micros(ts) <= self.skip_through:
+            return  # read again after a failure: the client has it
+        self.last_ts = ts
         self.sink.put(RawLine(self.pod, self.container, ts, body, self.cluster))
 
     def stop(self) -> None:
         """Cancels the task: the response is closed by its context managers."""
+        self._stopped = True
         if self._task is not None:
+            self._task.cancel()
+
+    def abandon(self, failure: StreamFailure) -> None:
+        """The apiserver stopped answering (``Liveness``): end the follow, reported as ``failure``."""
+        if self._task is not None and not self._task.done() and not self._stopped:
+            self._abandoned = failure
             self._task.cancel()
 
 

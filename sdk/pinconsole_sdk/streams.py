@@ -5,7 +5,9 @@ Server -> client: ``{"type":"status","state":"connected|closed|error","message":
 ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, the shell ``{"type":"stdout","data":...}``.
 Client -> server: ``{"type":"stdin","data":...}`` and ``{"type":"resize","cols":C,"rows":R}`` (shell),
 ``{"type":"resume","after_seq":N}`` (logs). A refusal is a status ``error`` then close 4401 / 4403 / 4404 (4400
-a bad log option, 4429 too many open streams, 4502 the shell could not start); the end of a stream is status
+a bad log option, 4429 too many open streams); a failure is a status ``error`` then close 4502 (the member's
+apiserver could not be reached, broke or stopped answering: the shell could not start or was cut, the log could not
+be followed), raised as ``ServerError`` (the CLI's exit code 5, never 0); the end of a stream is status
 ``closed`` then close 1000. Log options are the URL's query (``log_url``).
 
 The shell is the pod's TTY shell (no command in the protocol): a command is typed into it after a marker byte
