@@ -345,6 +345,14 @@ DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-auth
 DEBUG_ACCESS_LEASE_SECONDS = env_int("DEBUG_ACCESS_LEASE_SECONDS", 1)
 DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
 DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024)  # one shell transcript, at most
+# a member's apiserver that stopped answering, noticed: a ping on each exec websocket (answered within the timeout),
+# the response headers of a log follow within a deadline, one GET /version per apiserver with open follows
+DEBUG_EXEC_PING_SECONDS = env_int("DEBUG_EXEC_PING_SECONDS", 15)
+DEBUG_EXEC_PING_TIMEOUT_SECONDS = env_int("DEBUG_EXEC_PING_TIMEOUT_SECONDS", 15)
+DEBUG_LOG_HEADERS_SECONDS = env_int("DEBUG_LOG_HEADERS_SECONDS", 15)
+DEBUG_LOG_LIVENESS_SECONDS = env_int("DEBUG_LOG_LIVENESS_SECONDS", 15)
+DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS = env_int("DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS", 5)
+DEBUG_LOG_REFOLLOW_SECONDS = env_int("DEBUG_LOG_REFOLLOW_SECONDS", 1)  # a workload stream's first re-follow (doubling)
 
 # --- projects ------------------------------------------------------------------------------------------
 # The largest increase of a tier grant, per resource and per change, that applies without a platform
