@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
@@ -22,6 +23,7 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import ClusterProvisioning, Project
 from projects.onboarding import ProjectDraft
+from tests.harness.forwarder import TcpForwarder
 from workloads.core.kinds import PROJECT_QUOTA
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -144,3 +146,25 @@ def run_python(code: str, *args: str, env: dict[str, str], timeout: float = 120)
     return subprocess.run(
         [sys.executable, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
+
+
+def member_behind_forwarder(federation: list[Cluster], tmp_path: Path, name: str) -> tuple[Cluster, TcpForwarder]:
+    """A member registered as ``name`` (zone local-1c), reached through a forwarder to the first member's apiserver
+    (not started: start it, hold it, or leave it stopped as a refusing apiserver)."""
+    member = next(c for c in federation if c.role == "member")
+    target = urlsplit(member.api_server)
+    forwarder = TcpForwarder((target.hostname, target.port))
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
+    )
+    cluster = Cluster.objects.create(
+        name=name,
+        region="local-1",
+        zone="local-1c",
+        role="member",
+        api_server=f"https://127.0.0.1:{forwarder.port}",
+        kubeconfig_path=str(kubeconfig),
+        kube_context=member.kube_context,
+    )
+    return cluster, forwarder

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +16,7 @@ from projects.tasks import provision_on_cluster
 from tests.integration.provisioning.conftest import (
     ROOT,
     managed,
+    member_behind_forwarder,
     onboard,
     run_python,
     states,
@@ -159,29 +159,10 @@ def test_a_worker_killed_mid_provisioning_leaves_the_task_to_the_next_worker(
 ):
     """SIGKILL the worker while it provisions a member whose apiserver hangs: the task was never acknowledged
     (acks_late), so the next worker gets it back from the broker after the visibility timeout and converges."""
-    from urllib.parse import urlsplit
-
-    from clusters.models import Cluster
-    from tests.harness.forwarder import TcpForwarder
-
-    member = next(c for c in federation if c.role == "member")
-    target = urlsplit(member.api_server)
-    forwarder = TcpForwarder((target.hostname, target.port))
+    member = next(c for c in federation if c.role == "member")  # member-hung's apiserver, reached directly
+    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
     forwarder.start()
     forwarder.hold()  # accepts and never answers: the provisioning of member-hung stays in flight
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
-    )
-    hung = Cluster.objects.create(
-        name="member-hung",
-        region="local-1",
-        zone="local-1c",
-        role="member",
-        api_server=f"https://127.0.0.1:{forwarder.port}",
-        kubeconfig_path=str(kubeconfig),
-        kube_context=member.kube_context,
-    )
     log = tmp_path / "worker.log"
     first = start_worker(log, CELERY_VISIBILITY_TIMEOUT="3")
     second = None

@@ -23,11 +23,11 @@ from projects.models import ClusterProvisioning
 from projects.provisioning import provision_project
 from projects.quota import change_quota
 from projects.tasks import provision_on_cluster, reconcile_all, retry_on_cluster
-from tests.harness.forwarder import TcpForwarder
 from tests.integration.provisioning.conftest import (
     add_pools,
     core,
     managed,
+    member_behind_forwarder,
     namespace_or_none,
     onboard,
     project_quota,
@@ -290,24 +290,7 @@ def test_install_crds_puts_the_project_quota_crd_on_the_host_and_cluster_roles_o
 def test_a_stopped_apiserver_fails_its_cluster_with_the_reason_and_a_retry_after_restart_converges(
     federation, pools, tmp_path, admin_user, client
 ):
-    from urllib.parse import urlsplit
-
-    member = _members(federation)[0]
-    target = urlsplit(member.api_server)
-    forwarder = TcpForwarder((target.hostname, target.port))
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
-    )
-    flaky = Cluster.objects.create(
-        name="member-flaky",
-        region="local-1",
-        zone="local-1c",
-        role="member",
-        api_server=f"https://127.0.0.1:{forwarder.port}",
-        kubeconfig_path=str(kubeconfig),
-        kube_context=member.kube_context,
-    )
+    flaky, forwarder = member_behind_forwarder(federation, tmp_path, "member-flaky")  # not started: refused
     try:
         project = onboard(_name(), admin_user, grants=SMALL)  # the apiserver is stopped
 

@@ -8,14 +8,12 @@ import signal
 import subprocess
 import time
 import uuid
-from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
-from tests.integration.provisioning.conftest import onboard, states
+from tests.integration.provisioning.conftest import member_behind_forwarder, onboard, states
 from tests.integration.provisioning.test_crash_and_worker import GRANT, _no_queueing, start_worker, stop_worker
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
@@ -28,27 +26,9 @@ def pool_processes(worker: subprocess.Popen) -> list[int]:
 
 def hung_member(federation, tmp_path):
     """A member reached through a forwarder that holds: it accepts connections and never answers."""
-    from clusters.models import Cluster
-    from tests.harness.forwarder import TcpForwarder
-
-    member = next(c for c in federation if c.role == "member")
-    target = urlsplit(member.api_server)
-    forwarder = TcpForwarder((target.hostname, target.port))
+    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
     forwarder.start()
     forwarder.hold()  # accepts and never answers: member-hung's provisioning stays in flight
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        Path(member.kubeconfig_path).read_text().replace(member.api_server, f"https://127.0.0.1:{forwarder.port}")
-    )
-    hung = Cluster.objects.create(
-        name="member-hung",
-        region="local-1",
-        zone="local-1c",
-        role="member",
-        api_server=f"https://127.0.0.1:{forwarder.port}",
-        kubeconfig_path=str(kubeconfig),
-        kube_context=member.kube_context,
-    )
     return hung, forwarder
 
 
