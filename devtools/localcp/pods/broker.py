@@ -2,11 +2,8 @@
 
 One unix socket per member cluster, bound into kwok's jail. A request is one JSON line
 ``{"pod": "<namespace>/<name>", "argv": [...]}`` carrying podshim's stdin/stdout/stderr (SCM_RIGHTS); the
-answer is ``{"exit": N}`` once the command ended, or ``{"error": "..."}``. kwok's side of the exec going away
-hangs the session up, as a kubelet's closing pty would: SIGHUP (and SIGCONT) to every process of the sandbox,
-then the sandbox is killed after ``HANGUP_GRACE`` seconds. kwok's side is gone when podshim goes (kwok ended the
-stream and killed it), or when nobody reads the command's stdout or stderr pipe any more (kwok closes it once
-the stream to the client broke). The pod name comes from the pod's kwok Exec rule, never from the client.
+answer is ``{"exit": N}`` once the command ended, or ``{"error": "..."}``. podshim going away (kwok ended
+the stream) kills the sandbox. The pod name comes from the pod's kwok Exec rule, never from the client.
 """
 
 from __future__ import annotations
@@ -15,11 +12,10 @@ import contextlib
 import json
 import logging
 import os
-import select
+import selectors
 import signal
 import socket
 import socketserver
-import stat
 import struct
 import subprocess
 import threading
@@ -31,7 +27,6 @@ from . import podfs
 
 log = logging.getLogger(__name__)
 MAX_REQUEST = 256 * 1024
-HANGUP_GRACE = 2.0  # seconds a hung-up session has to end (its SIGHUP traps) before it is killed
 
 
 class Sessions:
@@ -69,39 +64,6 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
-
-
-def _descendants(pid: int) -> list[int]:
-    """The processes below ``pid`` (the sandbox's: bwrap's reaper, the command and everything it started)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                raw = fh.read()
-        except OSError:
-            continue
-        ppid = int(raw[raw.rindex(b")") + 2 :].split()[1])  # the name may hold spaces and parentheses
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], list(children.get(pid, []))
-    while todo:
-        child = todo.pop()
-        found.append(child)
-        todo += children.get(child, [])
-    return found
-
-
-def _hangup(proc: subprocess.Popen[bytes]) -> None:
-    """End a session whose terminal went away, as a pty hangup does: SIGHUP and SIGCONT to the sandbox's processes
-    (the shell and its jobs; bwrap's reaper ignores them), ``HANGUP_GRACE`` seconds to go, then kill the sandbox."""
-    for sig in (signal.SIGHUP, signal.SIGCONT):
-        for pid in _descendants(proc.pid):
-            with contextlib.suppress(OSError):
-                os.kill(pid, sig)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=HANGUP_GRACE)
-    _end(proc)
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
@@ -183,45 +145,31 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             return {"error": f"cannot start the sandbox: {exc}"}
         finally:
             os.close(root_fd)
-        # kwok's reading end of an output pipe: closed once the client's stream broke (a pty never says so)
-        outputs = [os.dup(fd) for fd in dict.fromkeys(fds[1:]) if stat.S_ISFIFO(os.fstat(fd).st_mode)]
         for fd in fds:
             os.close(fd)
         fds.clear()
+        if not self.sessions.add(str(pod), proc, lambda: self.lookup(str(pod)) is found):
+            _end(proc)
+            return {"error": "the pod was deleted"}
         try:
-            if not self.sessions.add(str(pod), proc, lambda: self.lookup(str(pod)) is found):
-                _end(proc)
-                return {"error": "the pod was deleted"}
-            try:
-                return {"exit": _exit_code(_wait(proc, conn, outputs))}
-            finally:
-                self.sessions.discard(str(pod), proc)
+            return {"exit": _exit_code(_wait(proc, conn))}
         finally:
-            for fd in outputs:
-                os.close(fd)
+            self.sessions.discard(str(pod), proc)
 
 
-def _wait(proc: subprocess.Popen[bytes], conn: socket.socket, outputs: list[int]) -> int:
-    """The sandbox's exit status; hangs the session up when kwok's side goes away first: podshim hangs up, or
-    the reading end of an output pipe (``outputs``: our copies of its writing end) is closed."""
+def _wait(proc: subprocess.Popen[bytes], conn: socket.socket) -> int:
+    """The sandbox's exit status; kills it when podshim hangs up first."""
     pidfd = os.pidfd_open(proc.pid)
     conn.settimeout(None)
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    poller.register(conn, select.POLLIN)
-    for fd in outputs:
-        poller.register(fd, 0)  # a pipe's writing end reports POLLERR once its reading end is closed
     try:
-        while proc.poll() is None:
-            for fd, _event in poller.poll():
-                if fd == conn.fileno():
-                    with contextlib.suppress(OSError):
-                        if conn.recv(4096):
-                            continue
-                elif fd not in outputs:
-                    continue
-                _hangup(proc)
-                return proc.wait()
+        with selectors.DefaultSelector() as sel:
+            sel.register(pidfd, selectors.EVENT_READ)
+            sel.register(conn, selectors.EVENT_READ)
+            while proc.poll() is None:
+                for key, _ in sel.select():
+                    if key.fileobj is conn and not conn.recv(4096):
+                        _end(proc)
+                        sel.unregister(conn)
         return proc.wait()
     finally:
         os.close(pidfd)
