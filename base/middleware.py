@@ -73,7 +73,7 @@ class ServiceErrorMiddleware:
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         if (unavailable := database_unavailable(exc)) is not None:
             setattr(request, _ERROR_ATTR, unavailable)
-            return _database_unavailable_page(unavailable)
+            return database_unavailable_page(unavailable)
         setattr(request, _ERROR_ATTR, exc)
         if not isinstance(exc, ServiceError):
             return None
@@ -86,7 +86,7 @@ class ServiceErrorMiddleware:
         return response
 
 
-def _database_unavailable_page(exc: Unavailable) -> HttpResponse:
+def database_unavailable_page(exc: Unavailable) -> HttpResponse:
     """The 503 page for a database outage, rendered without the request: its context processors would read the
     user and their messages from the session, in the database."""
     page = loader.get_template("service_error.html").render({"error": exc})

@@ -34,7 +34,7 @@ from celery import current_task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -276,6 +276,18 @@ def retry_stuck_before(now: datetime) -> datetime:
     return now - timedelta(seconds=RETRY_STUCK_SECONDS)
 
 
+def retryable(record: ClusterProvisioning | None, now: datetime) -> bool:
+    """Whether Retry is offered for ``record``: failed, or stuck in ``provisioning``/``removing`` since before
+    ``retry_stuck_before`` (the one rule of the page's button and of ``retry_on_cluster``)."""
+    if record is None:
+        return False
+    if record.state == ProvisioningState.FAILED:
+        return True
+    stuck_states = (ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)
+    started = record.last_attempt_at
+    return record.state in stuck_states and (started is None or started < retry_stuck_before(now))
+
+
 def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
     """The page's retry button: run this pair now, whatever its backoff (queued once the caller commits).
     A record stuck in ``provisioning``/``removing`` (``retry_stuck_before``) is put back to pending like a failed
@@ -296,9 +308,8 @@ def retry_on_cluster(project_id: int, cluster_id: int, *, actor: Any) -> None:
             project=project.name,
             cluster=cluster.name,
         )
-        pair = ClusterProvisioning.objects.filter(project=project, cluster=cluster)
-        stuck = Q(state__in=(ProvisioningState.PROVISIONING, ProvisioningState.REMOVING)) & (
-            Q(last_attempt_at__isnull=True) | Q(last_attempt_at__lt=retry_stuck_before(timezone.now()))
-        )
-        pair.filter(Q(state=ProvisioningState.FAILED) | stuck).update(state=ProvisioningState.PENDING)
+        record = ClusterProvisioning.objects.select_for_update().filter(project=project, cluster=cluster).first()
+        if record is not None and retryable(record, timezone.now()):
+            record.state = ProvisioningState.PENDING
+            record.save(update_fields=["state"])
         transaction.on_commit(lambda: enqueue(provision_on_cluster, project_id, cluster_id))

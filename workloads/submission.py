@@ -255,22 +255,25 @@ def _keep_mark(live: dict[str, Any], meta: dict[str, Any]) -> None:
     """The create's request id stays on the object through updates (users never send it: an apply of the same
     document must not change the object by dropping it), when the user's annotations leave room for it."""
     mark = ((live.get("metadata") or {}).get("annotations") or {}).get(REQUEST_ANNOTATION)
-    annotations = meta.get("annotations") or {}
-    used = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
-    if mark is not None and used + len(REQUEST_ANNOTATION) + len(str(mark)) <= TOTAL_ANNOTATION_SIZE:
-        meta["annotations"] = {**annotations, REQUEST_ANNOTATION: mark}
+    if mark is not None:
+        _annotate(meta, str(mark))
 
 
 def _marked(meta: dict[str, Any]) -> str | None:
     """This create's request id, in ``REQUEST_ANNOTATION``; none when the user's annotations leave no room for it
     (they may fill Kubernetes' whole 256 KiB): then the spec read back tells."""
-    annotations = meta.get("annotations") or {}
     request = uuid.uuid4().hex
+    return request if _annotate(meta, request) else None
+
+
+def _annotate(meta: dict[str, Any], request: str) -> bool:
+    """``REQUEST_ANNOTATION`` set to ``request`` when the annotations leave room for it (Kubernetes' 256 KiB)."""
+    annotations = meta.get("annotations") or {}
     used = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
     if used + len(REQUEST_ANNOTATION) + len(request) > TOTAL_ANNOTATION_SIZE:
-        return None
+        return False
     meta["annotations"] = {**annotations, REQUEST_ANNOTATION: request}
-    return request
+    return True
 
 
 def _own_create(

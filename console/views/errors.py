@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.template import loader
 
 from base.api import database_unavailable, error_body, json_error
+from base.middleware import database_unavailable_page
 from workloads.core.errors import Unavailable
 
 
@@ -53,7 +54,6 @@ def _unavailable(request: HttpRequest, exc: Unavailable) -> HttpResponse:
     """The 503 page or body, rendered without the request's context (it would read the session from the database)."""
     if _is_api(request):
         response: HttpResponse = JsonResponse(error_body(exc.status, "unavailable", exc.message), status=exc.status)
-    else:
-        response = HttpResponse(loader.get_template("service_error.html").render({"error": exc}), status=exc.status)
-    response["Retry-After"] = str(max(1, round(exc.retry_after)))
-    return response
+        response["Retry-After"] = str(max(1, round(exc.retry_after)))
+        return response
+    return database_unavailable_page(exc)

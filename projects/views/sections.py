@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from clusters.models import Cluster
 from projects.access import ADMIN
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
@@ -17,6 +19,7 @@ from projects.models import (
     ProvisioningState,
     QuotaRequest,
 )
+from projects.tasks import retryable
 from projects.usage import QuotaOverview, TierOverview, quota_overview
 from projects.views.common import GIB, can_manage, percent, shown
 from workloads.core.grants import Allocation
@@ -186,7 +189,7 @@ def provisioning(project: Project, *, watch: int = 0) -> dict[str, Any]:
     """One row per registered cluster: the record's state, whether it has caught up with the project's
     generation, and its last error. ``watch``: keep polling this many more times (after a retry)."""
     records = {r.cluster_id: r for r in ClusterProvisioning.objects.filter(project=project)}
-    rows = []
+    rows, now = [], timezone.now()
     for cluster in Cluster.objects.all():
         record = records.get(cluster.pk)
         state = record.state if record else ProvisioningState.PENDING
@@ -195,7 +198,7 @@ def provisioning(project: Project, *, watch: int = 0) -> dict[str, Any]:
             state = "updating"
         if not project.is_active and state == ProvisioningState.READY:
             state = "removing"
-        rows.append({"cluster": cluster, "record": record, "state": state})
+        rows.append({"cluster": cluster, "record": record, "state": state, "retryable": retryable(record, now)})
     settled = all(r["state"] in SETTLED for r in rows)
     ready = sum(1 for r in rows if r["state"] == "ready")
     return {

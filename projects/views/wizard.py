@@ -38,6 +38,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url, reswap
 
+from base.digits import whole_number
 from base.errors import Conflict, Invalid, ServiceError
 from base.htmx import is_partial, render_page
 from base.permissions import is_platform_admin
@@ -107,19 +108,14 @@ def _stale(request: HttpRequest, data: dict[str, Any], step: str) -> bool:
     """The form was rendered from an older draft of this step than the one stored. A form without the field
     (a script, an API client) is taken as it is, and so is a newer one: its draft expired or was created, and
     what the form holds is all there is."""
-    sent = request.POST.get(VERSION_FIELD, "")
-    if not (sent.isascii() and sent.isdigit() and len(sent) <= MAX_VERSION_DIGITS):
-        return False
-    return int(sent) < int(_version(data, step))
+    sent = whole_number(request.POST.get(VERSION_FIELD, ""), max_digits=MAX_VERSION_DIGITS)
+    return sent is not None and sent < int(_version(data, step))
 
 
 def _row_index(go: str) -> int | None:
     """The row of ``go=remove-<i>``; None unless ``<i>`` is a short ASCII number (``²``, a fullwidth digit or 5,000
     digits are no row)."""
-    text = go.removeprefix("remove-")
-    if text.isascii() and text.isdigit() and len(text) <= MAX_ROW_DIGITS:
-        return int(text)
-    return None
+    return whole_number(go.removeprefix("remove-"), max_digits=MAX_ROW_DIGITS)
 
 
 def _draft(data: dict[str, Any]) -> ProjectDraft:

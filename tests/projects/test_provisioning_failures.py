@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -123,9 +122,7 @@ def test_a_run_that_reached_the_cluster_before_the_breaker_opened_is_an_attempt(
 # --- #7: a killed worker --------------------------------------------------------------------------------
 
 
-def test_the_template_offers_retry_after_the_same_time_as_the_service():
-    template = (Path(settings.BASE_DIR) / "templates/projects/partials/provisioning.html").read_text()
-    assert f'last_attempt_at|date:"U"|add:{tasks.RETRY_STUCK_SECONDS} <' in template
+def test_retry_is_offered_after_a_run_could_have_lasted():
     assert tasks.RETRY_STUCK_SECONDS > tasks.PROVISIONING_TIME_LIMIT
 
 
