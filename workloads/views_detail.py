@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from base.digits import whole_number
 from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
 from clusters import runtime
@@ -324,9 +325,10 @@ def _int(value: str | None) -> int | None:
     """Digits only: Python's ``int`` also reads "4_0" (40), "+4" and other scripts' digits ("٤")."""
     if value in (None, ""):
         return None
-    if not (value.isascii() and value.isdigit()) or len(value) > 6:
+    number = whole_number(value, max_digits=6)
+    if number is None:
         raise Invalid.on("replicas", "must be a whole number (digits 0-9)")
-    return int(value)
+    return number
 
 
 @login_required
