@@ -12,8 +12,9 @@ memory is measured alone (VmRSS from /proc). Clients connect with an API token, 
 1. Keystroke round trip: one character sent, until its echo comes back from the pod's TTY; p50/p99 through the
    portal's websocket, against ``kubectl exec -it`` on a pseudo-terminal (the direct path), against the portal's own
    exec client (``debugging.kubeexec``, what the portal uses towards the apiserver), the kubernetes Python client's
-   exec websocket (what it used before), and the smallest Python hop (``keyrelay.py``: a websockets server relaying
-   to ``kubeexec``, nothing of the portal), the last two also through a blocking ``wsproto`` client (read as
+   exec websocket (what it used before), and the smallest Python hops (``keyrelay.py``: a websockets server relaying
+   to ``kubeexec``, nothing of the portal; ``leanrelay.py``: sans-I/O protocols in ``asyncio.Protocol`` callbacks,
+   nothing left to remove), the portal and keyrelay also through a blocking ``wsproto`` client (read as
    kubectl is read: the measuring client's own cost), and the CPU each hop's process spends per keystroke. Paired:
    all paths
    are open at once and each keystroke goes to every path in turn, the order rotating (the machine is shared: its
@@ -730,12 +731,13 @@ async def idle_shells(portal: Portal, pods: list[str], target: int, pid: int) ->
 
 
 async def keystroke_run(
-    portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str, relay_port: int, pids: dict[str, int]
+    portal: Portal, api: Any, pods: list[str], n: int, kubeconfig: str, ports: dict[str, int], pids: dict[str, int]
 ) -> dict[str, Any]:
     """One paired run of every path (``keystrokes_paired``), each on its own pod."""
     paths = {
         "portal": PortalKeys(portal, pods[0]),
-        "python_relay": RelayKeys(relay_port, pods[4 % len(pods)]),
+        "python_relay": RelayKeys(ports["python_relay"], pods[4 % len(pods)]),
+        "lean_relay": RelayKeys(ports["lean_relay"], pods[7 % len(pods)]),
         "kubectl_exec": KubectlKeys(kubeconfig, pods[1 % len(pods)]),
         "kubeexec": KubeexecKeys(api, pods[3 % len(pods)]),
         "python_client_exec": ClientKeys(api, pods[2 % len(pods)]),
@@ -747,7 +749,7 @@ async def keystroke_run(
                 (b"origin", f"http://127.0.0.1:{portal.port}".encode()),
             ],
         ),
-        "python_relay_blocking_client": BlockingPortalKeys(relay_port, f"/{pods[6 % len(pods)]}", []),
+        "python_relay_blocking_client": BlockingPortalKeys(ports["python_relay"], f"/{pods[6 % len(pods)]}", []),
     }
     cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
     run = await keystrokes_paired(paths, n)
@@ -770,6 +772,8 @@ async def keystroke_run(
         "ratio_p99_kubeexec": ratio["kubeexec"],
         "ratio_p50_python_relay": round(pct(ms["python_relay"], 50) / pct(ms["kubectl_exec"], 50), 2),
         "ratio_p99_python_relay": ratio["python_relay"],
+        "ratio_p50_lean_relay": round(pct(ms["lean_relay"], 50) / pct(ms["kubectl_exec"], 50), 2),
+        "ratio_p99_lean_relay": ratio["lean_relay"],
         "ratio_p50_blocking_client": round(pct(ms["portal_blocking_client"], 50) / pct(ms["kubectl_exec"], 50), 2),
         "ratio_p99_blocking_client": ratio["portal_blocking_client"],
         "ratio_p99_python_relay_blocking_client": ratio["python_relay_blocking_client"],
@@ -789,8 +793,9 @@ async def run(
         await portal_warm(portal, pods)  # caches filled, first exec done
         runs = []
         for i in range(args.runs):
-            pids = {"portal": pid, "python_relay": args.relay_pid}
-            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig, args.relay_port, pids))
+            pids = {"portal": pid, "python_relay": args.relay_pid, "lean_relay": args.lean_pid}
+            ports = {"python_relay": args.relay_port, "lean_relay": args.lean_port}
+            runs.append(await keystroke_run(portal, api, pods, args.keystrokes, kubeconfig, ports, pids))
             r = runs[-1]
             print(
                 f"  run {i + 1} ({r['seconds']} s, load {r['load'][0][0]}-{max(x[0] for x in r['load'])}): portal "
@@ -835,20 +840,20 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(15)
 
 
-def start_relay(args: argparse.Namespace, kubeconfig: str) -> subprocess.Popen[bytes]:
-    """``keyrelay.py`` in a process of its own (as the portal is), its port in ``args.relay_port``."""
+def start_relay(kubeconfig: str, script: str = "keyrelay.py") -> tuple[subprocess.Popen[bytes], int]:
+    """A relay of ``bench/`` (``keyrelay.py``, ``leanrelay.py``) in a process of its own (as the portal is), and its
+    port."""
     from tests.harness.services import free_port
 
-    args.relay_port = free_port()
+    port = free_port()
     relay = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "keyrelay.py"), str(args.relay_port), kubeconfig, "member-a", NS],
+        [sys.executable, str(ROOT / "bench" / script), str(port), kubeconfig, "member-a", NS],
         cwd=ROOT,
         env=dict(os.environ) | PRODUCTION,
         stdout=subprocess.PIPE,
     )
-    assert relay.stdout is not None and relay.stdout.readline().strip() == b"ready", "keyrelay did not start"
-    args.relay_pid = relay.pid
-    return relay
+    assert relay.stdout is not None and relay.stdout.readline().strip() == b"ready", f"{script} did not start"
+    return relay, port
 
 
 def main() -> int:
@@ -886,11 +891,14 @@ def main() -> int:
         token, pods, api = setup(cp, args.pods)
         proc, port = serve(dict(os.environ) | PRODUCTION, workdir)
         results["portal_rss_kib_at_start"] = rss_kib(proc.pid)
-        relay = start_relay(args, str(cp.kubeconfig_path))
+        relay, args.relay_port = start_relay(str(cp.kubeconfig_path))
+        lean, args.lean_port = start_relay(str(cp.kubeconfig_path), "leanrelay.py")
+        args.relay_pid, args.lean_pid = relay.pid, lean.pid
         try:
             results |= asyncio.run(run(args, Portal(port, token), api, pods, proc.pid, str(cp.kubeconfig_path)))
         finally:
             stop(relay)
+            stop(lean)
         if "idle" in args.only:
             stop(proc)
             print("3. idle shells (a fresh portal process)", flush=True)
