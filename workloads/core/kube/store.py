@@ -161,17 +161,25 @@ class Store:
         slimmer = self._slimmers.get(kind, self._slim)
         return slimmer(obj) if slimmer is not None else obj
 
-    def replace(self, kind: str, items: Iterable[Obj], max_objects: int | None = None) -> list[Obj]:
-        """Swap in a full LIST result; readers see either the old or the new set, never a mix.
+    def slimmed(self, kind: str, obj: Obj) -> Obj:
+        """``obj`` as this store keeps it (its slimmer for ``kind``, if any): a LIST slims each page as it arrives,
+        so that a relist holds one raw page at a time, not every raw object until the swap."""
+        return self._slimmed(kind, obj)
+
+    def replace(
+        self, kind: str, items: Iterable[Obj], max_objects: int | None = None, *, slimmed: bool = False
+    ) -> list[Obj]:
+        """Swap in a full LIST result; readers see either the old or the new set, never a mix. ``slimmed``: the
+        items already went through ``slimmed``.
 
         Returns the objects that were stored before and are not in ``items`` (deleted while unwatched).
         """
-        slimmed = [self._slimmed(kind, o) for o in items]
+        slimmed_items = list(items) if slimmed else [self._slimmed(kind, o) for o in items]
         if max_objects is not None:
-            slimmed.sort(key=_timestamp)
-            slimmed = slimmed[-max_objects:] if max_objects else []
+            slimmed_items.sort(key=_timestamp)
+            slimmed_items = slimmed_items[-max_objects:] if max_objects else []
         k = self._new_kind(kind)  # built outside the lock: readers keep being served during a 10k relist
-        for obj in slimmed:
+        for obj in slimmed_items:
             self._put(k, obj, sort=False)
         if k.order is not None:
             k.order = sorted(k.objects)  # one sort, not an insort per object
