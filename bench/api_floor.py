@@ -10,7 +10,9 @@ Each path: 50 unrecorded requests, then --reps, p50/p99:
 - ``/api/v1/me/``: plus DRF and the API token's authentication (one query) and throttles;
 - ``/api/v1/projects/<p>/``: plus the project and the caller's role;
 - ``/api/v1/projects/<p>/pods/?limit=100`` and ``.../workloads/?limit=100``: the list views on empty caches (the
-  project, the role, the member clusters; no object to render).
+  project, the role, the member clusters; no object to render);
+- ``bare ASGI, prebuilt page of 100 pods``: not the portal, ``bench/floorapp.py`` under the same uvicorn: one
+  prebuilt body of 100 example pods (~70 KB, parsed by the client): what any Python server pays for such a page.
 
 Writes ``bench/results/api_floor.json``.
 """
@@ -69,6 +71,42 @@ def serve(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "uvicorn", *args], cwd=ROOT, env=env, start_new_session=True)
 
 
+def bare_floor(reps: int) -> dict[str, Any]:
+    """``bench/floorapp.py`` under uvicorn, the same client: p50/p99 of its prebuilt page, parsed."""
+    import httpx
+
+    port = free_port()
+    env = dict(os.environ) | {"DEBUG": "false", "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1"}
+    args = ["--app-dir", str(ROOT / "bench"), "floorapp:app", "--port", str(port), "--log-level", "warning"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", *args, "--no-access-log"], cwd=ROOT, env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            while True:
+                try:
+                    client.get("/")
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None and time.monotonic() < deadline, "floorapp did not start"
+                    time.sleep(0.2)
+            for _ in range(50):
+                client.get("/").json()
+            samples = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                size = len(client.get("/").json()["results"])
+                samples.append((time.perf_counter() - t0) * 1000)
+            assert size == 100
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+    floor = {"p50_ms": pct(samples, 50), "p99_ms": pct(samples, 99), "n": len(samples)}
+    print(f"{'bare ASGI, prebuilt page of 100 pods':50s} p50 {floor['p50_ms']:6.2f} ms  p99 {floor['p99_ms']:6.2f} ms")
+    return floor
+
+
 def pct(samples: list[float], p: int) -> float:
     ordered = sorted(samples)
     return round(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))], 2)
@@ -120,6 +158,7 @@ def main() -> int:
                 assert response.status_code == 200, (path, response.status_code, response.text[:200])
                 results[path] = {"p50_ms": pct(samples, 50), "p99_ms": pct(samples, 99), "n": len(samples)}
                 print(f"{path:50s} p50 {results[path]['p50_ms']:6.2f} ms  p99 {results[path]['p99_ms']:6.2f} ms")
+        results["bare ASGI, prebuilt page of 100 pods"] = bare_floor(args.reps)
     finally:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)

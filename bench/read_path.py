@@ -267,6 +267,23 @@ def direct_client(api: Any) -> Any:
     return httpx.Client(base_url=conf.host, verify=verify, cert=cert, headers=headers, timeout=120)
 
 
+def timed_get(client: Any, url: str) -> tuple[Any, Any, float]:
+    """(response, parsed body, ms) of one GET parsed as a client would. The client's own cyclic GC is not the
+    server's time: none runs inside the timed request (it would walk the bench's caches, 100k pods in a creating
+    run: that inflated both sides, the direct LIST's 420 KB pages most), the garbage is collected after, untimed."""
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        resp = client.get(url)
+        body = resp.json()
+        ms = (time.perf_counter() - t0) * 1000
+    finally:
+        gc.enable()
+    gc.collect(1)
+    assert resp.status_code == 200, resp.text[:300]
+    return resp, body, ms
+
+
 class Walk:
     """One side's walk through a list: GETs following ``next`` (the API) or ``continue`` (a direct LIST), the page
     parsed as a client would; times (ms), body sizes and objects seen."""
@@ -280,18 +297,7 @@ class Walk:
 
     def step(self, record: bool = True) -> None:
         url = f"{self.first}&continue={quote(self.cont)}" if self.direct and self.cont else self.url
-        # the client's own cyclic GC is not the server's time: none runs inside a timed request (it would walk the
-        # bench's caches, 100k pods in a creating run), the garbage is collected after, untimed, for both sides alike
-        gc.disable()
-        try:
-            t0 = time.perf_counter()
-            resp = self.client.get(url)
-            body = resp.json()
-            ms = (time.perf_counter() - t0) * 1000
-        finally:
-            gc.enable()
-        gc.collect(1)
-        assert resp.status_code == 200, resp.text[:300]
+        resp, body, ms = timed_get(self.client, url)
         items = (body.get("items") or []) if self.direct else body["results"]
         if self.direct:
             self.cont = (body.get("metadata") or {}).get("continue") or None
@@ -313,6 +319,32 @@ def interleaved(walks: list[Walk], reps: int, warmup: int = 20) -> None:
         shift = i % len(walks)
         for walk in walks[shift:] + walks[:shift]:
             walk.step(record=i >= warmup)
+
+
+def one_workload(client: Any, to_member: Any, base: str, workloads: int, reps: int) -> dict[str, Any]:
+    """The pods of one workload (10 of the 100k), a different workload each time, in turn: the API's ``workload``
+    filter (the caches' label index) against the apiserver's label selector (which scans the namespace)."""
+    api, direct = [], []
+    for i in range(reps + 5):
+        wl = f"wl-{(i * 7919) % workloads:05d}"
+        _, body, api_ms = timed_get(client, f"{base}/api/v1/projects/{PROJECT}/pods/?workload={wl}&limit=100")
+        selector = f"/api/v1/namespaces/{NS}/pods?labelSelector={quote(f'pincompute.io/workload={wl}')}&limit=100"
+        _, raw, direct_ms = timed_get(to_member, selector)
+        items = len(raw["items"])
+        while cont := (raw.get("metadata") or {}).get("continue"):  # a client follows it to get them all
+            _, raw, more_ms = timed_get(to_member, f"{selector}&continue={quote(cont)}")
+            items, direct_ms = items + len(raw["items"]), direct_ms + more_ms
+        assert len(body["results"]) == items, (wl, len(body["results"]), items)
+        if i >= 5:
+            api.append(api_ms)
+            direct.append(direct_ms)
+    a, d = summary(api), summary(direct)
+    return {
+        "api": a,
+        "direct_list": d,
+        "ratio_p50": round(d["p50_ms"] / a["p50_ms"], 1),
+        "ratio_p99": round(d["p99_ms"] / a["p99_ms"], 1),
+    }
 
 
 def compare(api_walk: tuple[list[float], list[int], int], direct: tuple[list[float], list[int], int]) -> dict[str, Any]:
@@ -394,6 +426,36 @@ def store_memory(pages: list[bytes], make_store: Callable[[], Any], limit: int |
         "mib": round(held / 2**20, 1),
         "bytes_per_pod": held // max(n, 1),
         "replace_s": round(replace_s, 2),
+    }
+
+
+def gc_pause(pages: list[bytes], make_store: Callable[[], Any]) -> dict[str, Any]:
+    """What a store of every pod adds to a full cyclic-GC collection (the best of 3 with it, less the best of 3
+    without; this process holds other things too): every request of a portal process waits for it. CPython runs one
+    when the objects that survived into the oldest generation since the last one reach a quarter of those there (a
+    watch event's new record survives)."""
+
+    def best_of_3() -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            gc.collect()
+            times.append((time.perf_counter() - t0) * 1000)
+        return round(min(times), 1)
+
+    without, tracked_before = best_of_3(), len(gc.get_objects())
+    store = make_store()
+    items = [dict(item, kind="Pod", apiVersion="v1") for data in pages for item in json.loads(data)["items"]]
+    store.replace("pods", items)
+    del items
+    added = len(gc.get_objects()) - tracked_before
+    with_store = best_of_3()
+    return {
+        "pods": store.count("pods"),
+        "gc_tracked_objects_added": added,
+        "full_collection_ms_added": round(with_store - without, 1),
+        "full_collection_ms": with_store,
+        "without_ms": without,
     }
 
 
@@ -627,10 +689,12 @@ def main() -> int:
                 Walk(to_member, f"/api/v1/namespaces/{NS}/pods?limit=100", direct=True),
             ]
             interleaved(walks, args.reps)
+            results["one_workload_pods"] = one_workload(client, to_member, base, made, min(args.reps, 100))
         results["workloads_page_100"] = compare(walks[0].result(), walks[1].result())
         results["pods_page_100"] = compare(walks[2].result(), walks[3].result())
         results["portal_rss_mib"] = portal.rss_mib()
-        print(json.dumps({k: results[k] for k in ("workloads_page_100", "pods_page_100")}, indent=1), flush=True)
+        shown = ("workloads_page_100", "pods_page_100", "one_workload_pods")
+        print(json.dumps({k: results[k] for k in shown}, indent=1), flush=True)
         if own is None:
             portal.stop()
             own = (runtime.host_cache(), runtime.member_caches()[member.name])
@@ -665,6 +729,8 @@ def main() -> int:
         pages = raw_pods(member_api)
         results["cache_memory"] = store_memory(pages, cluster_store)
         print("cache memory:", json.dumps(results["cache_memory"]), flush=True)
+        results["gc_pause"] = gc_pause(pages, cluster_store)
+        print("full GC collection with every pod cached:", json.dumps(results["gc_pause"]), flush=True)
         aggregators = {"pods": PodAggregates, "nodes": NodeAggregates}
         results["cache_memory_before_slim_only_10k"] = store_memory(
             pages, lambda: Store(slimmer=slim, aggregators=aggregators), limit=10_000
