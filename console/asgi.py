@@ -9,6 +9,7 @@ import gc
 import os
 from typing import Any
 
+from base import gcpauses
 from console.env import env_int
 from console.httphandler import get_asgi_application
 from console.syncthreads import DEFAULT_THREADS, SyncThreadPool
@@ -41,8 +42,10 @@ def build_application() -> Any:
 
 
 application = build_application()
+
 # Everything loaded so far (Django, the apps, their modules) lives as long as the process: out of the cyclic GC's reach
 # (CPython's gc.freeze, garbage collected first), a full collection walks ~45k objects instead of ~200k, and such a
 # collection stalls every request of the worker (~150 ms each before, on a busy machine).
 gc.collect()
 gc.freeze()
+gcpauses.install()  # what a full collection costs now is on /metrics (pinconsole_gc_pause_seconds)

@@ -1,6 +1,7 @@
 """``/metrics`` for Prometheus: the counters of every worker process (``base.metrics``), plus what this process holds,
-read when scraped (``ProcessState``): watch-cache objects, their memory estimate and staleness per cluster, and each
-cluster's circuit breaker. Nothing polls; a scrape costs a look at the caches' counters and a small sample.
+read when scraped (``ProcessState``): watch-cache objects, their memory estimate and staleness per cluster, each
+cluster's circuit breaker, and the time the cyclic GC stopped the process (``base.gcpauses``). Nothing polls; a
+scrape costs a look at the caches' counters and a small sample.
 
 Who may scrape: a holder of ``METRICS_TOKEN`` (``Authorization: Bearer``; defaults to ``READYZ_PROBE_TOKEN``) or a
 signed-in platform admin, as for /readyz's details. Anyone else gets a 404 with the one JSON error body, no data.
@@ -14,10 +15,11 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
+from base import gcpauses
 from base.api import json_error
 from base.metrics_hooks import collected
 from clusters import runtime
@@ -92,7 +94,29 @@ class ProcessState(Collector):
             current = pool.health(name).state
             for state in BREAKER_STATES:
                 breaker.add_metric([name, state], 1.0 if state == current else 0.0)
-        yield from (objects, memory, stale, synced, breaker)
+        yield from (objects, memory, stale, synced, breaker, *gc_pauses())
+
+
+def gc_pauses() -> tuple[Metric, ...]:
+    """This process's cyclic-GC collections and the time they stopped it, per generation (2: full)."""
+    collections = CounterMetricFamily(
+        "pinconsole_gc_collections", "Cyclic GC collections of this process", labels=["generation"]
+    )
+    seconds = CounterMetricFamily(
+        "pinconsole_gc_pause_seconds",
+        "Time this process's cyclic GC collections stopped it (every thread waits)",
+        labels=["generation"],
+    )
+    longest = GaugeMetricFamily(
+        "pinconsole_gc_pause_longest_seconds",
+        "The longest collection of this process since it started",
+        labels=["generation"],
+    )
+    for generation, pauses in gcpauses.PAUSES.items():
+        collections.add_metric([str(generation)], pauses.collections)
+        seconds.add_metric([str(generation)], pauses.seconds)
+        longest.add_metric([str(generation)], pauses.longest)
+    return collections, seconds, longest
 
 
 @never_cache

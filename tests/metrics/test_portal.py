@@ -160,3 +160,24 @@ async def test_refused_websockets_are_counted_by_reason(scraper):
     assert after["pinconsole_websocket_refusals"].type == "counter"
     for reason in ("not_authenticated", "not_found"):
         assert value(after, name, reason=reason) - value(before, name, reason=reason) == 1, reason
+
+
+@pytest.mark.django_db
+def test_gc_collections_and_the_time_they_stopped_the_process_are_on_metrics(scraper):
+    import gc
+
+    from base import gcpauses
+
+    gcpauses.install()  # console.asgi (imported above, as a served process imports it) already did: still once
+    assert gc.callbacks.count(gcpauses._timed) == 1
+    before = scrape(scraper)
+    full_before = value(before, "pinconsole_gc_collections_total", generation="2")
+    seconds_before = value(before, "pinconsole_gc_pause_seconds_total", generation="2")
+    kept = [[i] for i in range(50_000)]  # something for the collection to walk
+    gc.collect()
+    found = scrape(scraper)
+    assert value(found, "pinconsole_gc_collections_total", generation="2") >= full_before + 1
+    assert value(found, "pinconsole_gc_pause_seconds_total", generation="2") > seconds_before
+    assert value(found, "pinconsole_gc_pause_longest_seconds", generation="2") > 0
+    assert label_sets(found, "pinconsole_gc_collections") == {("generation",)}
+    del kept
