@@ -214,3 +214,37 @@ def test_with_a_token_a_page_is_two_queries_and_admins_are_told_apart(
     error(as_developer.get("/api/v1/projects/ml/pods/"), 404)
     assert as_admin.get("/api/v1/projects/ml/pods/").status_code == 200
     assert as_admin.get(PODS).json()["results"][0]["containers"][0]["shell"]
+
+
+def test_a_pod_is_built_once_per_version_and_caller_kind_and_the_page_is_the_bytes_drf_gives(
+    web, caches, developer, viewer, monkeypatch
+):
+    """A polling client pays once per pod change: each pod's representation and JSON are remembered by its version
+    and by what the links add (whether the caller may exec), then spliced into the page."""
+    from rest_framework.renderers import JSONRenderer
+
+    from workloads.api import pods as pods_api
+
+    built = []
+    real_pod = pods_api.pod
+    monkeypatch.setattr(pods_api, "pod", lambda *a: built.append(a[2]["metadata"]["name"]) or real_pod(*a))
+    versioned = [running(f"b-{i}") for i in range(3)]
+    for i, obj in enumerate(versioned):
+        obj["metadata"]["resourceVersion"] = str(100 + i)
+    member = fill(caches, "member-b", pods=versioned)
+    as_developer, as_viewer = client_for(developer), client_for(viewer)
+    url = f"{PODS}?cluster=member-b"
+
+    first, again = as_developer.get(url), as_developer.get(url)
+    assert first.content == again.content == JSONRenderer().render(first.json())
+    assert sorted(built) == ["b-0", "b-1", "b-2"]  # asked twice, built once
+    assert all(c["shell"] for p in first.json()["results"] for c in p["containers"])
+
+    seen_by_viewer = as_viewer.get(url).json()["results"]  # not the developer's remembered pods: no shell
+    assert all(c["shell"] is None for p in seen_by_viewer for c in p["containers"])
+
+    changed = running("b-1", phase="Failed")
+    changed["metadata"]["resourceVersion"] = "200"
+    member.put("pods", changed)
+    after = {p["name"]: p["phase"] for p in as_developer.get(url).json()["results"]}
+    assert after == {"b-0": "Running", "b-1": "Failed", "b-2": "Running"}
