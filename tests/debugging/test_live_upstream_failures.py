@@ -134,12 +134,33 @@ async def connected(comm: WebsocketCommunicator) -> dict[str, Any]:
     return status
 
 
-async def test_a_shell_cut_by_its_apiserver_closes_4502_naming_the_cluster(live_pods, project, user, proxied):
+async def developer_shell(live_pods: Any, project: Any, user: Any) -> WebsocketCommunicator:
+    """A shell into the first live pod as a developer of ``project``, its first command answered."""
     await database_sync_to_async(member)(project, user, "developer")
     comm = await open_socket(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", user)
     await connected(comm)
     await comm.send_json_to({"type": "stdin", "data": "echo up-$((6*7))\r"})
     await read_until(comm, "up-42")
+    return comm
+
+
+async def typing_until_closed(comm: WebsocketCommunicator, within: float) -> tuple[int | None, list[str]]:
+    """A keystroke every 0.5 s until the socket closes or ``within`` seconds pass: (its close code, texts seen)."""
+    started, seen, code = time.monotonic(), [], None
+    while code is None and time.monotonic() - started < within:
+        await comm.send_json_to({"type": "stdin", "data": "x"})
+        with contextlib.suppress(TimeoutError):
+            # not receive_output(timeout): on a timeout it cancels the application
+            out = await asyncio.wait_for(comm.output_queue.get(), 0.5)
+            if out["type"] == "websocket.close":
+                code = out["code"]
+            elif out.get("text"):
+                seen.append(out["text"])
+    return code, seen
+
+
+async def test_a_shell_cut_by_its_apiserver_closes_4502_naming_the_cluster(live_pods, project, user, proxied):
+    comm = await developer_shell(live_pods, project, user)
 
     proxied.refuse()
     seen, code = await closed_with(comm, timeout=20)
@@ -149,9 +170,7 @@ async def test_a_shell_cut_by_its_apiserver_closes_4502_naming_the_cluster(live_
 
 
 async def test_a_shell_that_exits_keeps_1000_and_its_status(live_pods, project, user, proxied):
-    await database_sync_to_async(member)(project, user, "developer")
-    comm = await open_socket(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", user)
-    await connected(comm)
+    comm = await developer_shell(live_pods, project, user)
     await comm.send_json_to({"type": "stdin", "data": "exit 3\r"})
     seen, code = await closed_with(comm, timeout=20)
 
@@ -160,23 +179,10 @@ async def test_a_shell_that_exits_keeps_1000_and_its_status(live_pods, project, 
 
 @override_settings(**FAST, DEBUG_SHELL_IDLE_SECONDS=3600)
 async def test_a_hung_apiserver_closes_a_shell_4502_even_while_the_user_types(live_pods, project, user, proxied):
-    await database_sync_to_async(member)(project, user, "developer")
-    comm = await open_socket(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", user)
-    await connected(comm)
-    await comm.send_json_to({"type": "stdin", "data": "echo up-$((6*7))\r"})
-    await read_until(comm, "up-42")
+    comm = await developer_shell(live_pods, project, user)
 
     proxied.mode = "hang"
-    started, seen, code = time.monotonic(), [], None
-    while code is None and time.monotonic() - started < 20:
-        await comm.send_json_to({"type": "stdin", "data": "x"})
-        with contextlib.suppress(TimeoutError):
-            # not receive_output(timeout): on a timeout it cancels the application
-            out = await asyncio.wait_for(comm.output_queue.get(), 0.5)
-            if out["type"] == "websocket.close":
-                code = out["code"]
-            elif out.get("text"):
-                seen.append(out["text"])
+    code, seen = await typing_until_closed(comm, within=20)
 
     assert code == 4502, (code, seen)
     assert "member-a's apiserver" in seen[-1] and '"error"' in seen[-1], seen
@@ -259,19 +265,10 @@ async def test_the_workload_stream_follows_a_failed_container_again(live_pods, p
 async def test_keystrokes_into_a_shell_that_answers_nothing_do_not_hold_it_open(live_pods, project, user, proxied):
     """Without the keepalive (a long interval here), the idle timeout still closes a shell whose upstream went silent
     while the user keeps typing: input that nothing answers is no activity."""
-    await database_sync_to_async(member)(project, user, "developer")
-    comm = await open_socket(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", user)
-    await connected(comm)
-    await comm.send_json_to({"type": "stdin", "data": "echo up-$((6*7))\r"})
-    await read_until(comm, "up-42")
+    comm = await developer_shell(live_pods, project, user)
 
     proxied.mode = "hang"
-    started, code = time.monotonic(), None
-    while code is None and time.monotonic() - started < 15:
-        await comm.send_json_to({"type": "stdin", "data": "x"})
-        with contextlib.suppress(TimeoutError):
-            out = await asyncio.wait_for(comm.output_queue.get(), 0.5)
-            if out["type"] == "websocket.close":
-                code = out["code"]
+    started = time.monotonic()
+    code, _ = await typing_until_closed(comm, within=15)
 
     assert code == 4408 and time.monotonic() - started < 10, code
