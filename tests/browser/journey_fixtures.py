@@ -5,16 +5,14 @@ host and member caches the registry fixtures started."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from tests.integration.provisioning.conftest import (  # noqa: F401 - fixtures, used by name
     eager_tasks,
     federation,
-    onboard,
     pools,
     register,
+    team_project,
 )
 from tests.integration.workload_pages.conftest import created, operator  # noqa: F401 - fixtures, used by name
 
@@ -24,12 +22,7 @@ PASSWORD = "pw-journey-Secret!"
 @pytest.fixture
 def project(federation, admin_user, user):  # noqa: F811
     """A project onboarded through the product, ``user`` its developer, with room for a few small replicas."""
-    return onboard(
-        f"journey-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("8", "16Gi", "0", "0")},
-    )
+    return team_project("journey", admin_user, user, grants={"ondemand": ("8", "16Gi", "0", "0")})
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ doubled run changes nothing."""
 
 from __future__ import annotations
 
-import uuid
 from collections import defaultdict
 from fractions import Fraction
 
@@ -15,7 +14,7 @@ from kubernetes import client
 from clusters import runtime
 from clusters.models import Cluster
 from devtools.waiting import wait_for
-from tests.integration.provisioning.conftest import onboard
+from tests.integration.provisioning.conftest import team_project
 from tests.integration.workload_pages.conftest import (  # noqa: F401
     created,
     eager_tasks,
@@ -69,11 +68,9 @@ def cached_running(namespace: str) -> int:
 
 
 def test_the_report_matches_the_requests_that_were_running(operator, created, admin_user, user):  # noqa: F811
-    project = onboard(
-        f"cost-{uuid.uuid4().hex[:6]}", admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("16", "64Gi", "0", "0"), "reserved": ("8", "32Gi", "0", "0")},
-    )  # fmt: skip
+    project = team_project(
+        "cost", admin_user, user, grants={"ondemand": ("16", "64Gi", "0", "0"), "reserved": ("8", "32Gi", "0", "0")}
+    )
     ns = project.namespace
     app = example("PinApp", project=project.name)
     service = example("PinterestService", project=project.name)

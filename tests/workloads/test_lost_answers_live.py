@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import uuid
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -21,7 +20,7 @@ from base.models import AuditEvent
 from clusters import remote, runtime
 from clusters.kube.client import build_api_client
 from clusters.models import FederationRole
-from tests.integration.provisioning.conftest import eager_tasks, federation, onboard, pools, register  # noqa: F401
+from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.submission.test_submission_live import on_host, pinapp
 from workloads import host, operations, submission
 
@@ -135,12 +134,7 @@ def arming(monkeypatch, proxy: LosingProxy, function: str, times: int = 1) -> li
 
 @pytest.fixture
 def project(admin_user: Any, user: Any) -> Any:
-    return onboard(
-        f"lost-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("4", "8Gi", "0", "0")},
-    )
+    return team_project("lost", admin_user, user, grants={"ondemand": ("4", "8Gi", "0", "0")})
 
 
 def audit(action: str, name: str = "web") -> int:

@@ -4,13 +4,12 @@ drops the pod an earlier restart named (a merge patch keeps what it does not men
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
 from base.errors import Invalid, NotFound
-from tests.integration.provisioning.conftest import eager_tasks, federation, onboard, pools, register  # noqa: F401
+from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.submission.test_submission_live import on_host, pinapp
 from workloads import host, operations, submission
 from workloads.core import GROUP, VERSION
@@ -25,12 +24,7 @@ pytestmark = [
 
 @pytest.fixture
 def project(admin_user: Any, user: Any) -> Any:
-    return onboard(
-        f"ops-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("4", "8Gi", "0", "0")},
-    )
+    return team_project("ops", admin_user, user, grants={"ondemand": ("4", "8Gi", "0", "0")})
 
 
 def test_the_apiservers_400_for_a_name_is_invalid_about_the_whole_request(project):

@@ -41,7 +41,7 @@ from devtools.localcp.controlplane import SAFE_PATH
 from devtools.localcp.layout import read_layout
 from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
-from tests.integration.provisioning.conftest import eager_tasks, federation, onboard, pools, register  # noqa: F401
+from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
 from workloads import submission
 from workloads.core.labels import WORKLOAD_LABEL
@@ -179,12 +179,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
     member_apiserver, created, admin_user, user, dials, settings, local_control_plane
 ):
     settings.READYZ_PROBE_TOKEN = "probe-" + uuid.uuid4().hex
-    project = onboard(
-        f"fault-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("8", "32Gi", "0", "0")},
-    )
+    project = team_project("fault", admin_user, user, grants={"ondemand": ("8", "32Gi", "0", "0")})
     ns = project.namespace
     document = example("PinApp", project=project.name)  # 2 replicas over local-1a and local-1b
     app = document["metadata"]["name"]

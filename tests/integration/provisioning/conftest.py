@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -85,6 +86,12 @@ def onboard(name: str, actor, *, members=(), grants=None) -> Project:
         quotas={tier: QuotaInput(*amounts) for tier, amounts in (grants or {}).items()},
     )
     return onboarding.onboard(draft, actor=actor)
+
+
+def team_project(prefix: str, owner, developer, *, grants) -> Project:
+    """A fresh project ``<prefix>-<6 hex>`` through ``onboard``: ``owner`` its owner, ``developer`` a developer."""
+    members = [("user", owner.username, "owner"), ("user", developer.username, "developer")]
+    return onboard(f"{prefix}-{uuid.uuid4().hex[:6]}", owner, members=members, grants=grants)
 
 
 def states(project: Project) -> dict[str, tuple[str, int]]:

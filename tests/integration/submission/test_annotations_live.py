@@ -5,13 +5,12 @@ apiserver stores. So preview and dry run, which run the same validation, never d
 from __future__ import annotations
 
 import copy
-import uuid
 from typing import Any
 
 import pytest
 
 from base.errors import Invalid
-from tests.integration.provisioning.conftest import onboard
+from tests.integration.provisioning.conftest import team_project
 from tests.integration.submission.test_submission_live import on_host, pinapp
 from workloads import host, submission
 from workloads.core.specs import validate
@@ -27,12 +26,7 @@ LIMIT = 256 * 1024
 
 @pytest.fixture
 def project(admin_user: Any, user: Any) -> Any:
-    return onboard(
-        f"ann-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("4", "8Gi", "0", "0")},
-    )
+    return team_project("ann", admin_user, user, grants={"ondemand": ("4", "8Gi", "0", "0")})
 
 
 def annotated(name: str, annotations: dict[str, str]) -> dict[str, Any]:

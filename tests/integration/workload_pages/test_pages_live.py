@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import html
 import re
-import uuid
 
 import pytest
 
 from base.errors import Invalid
 from clusters import runtime
 from devtools.waiting import wait_for
-from tests.integration.provisioning.conftest import onboard
+from tests.integration.provisioning.conftest import team_project
 from workloads import host, submission
 from workloads.core.kinds import KINDS
 from workloads.core.labels import WORKLOAD_LABEL
@@ -50,12 +49,7 @@ def placed(kind: str, namespace: str, name: str) -> list[str]:
 def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_waiting_one_says_why(
     operator, created, admin_user, user, client
 ):
-    project = onboard(
-        f"pages-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[("user", admin_user.username, "owner"), ("user", user.username, "developer")],
-        grants={"ondemand": ("16", "64Gi", "0", "0")},
-    )
+    project = team_project("pages", admin_user, user, grants={"ondemand": ("16", "64Gi", "0", "0")})
     ns = project.namespace
     names = {}
     for kind in KINDS:
