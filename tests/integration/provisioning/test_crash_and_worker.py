@@ -97,6 +97,23 @@ class _no_queueing:
         provisioning._queue = self._queue
 
 
+def hung_member(federation, tmp_path):
+    """A member reached through a forwarder that holds: it accepts connections and never answers."""
+    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
+    forwarder.start()
+    forwarder.hold()  # accepts and never answers: member-hung's provisioning stays in flight
+    return hung, forwarder
+
+
+def taken_by_worker(project, log) -> None:
+    """Until a worker has taken member-hung's provisioning task for ``project`` (its record says provisioning)."""
+    wait_for(
+        lambda: states(project).get("member-hung", ("",))[0] == "provisioning",
+        timeout=60,
+        what=f"the worker to take member-hung's task (log: {log})",
+    )
+
+
 def start_worker(log_path, **env: str) -> subprocess.Popen:
     """``celery -A console worker`` against the harness's Redis and the test database (not eager)."""
     assert os.environ.get("REDIS_URL"), "the harness sets REDIS_URL"
@@ -160,19 +177,13 @@ def test_a_worker_killed_mid_provisioning_leaves_the_task_to_the_next_worker(
     """SIGKILL the worker while it provisions a member whose apiserver hangs: the task was never acknowledged
     (acks_late), so the next worker gets it back from the broker after the visibility timeout and converges."""
     member = next(c for c in federation if c.role == "member")  # member-hung's apiserver, reached directly
-    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
-    forwarder.start()
-    forwarder.hold()  # accepts and never answers: the provisioning of member-hung stays in flight
+    hung, forwarder = hung_member(federation, tmp_path)
     log = tmp_path / "worker.log"
     first = start_worker(log, CELERY_VISIBILITY_TIMEOUT="3")
     second = None
     try:
         project = onboard(f"killed-{uuid.uuid4().hex[:6]}", admin_user, grants=GRANT)
-        wait_for(
-            lambda: states(project).get("member-hung", ("",))[0] == "provisioning",
-            timeout=60,
-            what=f"the worker to take member-hung's task (log: {log})",
-        )
+        taken_by_worker(project, log)
         os.killpg(first.pid, signal.SIGKILL)  # the whole worker, pool children included
         first.wait(timeout=10)
         forwarder.release()

@@ -13,8 +13,15 @@ import pytest
 
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
-from tests.integration.provisioning.conftest import member_behind_forwarder, onboard, states
-from tests.integration.provisioning.test_crash_and_worker import GRANT, _no_queueing, start_worker, stop_worker
+from tests.integration.provisioning.conftest import onboard, states
+from tests.integration.provisioning.test_crash_and_worker import (
+    GRANT,
+    _no_queueing,
+    hung_member,
+    start_worker,
+    stop_worker,
+    taken_by_worker,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 
@@ -22,14 +29,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_d
 def pool_processes(worker: subprocess.Popen) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(worker.pid)], capture_output=True, text=True, check=False)
     return [int(pid) for pid in found.stdout.split()]
-
-
-def hung_member(federation, tmp_path):
-    """A member reached through a forwarder that holds: it accepts connections and never answers."""
-    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
-    forwarder.start()
-    forwarder.hold()  # accepts and never answers: member-hung's provisioning stays in flight
-    return hung, forwarder
 
 
 def test_a_cluster_that_never_answers_fails_inline_within_the_deadline(
@@ -60,11 +59,7 @@ def test_a_pool_process_killed_mid_provisioning_has_its_task_run_again(federatio
     worker = start_worker(log)  # the default visibility timeout (600 s): only an immediate redelivery helps
     try:
         project = onboard(f"oom-{uuid.uuid4().hex[:6]}", admin_user, grants=GRANT)
-        wait_for(
-            lambda: states(project).get("member-hung", ("",))[0] == "provisioning",
-            timeout=60,
-            what=f"the worker to take member-hung's task (log: {log})",
-        )
+        taken_by_worker(project, log)
         for pid in pool_processes(worker):  # the pool processes only: the worker's main process stays up
             os.kill(pid, signal.SIGKILL)
         forwarder.release()
