@@ -157,14 +157,11 @@ class Store:
         while max_objects is not None and len(k.objects) > max_objects:
             self._remove(k, next(iter(k.objects)))
 
-    def _slimmed(self, kind: str, obj: Obj) -> Obj:
-        slimmer = self._slimmers.get(kind, self._slim)
-        return slimmer(obj) if slimmer is not None else obj
-
     def slimmed(self, kind: str, obj: Obj) -> Obj:
         """``obj`` as this store keeps it (its slimmer for ``kind``, if any): a LIST slims each page as it arrives,
         so that a relist holds one raw page at a time, not every raw object until the swap."""
-        return self._slimmed(kind, obj)
+        slimmer = self._slimmers.get(kind, self._slim)
+        return slimmer(obj) if slimmer is not None else obj
 
     def replace(
         self, kind: str, items: Iterable[Obj], max_objects: int | None = None, *, slimmed: bool = False
@@ -174,7 +171,7 @@ class Store:
 
         Returns the objects that were stored before and are not in ``items`` (deleted while unwatched).
         """
-        slimmed_items = list(items) if slimmed else [self._slimmed(kind, o) for o in items]
+        slimmed_items = list(items) if slimmed else [self.slimmed(kind, o) for o in items]
         if max_objects is not None:
             slimmed_items.sort(key=_timestamp)
             slimmed_items = slimmed_items[-max_objects:] if max_objects else []
@@ -194,7 +191,7 @@ class Store:
         """ADDED / MODIFIED / DELETED from a watch stream (anything else is ignored)."""
         if event_type not in ("ADDED", "MODIFIED", "DELETED"):
             return
-        new = self._slimmed(kind, obj) if event_type != "DELETED" else obj
+        new = self.slimmed(kind, obj) if event_type != "DELETED" else obj
         with self._lock:
             k = self._kinds.get(kind)
             if k is None:
@@ -208,7 +205,7 @@ class Store:
     def put_if_newer(self, kind: str, obj: Obj) -> bool:
         """Store a write's result unless the store already holds that object at a newer resourceVersion
         (a write racing the watch must never move the store back in time). True when stored."""
-        new = self._slimmed(kind, obj)
+        new = self.slimmed(kind, obj)
         with self._lock:
             k = self._kinds.get(kind)
             if k is None:
