@@ -25,7 +25,7 @@ from rest_framework.views import exception_handler
 
 from base.parsers import printable
 from base.requestid import current_request_id
-from workloads.core.errors import ServiceError, Unavailable
+from pincompute.errors import ServiceError, Unavailable
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The service error taxonomy and its three mappings, each written once.
 
-Services and the core raise ``ServiceError`` subclasses (defined in ``workloads.core.errors`` so the
+Services and the core raise ``ServiceError`` subclasses (defined in ``pincompute.errors`` so the
 core's own validation belongs to the same family). This module maps them:
 
 - to a Django form: ``add_to_form(form, exc)`` puts each field error beside its field;
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django import forms
 
-from workloads.core.errors import (
+from pincompute.errors import (
     Conflict,
     FieldError,
     Forbidden,

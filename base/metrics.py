@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, multiprocess
 
-from workloads.core.errors import ServiceError
+from pincompute.errors import ServiceError
 
 P = ParamSpec("P")
 R = TypeVar("R")

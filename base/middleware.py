@@ -32,7 +32,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from base.api import database_unavailable
 from base.digits import whole_number
 from base.htmx import is_partial
-from workloads.core.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
+from pincompute.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 
 _AS_DJANGO: tuple[tuple[type[ServiceError], type[Exception]], ...] = (
     (NotFound, Http404),

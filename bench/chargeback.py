@@ -84,8 +84,8 @@ def make_region(projects: int) -> list[Any]:
 
 
 def synthetic_caches(projects: list[Any], pods_per_series: int) -> dict[str, Any]:
+    from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
     from tests.fakes import FilledCache
-    from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
 
     caches = {}
     for cluster in MEMBERS:

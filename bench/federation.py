@@ -50,17 +50,17 @@ from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.nodes import api_client  # noqa: E402
 from devtools.operator_process import OperatorProcess, install_crds  # noqa: E402
 from devtools.waiting import wait_for  # noqa: E402
-from workloads.core import GROUP, VERSION  # noqa: E402
-from workloads.core.federation.admission import QUOTA_EXCEEDED, claim_of  # noqa: E402
-from workloads.core.federation.members import MemberSpec, member_cluster_manifest  # noqa: E402
-from workloads.core.grants import Allocation  # noqa: E402
-from workloads.core.kinds import KINDS  # noqa: E402
-from workloads.core.kube import rawapi  # noqa: E402
-from workloads.core.quantity import Resources, parse_cpu, parse_memory  # noqa: E402
-from workloads.core.runtime import load_profile  # noqa: E402
-from workloads.core.specs import parse  # noqa: E402
-from workloads.core.tenancy import Tenant, host_manifests, member_manifests  # noqa: E402
-from workloads.core.tiers import Tier  # noqa: E402
+from pincompute import GROUP, VERSION  # noqa: E402
+from pincompute.federation.admission import QUOTA_EXCEEDED, claim_of  # noqa: E402
+from pincompute.federation.members import MemberSpec, member_cluster_manifest  # noqa: E402
+from pincompute.grants import Allocation  # noqa: E402
+from pincompute.kinds import KINDS  # noqa: E402
+from pincompute.kube import rawapi  # noqa: E402
+from pincompute.quantity import Resources, parse_cpu, parse_memory  # noqa: E402
+from pincompute.runtime import load_profile  # noqa: E402
+from pincompute.specs import parse  # noqa: E402
+from pincompute.tenancy import Tenant, host_manifests, member_manifests  # noqa: E402
+from pincompute.tiers import Tier  # noqa: E402
 
 MEMBERS = ("member-a", "member-b")
 ZONES = ["local-1a", "local-1b"]

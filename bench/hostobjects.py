@@ -14,13 +14,13 @@ import copy
 from datetime import UTC, datetime
 from typing import Any
 
-from workloads.core.cluster_scheduling import PlacementDecision
-from workloads.core.federation.admission import ADMITTED
-from workloads.core.federation.aggregation import ShardObservation, aggregate
-from workloads.core.federation.propagation import placement_status
-from workloads.core.labels import FEDERATION_FINALIZER
-from workloads.core.placement import Placement
-from workloads.core.status import set_condition, set_conditions
+from pincompute.cluster_scheduling import PlacementDecision
+from pincompute.federation.admission import ADMITTED
+from pincompute.federation.aggregation import ShardObservation, aggregate
+from pincompute.federation.propagation import placement_status
+from pincompute.labels import FEDERATION_FINALIZER
+from pincompute.placement import Placement
+from pincompute.status import set_condition, set_conditions
 
 KINDS = ("PinApp", "PinPod", "PinPod")  # a third apps, as the pods' labels say
 PLURAL = {"PinApp": "pinapps", "PinPod": "pinpods"}

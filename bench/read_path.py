@@ -365,7 +365,7 @@ def compare(api_walk: tuple[list[float], list[int], int], direct: tuple[list[flo
 
 
 def raw_pods(api: Any) -> list[bytes]:
-    from workloads.core.kube import rawapi
+    from pincompute.kube import rawapi
 
     pages, cont = [], None
     while True:
@@ -724,7 +724,7 @@ def main() -> int:
         from clusters.kube.aggregates import NodeAggregates, PodAggregates
         from clusters.kube.cache import cluster_store
         from clusters.kube.slim import slim
-        from workloads.core.kube.store import Store
+        from pincompute.kube.store import Store
 
         pages = raw_pods(member_api)
         results["cache_memory"] = store_memory(pages, cluster_store)

@@ -69,9 +69,9 @@ from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.nodes import api_client  # noqa: E402
 from devtools.operator_process import OperatorProcess  # noqa: E402
 from devtools.waiting import wait_for  # noqa: E402
-from workloads.core import API_VERSION  # noqa: E402
-from workloads.core.grants import Allocation  # noqa: E402
-from workloads.core.quantity import Resources  # noqa: E402
+from pincompute import API_VERSION  # noqa: E402
+from pincompute.grants import Allocation  # noqa: E402
+from pincompute.quantity import Resources  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "submission.json"
 ZONES = ["local-1a", "local-1b"]

@@ -21,11 +21,11 @@ from typing import Any
 
 from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
-from workloads.core.federation.members import MemberSpec, member_cluster_manifest
-from workloads.core.kinds import MEMBER_CLUSTER
-from workloads.core.kube import rawapi
-from workloads.core.labels import MANAGED_SELECTOR
-from workloads.core.quantity import Resources
+from pincompute.federation.members import MemberSpec, member_cluster_manifest
+from pincompute.kinds import MEMBER_CLUSTER
+from pincompute.kube import rawapi
+from pincompute.labels import MANAGED_SELECTOR
+from pincompute.quantity import Resources
 
 _TIMEOUT: rawapi.Timeout = (3.0, 20.0)
 

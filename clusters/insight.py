@@ -9,10 +9,10 @@ from clusters import runtime
 from clusters.health import health_of
 from clusters.models import Cluster, ClusterPool, PoolKind
 from clusters.services import grant_totals, pool_snapshot, region_pools
-from workloads.core.grants import TIER_POOL_KINDS, tier_capacity
-from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
-from workloads.core.quantity import Resources, format_cpu, format_memory
-from workloads.core.tiers import Tier
+from pincompute.grants import TIER_POOL_KINDS, tier_capacity
+from pincompute.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
+from pincompute.quantity import Resources, format_cpu, format_memory
+from pincompute.tiers import Tier
 
 TIER_POOLS = (PoolKind.RESERVED, PoolKind.ONDEMAND, PoolKind.BURST)
 TIER_PRIORITY = {tier.label: tier.priority_class for tier in Tier}

@@ -21,8 +21,8 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError
 
-from workloads.core.kinds import KINDS, PLATFORM_KINDS
-from workloads.core.kube import rawapi
+from pincompute.kinds import KINDS, PLATFORM_KINDS
+from pincompute.kube import rawapi
 
 FIELD_MANAGER = "pinconsole"
 # Per request (connect, read): a server-side apply of one small object answers in well under a second. The

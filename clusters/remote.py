@@ -21,7 +21,7 @@ from clusters.kube.breaker import CircuitOpen
 from clusters.kube.retry import describe, is_transient
 from clusters.models import Cluster
 from clusters.runtime import api_for, pool_for
-from workloads.core.kube.rawapi import status_message
+from pincompute.kube.rawapi import status_message
 
 T = TypeVar("T")
 APPLY_ATTEMPTS = 3

@@ -30,8 +30,8 @@ from base import audit
 from base.errors import Invalid, NotFound
 from base.queueing import enqueue
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
-from workloads.core.grants import TIER_POOL_KINDS, Pool, PoolShortfall, shrink_violation, tier_capacity
-from workloads.core.quantity import (
+from pincompute.grants import TIER_POOL_KINDS, Pool, PoolShortfall, shrink_violation, tier_capacity
+from pincompute.quantity import (
     QuantityError,
     Resources,
     format_amount,
@@ -41,7 +41,7 @@ from workloads.core.quantity import (
     parse_gpu,
     parse_memory,
 )
-from workloads.core.tiers import Tier
+from pincompute.tiers import Tier
 
 _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")

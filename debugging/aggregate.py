@@ -35,8 +35,8 @@ from debugging.authz import resolve_namespace
 from debugging.logoptions import parse_log_options, resume_window
 from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
 from debugging.streams import LOG_TAIL_LINES, UPSTREAM_FAILED, LogFollower, OnEnd, StreamFailure, setting, ts_micros
-from workloads.core.kinds import KINDS
-from workloads.core.labels import WORKLOAD_LABEL
+from pincompute.kinds import KINDS
+from pincompute.labels import WORKLOAD_LABEL
 
 DISCOVER_SECONDS = 1.0
 CLUSTERS_EVERY = 10  # discovery passes between two reads of the member list

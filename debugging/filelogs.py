@@ -37,8 +37,8 @@ from debugging.streams import (
     refused,
     unreachable,
 )
-from workloads.core.kinds import DEFAULT_LOG_FILES, KINDS
-from workloads.core.labels import KIND_LABEL
+from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
+from pincompute.labels import KIND_LABEL
 
 FILE_TAIL_LINES = 200
 

@@ -18,10 +18,10 @@ from django.contrib.auth import SESSION_KEY, get_user_model
 
 from base.errors import Forbidden, NotFound, ServiceError, Unauthenticated
 from base.permissions import is_platform_admin
+from pincompute.errors import PermanentError
+from pincompute.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
+from pincompute.runtime.profile import load_profile
 from projects.models import Project
-from workloads.core.errors import PermanentError
-from workloads.core.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
-from workloads.core.runtime.profile import load_profile
 
 # A Kubernetes object name (DNS-1123 subdomain): no "/", no "..", no empty part, nothing to traverse with.
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

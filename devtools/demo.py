@@ -24,15 +24,15 @@ from clusters import provision
 from clusters import services as cluster_services
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
 from clusters.runtime import api_for
+from pincompute import API_VERSION
+from pincompute.labels import HARDWARE_FAMILY_LABEL
+from pincompute.quantity import parse_cpu, parse_memory
+from pincompute.tiers import Tier as CoreTier
 from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import Project, ProjectRole, Tier
 from projects.onboarding import ProjectDraft, onboard
 from projects.tasks import provision_project_everywhere
-from workloads.core import API_VERSION
-from workloads.core.labels import HARDWARE_FAMILY_LABEL
-from workloads.core.quantity import parse_cpu, parse_memory
-from workloads.core.tiers import Tier as CoreTier
 
 PROJECTS = (
     ("ads-ranking", "Ads Ranking", "ads", "CC-1042", "Online ranking services for ads."),

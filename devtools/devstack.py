@@ -24,9 +24,9 @@ from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
 from devtools.waiting import wait_for
-from workloads.core.kinds import KINDS, InstalledOn
-from workloads.core.operator.install import install
-from workloads.core.operator.kubeio import Kube
+from pincompute.kinds import KINDS, InstalledOn
+from pincompute.operator.install import install
+from pincompute.operator.kubeio import Kube
 
 DEFAULT_DEV_STATE = Path.home() / ".cache" / "pinconsole" / "state" / "dev"  # as `python -m devtools.localcp`
 DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", DEFAULT_DEV_STATE))
@@ -79,7 +79,7 @@ def sync_member_clusters() -> dict[str, str]:
 
 
 def install_platform(cluster: Cluster) -> None:
-    """Exactly as ``python -m workloads.core.operator install-crds``: on a member the workload CRDs, tier
+    """Exactly as ``python -m pincompute.operator install-crds``: on a member the workload CRDs, tier
     PriorityClasses and project ClusterRoles; on the host (``--host-context``) the workload, ProjectQuota and
     MemberCluster CRDs."""
     role = InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
@@ -126,7 +126,7 @@ class ReconcileLoop:
 def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str]:
     """The operator on every member and, with ``--host-context``, the federation controller on the host
     (the lease lives there too): workloads are written once on the host and sharded onto the members."""
-    cmd = [sys.executable, "-m", "workloads.core.operator", "--kubeconfig", str(cp.kubeconfig_path)]
+    cmd = [sys.executable, "-m", "pincompute.operator", "--kubeconfig", str(cp.kubeconfig_path)]
     for cluster in members_of(clusters):
         cmd += ["--context", cluster.kube_context]
     host = host_of(clusters)

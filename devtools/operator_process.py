@@ -25,7 +25,7 @@ def install_crds(
 ) -> None:
     """By the operator's own ``install-crds`` command: CRDs, tier PriorityClasses and project ClusterRoles on
     each member context, and the host's CRDs (ProjectQuota) on ``host``."""
-    args = [sys.executable, "-m", "workloads.core.operator", "install-crds", "--kubeconfig", str(kubeconfig)]
+    args = [sys.executable, "-m", "pincompute.operator", "install-crds", "--kubeconfig", str(kubeconfig)]
     for context in contexts:
         args += ["--context", context]
     if host:
@@ -72,7 +72,7 @@ def flat_totals(text: str) -> dict[str, float]:
 
 
 class OperatorProcess:
-    """``python -m workloads.core.operator`` on member-a and member-b (lease on the host), with its own
+    """``python -m pincompute.operator`` on member-a and member-b (lease on the host), with its own
     metrics port and log file; ``federation=True`` makes it the federation controller on the host too."""
 
     def __init__(
@@ -84,7 +84,7 @@ class OperatorProcess:
         self.args = [
             sys.executable,
             "-m",
-            "workloads.core.operator",
+            "pincompute.operator",
             "--kubeconfig",
             str(kubeconfig),
             "--context",

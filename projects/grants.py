@@ -21,10 +21,10 @@ from django.db.models import Sum
 from base import audit
 from base.errors import Conflict, Invalid
 from clusters import services as cluster_services
+from pincompute.grants import Allocation, GrantVerdict, judge_grant_change, region_headroom
+from pincompute.quantity import QuantityError, Resources, parse_cpu, parse_gpu, parse_memory
+from pincompute.tiers import Tier
 from projects.models import Project, QuotaRequest, QuotaRequestState, TierQuota
-from workloads.core.grants import Allocation, GrantVerdict, judge_grant_change, region_headroom
-from workloads.core.quantity import QuantityError, Resources, parse_cpu, parse_gpu, parse_memory
-from workloads.core.tiers import Tier
 
 
 @dataclass(frozen=True)

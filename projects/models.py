@@ -10,8 +10,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from base.permissions import is_platform_admin
-from workloads.core.grants import Allocation
-from workloads.core.tiers import Tier as CoreTier
+from pincompute.grants import Allocation
+from pincompute.tiers import Tier as CoreTier
 
 DNS_LABEL = RegexValidator(
     r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$", "Use lowercase letters, digits and '-', starting with a letter (max 63)."

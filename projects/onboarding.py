@@ -20,6 +20,8 @@ from base import audit
 from base.errors import Conflict, FieldError, Invalid
 from base.permissions import is_platform_admin
 from base.text import hidden_character
+from pincompute.grants import Allocation
+from pincompute.tiers import Tier
 from projects import provisioning
 from projects.access import require_signed_in
 from projects.grants import (
@@ -35,8 +37,6 @@ from projects.grants import (
 )
 from projects.members import MAX_MEMBERS, MemberInput, member_errors
 from projects.models import Membership, Project, ProjectRole, TierQuota
-from workloads.core.grants import Allocation
-from workloads.core.tiers import Tier
 
 NAME_MAX = 40  # the namespace is proj-<name>: 45 of a label's 63 characters, room for suffixes
 _NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?", re.ASCII)

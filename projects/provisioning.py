@@ -1,6 +1,6 @@
 """Make one cluster match one project (the Django side: read the models, apply the core's manifests).
 
-What a cluster holds for a project is decided in ``workloads.core.tenancy``: on the host, the namespace
+What a cluster holds for a project is decided in ``pincompute.tenancy``: on the host, the namespace
 and the ``ProjectQuota`` federation admission counts against; on every member, the namespace (identity
 and Pod Security labels), RoleBindings per project role, one ResourceQuota per tier and the LimitRange.
 Everything is server-side applied by name with the portal's field manager (``clusters.provision``), so
@@ -25,11 +25,11 @@ from base.queueing import enqueue
 from clusters import provision, remote
 from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster, FederationRole
+from pincompute.labels import COST_CENTER_LABEL
+from pincompute.rbac import ProjectRole, Subject
+from pincompute.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
+from pincompute.tiers import Tier
 from projects.models import Project
-from workloads.core.labels import COST_CENTER_LABEL
-from workloads.core.rbac import ProjectRole, Subject
-from workloads.core.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
-from workloads.core.tiers import Tier
 
 __all__ = [
     "COST_CENTER_LABEL",

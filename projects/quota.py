@@ -26,6 +26,8 @@ from django.utils import timezone
 
 from base import audit
 from base.errors import Conflict, Invalid, NotFound, Unavailable
+from pincompute.grants import Allocation, Excess, workloads_beyond
+from pincompute.tiers import Tier
 from projects import provisioning
 from projects.access import ADMIN, lock_project, require_active, require_platform_admin, require_role
 from projects.grants import (
@@ -41,8 +43,6 @@ from projects.grants import (
 )
 from projects.models import Project, ProjectState, QuotaRequest, QuotaRequestState
 from projects.usage import project_usage
-from workloads.core.grants import Allocation, Excess, workloads_beyond
-from workloads.core.tiers import Tier
 
 FORCED_CONSEQUENCE = (
     "They keep running; new pods beyond the ResourceQuota are refused; the federation re-admits them only "

@@ -18,20 +18,20 @@ from typing import Any
 from clusters import runtime
 from clusters import services as cluster_services
 from clusters.health import not_synced
+from pincompute import API_VERSION
+from pincompute.errors import SpecInvalid
+from pincompute.federation.admission import CONDITION
+from pincompute.federation.propagation import placements_of
+from pincompute.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
+from pincompute.kinds import KINDS
+from pincompute.quantity import Resources
+from pincompute.quota import workload_pods, workload_request
+from pincompute.runtime import load_profile
+from pincompute.specs.cache import parse_version
+from pincompute.status import condition_of
+from pincompute.tiers import Tier
 from projects.grants import grants_for, grants_of, tier_grant_totals
 from projects.models import Project, QuotaRequest, QuotaRequestState
-from workloads.core import API_VERSION
-from workloads.core.errors import SpecInvalid
-from workloads.core.federation.admission import CONDITION
-from workloads.core.federation.propagation import placements_of
-from workloads.core.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
-from workloads.core.kinds import KINDS
-from workloads.core.quantity import Resources
-from workloads.core.quota import workload_pods, workload_request
-from workloads.core.runtime import load_profile
-from workloads.core.specs.cache import parse_version
-from workloads.core.status import condition_of
-from workloads.core.tiers import Tier
 
 NOT_DECIDED = "waiting for federation admission"
 

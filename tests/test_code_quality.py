@@ -24,7 +24,7 @@ def test_ruff_is_clean():
 
 
 def test_core_and_kube_layer_are_mypy_strict_clean():
-    done = _run("mypy", "workloads/core", "clusters/kube")
+    done = _run("mypy", "pincompute", "clusters/kube")
 
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     assert "Success: no issues found" in done.stdout
@@ -45,11 +45,11 @@ def test_the_layer_contracts_are_kept():
 
 
 def test_every_core_module_is_either_pure_or_an_io_package():
-    """A new module under workloads/core must be listed as pure in the contract (or live in operator/ or kube/)."""
+    """A new module under pincompute must be listed as pure in the contract (or live in operator/ or kube/)."""
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     pure = set(next(c for c in contracts if c["name"].startswith("Pure core modules"))["source_modules"])
-    core = ROOT / "workloads" / "core"
-    modules = {f"workloads.core.{p.stem}" for p in core.glob("*.py") if p.stem != "__init__"}
-    modules |= {f"workloads.core.{p.parent.name}" for p in core.glob("*/__init__.py")}
+    core = ROOT / "pincompute"
+    modules = {f"pincompute.{p.stem}" for p in core.glob("*.py") if p.stem != "__init__"}
+    modules |= {f"pincompute.{p.parent.name}" for p in core.glob("*/__init__.py")}
 
-    assert modules - {"workloads.core.operator", "workloads.core.kube"} == pure
+    assert modules - {"pincompute.operator", "pincompute.kube"} == pure

@@ -23,13 +23,13 @@ from django.utils import timezone
 from clusters import runtime
 from clusters.kube.aggregates import pod_contribution
 from clusters.models import ClusterPool, FederationRole
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
+from pincompute.tiers import DEFAULT_TIER, Tier
 from projects.grants import grants_for
 from projects.models import Project
 from usage import costmodel
 from usage.costmodel import Quantity
 from usage.models import MINUTE, CapacitySample, Resolution, SampleRun, UsageSample
-from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
-from workloads.core.tiers import DEFAULT_TIER, Tier
 
 TIER_OF_CLASS = {tier.priority_class: tier.label for tier in Tier}
 Key = tuple[int, str, str, str]  # project id, tier, cluster, workload

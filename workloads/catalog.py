@@ -1,6 +1,6 @@
 """The workload catalog as users see it: the kind registry plus the icon each card shows.
 
-What a kind is, what it is for and what it becomes live in ``workloads.core.kinds``; only the icon
+What a kind is, what it is for and what it becomes live in ``pincompute.kinds``; only the icon
 (a Bootstrap Icons name) is a page concern and stays here.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workloads.core.kinds import KINDS, KindInfo
+from pincompute.kinds import KINDS, KindInfo
 
 ICONS: dict[str, str] = {
     "PinPod": "box",

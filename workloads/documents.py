@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from base.errors import Invalid
-from workloads.core.errors import FieldError
+from pincompute.errors import FieldError
 
 MAX_BYTES = 512 * 1024
 MAX_DEPTH = 40

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from workloads.core import API_VERSION
+from pincompute import API_VERSION
 
 _WEB = {
     "name": "web",

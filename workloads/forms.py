@@ -1,6 +1,6 @@
 """The workload form, generated from the core's spec registry: one generator for the eight kinds.
 
-``WorkloadForm`` walks a kind's schema (``workloads.core.specs.KINDS[kind].schema``) for the fields people set:
+``WorkloadForm`` walks a kind's schema (``pincompute.specs.KINDS[kind].schema``) for the fields people set:
 scalars become inputs (enums a select, booleans a checkbox, lists of strings one per line), objects become
 fieldsets and lists of objects repeatable groups whose length follows the document. Free-form parts (probes,
 securityContext, volumes...) and the ones the platform fills (team, cost center) stay in the YAML only.
@@ -22,9 +22,9 @@ from django import forms
 
 from base.digits import whole_number
 from base.errors import ServiceError, add_to_form
-from workloads.core.specs import KINDS
-from workloads.core.specs.schema import Arr, Bool, Int, IntOrStr, Node, Obj, Str, join
-from workloads.core.tiers import Tier
+from pincompute.specs import KINDS
+from pincompute.specs.schema import Arr, Bool, Int, IntOrStr, Node, Obj, Str, join
+from pincompute.tiers import Tier
 
 SEP = "~"
 PREFIX = "f"

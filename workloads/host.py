@@ -21,10 +21,10 @@ from base.errors import Conflict, Invalid, NotFound, Unavailable
 from clusters import remote
 from clusters.kube.retry import describe, is_transient, surely_unsent
 from clusters.models import Cluster, FederationRole
-from workloads.core import GROUP, VERSION
-from workloads.core.errors import FieldError
-from workloads.core.kinds import kind_info
-from workloads.core.specs.checks import dns_subdomain
+from pincompute import GROUP, VERSION
+from pincompute.errors import FieldError
+from pincompute.kinds import kind_info
+from pincompute.specs.checks import dns_subdomain
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

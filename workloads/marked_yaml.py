@@ -1,6 +1,6 @@
 """Native objects as YAML lines, each line marked when the runtime profile put it there.
 
-The translation injects the profile (``workloads.core.runtime.inject``) into every pod template: platform
+The translation injects the profile (``pincompute.runtime.inject``) into every pod template: platform
 containers, the logging volume and its mounts, identity env, the tier's PriorityClass, the standard labels and
 the profile annotations. Those parts are recognised by the names the profile gives them (a user value with the
 same name wins in ``inject``, so a user env var of that name is not marked).
@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from workloads.core.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
-from workloads.core.runtime import RuntimeProfile
+from pincompute.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
+from pincompute.runtime import RuntimeProfile
 
 Path = tuple[str | int, ...]
 Mark = Callable[[Path, Any, Any], bool]

@@ -27,15 +27,15 @@ from typing import Any
 from django.utils import timezone
 
 from base.errors import Conflict, Invalid, NotFound, Unavailable
+from pincompute.errors import FieldError, SpecInvalid
+from pincompute.kinds import KINDS
+from pincompute.specs import parse
+from pincompute.specs.checks import container_name
+from pincompute.status import rfc3339
 from projects.access import require_role
 from projects.models import Project
 from workloads import host
 from workloads.conflicts import Raced, raced, retried_on_conflict
-from workloads.core.errors import FieldError, SpecInvalid
-from workloads.core.kinds import KINDS
-from workloads.core.specs import parse
-from workloads.core.specs.checks import container_name
-from workloads.core.status import rfc3339
 from workloads.documents import editable, merge_patch
 from workloads.reads import pods_of
 from workloads.submission import WRITE_ROLES, check, record

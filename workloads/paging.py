@@ -15,9 +15,9 @@ from typing import Any
 
 from clusters import runtime
 from clusters.health import not_synced
+from pincompute.kinds import KINDS, KindInfo
+from pincompute.labels import WORKLOAD_LABEL
 from projects.models import Project
-from workloads.core.kinds import KINDS, KindInfo
-from workloads.core.labels import WORKLOAD_LABEL
 from workloads.reads import Filters, Row, host_problems, row_of
 
 Obj = dict[str, Any]

@@ -27,31 +27,31 @@ from django.utils import timezone
 from base.errors import Invalid
 from clusters import runtime
 from clusters.health import not_synced
+from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, place
+from pincompute.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
+from pincompute.federation.admission import claim_of, is_admitted, shortfalls
+from pincompute.federation.members import candidate_of
+from pincompute.federation.propagation import placement_request, placements_of
+from pincompute.federation.revisions import Change, spec_changes
+from pincompute.federation.stickiness import stabilize, staying_clusters
+from pincompute.grants import Allocation
+from pincompute.kinds import KINDS as KIND_INFO
+from pincompute.kinds import MEMBER_CLUSTER
+from pincompute.placement import Placement
+from pincompute.quantity import Resources, format_amount
+from pincompute.quota import pods_of
+from pincompute.runtime import Identity, InjectionReport, inject
+from pincompute.specs import PinScaler, Workload, parse, validate
+from pincompute.specs.cache import parse_version
+from pincompute.tenancy import admission_grant
+from pincompute.tiers import Tier
+from pincompute.translate import translate
+from pincompute.translate.common import object_key
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project
 from projects.usage import project_usage
 from workloads import submission
-from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
-from workloads.core.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
-from workloads.core.federation.admission import claim_of, is_admitted, shortfalls
-from workloads.core.federation.members import candidate_of
-from workloads.core.federation.propagation import placement_request, placements_of
-from workloads.core.federation.revisions import Change, spec_changes
-from workloads.core.federation.stickiness import stabilize, staying_clusters
-from workloads.core.grants import Allocation
-from workloads.core.kinds import KINDS as KIND_INFO
-from workloads.core.kinds import MEMBER_CLUSTER
-from workloads.core.placement import Placement
-from workloads.core.quantity import Resources, format_amount
-from workloads.core.quota import pods_of
-from workloads.core.runtime import Identity, InjectionReport, inject
-from workloads.core.specs import PinScaler, Workload, parse, validate
-from workloads.core.specs.cache import parse_version
-from workloads.core.tenancy import admission_grant
-from workloads.core.tiers import Tier
-from workloads.core.translate import translate
-from workloads.core.translate.common import object_key
 from workloads.host import version_of
 from workloads.marked_yaml import Line, injection_marker, lines
 

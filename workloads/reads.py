@@ -17,12 +17,12 @@ from django.utils.dateparse import parse_datetime
 
 from clusters import runtime
 from clusters.health import not_synced
+from pincompute.federation.revisions import revision_selector
+from pincompute.kinds import KINDS, KindInfo
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
+from pincompute.status import condition_of as condition
+from pincompute.tiers import Tier
 from projects.models import Project
-from workloads.core.federation.revisions import revision_selector
-from workloads.core.kinds import KINDS, KindInfo
-from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
-from workloads.core.status import condition_of as condition
-from workloads.core.tiers import Tier
 from workloads.host import version_of
 from workloads.memo import VersionMemo
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from base.errors import NotFound
+from pincompute.kinds import KINDS
 from projects.access import ADMIN, roles_of, visible_project
 from projects.models import Project, ProjectRole
 from workloads import host
-from workloads.core.kinds import KINDS
 from workloads.reads import Filters, Listing, list_workloads
 
 WRITE_ROLES = frozenset({ProjectRole.OWNER, ProjectRole.DEVELOPER, ADMIN})

@@ -23,22 +23,22 @@ from django.utils import timezone
 from base import audit, metrics
 from base.api import DATABASE_DOWN
 from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
+from pincompute.errors import FieldError, SpecInvalid
+from pincompute.federation.admission import claim_of, shortfalls
+from pincompute.grants import Allocation
+from pincompute.kinds import KINDS
+from pincompute.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
+from pincompute.policy import policy_violations
+from pincompute.quantity import format_amount
+from pincompute.runtime import RuntimeProfile, load_profile
+from pincompute.specs import Workload, parse, validate
+from pincompute.specs.metadata import TOTAL_ANNOTATION_SIZE
+from pincompute.tenancy import PodSecurity, admission_grant, label_value
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project, ProjectRole
 from workloads import host
 from workloads.conflicts import raced, retried_on_conflict
-from workloads.core.errors import FieldError, SpecInvalid
-from workloads.core.federation.admission import claim_of, shortfalls
-from workloads.core.grants import Allocation
-from workloads.core.kinds import KINDS
-from workloads.core.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
-from workloads.core.policy import policy_violations
-from workloads.core.quantity import format_amount
-from workloads.core.runtime import RuntimeProfile, load_profile
-from workloads.core.specs import Workload, parse, validate
-from workloads.core.specs.metadata import TOTAL_ANNOTATION_SIZE
-from workloads.core.tenancy import PodSecurity, admission_grant, label_value
 from workloads.documents import REQUEST_ANNOTATION
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from clusters import runtime
-from workloads.core.kinds import KINDS
-from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
+from pincompute.kinds import KINDS
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from workloads.reads import Revision, parse_time
 
 Obj = dict[str, Any]

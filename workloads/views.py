@@ -7,9 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from base.htmx import render_page
+from pincompute.kinds import KINDS
+from pincompute.tiers import Tier
 from workloads.catalog import CATALOG
-from workloads.core.kinds import KINDS
-from workloads.core.tiers import Tier
 from workloads.reads import STATUSES, Filters, list_workloads
 from workloads.services import visible_projects
 

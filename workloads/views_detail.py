@@ -25,12 +25,12 @@ from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
 from clusters import runtime
 from clusters.health import is_stale, member_freshness, not_synced, staleness
+from pincompute.federation.revisions import spec_changes
+from pincompute.kinds import KINDS
 from projects.access import require_role
 from workloads import documents, host, operations, submission
 from workloads import preview as previews
 from workloads.catalog import CATALOG
-from workloads.core.federation.revisions import spec_changes
-from workloads.core.kinds import KINDS
 from workloads.reads import Revision, age, condition, pods_of, revisions_of, row_of, shards_of
 from workloads.services import Found, find_workload
 from workloads.timeline import timeline

@@ -1,6 +1,6 @@
 """Kubernetes access for the portal: client pool, retry + breaker, and the per-cluster watch cache.
 
-The list-watch loop, the raw JSON helpers and the object store are the core's (``workloads.core.kube``),
+The list-watch loop, the raw JSON helpers and the object store are the core's (``pincompute.kube``),
 shared with the operator; this package adds the breaker gate, slimming and aggregates around them.
 
 No Django imports here: the registry of clusters lives in ``clusters.models`` and hands us targets.

@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
 
-from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_ZONE_LABEL
-from workloads.core.quantity import parse_cpu, parse_memory
-from workloads.core.tiers import Tier
+from pincompute.labels import HARDWARE_FAMILY_LABEL, NODE_ZONE_LABEL
+from pincompute.quantity import parse_cpu, parse_memory
+from pincompute.tiers import Tier
 
 GPU = "nvidia.com/gpu"
 TIERS = tuple(tier.priority_class for tier in Tier)

@@ -13,11 +13,11 @@ from typing import TypedDict, TypeVar, Unpack, cast
 
 from kubernetes.client.exceptions import ApiException
 
-from workloads.core.errors import TemporaryError
-from workloads.core.kube import rawapi
-from workloads.core.kube.listwatch import ListWatch, ListWatchStats
-from workloads.core.kube.rawapi import Obj
-from workloads.core.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store, Where
+from pincompute.errors import TemporaryError
+from pincompute.kube import rawapi
+from pincompute.kube.listwatch import ListWatch, ListWatchStats
+from pincompute.kube.rawapi import Obj
+from pincompute.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store, Where
 
 from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
 from .breaker import CircuitOpen

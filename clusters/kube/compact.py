@@ -11,7 +11,7 @@ builds them so that equal parts are one object:
 - labels, annotations, owner references, the whole spec (per template and node) and each container's status
   are hash-consed through a ``Shared`` table: identical sub-structures are the same dict or list.
 
-Sharing is safe because cached objects are read-only (``workloads.core.kube.store``'s contract) and a watch
+Sharing is safe because cached objects are read-only (``pincompute.kube.store``'s contract) and a watch
 event replaces an object instead of mutating it. A pod field not in ``POD_READS`` is not cached: a page that
 needs the whole object reads it from the apiserver (no page does today).
 """

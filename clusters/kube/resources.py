@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workloads.core.kinds import KINDS, MEMBER_CLUSTER
+from pincompute.kinds import KINDS, MEMBER_CLUSTER
 
 PINCOMPUTE_PLURALS = tuple(info.plural for info in KINDS.values())  # from the one kind registry
 MAX_EVENTS = 2000

@@ -8,9 +8,9 @@ from base.models import AuditEvent
 from base.permissions import is_platform_admin
 from clusters.health import health_of
 from clusters.models import Cluster
+from pincompute.tiers import Tier
 from projects.models import Project
 from projects.services import quota_rows_for
-from workloads.core.tiers import Tier
 
 
 @login_required

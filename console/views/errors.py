@@ -11,7 +11,7 @@ from django.template import loader
 
 from base.api import database_unavailable, error_body, json_error
 from base.middleware import database_unavailable_page
-from workloads.core.errors import Unavailable
+from pincompute.errors import Unavailable
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from workloads.core.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_REGION_LABEL, NODE_ZONE_LABEL
+from pincompute.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_REGION_LABEL, NODE_ZONE_LABEL
 
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 COMPLETE_DELAY_ANNOTATION = "pod-complete.stage.kwok.x-k8s.io/delay"

@@ -7,12 +7,12 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from pincompute.grants import Allocation
+from pincompute.quantity import Resources, format_amount
+from pincompute.tiers import Tier
 from projects.access import ADMIN
 from projects.members import KINDS
 from projects.models import PodSecurity, ProjectRole, ProjectState, ProvisioningState, QuotaRequestState
-from workloads.core.grants import Allocation
-from workloads.core.quantity import Resources, format_amount
-from workloads.core.tiers import Tier
 
 TIERS = [tier.label for tier in Tier]
 ROLES = [*ProjectRole.values, ADMIN]

@@ -16,6 +16,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from base.errors import Conflict, Invalid
 from base.htmx import is_partial, render_page
 from base.permissions import require_platform_admin
+from pincompute.grants import Allocation
+from pincompute.tiers import Tier
 from projects.forms import DecisionForm, ForcedDecreaseForm
 from projects.grants import grant_of
 from projects.models import Project, QuotaRequest, QuotaRequestState
@@ -23,8 +25,6 @@ from projects.quota import approve_request, force_decrease, pending_requests, pr
 from projects.views.common import add_errors, finish, shown
 from projects.views.review import region_room
 from projects.views.sections import RESOURCES
-from workloads.core.grants import Allocation
-from workloads.core.tiers import Tier
 
 QUEUE = ("projects/requests.html", "projects/partials/request_queue.html")
 FORCE = ("projects/force_decrease.html", "projects/partials/force_decrease.html")

@@ -14,10 +14,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from base.errors import FieldError, Invalid, ServiceError, add_to_form
 from base.htmx import is_partial
 from base.permissions import is_platform_admin
+from pincompute.grants import Allocation
+from pincompute.quantity import Resources
 from projects.access import ADMIN
 from projects.models import Project, ProjectRole
-from workloads.core.grants import Allocation
-from workloads.core.quantity import Resources
 
 GIB = 2**30
 MIB = 2**20

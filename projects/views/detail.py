@@ -22,6 +22,7 @@ from base.digits import whole_number
 from base.errors import Conflict, Invalid
 from base.htmx import is_partial, render_form, render_page
 from clusters.models import Cluster
+from pincompute.tiers import Tier
 from projects import tasks
 from projects.access import require_role
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
@@ -31,7 +32,6 @@ from projects.models import Project
 from projects.quota import change_quota
 from projects.views import sections
 from projects.views.common import add_errors, finish, role_in, visible_project
-from workloads.core.tiers import Tier
 
 FULL = "projects/detail.html"
 CHANGED = "provisioning-changed"  # the provisioning section listens for it and polls again

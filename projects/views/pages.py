@@ -12,14 +12,14 @@ from django.views.decorators.http import require_GET
 
 from clusters import runtime
 from clusters.models import Cluster, FederationRole
+from pincompute import API_VERSION
+from pincompute.tiers import Tier as CoreTier
 from projects.access import roles_of
 from projects.grants import grants_of
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProvisioningState, Tier
 from projects.usage import quota_rows_for
 from projects.views.common import shown
 from projects.views.sections import provisioning
-from workloads.core import API_VERSION
-from workloads.core.tiers import Tier as CoreTier
 
 FIRST_WORKLOAD = "hello"
 

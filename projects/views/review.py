@@ -1,7 +1,7 @@
 """Read models of the onboarding wizard: what will be created on every cluster for a draft (nothing saved
 yet), whether each tier's grant applies at once or waits for approval, and the room left per tier.
 
-The manifests come from the core's pure builders (``workloads.core.tenancy``), the same ones provisioning
+The manifests come from the core's pure builders (``pincompute.tenancy``), the same ones provisioning
 applies (``projects.provisioning.manifests_for`` takes a saved project; a draft is turned into the same
 ``Tenant`` here). The verdicts use the judge onboarding uses, so the review says what ``onboard`` will do.
 """
@@ -16,18 +16,18 @@ import yaml
 from base.errors import Invalid
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
+from pincompute.grants import Allocation, GrantVerdict
+from pincompute.rbac import ProjectRole as RbacRole
+from pincompute.rbac import Subject
+from pincompute.tenancy import PodSecurity as CorePodSecurity
+from pincompute.tenancy import Tenant, host_manifests, member_manifests
+from pincompute.tiers import Tier
 from projects.grants import auto_approve_limit, judge, parse_quota_input
 from projects.members import MemberInput
 from projects.models import PodSecurity, Project, ProjectRole
 from projects.onboarding import ProjectDraft
 from projects.usage import region_rooms
 from projects.views.common import shown
-from workloads.core.grants import Allocation, GrantVerdict
-from workloads.core.rbac import ProjectRole as RbacRole
-from workloads.core.rbac import Subject
-from workloads.core.tenancy import PodSecurity as CorePodSecurity
-from workloads.core.tenancy import Tenant, host_manifests, member_manifests
-from workloads.core.tiers import Tier
 
 
 def members_with_creator(draft: ProjectDraft, creator: Any) -> list[MemberInput]:

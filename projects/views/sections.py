@@ -8,6 +8,8 @@ from typing import Any
 from django.utils import timezone
 
 from clusters.models import Cluster
+from pincompute.grants import Allocation
+from pincompute.tiers import Tier
 from projects.access import ADMIN
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
 from projects.lifecycle import EDITABLE
@@ -22,8 +24,6 @@ from projects.models import (
 from projects.tasks import retryable
 from projects.usage import QuotaOverview, TierOverview, quota_overview
 from projects.views.common import GIB, can_manage, percent, shown
-from workloads.core.grants import Allocation
-from workloads.core.tiers import Tier
 
 RESOURCES = (("cpu", "CPU"), ("memory", "Memory"), ("gpu", "GPU"), ("pods", "Pods"))
 

@@ -42,13 +42,13 @@ from base.digits import whole_number
 from base.errors import Conflict, Invalid, ServiceError
 from base.htmx import is_partial, render_page
 from base.permissions import is_platform_admin
+from pincompute.tiers import Tier
 from projects.forms import BasicsForm, MemberFormSet, QuotaForm
 from projects.grants import QuotaInput, auto_approve_limit
 from projects.members import MemberInput, lookup_subjects
 from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard
 from projects.views.common import add_errors, finish
 from projects.views.review import cluster_previews, draft_tenant, members_with_creator, region_room, tier_plans
-from workloads.core.tiers import Tier
 
 STEPS = ("basics", "members", "quotas", "review")
 FORM_STEPS = ("basics", "members", "quotas")  # the steps whose form stores what was typed

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type
 
 Json = dict[str, Any]
 
-# The kinds the API serves and their plurals (``workloads.core.kinds``); the API accepts either in a path.
+# The kinds the API serves and their plurals (``pincompute.kinds``); the API accepts either in a path.
 KINDS: dict[str, str] = {
     "PinPod": "pinpods",
     "PinApp": "pinapps",

@@ -18,6 +18,7 @@ import pytest
 
 from base.errors import NotFound
 from clusters import runtime
+from pincompute.kinds import KINDS
 from tests.browser.journey_fixtures import (  # noqa: F401 - fixtures, used by name
     created,
     developer_page,
@@ -29,7 +30,6 @@ from tests.browser.journey_fixtures import (  # noqa: F401 - fixtures, used by n
     register,
 )
 from workloads import host
-from workloads.core.kinds import KINDS
 from workloads.documents import dump_document
 from workloads.examples import example
 from workloads.reads import condition

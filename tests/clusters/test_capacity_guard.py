@@ -12,9 +12,9 @@ from base.errors import Invalid
 from base.models import AuditEvent
 from clusters import services
 from clusters.models import Cluster, ClusterPool
+from pincompute.tiers import Tier
 from projects.grants import headroom
 from tests.clusters.factories import make_cluster, make_pool, make_quota
-from workloads.core.tiers import Tier
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

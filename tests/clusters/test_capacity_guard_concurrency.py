@@ -13,11 +13,11 @@ from django.db import connection
 from base.errors import Invalid
 from clusters import services
 from clusters.models import Cluster
+from pincompute.tiers import Tier
 from projects.grants import QuotaInput, headroom
 from projects.quota import change_quota
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 from tests.projects.test_quota_concurrency import run_together
-from workloads.core.tiers import Tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

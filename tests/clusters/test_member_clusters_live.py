@@ -20,8 +20,8 @@ from clusters.services import PoolInput, register_cluster, update_cluster_attrib
 from clusters.tasks import sync_member_clusters
 from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
+from pincompute.kinds import MEMBER_CLUSTER
 from tests.harness.forwarder import TcpForwarder
-from workloads.core.kinds import MEMBER_CLUSTER
 
 pytestmark = [
     pytest.mark.integration,

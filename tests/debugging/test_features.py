@@ -20,12 +20,12 @@ from debugging.models import DebugSession, SessionRecording
 from debugging.recording import TRUNCATED, Recorder, parse_cast
 from debugging.shells import SHELLS, shell_command
 from debugging.socketbase import close_reason
+from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
 from projects.lifecycle import set_shell_recording
 from projects.models import ProjectState
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 from tests.fakes import fake_pod
-from workloads.core.kinds import DEFAULT_LOG_FILES, KINDS
 
 # --- log options: include / exclude (RE2) and file paths
 

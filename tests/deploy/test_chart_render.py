@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pincompute.kinds import KINDS
 from tests.deploy.conftest import CHART, PRODUCTION_VALUES, ROOT, Render, by_kind, pod_templates
-from workloads.core.kinds import KINDS
 
 VALUES = {"default": (), "production": (PRODUCTION_VALUES,)}
 
@@ -134,7 +134,7 @@ def test_operator_runs_two_replicas_with_the_federation_and_each_member(render: 
     assert operator["spec"]["replicas"] == 2
     pod = operator["spec"]["template"]["spec"]
     container = pod["containers"][0]
-    assert container["command"] == ["python", "-m", "workloads.core.operator", "run"]
+    assert container["command"] == ["python", "-m", "pincompute.operator", "run"]
     args = container["args"]
     assert "--kubeconfig=/etc/pinconsole/members/kubeconfig:/etc/pinconsole/host/kubeconfig" in args
     contexts = [a.removeprefix("--context=") for a in args if a.startswith("--context=")]
@@ -189,7 +189,7 @@ def test_member_mode_renders_only_identities_and_rbac(render: Render) -> None:
 
 
 def test_operator_arguments_parse_with_the_operators_own_parser(render: Render) -> None:
-    from workloads.core.operator.app import parser, settings_from_args
+    from pincompute.operator.app import parser, settings_from_args
 
     operator = by_kind(render(PRODUCTION_VALUES, namespace="platform"), "Deployment")["pc-pinconsole-operator"]
     container = operator["spec"]["template"]["spec"]["containers"][0]
@@ -224,6 +224,6 @@ def test_the_images_files_serve_the_portal(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "var" / "staticfiles" / "dist" / "app.js").exists()
-    code = "import console.asgi, console.celery, workloads.core.operator.app; print('ok')"
+    code = "import console.asgi, console.celery, pincompute.operator.app; print('ok')"
     done = subprocess.run([python, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr

@@ -8,13 +8,13 @@ from django.test import Client, override_settings
 
 from clusters.models import Cluster
 from console.asgi import application
+from pincompute.errors import NotFound, ServiceError, Unprocessable
 from projects.models import Membership, Project
 from projects.provisioning import provision_project
 from projects.tasks import provision_project_everywhere
 from tests.debugging.wsclient import WebsocketCommunicator
 from tests.metrics.scrape import families, label_sets, value
 from workloads import submission
-from workloads.core.errors import NotFound, ServiceError, Unprocessable
 
 TOKEN = "scrape-token-0123456789"
 

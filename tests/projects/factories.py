@@ -67,7 +67,7 @@ def workload_cr(
 
 def fill(caches: dict[str, FilledCache], cluster: str, *workloads: dict[str, Any], pods: Any = ()) -> FilledCache:
     """Put custom resources (and pods) into ``cluster``'s cache, as its watches would (``HOST``: the host's)."""
-    from workloads.core.kinds import KINDS
+    from pincompute.kinds import KINDS
 
     cache = caches.setdefault(cluster, FilledCache({}))
     for cr in workloads:

@@ -8,10 +8,10 @@ import html
 import pytest
 import yaml
 
+from pincompute.specs import parse
 from projects.views.pages import first_workload
 from tests.fakes import fake_pod
 from tests.projects.factories import fill
-from workloads.core.specs import parse
 
 pytestmark = pytest.mark.django_db
 

@@ -9,6 +9,12 @@ from django.test.utils import CaptureQueriesContext
 
 from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
 from base.models import AuditEvent
+from pincompute.grants import Allocation
+from pincompute.quantity import format_cpu
+from pincompute.quota import workload_pods, workload_request
+from pincompute.runtime import load_profile
+from pincompute.specs import parse
+from pincompute.tiers import Tier
 from projects.grants import QuotaInput
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import QuotaRequest, TierQuota
@@ -22,12 +28,6 @@ from projects.quota import (
 )
 from projects.usage import quota_overview
 from tests.projects.factories import HOST, fill, make_project, workload_cr
-from workloads.core.grants import Allocation
-from workloads.core.quantity import format_cpu
-from workloads.core.quota import workload_pods, workload_request
-from workloads.core.runtime import load_profile
-from workloads.core.specs import parse
-from workloads.core.tiers import Tier
 
 pytestmark = pytest.mark.django_db
 GI = 2**30

@@ -13,10 +13,10 @@ from kubernetes import client
 from clusters import runtime
 from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
+from pincompute.kinds import KINDS
 from projects.usage import project_usage
 from tests.integration.provisioning.conftest import onboard
 from tests.projects.factories import workload_cr
-from workloads.core.kinds import KINDS
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 APPS = KINDS["PinApp"]

@@ -24,13 +24,13 @@ from accounts.services import create_api_token
 from base.models import AuditEvent
 from clusters import runtime
 from devtools.waiting import wait_for
+from pincompute import GROUP, VERSION
+from pincompute.kinds import KINDS
+from pincompute.labels import WORKLOAD_LABEL
 from tests.browser.journey_fixtures import project  # noqa: F401 - fixture, used by name
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register  # noqa: F401
 from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
 from tests.sdk.conftest import SDK_DIR
-from workloads.core import GROUP, VERSION
-from workloads.core.kinds import KINDS
-from workloads.core.labels import WORKLOAD_LABEL
 from workloads.examples import example
 
 pytestmark = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 
 
 def running_pod(name: str, project: str, *, cpu: str = "1", memory: str = "1Gi", gpu: str = "0",

@@ -14,6 +14,8 @@ from kubernetes import client
 from clusters import runtime
 from clusters.models import Cluster
 from devtools.waiting import wait_for
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
+from pincompute.quantity import parse_cpu, parse_memory
 from tests.integration.provisioning.conftest import team_project
 from tests.integration.workload_pages.conftest import (  # noqa: F401
     created,
@@ -27,8 +29,6 @@ from usage import services
 from usage.models import UsageSample
 from usage.tasks import sample_usage
 from workloads import submission
-from workloads.core.labels import KIND_LABEL, WORKLOAD_LABEL
-from workloads.core.quantity import parse_cpu, parse_memory
 from workloads.examples import example
 
 pytestmark = [

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from pincompute.federation.members import MemberSpec, NodeSummary, member_cluster_manifest, member_status
+from pincompute.kinds import MEMBER_CLUSTER
+from pincompute.quantity import Resources
 from projects.grants import QuotaInput
 from projects.quota import change_quota
 from tests.fakes import FilledCache
@@ -23,9 +26,6 @@ from tests.projects.conftest import (  # noqa: F401  (fixtures used by the modul
     viewer,
 )
 from tests.projects.factories import HOST
-from workloads.core.federation.members import MemberSpec, NodeSummary, member_cluster_manifest, member_status
-from workloads.core.kinds import MEMBER_CLUSTER
-from workloads.core.quantity import Resources
 
 GI = 2**30
 

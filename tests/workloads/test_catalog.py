@@ -1,7 +1,7 @@
 """The catalog is the kind registry plus icons: every kind appears once, with its own icon."""
 
+from pincompute.kinds import KINDS
 from workloads.catalog import CATALOG, ICONS
-from workloads.core.kinds import KINDS
 
 
 def test_the_catalog_lists_every_registered_kind_once_in_registry_order():

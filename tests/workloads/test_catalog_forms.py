@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from workloads.core.specs import KINDS, validate
+from pincompute.specs import KINDS, validate
 from workloads.examples import PICK, example
 from workloads.forms import WorkloadForm, add_item, get_path, remove_item, set_path
 

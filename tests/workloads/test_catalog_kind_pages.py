@@ -11,10 +11,10 @@ import re
 import pytest
 
 from base.errors import Conflict, NotFound
+from pincompute.kinds import KINDS
 from tests.clusters.factories import make_cluster
 from tests.workloads.kind_fixtures import *  # noqa: F403
 from tests.workloads.kind_fixtures import posted
-from workloads.core.kinds import KINDS
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -11,8 +11,8 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from base.errors import Conflict, Invalid, NotFound
+from pincompute.errors import FieldError
 from workloads import host
-from workloads.core.errors import FieldError
 
 
 def refusal(status: int, body: Any, reason: str = "Bad Request") -> ApiException:

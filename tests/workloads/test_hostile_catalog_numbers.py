@@ -9,10 +9,10 @@ import html
 import pytest
 import yaml
 
+from pincompute.specs.schema import Int
 from tests.workloads.kind_fixtures import *  # noqa: F403
 from tests.workloads.kind_fixtures import posted
 from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
-from workloads.core.specs.schema import Int
 from workloads.forms import parse_value
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from base.errors import Invalid, NotFound
+from pincompute import GROUP, VERSION
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.submission.test_submission_live import on_host, pinapp
 from workloads import host, operations, submission
-from workloads.core import GROUP, VERSION
 
 pytestmark = [
     pytest.mark.integration,

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from base.errors import Forbidden, NotFound
+from pincompute.errors import SpecInvalid
+from pincompute.kinds import MEMBER_CLUSTER
 from projects.access import visible_project
 from tests.projects.factories import fill, workload_cr
 from tests.workloads.kind_fixtures import *  # noqa: F403
 from tests.workloads.kind_fixtures import member
-from workloads.core.errors import SpecInvalid
-from workloads.core.kinds import MEMBER_CLUSTER
 from workloads.examples import example
 from workloads.preview import preview
 

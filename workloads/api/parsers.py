@@ -14,7 +14,7 @@ from rest_framework.parsers import BaseParser
 
 from base.errors import Invalid
 from base.parsers import refuse_unencodable
-from workloads.core.errors import FieldError
+from pincompute.errors import FieldError
 from workloads.documents import FIELD, MAX_BYTES, MAX_DEPTH, load_document
 
 

@@ -17,8 +17,8 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 
 from base.errors import Invalid
+from pincompute.kinds import KINDS
 from workloads.api.encoded import encode
-from workloads.core.kinds import KINDS
 from workloads.memo import VersionMemo
 from workloads.reads import condition, row_of, shards_of
 from workloads.timeline import Entry

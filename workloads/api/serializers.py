@@ -7,9 +7,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from base.api import StrictInput
-from workloads.core import GROUP, VERSION
-from workloads.core.kinds import KINDS
-from workloads.core.tiers import Tier
+from pincompute import GROUP, VERSION
+from pincompute.kinds import KINDS
+from pincompute.tiers import Tier
 from workloads.operations import MAX_REPLICAS
 from workloads.reads import STATUSES
 

@@ -32,6 +32,8 @@ from base.api_schema import error_response
 from base.errors import Invalid, NotFound
 from base.throttling import api_throttles
 from clusters import runtime
+from pincompute.errors import FieldError
+from pincompute.kinds import KINDS
 from projects.access import visible_project
 from projects.models import Project
 from workloads import host, operations, paging, submission
@@ -53,8 +55,6 @@ from workloads.api.serializers import (
     WorkloadPageSerializer,
     WorkloadSerializer,
 )
-from workloads.core.errors import FieldError
-from workloads.core.kinds import KINDS
 from workloads.documents import editable, merge_patch
 from workloads.reads import Filters, revisions_of
 from workloads.services import Found, find_workload, kind_named, visible_projects

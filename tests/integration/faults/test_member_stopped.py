@@ -41,10 +41,10 @@ from devtools.localcp.controlplane import SAFE_PATH
 from devtools.localcp.layout import read_layout
 from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
+from pincompute.labels import WORKLOAD_LABEL
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
 from workloads import submission
-from workloads.core.labels import WORKLOAD_LABEL
 from workloads.examples import example
 
 pytestmark = [

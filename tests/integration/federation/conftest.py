@@ -23,14 +23,14 @@ from kubernetes import client
 from devtools.localcp.binaries import default_bin_dir
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
+from pincompute import GROUP, VERSION
+from pincompute.federation.members import MemberSpec, member_cluster_manifest
+from pincompute.grants import Allocation
+from pincompute.kinds import KINDS, MEMBER_CLUSTER
+from pincompute.quantity import Resources, parse_cpu, parse_memory
+from pincompute.tenancy import Tenant, host_manifests, member_manifests
+from pincompute.tiers import Tier
 from tests.harness.forwarder import TcpForwarder
-from workloads.core import GROUP, VERSION
-from workloads.core.federation.members import MemberSpec, member_cluster_manifest
-from workloads.core.grants import Allocation
-from workloads.core.kinds import KINDS, MEMBER_CLUSTER
-from workloads.core.quantity import Resources, parse_cpu, parse_memory
-from workloads.core.tenancy import Tenant, host_manifests, member_manifests
-from workloads.core.tiers import Tier
 
 MEMBERS = ("member-a", "member-b")
 

@@ -14,6 +14,9 @@ import yaml
 from kubernetes import client
 
 from devtools.waiting import wait_for
+from pincompute import GROUP, VERSION
+from pincompute.kinds import KINDS
+from pincompute.tiers import Tier
 from tests.integration.federation.conftest import (
     MEMBERS,
     condition,
@@ -23,9 +26,6 @@ from tests.integration.federation.conftest import (
     listed,
     member_cluster,
 )
-from workloads.core import GROUP, VERSION
-from workloads.core.kinds import KINDS
-from workloads.core.tiers import Tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 IMAGE = "registry.local/search/web:1.0"

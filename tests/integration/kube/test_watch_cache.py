@@ -14,8 +14,8 @@ import yaml
 from kubernetes import client as k8s
 
 from clusters.kube import CacheRegistry, CircuitOpen, ClientPool, ClusterTarget, WatchCache
+from pincompute.kube import rawapi
 from tests.integration.kube.conftest import eventually, pod_manifest
-from workloads.core.kube import rawapi
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(120)]
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from kubernetes import client
 
-from workloads.core import GROUP, VERSION
-from workloads.core.kinds import KINDS
-from workloads.core.labels import WORKLOAD_LABEL
+from pincompute import GROUP, VERSION
+from pincompute.kinds import KINDS
+from pincompute.labels import WORKLOAD_LABEL
 
 ROOT = Path(__file__).resolve().parents[3]
 PLURALS = {kind: info.plural for kind, info in KINDS.items()}

@@ -19,13 +19,13 @@ from clusters import runtime
 from clusters.models import Cluster
 from clusters.services import PoolInput, update_pool
 from devtools.devstack import install_platform, register_one
+from pincompute.kinds import PROJECT_QUOTA
 from projects import onboarding
 from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import ClusterProvisioning, Project
 from projects.onboarding import ProjectDraft
 from tests.harness.forwarder import TcpForwarder
-from workloads.core.kinds import PROJECT_QUOTA
 
 ROOT = Path(__file__).resolve().parents[3]
 

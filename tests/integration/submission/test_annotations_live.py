@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from base.errors import Invalid
+from pincompute.specs import validate
 from tests.integration.provisioning.conftest import team_project
 from tests.integration.submission.test_submission_live import on_host, pinapp
 from workloads import host, submission
-from workloads.core.specs import validate
 
 pytestmark = [
     pytest.mark.integration,

@@ -11,10 +11,10 @@ from kubernetes import client
 
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.models import AuditEvent
+from pincompute import GROUP, VERSION
 from projects.access import visible_project
 from tests.integration.provisioning.conftest import onboard
 from workloads import operations, submission
-from workloads.core import GROUP, VERSION
 from workloads.submission import NeverFits
 
 pytestmark = [

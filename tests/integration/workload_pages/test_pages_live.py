@@ -13,10 +13,10 @@ import pytest
 from base.errors import Invalid
 from clusters import runtime
 from devtools.waiting import wait_for
+from pincompute.kinds import KINDS
+from pincompute.labels import WORKLOAD_LABEL
 from tests.integration.provisioning.conftest import team_project
 from workloads import host, submission
-from workloads.core.kinds import KINDS
-from workloads.core.labels import WORKLOAD_LABEL
 from workloads.examples import example
 from workloads.reads import condition
 

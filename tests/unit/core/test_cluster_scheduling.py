@@ -2,10 +2,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
-from workloads.core.errors import NoFeasibleCluster
-from workloads.core.quantity import Resources
-from workloads.core.tiers import Tier
+from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, place
+from pincompute.errors import NoFeasibleCluster
+from pincompute.quantity import Resources
+from pincompute.tiers import Tier
 
 GI = 2**30
 

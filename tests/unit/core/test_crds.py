@@ -3,9 +3,9 @@ import copy
 import jsonschema
 import pytest
 
-from workloads.core.crds import _EXTRA_COLUMNS, crd_manifests, structural_problems
-from workloads.core.kinds import KINDS as REGISTRY
-from workloads.core.specs import KINDS
+from pincompute.crds import _EXTRA_COLUMNS, crd_manifests, structural_problems
+from pincompute.kinds import KINDS as REGISTRY
+from pincompute.specs import KINDS
 
 from .examples import EXAMPLES, example
 

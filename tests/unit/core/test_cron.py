@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workloads.core.cron import CronError, parse_cron
+from pincompute.cron import CronError, parse_cron
 
 
 def at(*args):

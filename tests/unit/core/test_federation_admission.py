@@ -5,8 +5,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.core.examples import example
-from workloads.core.federation.admission import (
+from pincompute.federation.admission import (
     ADMITTED,
     QUOTA_EXCEEDED,
     RECLAIMED,
@@ -15,13 +14,14 @@ from workloads.core.federation.admission import (
     claim_of,
     held_by,
 )
-from workloads.core.grants import ALLOCATION_RESOURCES, Allocation, workloads_beyond
-from workloads.core.quantity import Resources, parse_memory
-from workloads.core.quota import pod_request, workload_request
-from workloads.core.runtime import load_profile
-from workloads.core.runtime.profile import parse_profile
-from workloads.core.specs import parse
-from workloads.core.tiers import Tier
+from pincompute.grants import ALLOCATION_RESOURCES, Allocation, workloads_beyond
+from pincompute.quantity import Resources, parse_memory
+from pincompute.quota import pod_request, workload_request
+from pincompute.runtime import load_profile
+from pincompute.runtime.profile import parse_profile
+from pincompute.specs import parse
+from pincompute.tiers import Tier
+from tests.unit.core.examples import example
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 MI = 2**20

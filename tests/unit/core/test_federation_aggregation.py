@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workloads.core.federation.aggregation import ShardObservation, aggregate
-from workloads.core.status import aggregate_shards
+from pincompute.federation.aggregation import ShardObservation, aggregate
+from pincompute.status import aggregate_shards
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

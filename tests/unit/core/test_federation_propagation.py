@@ -6,24 +6,24 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.unit.core.examples import example
-from workloads.core.cluster_scheduling import place
-from workloads.core.federation.members import MemberSpec, NodeSummary, candidate_of, member_cluster_manifest
-from workloads.core.federation.propagation import (
+from pincompute.cluster_scheduling import place
+from pincompute.federation.members import MemberSpec, NodeSummary, candidate_of, member_cluster_manifest
+from pincompute.federation.propagation import (
     placement_request,
     placement_status,
     placements_of,
     shard_manifest,
     spec_hash,
 )
-from workloads.core.federation.revisions import revision_manifest, revision_name, spec_changes, to_prune
-from workloads.core.federation.rollout import LiveShard, shard_specs
-from workloads.core.labels import CLUSTER_ANNOTATION, FEDERATED_LABEL, REPLICAS_ANNOTATION, SPEC_HASH_ANNOTATION
-from workloads.core.placement import Placement
-from workloads.core.quantity import Resources
-from workloads.core.runtime import load_profile
-from workloads.core.specs import parse
-from workloads.core.tiers import Tier
+from pincompute.federation.revisions import revision_manifest, revision_name, spec_changes, to_prune
+from pincompute.federation.rollout import LiveShard, shard_specs
+from pincompute.labels import CLUSTER_ANNOTATION, FEDERATED_LABEL, REPLICAS_ANNOTATION, SPEC_HASH_ANNOTATION
+from pincompute.placement import Placement
+from pincompute.quantity import Resources
+from pincompute.runtime import load_profile
+from pincompute.specs import parse
+from pincompute.tiers import Tier
+from tests.unit.core.examples import example
 
 GI = 2**30
 PROFILE = load_profile()

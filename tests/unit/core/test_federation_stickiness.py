@@ -3,11 +3,11 @@
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from workloads.core.cluster_scheduling import ClusterCandidate, PlacementRequest, place
-from workloads.core.federation.stickiness import stabilize, staying_clusters
-from workloads.core.placement import Placement, split_counts
-from workloads.core.quantity import Resources
-from workloads.core.tiers import Tier
+from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, place
+from pincompute.federation.stickiness import stabilize, staying_clusters
+from pincompute.placement import Placement, split_counts
+from pincompute.quantity import Resources
+from pincompute.tiers import Tier
 
 GI = 2**30
 

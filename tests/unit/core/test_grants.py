@@ -3,8 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.unit.core.examples import example
-from workloads.core.grants import (
+from pincompute.grants import (
     POOL_KINDS,
     Allocation,
     Pool,
@@ -16,11 +15,12 @@ from workloads.core.grants import (
     total_grants,
     workloads_beyond,
 )
-from workloads.core.quantity import Resources
-from workloads.core.quota import TierQuota, admitted_usage, resource_quota_manifests, workload_pods, workload_request
-from workloads.core.runtime import load_profile
-from workloads.core.specs import parse
-from workloads.core.tiers import Tier
+from pincompute.quantity import Resources
+from pincompute.quota import TierQuota, admitted_usage, resource_quota_manifests, workload_pods, workload_request
+from pincompute.runtime import load_profile
+from pincompute.specs import parse
+from pincompute.tiers import Tier
+from tests.unit.core.examples import example
 
 GI = 2**30
 POOLS = [

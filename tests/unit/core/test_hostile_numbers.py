@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from workloads.core.cron import CronError, parse_cron
-from workloads.core.specs.checks import cron_expression, int_or_percent
+from pincompute.cron import CronError, parse_cron
+from pincompute.specs.checks import cron_expression, int_or_percent
 
 NINES = "9" * 5000
 

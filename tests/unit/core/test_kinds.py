@@ -2,13 +2,13 @@
 
 import pytest
 
-from workloads.core import API_VERSION
-from workloads.core.kinds import KINDS, Category, default_tier
-from workloads.core.runtime import load_profile
-from workloads.core.specs import KINDS as SPECS
-from workloads.core.specs import parse
-from workloads.core.tiers import DEFAULT_TIER
-from workloads.core.translate import KUBEFLOW_PYTORCH, KUBEFLOW_TF, Placement, translate
+from pincompute import API_VERSION
+from pincompute.kinds import KINDS, Category, default_tier
+from pincompute.runtime import load_profile
+from pincompute.specs import KINDS as SPECS
+from pincompute.specs import parse
+from pincompute.tiers import DEFAULT_TIER
+from pincompute.translate import KUBEFLOW_PYTORCH, KUBEFLOW_TF, Placement, translate
 
 from .examples import EXAMPLES, example
 

@@ -1,7 +1,7 @@
 """Label and annotation keys are spelled once, and the runtime profile uses the same spellings."""
 
-from workloads.core import GROUP, labels
-from workloads.core.runtime import load_profile
+from pincompute import GROUP, labels
+from pincompute.runtime import load_profile
 
 KEYS = {name: value for name, value in vars(labels).items() if name.isupper() and isinstance(value, str)}
 ALIASES = {"ZONE_ANNOTATION": "ZONE_LABEL"}  # one key, read as a label or an annotation

@@ -7,8 +7,8 @@ we emit exists in the Kubernetes API with the right nesting.
 import pytest
 from kubernetes.client import ApiClient
 
-from workloads.core.runtime import Identity, inject, load_profile
-from workloads.core.translate import Placement, translate
+from pincompute.runtime import Identity, inject, load_profile
+from pincompute.translate import Placement, translate
 
 from .examples import EXAMPLES, example
 from .test_translate import pod_specs

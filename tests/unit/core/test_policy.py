@@ -4,13 +4,13 @@ import copy
 
 import pytest
 
+from pincompute.placement import Placement
+from pincompute.policy import policy_violations
+from pincompute.runtime import load_profile
+from pincompute.specs import validate
+from pincompute.tenancy import PodSecurity
+from pincompute.translate import translate
 from tests.unit.core.examples import example
-from workloads.core.placement import Placement
-from workloads.core.policy import policy_violations
-from workloads.core.runtime import load_profile
-from workloads.core.specs import validate
-from workloads.core.tenancy import PodSecurity
-from workloads.core.translate import translate
 
 
 def hostile(kind="PinPod"):

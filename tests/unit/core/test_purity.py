@@ -1,13 +1,13 @@
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[3] / "workloads" / "core"
+CORE = Path(__file__).resolve().parents[3] / "pincompute"
 WEB_STACK = ("django", "rest_framework", "channels", "celery", "console", "projects", "clusters", "debugging")
 FORBIDDEN = (*WEB_STACK, "requests", "urllib", "http", "socket", "kubernetes")
 OPERATOR = CORE / "operator"
 KUBE = CORE / "kube"  # the list-watch and raw JSON helpers shared by the operator and the portal cache
 IO_PACKAGES = (OPERATOR, KUBE)  # the only parts of the core that talk to apiservers
-IO_MODULES = ("workloads.core.operator", "workloads.core.kube")
+IO_MODULES = ("pincompute.operator", "pincompute.kube")
 
 
 def imported_modules(path):

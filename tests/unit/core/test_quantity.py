@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workloads.core.quantity import (
+from pincompute.quantity import (
     MAX_VALUE,
     QuantityError,
     Resources,

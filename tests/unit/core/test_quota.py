@@ -1,5 +1,5 @@
-from workloads.core.quantity import Resources, parse_memory
-from workloads.core.quota import (
+from pincompute.quantity import Resources, parse_memory
+from pincompute.quota import (
     TierQuota,
     TierUsage,
     check_fit,
@@ -8,7 +8,7 @@ from workloads.core.quota import (
     resource_quota_manifests,
     shrink_violation,
 )
-from workloads.core.tiers import Tier, priority_class_manifests
+from pincompute.tiers import Tier, priority_class_manifests
 
 GI = 2**30
 

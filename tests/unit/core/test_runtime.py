@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workloads.core.errors import PermanentError
-from workloads.core.runtime import Identity, inject, load_profile
-from workloads.core.runtime.profile import parse_profile
+from pincompute.errors import PermanentError
+from pincompute.runtime import Identity, inject, load_profile
+from pincompute.runtime.profile import parse_profile
 
 PROFILE = load_profile("v1")
 IDENTITY = Identity(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.core.specs import KINDS, validate
+from pincompute.specs import KINDS, validate
 
 from .examples import example
 
@@ -64,6 +64,6 @@ def test_a_quantity_beyond_what_python_parses_is_a_field_error():
 @pytest.mark.parametrize("value", ["web\n", "a\n", "app.local\n"])
 def test_a_name_with_a_trailing_newline_is_no_name(value):
     """``$`` also matches before a final newline: the checks match the whole text."""
-    from workloads.core.specs.checks import dns_label, dns_subdomain
+    from pincompute.specs.checks import dns_label, dns_subdomain
 
     assert dns_subdomain(value) is not None and dns_label(value.split(".")[0] + "\n") is not None

@@ -1,11 +1,11 @@
 import pytest
 
-from workloads.core.errors import SpecInvalid
-from workloads.core.quantity import Resources, parse_memory
-from workloads.core.quota import workload_request
-from workloads.core.runtime import load_profile
-from workloads.core.specs import KINDS, PinApp, parse, validate
-from workloads.core.tiers import Tier
+from pincompute.errors import SpecInvalid
+from pincompute.quantity import Resources, parse_memory
+from pincompute.quota import workload_request
+from pincompute.runtime import load_profile
+from pincompute.specs import KINDS, PinApp, parse, validate
+from pincompute.tiers import Tier
 
 from .examples import EXAMPLES, example
 

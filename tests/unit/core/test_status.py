@@ -1,8 +1,8 @@
 from datetime import UTC, datetime
 
-from workloads.core.crds import STATUS
-from workloads.core.errors import FieldError
-from workloads.core.status import aggregate_shards, derive_status, set_condition
+from pincompute.crds import STATUS
+from pincompute.errors import FieldError
+from pincompute.status import aggregate_shards, derive_status, set_condition
 
 from .examples import example
 

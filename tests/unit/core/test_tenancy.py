@@ -1,15 +1,14 @@
-"""What a cluster holds for a project (workloads.core.tenancy, rbac) and the ProjectQuota platform kind."""
+"""What a cluster holds for a project (pincompute.tenancy, rbac) and the ProjectQuota platform kind."""
 
 import pytest
 
 from clusters.kube.resources import PINCOMPUTE_PLURALS
-from workloads.catalog import CATALOG
-from workloads.core.crds import crd_manifests, platform_crd_manifests, structural_problems
-from workloads.core.grants import Allocation
-from workloads.core.kinds import KINDS, PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn
-from workloads.core.labels import COST_CENTER_LABEL, POD_SECURITY_ENFORCE_LABEL, PROJECT_LABEL
-from workloads.core.rbac import ProjectRole, Subject, cluster_role_manifests, role_rules
-from workloads.core.tenancy import (
+from pincompute.crds import crd_manifests, platform_crd_manifests, structural_problems
+from pincompute.grants import Allocation
+from pincompute.kinds import KINDS, PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn
+from pincompute.labels import COST_CENTER_LABEL, POD_SECURITY_ENFORCE_LABEL, PROJECT_LABEL
+from pincompute.rbac import ProjectRole, Subject, cluster_role_manifests, role_rules
+from pincompute.tenancy import (
     NO_POD_CAP,
     PROJECT_QUOTA_SPEC,
     PodSecurity,
@@ -20,7 +19,8 @@ from workloads.core.tenancy import (
     member_manifests,
     project_quota_manifest,
 )
-from workloads.core.tiers import Tier
+from pincompute.tiers import Tier
+from workloads.catalog import CATALOG
 
 GIB = 2**30
 ADS = Tenant(

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.core.runtime import load_profile
-from workloads.core.translate import (
+from pincompute.runtime import load_profile
+from pincompute.translate import (
     KUBEFLOW_PYTORCH,
     Placement,
     container_image_patch,

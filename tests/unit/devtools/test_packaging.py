@@ -18,6 +18,7 @@ def test_the_wheel_holds_the_product_packages_and_not_devtools():
         "clusters",
         "console",
         "debugging",
+        "pincompute",
         "projects",
         "usage",
         "workloads",

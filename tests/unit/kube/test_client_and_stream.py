@@ -6,7 +6,7 @@ import yaml
 from kubernetes import client as k8s
 
 from clusters.kube.client import ClientPool, ClusterTarget, TimedApiClient
-from workloads.core.kube import rawapi
+from pincompute.kube import rawapi
 
 
 def kubeconfig(tmp_path):

@@ -1,4 +1,4 @@
-"""The one list-watch (workloads.core.kube.listwatch) against a tiny in-process HTTP server speaking the
+"""The one list-watch (pincompute.kube.listwatch) against a tiny in-process HTTP server speaking the
 watch protocol, wired both ways it is used: the portal cache's (breaker gate, slimmed store) and the
 operator's (direct gate, label selector, event handler).
 
@@ -19,11 +19,11 @@ from kubernetes import client as k8s
 from clusters.kube.breaker import CircuitBreaker
 from clusters.kube.cache import BreakerGate, cluster_store
 from clusters.kube.client import ClientPool, ClusterTarget, TimedApiClient
-from workloads.core.errors import TemporaryError
-from workloads.core.kube.listwatch import ListWatch
-from workloads.core.kube.store import Store
-from workloads.core.operator.cluster import ClusterRuntime
-from workloads.core.operator.kubeio import NATIVE
+from pincompute.errors import TemporaryError
+from pincompute.kube.listwatch import ListWatch
+from pincompute.kube.store import Store
+from pincompute.operator.cluster import ClusterRuntime
+from pincompute.operator.kubeio import NATIVE
 
 
 def pod(name, rv, **labels):

@@ -3,7 +3,7 @@
 import pytest
 from urllib3.exceptions import ProtocolError
 
-from workloads.core.kube import rawapi
+from pincompute.kube import rawapi
 
 
 class Chunks:

@@ -4,8 +4,8 @@ import json
 import pytest
 
 from clusters.kube.slim import LAST_APPLIED, slim
+from pincompute import quantity
 from tests.unit.kube.podfactory import realistic_pod
-from workloads.core import quantity
 
 
 def test_slim_removes_noise_and_keeps_what_pages_read():

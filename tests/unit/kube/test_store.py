@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 
 from clusters.kube.aggregates import Resources, node_contribution, pod_requests, tier_of
 from clusters.kube.cache import cluster_store
+from pincompute.kube.store import Store
 from tests.unit.kube.podfactory import realistic_pod
-from workloads.core.kube.store import Store
 
 
 def pod(

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.core.kube.store import Store
+from pincompute.kube.store import Store
 
 NAMESPACES = ("a", "b", "c")
 NAMES = tuple(f"p{i}" for i in range(12))

@@ -5,10 +5,10 @@ import copy
 import itertools
 import threading
 
-from workloads.core.errors import Conflict
-from workloads.core.kinds import KINDS
-from workloads.core.operator.cluster import ClusterRuntime, Topology
-from workloads.core.operator.kubeio import NATIVE, NotFound, cr_resource
+from pincompute.errors import Conflict
+from pincompute.kinds import KINDS
+from pincompute.operator.cluster import ClusterRuntime, Topology
+from pincompute.operator.kubeio import NATIVE, NotFound, cr_resource
 
 
 class FakeKube:

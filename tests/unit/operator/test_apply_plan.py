@@ -2,11 +2,11 @@
 
 import copy
 
+from pincompute.operator.apply import comparable_pod, plan_writes
+from pincompute.placement import Placement
+from pincompute.runtime import load_profile
+from pincompute.translate import translate
 from tests.unit.core.examples import example
-from workloads.core.operator.apply import comparable_pod, plan_writes
-from workloads.core.placement import Placement
-from workloads.core.runtime import load_profile
-from workloads.core.translate import translate
 
 
 def _desired(cr, zone="us-east-1a"):

@@ -1,6 +1,6 @@
 """Event aggregation: one Event per (object, type, reason, message), count grows, writes throttled."""
 
-from workloads.core.operator.events import EventAggregator
+from pincompute.operator.events import EventAggregator
 
 
 def test_repeats_patch_one_event_with_a_growing_count_at_most_every_interval():

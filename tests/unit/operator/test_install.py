@@ -1,9 +1,9 @@
 """install-crds: a member gets the workload CRDs, tier PriorityClasses and project ClusterRoles; the host
 gets the ProjectQuota CRD and nothing a member needs."""
 
+from pincompute.kinds import KINDS, InstalledOn
+from pincompute.operator.install import install
 from tests.unit.operator.fakes import FakeKube
-from workloads.core.kinds import KINDS, InstalledOn
-from workloads.core.operator.install import install
 
 
 class EstablishedKube(FakeKube):

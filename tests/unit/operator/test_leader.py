@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from workloads.core.errors import Conflict, TemporaryError
-from workloads.core.operator.leader import LeaderElector, LeaseRecord
+from pincompute.errors import Conflict, TemporaryError
+from pincompute.operator.leader import LeaderElector, LeaseRecord
 
 
 class FakeLeases:

@@ -6,8 +6,8 @@ import urllib.request
 
 import pytest
 
-from workloads.core.operator.app import main
-from workloads.core.operator.metrics import Metrics, parse_address, serve
+from pincompute.operator.app import main
+from pincompute.operator.metrics import Metrics, parse_address, serve
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,13 @@ import copy
 import threading
 from datetime import UTC, datetime
 
+from pincompute.operator.cluster import Key
+from pincompute.operator.controller import Operator
+from pincompute.operator.placement_annotations import placement_for
+from pincompute.operator.reconciler import Reconciler
+from pincompute.runtime import load_profile
 from tests.unit.core.examples import example
 from tests.unit.operator.fakes import FakeKube, fake_cluster
-from workloads.core.operator.cluster import Key
-from workloads.core.operator.controller import Operator
-from workloads.core.operator.placement_annotations import placement_for
-from workloads.core.operator.reconciler import Reconciler
-from workloads.core.runtime import load_profile
 
 NOW = datetime(2030, 1, 1, 12, 0, 30, tzinfo=UTC)
 CONFLICT_RETRIES_METRIC = "pincompute_operator_retries_total"

@@ -2,7 +2,7 @@
 
 import threading
 
-from workloads.core.operator.cluster import ClusterRuntime
+from pincompute.operator.cluster import ClusterRuntime
 
 
 class FakeKube:

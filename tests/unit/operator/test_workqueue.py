@@ -7,7 +7,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.core.operator.workqueue import KeyBackoff, TokenBucket, WorkQueue
+from pincompute.operator.workqueue import KeyBackoff, TokenBucket, WorkQueue
 
 
 def test_duplicate_adds_are_queued_once():

@@ -31,7 +31,7 @@ class ApiHost(FakeHost):
 
     def delete(self, kind: str, namespace: str, name: str, *, uid: str | None = None) -> None:
         super().delete(kind, namespace, name, uid=uid)
-        from workloads.core.kinds import KINDS
+        from pincompute.kinds import KINDS
 
         self.cache.store.apply(KINDS[kind].plural, "DELETED", {"metadata": {"name": name, "namespace": namespace}})
 

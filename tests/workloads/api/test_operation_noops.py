@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from base.models import AuditEvent
+from pincompute.kinds import KINDS
 from tests.workloads.api.fixtures import ApiHost, client_for
-from workloads.core.kinds import KINDS
 from workloads.examples import example
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from workloads.core.errors import Unavailable
+from pincompute.errors import Unavailable
 from workloads.host import OutcomeUnknown
 
 

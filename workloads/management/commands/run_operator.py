@@ -1,4 +1,4 @@
-"""``manage.py run_operator``: the same operator as ``python -m workloads.core.operator``, with the member
+"""``manage.py run_operator``: the same operator as ``python -m pincompute.operator``, with the member
 clusters taken from the registry (or from --kubeconfig/--context, which win when given).
 
 From the registry, each member is named as the registry names it (its context is only how it is
@@ -13,8 +13,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from clusters.models import Cluster, FederationRole
-from workloads.core.operator.app import ClusterTarget, Settings, run
-from workloads.core.operator.controller import Options
+from pincompute.operator.app import ClusterTarget, Settings, run
+from pincompute.operator.controller import Options
 
 
 class Command(BaseCommand):

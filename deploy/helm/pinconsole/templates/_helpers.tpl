@@ -149,7 +149,7 @@ automountServiceAccountToken: {{ .automount }}
 {{- printf "postgres://%s@%s:%v/%s?sslmode=%s" $auth $pg.host $pg.port $pg.database $pg.sslmode }}
 {{- end }}
 
-{{/* The pincompute.io workload kinds (workloads/core/kinds.py; tests/deploy checks the two lists agree). */}}
+{{/* The pincompute.io workload kinds (pincompute/kinds.py; tests/deploy checks the two lists agree). */}}
 {{- define "pinconsole.workloadPlurals" -}}
 [pinapps, pinpods, pinscalers, pinterestcronjobs, pinterestdaemons, pinterestjobsets, pinterestservices, pinteresttrainingjobs]
 {{- end }}

@@ -1,0 +1,163 @@
+"""Member clusters as the federation sees them: one cluster-scoped ``MemberCluster`` object per member on
+the host (like Karmada's ``Cluster``).
+
+The portal's cluster registry writes the spec (``member_cluster_manifest``): region, zone, hardware
+families, pool capacity per pool kind, labels, taints, schedulable. The federation controller writes the
+status (``member_status``): whether it reaches the member (``Ready`` with since when) and its nodes (count,
+largest node, total allocatable). ``candidate_of`` turns both into the scheduler's ``ClusterCandidate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pincompute.cluster_scheduling import ClusterCandidate
+from pincompute.kinds import MEMBER_CLUSTER
+from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL
+from pincompute.quantity import GPU_RESOURCE, Resources
+from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Str, obj
+from pincompute.status import rfc3339
+from pincompute.tiers import Tier
+
+POOL_KINDS = ("reserved", "ondemand", "burst")
+"""The pool kinds a member offers, as the registry spells them (``clusters.models.PoolKind``)."""
+
+_AMOUNTS = obj(
+    Field("cpu", IntOrStr(description="CPU, as a quantity.")),
+    Field("memory", IntOrStr(description="Memory, as a quantity.")),
+    Field(GPU_RESOURCE, IntOrStr(description="GPUs.")),
+)
+
+MEMBER_CLUSTER_SPEC = obj(
+    Field("region", Str(description="The member's region."), required=True),
+    Field("zone", Str(description="The member's zone (one zone per member)."), required=True),
+    Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer.")),
+    Field(
+        "pools",
+        obj(*(Field(kind, _AMOUNTS) for kind in POOL_KINDS), description="Requests capacity per pool kind."),
+    ),
+    Field("labels", MapOf(description="Cluster labels a workload's placement may select on.")),
+    Field(
+        "taints",
+        Arr(items=obj(Field("key", Str(), required=True), Field("value", Str()), Field("effect", Str()))),
+    ),
+    Field("schedulable", Bool(description="False: closed to new shards (running shards stay).")),
+    description="A member cluster's attributes, written by the portal's cluster registry.",
+)
+
+MEMBER_CLUSTER_STATUS_FIELDS = (
+    Field("nodeCount", Int()),
+    Field("largestNode", _AMOUNTS),
+    Field("allocatable", _AMOUNTS),
+)
+
+
+@dataclass(frozen=True)
+class MemberSpec:
+    """What the registry knows about one member (pools keyed by ``POOL_KINDS``)."""
+
+    name: str
+    region: str
+    zone: str
+    hardware_families: Sequence[str] = ()
+    pools: Mapping[str, Resources] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: Sequence[Mapping[str, str]] = ()
+    schedulable: bool = True
+
+
+def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
+    """The host's ``MemberCluster`` object for ``member`` (every pool kind spelled out)."""
+    return {
+        "apiVersion": MEMBER_CLUSTER.api_version,
+        "kind": MEMBER_CLUSTER.kind,
+        "metadata": {"name": member.name, "labels": {MANAGED_BY_LABEL: MANAGED_BY}},
+        "spec": {
+            "region": member.region,
+            "zone": member.zone,
+            "hardwareFamilies": sorted(member.hardware_families),
+            "pools": {kind: _amounts(member.pools.get(kind, Resources())) for kind in POOL_KINDS},
+            "labels": dict(member.labels),
+            "taints": [dict(t) for t in member.taints],
+            "schedulable": member.schedulable,
+        },
+    }
+
+
+@dataclass(frozen=True)
+class NodeSummary:
+    """A member's nodes as last listed."""
+
+    count: int = 0
+    largest: Resources = field(default_factory=Resources)
+    allocatable: Resources = field(default_factory=Resources)
+
+    @classmethod
+    def of(cls, nodes: Sequence[Mapping[str, Any]]) -> NodeSummary:
+        """From Node objects: ready, schedulable nodes only (``spec.unschedulable`` nodes are cordoned)."""
+        sizes = [
+            Resources.from_k8s((n.get("status") or {}).get("allocatable") or {})
+            for n in nodes
+            if not (n.get("spec") or {}).get("unschedulable")
+        ]
+        total = sum(sizes, Resources())
+        largest = max(sizes, key=lambda r: (r.cpu_milli, r.memory_bytes, r.gpu), default=Resources())
+        return cls(len(sizes), largest, total)
+
+
+def member_status(
+    *, reachable: bool, since: datetime, message: str, nodes: NodeSummary | None, generation: int
+) -> dict[str, Any]:
+    """The status the federation controller writes: ``Ready`` (reachable since/unreachable since) and nodes."""
+    condition = {
+        "type": "Ready",
+        "status": "True" if reachable else "False",
+        "reason": "MemberReachable" if reachable else "MemberUnreachable",
+        "message": message,
+        "lastTransitionTime": rfc3339(since),
+        "observedGeneration": generation,
+    }
+    status: dict[str, Any] = {"observedGeneration": generation, "conditions": [condition]}
+    if nodes is not None:
+        status["nodeCount"] = nodes.count
+        status["largestNode"] = _amounts(nodes.largest)
+        status["allocatable"] = _amounts(nodes.allocatable)
+    return status
+
+
+def candidate_of(
+    obj: Mapping[str, Any],
+    *,
+    healthy: bool,
+    tier_requested: Mapping[Tier, Resources],
+    nodes: NodeSummary | None = None,
+) -> ClusterCandidate:
+    """The scheduler's view of a ``MemberCluster`` object; ``nodes`` default to its status's."""
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    pools = {kind: Resources.from_k8s((spec.get("pools") or {}).get(kind) or {}) for kind in POOL_KINDS}
+    if nodes is None:
+        nodes = NodeSummary(int(status.get("nodeCount") or 0), Resources.from_k8s(status.get("largestNode") or {}))
+    return ClusterCandidate(
+        name=str((obj.get("metadata") or {}).get("name")),
+        region=str(spec.get("region") or ""),
+        zone=str(spec.get("zone") or ""),
+        role="member",
+        schedulable=bool(spec.get("schedulable", True)),
+        healthy=healthy,
+        hardware_families=frozenset(str(f) for f in spec.get("hardwareFamilies") or []),
+        labels={str(k): str(v) for k, v in (spec.get("labels") or {}).items()},
+        taints=[{str(k): str(v) for k, v in t.items()} for t in spec.get("taints") or []],
+        pool_capacity={Tier.RESERVED: pools["reserved"], Tier.ONDEMAND: pools["ondemand"]},
+        tier_requested=dict(tier_requested),
+        node_allocatable=nodes.largest,
+        node_count=nodes.count,
+        burst_buffer=pools["burst"],
+    )
+
+
+def _amounts(resources: Resources) -> dict[str, str]:
+    return {**resources.to_k8s(), GPU_RESOURCE: str(resources.gpu)}

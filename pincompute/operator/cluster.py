@@ -1,0 +1,275 @@
+"""Per-member-cluster runtime: its Kube adapter, informers for CRs and owned objects, Event recorder.
+
+Informers are the core's list-watch (``pincompute.kube.listwatch``) filling one Store per cluster,
+keyed by kind ("Pod", "PinApp", ...). Reconciles read owned objects from that store instead of issuing a
+LIST per reconcile, which is what lets one process handle thousands of custom resources; the store's
+owner-uid and label indexes make the per-reconcile lookup O(objects of that workload).
+
+Owned-object events are mapped back to the owning CR's key (controller ownerReference with the
+pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from pincompute import API_VERSION, VERSION
+from pincompute.errors import CoreError
+from pincompute.kinds import KINDS
+from pincompute.kube.listwatch import ListWatch
+from pincompute.kube.rawapi import Obj
+from pincompute.kube.store import Store
+from pincompute.labels import KIND_LABEL, MANAGED_SELECTOR, NODE_REGION_LABEL, NODE_ZONE_LABEL, WORKLOAD_LABEL
+from pincompute.operator.events import EventRecorder
+from pincompute.operator.kubeio import KUBEFLOW, NATIVE, NODE, Kube, Resource, cr_resource
+
+log = logging.getLogger(__name__)
+REQUEST_TIMEOUT = (5.0, 30.0)  # LIST pages and the watch's connect
+WATCH_TIMEOUT = 240  # server-side timeoutSeconds of one watch request
+
+
+def controller_uid(obj: Mapping[str, Any]) -> str | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return str(ref.get("uid"))
+    return None
+
+
+class Key(NamedTuple):
+    """A work item: one custom resource on one cluster."""
+
+    cluster: str
+    kind: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.cluster}/{self.kind}/{self.namespace}/{self.name}"
+
+
+@dataclass
+class Topology:
+    zone: str = ""
+    region: str = ""
+
+
+class ClusterRuntime:
+    def __init__(
+        self,
+        kube: Kube,
+        enqueue: Callable[[Key], None],
+        stop: threading.Event,
+        *,
+        instance: str,
+        topology: Topology | None = None,
+        discovery_period: float = 15.0,
+        background_events: bool = True,
+    ) -> None:
+        self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
+        self._fingerprints: dict[Key, tuple[Any, ...]] = {}
+        self.events = EventRecorder(kube, instance, background=background_events)
+        self.topology = topology or Topology()
+        self.store = Store()  # full objects: the SSA plan reads managedFields, so nothing is slimmed
+        self.crs: dict[str, Resource] = {}  # watched kinds -> where they live
+        self.native: dict[str, Resource] = {}
+        self.watches: dict[str, ListWatch] = {}  # by kind
+        self.capabilities: frozenset[str] = frozenset()
+        self.discovery_period = discovery_period
+        self.observers: list[Callable[[str, dict[str, Any]], None]] = []  # every CR event (the federation's shards)
+        self._lock = threading.Lock()
+
+    # -- start-up -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start native informers now, CR informers for every kind already installed, and a discovery
+        loop that picks up CRDs (and Kubeflow) installed later."""
+        if not self.topology.zone:
+            self.topology = self._discover_topology()
+        for res in NATIVE.values():
+            self._start_native(res)
+        self._discover()
+        threading.Thread(target=self._discovery_loop, name=f"discovery-{self.name}", daemon=True).start()
+
+    def _start_native(self, res: Resource) -> None:
+        self.native[res.kind] = res
+        self._watch(res, self._on_owned, MANAGED_SELECTOR)
+
+    def _watch(self, res: Resource, handler: Callable[[str, Obj], None], selector: str | None = None) -> None:
+        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector)
+
+    def _restart_crashed(self) -> None:
+        """A list-watch whose thread died of a bug (recorded in its last_error) starts again, relisting."""
+        for kind, watch in list(self.watches.items()):
+            if watch.crashed and not self.stop.is_set():
+                res = self.native.get(kind) or self.crs[kind]
+                log.warning("%s: restarting the %s watch (%s)", self.name, kind, watch.last_error)
+                if kind in self.native:
+                    self._watch(res, self._on_owned, MANAGED_SELECTOR)
+                else:
+                    self._watch(res, self._on_cr)
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop every list-watch (unblocking their reads); True when all ended within ``timeout``."""
+        watches = list(self.watches.values())
+        for watch in watches:
+            watch.stop()
+        deadline = time.monotonic() + timeout
+        return all([watch.join(max(0.0, deadline - time.monotonic())) for watch in watches])
+
+    def _discover_topology(self) -> Topology:
+        """The most common node zone/region; a cluster without nodes keeps an empty zone."""
+        try:
+            nodes = self.kube.list(NODE, limit=500).get("items") or []
+        except CoreError as exc:
+            log.warning("%s: cannot list nodes for the zone (%s)", self.name, exc)
+            return Topology()
+        labels = [((n.get("metadata") or {}).get("labels") or {}) for n in nodes]
+        zones = Counter(str(x[NODE_ZONE_LABEL]) for x in labels if x.get(NODE_ZONE_LABEL) is not None)
+        regions = Counter(str(x[NODE_REGION_LABEL]) for x in labels if x.get(NODE_REGION_LABEL) is not None)
+        return Topology(zones.most_common(1)[0][0] if zones else "", regions.most_common(1)[0][0] if regions else "")
+
+    def _discover(self) -> None:
+        try:
+            served = self.kube.served_kinds(API_VERSION)
+            kubeflow = self.kube.served_kinds(f"kubeflow.org/{VERSION}")
+        except CoreError as exc:
+            log.warning("%s: discovery failed (%s)", self.name, exc)
+            return
+        with self._lock:
+            if self.stop.is_set():
+                return
+            for info in KINDS.values():
+                if info.kind in served and info.kind not in self.crs:
+                    log.info("%s: watching %s", self.name, info.kind)
+                    res = self.crs[info.kind] = cr_resource(info.kind, info.plural)
+                    self._watch(res, self._on_cr)
+            self.capabilities = frozenset(f"kubeflow.org/{VERSION}/{kind}" for kind in kubeflow if kind in KUBEFLOW)
+            for kind in kubeflow:
+                if kind in KUBEFLOW and kind not in self.native:
+                    self._start_native(KUBEFLOW[kind])
+
+    def _discovery_loop(self) -> None:
+        while not self.stop.wait(self.discovery_period):
+            with self._lock:
+                self._restart_crashed()
+            self._discover()
+
+    def wait_synced(self, timeout: float) -> bool:
+        return all(watch.synced.wait(timeout) for watch in list(self.watches.values()))
+
+    # -- event mapping --------------------------------------------------------------------------
+
+    def _on_cr(self, event: str, obj: dict[str, Any]) -> None:
+        for observe in self.observers:
+            observe(event, obj)
+        metadata = obj.get("metadata") or {}
+        kind = str(obj.get("kind"))
+        namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name"))
+        key = Key(self.name, kind, namespace, name)
+        if event == "DELETED":
+            self.events.forget(str(metadata.get("uid") or ""))
+            self._fingerprints.pop(key, None)
+            return  # the apiserver's garbage collector removes what it owned
+        fingerprint = _spec_fingerprint(metadata)
+        if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
+            return  # only status changed (usually our own write): nothing to reconcile
+        self._fingerprints[key] = fingerprint
+        self.enqueue(key)
+        if kind == "PinScaler":  # the target PinApp must stop (or start) setting replicas
+            target = ((obj.get("spec") or {}).get("targetRef") or {}).get("name")
+            if target:
+                self.enqueue(Key(self.name, "PinApp", namespace, str(target)))
+
+    def _on_owned(self, event: str, obj: dict[str, Any]) -> None:
+        metadata = obj.get("metadata") or {}
+        for ref in metadata.get("ownerReferences") or []:
+            if ref.get("controller") and ref.get("apiVersion") == API_VERSION and ref.get("kind") in KINDS:
+                self.enqueue(
+                    Key(self.name, str(ref["kind"]), str(metadata.get("namespace") or ""), str(ref.get("name")))
+                )
+
+    # -- reads for the reconciler ---------------------------------------------------------------
+
+    def get_cr(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.store.get(kind, namespace, name) if kind in self.crs else None
+
+    def live(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A managed native object as last seen (None when absent or its kind is not watched)."""
+        return self.store.get(kind, namespace, name) if kind in self.native else None
+
+    def cr_resource(self, kind: str) -> Resource | None:
+        return self.crs.get(kind)
+
+    def owned(self, uid: str) -> list[dict[str, Any]]:
+        """Managed native objects whose controller ownerReference is ``uid``."""
+        return [
+            obj
+            for kind in list(self.native)
+            for obj in self.store.list(kind, owner_uid=uid)
+            if controller_uid(obj) == uid
+        ]
+
+    def workload_pods(self, namespace: str, workload: str, kind: str) -> list[dict[str, Any]]:
+        if "Pod" not in self.native:
+            return []
+        return self.store.list("Pod", namespace, label_selector={WORKLOAD_LABEL: workload, KIND_LABEL: kind})
+
+    def scalers_of(self, namespace: str, app: str) -> list[Mapping[str, Any]]:
+        if "PinScaler" not in self.crs:
+            return []
+        return [
+            s
+            for s in self.store.list("PinScaler", namespace)
+            if ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app
+        ]
+
+    def remember(self, obj: dict[str, Any]) -> None:
+        """Put a write's result in the store so the next reconcile does not redo it before the watch catches up."""
+        kind = str(obj.get("kind"))
+        if kind in self.native or kind in self.crs:
+            self.store.put_if_newer(kind, obj)
+
+    def all_cr_keys(self) -> list[Key]:
+        keys = []
+        for kind in list(self.crs):
+            for obj in self.store.list(kind):
+                metadata = obj.get("metadata") or {}
+                keys.append(Key(self.name, kind, str(metadata.get("namespace") or ""), str(metadata.get("name"))))
+        return keys
+
+
+def start_watch(
+    kube: Kube, store: Store, res: Resource, handler: Callable[[str, Obj], None] | None, selector: str | None = None
+) -> ListWatch:
+    """The operator's list-watch of one collection on one cluster (members and the host alike), started."""
+    watch = ListWatch(
+        lambda: kube.api,
+        store,
+        res.kind,
+        res.path(),
+        name=f"{kube.name}-{res.plural}",
+        label_selector=selector,
+        on_event=handler,
+        timeout=REQUEST_TIMEOUT,
+        watch_timeout=WATCH_TIMEOUT,
+        backoff_base=0.2,
+    )
+    watch.start()
+    return watch
+
+
+def _spec_fingerprint(metadata: dict[str, Any]) -> tuple[Any, ...]:
+    """What a reconcile depends on besides owned objects: spec (via generation), placement, deletion."""
+    return (
+        metadata.get("uid"),
+        metadata.get("generation"),
+        repr(sorted((metadata.get("labels") or {}).items())),
+        repr(sorted((metadata.get("annotations") or {}).items())),
+        metadata.get("deletionTimestamp"),
+    )

@@ -1,0 +1,184 @@
+"""The host cluster as the federation's store: list-watches of the workload kinds, the projects' quota
+objects, the member clusters and the revisions, into one full-object Store.
+
+Events become work-queue keys: a workload's own key for a change of its spec or metadata (not of its
+status: that is our own write), the project's admission key whenever a workload comes, goes or changes,
+or the project's quota changes, and every workload key when a member cluster changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pincompute.errors import Conflict
+from pincompute.federation.revisions import revision_selector
+from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
+from pincompute.kube.listwatch import ListWatch
+from pincompute.kube.store import Store
+from pincompute.labels import MANAGED_SELECTOR
+from pincompute.operator.cluster import Key, start_watch
+from pincompute.operator.kubeio import Kube, NotFound, Resource, cr_resource
+
+log = logging.getLogger(__name__)
+
+ADMISSION = "@Admission"
+"""The kind of a project's admission key (``Key(host, ADMISSION, namespace, "")``): one at a time per project."""
+
+REVISION = Resource("apps/v1", "ControllerRevision", "controllerrevisions")
+QUOTA = cr_resource(PROJECT_QUOTA.kind, PROJECT_QUOTA.plural)
+MEMBERS = Resource(MEMBER_CLUSTER.api_version, MEMBER_CLUSTER.kind, MEMBER_CLUSTER.plural, namespaced=False)
+WORKLOADS = {kind: cr_resource(kind, info.plural) for kind, info in KINDS.items()}
+
+
+def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
+    meta = obj.get("metadata") or {}
+    return (
+        meta.get("uid"),
+        meta.get("generation"),
+        repr(sorted((meta.get("labels") or {}).items())),
+        repr(sorted((meta.get("annotations") or {}).items())),
+        meta.get("deletionTimestamp"),
+        tuple(meta.get("finalizers") or ()),
+    )
+
+
+class HostRuntime:
+    def __init__(self, kube: Kube, enqueue: Callable[[Key], None], *, on_members_changed: Callable[[], None]) -> None:
+        self.kube, self.name, self.enqueue = kube, kube.name, enqueue
+        self.on_members_changed = on_members_changed
+        self.store = Store()
+        self.watches: dict[str, ListWatch] = {}
+        self._fingerprints: dict[Key, tuple[Any, ...]] = {}
+        self._member_generations: dict[str, Any] = {}
+
+    def start(self) -> None:
+        for res in WORKLOADS.values():
+            self._watch(res, self._on_workload)
+        self._watch(QUOTA, self._on_quota)
+        self._watch(MEMBERS, self._on_member)
+        self._watch(REVISION, None, MANAGED_SELECTOR)
+
+    def _watch(self, res: Resource, handler: Callable[[str, dict[str, Any]], None] | None, selector: str = "") -> None:
+        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector or None)
+
+    def restart_crashed(self) -> None:
+        for kind, watch in list(self.watches.items()):
+            if watch.crashed:
+                log.warning("host: restarting the %s watch (%s)", kind, watch.last_error)
+                handler = {QUOTA.kind: self._on_quota, MEMBERS.kind: self._on_member, REVISION.kind: None}.get(
+                    kind, self._on_workload
+                )
+                res = WORKLOADS.get(kind) or {QUOTA.kind: QUOTA, MEMBERS.kind: MEMBERS, REVISION.kind: REVISION}[kind]
+                self._watch(res, handler, MANAGED_SELECTOR if kind == REVISION.kind else "")
+
+    def wait_synced(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        return all(w.synced.wait(max(0.0, deadline - time.monotonic())) for w in list(self.watches.values()))
+
+    def synced(self) -> bool:
+        return all(w.synced.is_set() for w in list(self.watches.values()))
+
+    def close(self, timeout: float = 5.0) -> bool:
+        watches = list(self.watches.values())
+        for watch in watches:
+            watch.stop()
+        deadline = time.monotonic() + timeout
+        return all([w.join(max(0.0, deadline - time.monotonic())) for w in watches])
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _on_workload(self, event: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        key = Key(self.name, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+        admission = Key(self.name, ADMISSION, key.namespace, "")
+        if event == "DELETED":
+            self._fingerprints.pop(key, None)
+            self.enqueue(admission)
+            self.enqueue(key)  # shards of an object deleted without our finalizer are swept
+            return
+        fingerprint = _fingerprint(obj)
+        if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
+            return
+        self._fingerprints[key] = fingerprint
+        self.enqueue(admission)
+        self.enqueue(key)
+
+    def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
+        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
+        self.enqueue(Key(self.name, ADMISSION, namespace, ""))
+
+    def _on_member(self, event: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        name, generation = str(meta.get("name")), meta.get("generation")
+        if event == "DELETED":
+            self._member_generations.pop(name, None)
+        elif event == "MODIFIED" and self._member_generations.get(name) == generation:
+            return  # only its status changed (our own write)
+        else:
+            self._member_generations[name] = generation
+        self.on_members_changed()
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def workload(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.store.get(kind, namespace, name)
+
+    def workloads(self, namespace: str | None = None) -> list[dict[str, Any]]:
+        return [obj for kind in WORKLOADS for obj in self.store.list(kind, namespace)]
+
+    def quota(self, namespace: str) -> dict[str, Any] | None:
+        items = self.store.list(QUOTA.kind, namespace)
+        return items[0] if items else None
+
+    def members(self) -> list[dict[str, Any]]:
+        return self.store.list(MEMBERS.kind)
+
+    def revisions(self, kind: str, name: str, namespace: str) -> list[dict[str, Any]]:
+        return self.store.list(REVISION.kind, namespace, label_selector=revision_selector(kind, name))
+
+    def all_keys(self) -> list[Key]:
+        keys = []
+        for obj in self.workloads():
+            meta = obj.get("metadata") or {}
+            keys.append(Key(self.name, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))))
+        return keys
+
+    def remember(self, obj: dict[str, Any]) -> None:
+        """A write's result, so the next decision sees it before the watch catches up. An object being
+        deleted with no finalizer left is gone already: it is dropped, never put back (its DELETED event
+        may have arrived first, and a zombie would hold its project's grant forever)."""
+        meta = obj.get("metadata") or {}
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self.store.apply(str(obj.get("kind")), "DELETED", obj)
+            return
+        self.store.put_if_newer(str(obj.get("kind")), obj)
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    def patch_status(self, obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+        """Merge ``status`` into a host workload's status, guarded by its resourceVersion: two writers
+        (admission and the workload's reconcile) can never undo each other's conditions. On a conflict
+        the object is re-read into the store and ``Conflict`` raised, so the caller decides again."""
+        return self._guarded(obj, {"status": status}, sub="status")
+
+    def patch_metadata(self, obj: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+        """Merge ``metadata`` (finalizers), guarded like ``patch_status``."""
+        return self._guarded(obj, {"metadata": metadata}, sub=None)
+
+    def _guarded(self, obj: dict[str, Any], body: dict[str, Any], *, sub: str | None) -> dict[str, Any]:
+        meta = obj["metadata"]
+        res = WORKLOADS[str(obj["kind"])]
+        guarded = {**body, "metadata": {**body.get("metadata", {}), "resourceVersion": meta.get("resourceVersion")}}
+        try:
+            result = self.kube.patch(res, meta.get("namespace"), meta["name"], guarded, sub=sub)
+        except Conflict:
+            try:
+                self.remember(self.kube.get(res, meta.get("namespace"), meta["name"]))
+            except NotFound:
+                self.store.apply(str(obj["kind"]), "DELETED", obj)
+            raise
+        self.remember(result)
+        return result

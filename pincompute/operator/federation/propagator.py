@@ -1,0 +1,379 @@
+"""One host workload's reconcile: finalizer, revision, placement, propagation to members, aggregated status.
+
+Level-triggered and idempotent: the placement is recorded in the host object's status before any shard
+is written, so a crash at any point resumes with the same homes (no duplicate shard can exist: a shard
+is the host object's kind, namespace and name on its member), and shards on members outside the
+placement are pruned. Deleting the host object removes every shard first (the federation finalizer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from pincompute.cluster_scheduling import ClusterCandidate, PlacementDecision, place
+from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, TemporaryError
+from pincompute.federation.admission import CONDITION as ADMITTED
+from pincompute.federation.admission import is_admitted
+from pincompute.federation.aggregation import ShardObservation, aggregate
+from pincompute.federation.members import candidate_of
+from pincompute.federation.propagation import (
+    placement_request,
+    placement_status,
+    placements_of,
+    shard_manifest,
+)
+from pincompute.federation.rollout import LiveShard, shard_specs
+from pincompute.federation.stickiness import stabilize, staying_clusters
+from pincompute.kinds import KINDS
+from pincompute.labels import FEDERATED_LABEL, FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
+from pincompute.operator.cluster import ClusterRuntime, Key
+from pincompute.operator.events import EventRecorder
+from pincompute.operator.federation.host import HostRuntime
+from pincompute.operator.federation.member_health import MemberHealth
+from pincompute.operator.federation.revisions_io import ensure_revision
+from pincompute.operator.federation.usage import PlacedUsage
+from pincompute.operator.kubeio import cr_resource
+from pincompute.operator.reconciler import Outcome
+from pincompute.placement import Placement
+from pincompute.runtime import RuntimeProfile
+from pincompute.specs import PinApp, Workload, parse
+from pincompute.status import condition_of, set_condition, set_conditions
+
+log = logging.getLogger(__name__)
+SCHEDULED = "Scheduled"
+UNSCHEDULABLE_RETRY = 15.0
+FOLLOW_RETRY = 2.0  # a PinScaler waiting for its target's placement
+DELETE_POLL = 0.5
+
+
+class Propagator:
+    def __init__(
+        self,
+        host: HostRuntime,
+        members: Mapping[str, ClusterRuntime],
+        health: MemberHealth,
+        profile: RuntimeProfile,
+        events: EventRecorder,
+        *,
+        now: Callable[[], datetime],
+        seen: Mapping[tuple[str, str, str, str], datetime] | None = None,
+    ) -> None:
+        self.host, self.members, self.health, self.profile = host, members, health, profile
+        self.events, self.now = events, now
+        self.seen = seen if seen is not None else {}
+        self.usage = PlacedUsage(host, profile)
+
+    # -- the reconcile ------------------------------------------------------------------------------
+
+    def reconcile(self, key: Key) -> Outcome:
+        obj = self.host.workload(key.kind, key.namespace, key.name)
+        if obj is None:
+            return Outcome(wrote=self._prune(key, keep=()))
+        meta = obj["metadata"]
+        if meta.get("deletionTimestamp"):
+            return self._finalize(key, obj)
+        try:
+            workload = parse(obj)
+        except SpecInvalid as exc:
+            return self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
+        if not condition_of(obj, ADMITTED):
+            return Outcome()  # admission decides first (and requeues it); writing now would only race with it
+        if not is_admitted(obj):
+            wrote = self._prune(key, keep=())
+            if (obj.get("status") or {}).get("placement") or (obj.get("status") or {}).get("shards"):
+                self._status(obj, [], queued=True)  # reclaimed: its shards are gone, say so
+            return Outcome(wrote=wrote)
+        if FEDERATION_FINALIZER not in (meta.get("finalizers") or []):
+            obj = self.host.patch_metadata(obj, {"finalizers": [*(meta.get("finalizers") or []), FEDERATION_FINALIZER]})
+        shards, problem = self._placement(obj, workload)
+        if not shards:
+            self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
+            return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
+        wrote, pending = self._propagate(obj, workload, shards)
+        wrote += self._prune(key, keep=tuple(p.cluster for p in shards))
+        revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
+        self._status(obj, shards, revision=revision, problem=problem)
+        return Outcome(1.0 if pending else None, wrote)
+
+    # -- placement ----------------------------------------------------------------------------------
+
+    def _placement(self, obj: dict[str, Any], workload: Workload) -> tuple[list[Placement], str]:
+        """The shards to run (a fresh decision is recorded in the status first) and ``problem``: why there
+        are none, or why a kept placement could not be refreshed."""
+        status = obj.get("status") or {}
+        previous = placements_of(status)
+        record = status.get("placement") or {}
+        generation = int(obj["metadata"].get("generation") or 0)
+        asked = str((obj["metadata"].get("annotations") or {}).get(REPLACE_PLACEMENT_ANNOTATION) or "")
+        replace = bool(asked) and asked != str(record.get("replacedAt") or "")
+        known = {str(m["metadata"]["name"]) for m in self.host.members()}
+        current = (
+            previous
+            and int(record.get("generation") or 0) == generation
+            and not replace
+            and all(p.cluster in known for p in previous)
+        )
+        if current:
+            return previous, ""
+        if workload.kind == "PinScaler":
+            return self._follow_target(obj), "waiting for its target PinApp to be placed"
+        request = placement_request(workload, self.profile)
+        if request is None:
+            return [], "runs no pods"
+        candidates = self._candidates(obj)
+        try:
+            decision = place(request, candidates)
+        except NoFeasibleCluster as exc:
+            message = str(exc)
+            kept = [p for p in previous if p.cluster in known]
+            return kept, message
+        staying = staying_clusters(request, [_steady(c) for c in candidates])
+        shards = stabilize(request, previous, decision.shards, available=staying, replace=replace)
+        replaced = asked if replace else str(record.get("replacedAt") or "")
+        self._record_placement(obj, shards, decision, generation, replaced)
+        return shards, ""
+
+    def _candidates(self, obj: dict[str, Any]) -> list[ClusterCandidate]:
+        uid = str(obj["metadata"].get("uid"))
+        requested = self.usage.by_cluster(exclude=uid)
+        out = []
+        for member in self.host.members():
+            name = str(member["metadata"]["name"])
+            connected = name in self.members
+            out.append(
+                candidate_of(
+                    member,
+                    healthy=connected and self.health.reachable(name),
+                    tier_requested=requested.get(name, {}),
+                    nodes=self.health.nodes(name) if connected else None,
+                )
+            )
+        return out
+
+    def _follow_target(self, obj: dict[str, Any]) -> list[Placement]:
+        target = str(((obj.get("spec") or {}).get("targetRef") or {}).get("name") or "")
+        app = self.host.workload("PinApp", str(obj["metadata"]["namespace"]), target)
+        return placements_of((app or {}).get("status")) if app is not None else []
+
+    def _record_placement(
+        self, obj: dict[str, Any], shards: list[Placement], decision: PlacementDecision, generation: int, replaced: str
+    ) -> None:
+        """Persist the homes before any shard is written: a crash after this resumes with them. The shard
+        rows and conditions are written with them, so the status never shows a new placement beside the
+        old shards' readiness."""
+        record = placement_status(shards, decision, generation=generation, now=self.now(), replaced_at=replaced)
+        before = [p.cluster for p in placements_of(obj.get("status"))]
+        self._status(obj, shards, extra={"placement": record})
+        if before != [p.cluster for p in shards]:
+            self.events.record(obj, "Normal", "Scheduled", f"placed {_where(shards)}")
+
+    # -- propagation ---------------------------------------------------------------------------------
+
+    def _propagate(self, obj: dict[str, Any], workload: Workload, shards: list[Placement]) -> tuple[int, bool]:
+        """Server-side apply each shard whose member copy differs; returns (writes, anything pending)."""
+        kind, meta = str(obj["kind"]), obj["metadata"]
+        live = {
+            p.cluster: self.members[p.cluster].get_cr(kind, meta["namespace"], meta["name"])
+            for p in shards
+            if p.cluster in self.members
+        }
+        specs = shard_specs(
+            obj.get("spec") or {},
+            workload if isinstance(workload, PinApp) else None,
+            shards,
+            {c: LiveShard.of(o) for c, o in live.items() if o is not None},
+        )
+        wrote, pending = 0, False
+        for placement in shards:
+            member = self.members.get(placement.cluster)
+            if member is None:
+                pending = True
+                continue
+            desired = shard_manifest(obj, placement, specs[placement.cluster])
+            if specs[placement.cluster] != obj.get("spec"):
+                pending = True  # a zone held back by the rollout: look again soon
+            current = live.get(placement.cluster)
+            if current is not None and _same_shard(desired, current):
+                continue
+            res = member.cr_resource(kind) or cr_resource(kind, _plural(kind))
+            try:
+                member.remember(member.kube.apply(desired, res))
+            except CoreError as exc:
+                pending = True
+                log.info("%s/%s on %s: %s", meta["namespace"], meta["name"], placement.cluster, exc)
+                continue
+            wrote += 1
+            verb = "Updated" if current is not None else "Propagated"
+            self.events.record(obj, "Normal", verb, f"shard {placement.shard_index} applied on {placement.cluster}")
+        return wrote, pending
+
+    def _prune(self, key: Key, keep: tuple[str, ...]) -> int:
+        """Delete this workload's shards on members outside ``keep``; a member that fails is retried."""
+        deleted = 0
+        failed = []
+        for name, member in self.members.items():
+            if name in keep:
+                continue
+            shard = member.get_cr(key.kind, key.namespace, key.name)
+            if shard is None or (shard["metadata"].get("labels") or {}).get(FEDERATED_LABEL) != "true":
+                continue
+            if shard["metadata"].get("deletionTimestamp"):
+                continue
+            res = member.cr_resource(key.kind)
+            if res is None:
+                continue
+            try:
+                member.kube.delete(res, key.namespace, key.name, uid=shard["metadata"].get("uid"))
+            except CoreError as exc:
+                failed.append(f"{name}: {exc}")
+                continue
+            deleted += 1
+        if failed:
+            raise TemporaryError("cannot remove shards: " + "; ".join(failed))
+        return deleted
+
+    def _finalize(self, key: Key, obj: dict[str, Any]) -> Outcome:
+        wrote = self._prune(key, keep=())
+        remaining = [n for n, m in self.members.items() if m.get_cr(key.kind, key.namespace, key.name) is not None]
+        remaining = [n for n in remaining if _federated(self.members[n].get_cr(key.kind, key.namespace, key.name))]
+        if remaining:
+            return Outcome(DELETE_POLL, wrote)
+        finalizers = [f for f in obj["metadata"].get("finalizers") or [] if f != FEDERATION_FINALIZER]
+        if FEDERATION_FINALIZER in (obj["metadata"].get("finalizers") or []):
+            self.host.patch_metadata(obj, {"finalizers": finalizers})
+            wrote += 1
+        return Outcome(wrote=wrote)
+
+    # -- status --------------------------------------------------------------------------------------
+
+    def _status(
+        self,
+        obj: dict[str, Any],
+        shards: list[Placement],
+        *,
+        revision: str = "",
+        problem: str = "",
+        queued: bool = False,
+        unschedulable: str = "",
+        invalid: str = "",
+        extra: Mapping[str, Any] | None = None,
+    ) -> Outcome:
+        meta = obj["metadata"]
+        generation = int(meta.get("generation") or 0)
+        now = self.now()
+        observations = []
+        for p in shards:
+            member = self.members.get(p.cluster)
+            shard = member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) if member else None
+            state = self.health.state(p.cluster)
+            reachable = member is not None and self.health.reachable(p.cluster)
+            observations.append(
+                ShardObservation(
+                    p.cluster,
+                    p.zone,
+                    (shard or {}).get("status") if shard else None,
+                    seen_at=self.seen.get((p.cluster, str(obj["kind"]), meta["namespace"], meta["name"])),
+                    reachable=reachable,
+                    since=state.since if state and not reachable else None,
+                )
+            )
+        federated = aggregate(observations)
+        old = obj.get("status") or {}
+        # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
+        ours = {ADMITTED, SCHEDULED, *(c["type"] for c in federated["conditions"])}
+        conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours]
+        conditions = set_conditions(conditions, federated["conditions"], generation, now)
+        scheduled = ("True", "Scheduled", _where(shards)) if shards else ("False", "Unschedulable", unschedulable)
+        if problem and shards:
+            scheduled = ("True", "PlacementKept", f"{_where(shards)}; could not place afresh: {problem}")
+        if queued:
+            admitted = condition_of(obj, ADMITTED)
+            scheduled = ("False", "NotAdmitted", admitted.get("message") or "waiting for admission")
+        if invalid:
+            scheduled = ("False", "InvalidSpec", invalid)
+            conditions = set_condition(conditions, "Degraded", "True", "InvalidSpec", invalid, generation, now)
+        conditions = set_condition(conditions, SCHEDULED, *scheduled, generation, now)
+        status: dict[str, Any] = {
+            "observedGeneration": generation,
+            "phase": _phase(
+                federated,
+                queued=queued,
+                unschedulable=not shards and not queued,
+                invalid=bool(invalid),
+                operations=(obj.get("spec") or {}).get("operations") or {},
+            ),
+            "replicas": federated["replicas"],
+            "readyReplicas": federated["readyReplicas"],
+            "updatedReplicas": federated["updatedReplicas"],
+            "shards": federated["shards"],
+            "conditions": conditions,
+        }
+        if revision:
+            status["currentRevision"] = revision
+        if not shards:
+            status["placement"] = None
+        status.update(extra or {})
+        if _same(old, status):
+            return Outcome()
+        obj.update(self.host.patch_status(obj, status))
+        return Outcome(wrote=1)
+
+
+def _steady(candidate: ClusterCandidate) -> ClusterCandidate:
+    """A shard stays through a blip: an unreachable or closed member keeps what already runs there."""
+    return dataclasses.replace(candidate, healthy=True, schedulable=True)
+
+
+def _same_shard(desired: Mapping[str, Any], live: Mapping[str, Any]) -> bool:
+    dm, lm = desired["metadata"], live.get("metadata") or {}
+    return (
+        desired.get("spec") == live.get("spec")
+        and all((lm.get("labels") or {}).get(k) == v for k, v in dm["labels"].items())
+        and all((lm.get("annotations") or {}).get(k) == v for k, v in dm["annotations"].items())
+    )
+
+
+def _federated(obj: Mapping[str, Any] | None) -> bool:
+    return obj is not None and ((obj.get("metadata") or {}).get("labels") or {}).get(FEDERATED_LABEL) == "true"
+
+
+def _plural(kind: str) -> str:
+    return KINDS[kind].plural
+
+
+def _where(shards: list[Placement]) -> str:
+    return "on " + ", ".join(f"{p.cluster}/{p.zone}" if p.zone else p.cluster for p in shards)
+
+
+def _phase(
+    federated: Mapping[str, Any], *, queued: bool, unschedulable: bool, invalid: bool, operations: Mapping[str, Any]
+) -> str:
+    if invalid:
+        return "Invalid"
+    if queued:
+        return "Queued"
+    if unschedulable:
+        return "Unschedulable"
+    if operations.get("stopped"):
+        return "Stopped"
+    if operations.get("paused"):
+        return "Paused"
+    ready: Mapping[str, Any] = next((c for c in federated["conditions"] if c["type"] == "Ready"), {})
+    phases = {s["phase"] for s in federated["shards"]}
+    if phases == {"Succeeded"}:
+        return "Succeeded"
+    if ready.get("status") == "True":
+        return "Running"
+    if ready.get("status") == "Unknown":
+        return "Unknown"
+    return "Progressing"
+
+
+def _same(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return all(old.get(k) == v for k, v in new.items() if v is not None) and all(
+        k not in old for k, v in new.items() if v is None
+    )

@@ -1,0 +1,234 @@
+"""Reconcile one custom resource: validate, translate, apply, prune, status, Events.
+
+Level-triggered: every step reads the current state (the informers' store) and writes only the
+difference, so running it again, or after a crash at any point, converges to the same objects.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pincompute.errors import FieldError, PermanentError, SpecInvalid
+from pincompute.operator.apply import WritePlan, plan_writes
+from pincompute.operator.cluster import ClusterRuntime, Key
+from pincompute.operator.kubeio import KUBEFLOW, NATIVE, NotFound, Resource
+from pincompute.operator.placement_annotations import placement_for
+from pincompute.runtime import RuntimeProfile
+from pincompute.specs import validate
+from pincompute.status import derive_status, set_condition
+from pincompute.translate import restart_container_plan, translate
+from pincompute.translate.compare import is_subset
+from pincompute.translate.pods import LAST_RESTART_STATUS
+
+log = logging.getLogger(__name__)
+RECREATE_POLL = 1.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    requeue_after: float | None = None
+    wrote: int = 0
+
+
+def _resource(kind: str) -> Resource:
+    res = NATIVE.get(kind) or KUBEFLOW.get(kind)
+    if res is None:
+        raise PermanentError(f"translation produced an unsupported kind {kind}")
+    return res
+
+
+def _ref(obj: Mapping[str, Any]) -> str:
+    return f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}"
+
+
+class Reconciler:
+    def __init__(
+        self,
+        clusters: Mapping[str, ClusterRuntime],
+        profile: RuntimeProfile,
+        *,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.clusters, self.profile, self.now = clusters, profile, now
+
+    def reconcile(self, key: Key) -> Outcome:
+        cluster = self.clusters[key.cluster]
+        cr = cluster.get_cr(key.kind, key.namespace, key.name)
+        if cr is None or (cr.get("metadata") or {}).get("deletionTimestamp"):
+            return Outcome()
+        errors = validate(cr)
+        if errors:
+            return self._invalid(cluster, cr, errors)
+        now = self.now()
+        try:
+            desired = self._translate(cluster, cr, now)
+        except SpecInvalid as exc:
+            return self._invalid(cluster, cr, exc.errors)
+        metadata = cr["metadata"]
+        uid = str(metadata.get("uid"))
+        live = cluster.owned(uid)
+        plan = plan_writes(desired, live, owner_uid=uid, owner_name=str(metadata["name"]))
+        wrote = self._execute(cluster, cr, plan, desired)
+        restarted = self._restart_container(cluster, cr)
+        self._write_status(cluster, cr, cluster.owned(uid), now, restarted)
+        requeue = RECREATE_POLL if (plan.recreate or plan.waiting) else None
+        if key.kind == "PinScaler" and (cr.get("spec") or {}).get("schedules"):
+            requeue = min(requeue or 60.0, 60.5 - now.second - now.microsecond / 1e6)  # next minute boundary
+        return Outcome(requeue, wrote)
+
+    # -- translation ----------------------------------------------------------------------------
+
+    def _translate(self, cluster: ClusterRuntime, cr: Mapping[str, Any], now: datetime) -> list[dict[str, Any]]:
+        kind = cr["kind"]
+        placement = placement_for(cr, cluster.name, cluster.topology.zone, cluster.topology.region)
+        autoscaled = False
+        target = None
+        if kind == "PinApp":
+            autoscaled = any(
+                not ((s.get("spec") or {}).get("operations") or {}).get("paused")
+                and not ((s.get("spec") or {}).get("operations") or {}).get("stopped")
+                for s in cluster.scalers_of(cr["metadata"].get("namespace", ""), cr["metadata"]["name"])
+            )
+        elif kind == "PinScaler":
+            ref = ((cr.get("spec") or {}).get("targetRef") or {}).get("name", "")
+            target = cluster.get_cr("PinApp", cr["metadata"].get("namespace", ""), str(ref))
+        return translate(
+            cr,
+            self.profile,
+            placement,
+            capabilities=cluster.capabilities,
+            autoscaled=autoscaled,
+            target=target,
+            now=now,
+        )
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def _execute(
+        self, cluster: ClusterRuntime, cr: Mapping[str, Any], plan: WritePlan, desired: list[dict[str, Any]]
+    ) -> int:
+        kube = cluster.kube
+        wrote = 0
+        for obj in plan.apply:
+            res = _resource(obj["kind"])
+            live = cluster.live(obj["kind"], obj["metadata"]["namespace"], obj["metadata"]["name"])
+            if (
+                obj["kind"] == "Job"
+                and live is not None
+                and not is_subset(obj["spec"]["template"], (live.get("spec") or {}).get("template"))
+            ):
+                # a Job's pod template is immutable: replace the Job (the next reconcile creates it)
+                kube.delete(res, obj["metadata"]["namespace"], obj["metadata"]["name"], uid=live["metadata"].get("uid"))
+                plan.waiting.append(_ref(obj))
+                cluster.events.record(cr, "Normal", "Replaced", f"deleted {_ref(obj)} to change its pod template")
+                wrote += 1
+                continue
+            result = kube.apply(obj, res)
+            cluster.remember(result)
+            wrote += 1
+            cluster.events.record(cr, "Normal", "Updated" if live else "Created", f"applied {_ref(obj)}")
+        for item in plan.patch_pods:
+            meta = item.obj["metadata"]
+            result = kube.patch(NATIVE["Pod"], meta["namespace"], meta["name"], item.patch, strategic=True)
+            cluster.remember(result)
+            wrote += 1
+            images = ", ".join(f"{c['name']}={c['image']}" for g in item.patch["spec"].values() for c in g)
+            cluster.events.record(cr, "Normal", "ContainerImageUpdated", f"pod {meta['name']}: {images}")
+        for pod in plan.recreate:
+            meta = pod["metadata"]
+            kube.delete(NATIVE["Pod"], meta["namespace"], meta["name"], uid=meta.get("uid"))
+            wrote += 1
+            cluster.events.record(
+                cr, "Normal", "PodRecreated", f"pod {meta['name']}: spec changed beyond images; deleted to recreate"
+            )
+        for stale in plan.prune:
+            meta = stale["metadata"]
+            kube.delete(_resource(str(stale["kind"])), meta.get("namespace"), meta["name"], uid=meta.get("uid"))
+            wrote += 1
+            cluster.events.record(cr, "Normal", "Pruned", f"deleted {_ref(stale)}: no longer desired")
+        return wrote
+
+    def _restart_container(self, cluster: ClusterRuntime, cr: Mapping[str, Any]) -> str | None:
+        """restartContainer by deleting the pod (its controller, or this operator, recreates it).
+
+        The core suggests exec ``kill -TERM 1``; we never exec, because on kwok an exec runs on the
+        machine hosting the simulator, and a deleted pod restarts every container the same way.
+        """
+        request = ((cr.get("spec") or {}).get("operations") or {}).get("restartContainer")
+        if not request:
+            return None
+        meta = cr["metadata"]
+        pods = cluster.workload_pods(meta.get("namespace", ""), meta["name"], cr["kind"])
+        actions = restart_container_plan(cr, pods)
+        if not actions and (cr.get("status") or {}).get(LAST_RESTART_STATUS) == request.get("requestedAt"):
+            return None
+        by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
+        for action in actions:
+            pod = by_name[action.pod]
+            cluster.kube.delete(NATIVE["Pod"], meta.get("namespace"), action.pod, uid=pod["metadata"].get("uid"))
+            cluster.events.record(
+                cr,
+                "Normal",
+                "ContainerRestarted",
+                f"restarted container {action.container} of pod {action.pod} (pod deleted)",
+            )
+        return str(request.get("requestedAt"))
+
+    # -- status ---------------------------------------------------------------------------------
+
+    def _write_status(
+        self,
+        cluster: ClusterRuntime,
+        cr: Mapping[str, Any],
+        owned: list[dict[str, Any]],
+        now: datetime,
+        restarted: str | None,
+    ) -> None:
+        old = dict(cr.get("status") or {})
+        status = derive_status(cr["kind"], cr, owned, now=now)
+        last_restart = restarted or old.get(LAST_RESTART_STATUS)
+        if last_restart:
+            status[LAST_RESTART_STATUS] = last_restart
+        before = {c.get("type"): c.get("status") for c in old.get("conditions") or []}
+        if self._patch_status(cluster, cr, old, status):
+            ready = next(c for c in status["conditions"] if c["type"] == "Ready")
+            if ready["status"] == "True" and before.get("Ready") != "True":
+                cluster.events.record(cr, "Normal", ready["reason"] or "Ready", f"{cr['kind']} is ready")
+
+    def _patch_status(
+        self, cluster: ClusterRuntime, cr: Mapping[str, Any], old: Mapping[str, Any], status: Mapping[str, object]
+    ) -> bool:
+        if status == old:
+            return False
+        body = {"status": {**{k: None for k in old if k not in status}, **status}}
+        res = cluster.cr_resource(cr["kind"])
+        if res is None:
+            return False
+        meta = cr["metadata"]
+        try:
+            result = cluster.kube.patch(res, meta.get("namespace"), meta["name"], body, sub="status")
+        except NotFound:
+            return False  # deleted while we worked: nothing left to report on
+        cluster.remember(result)
+        return True
+
+    def _invalid(self, cluster: ClusterRuntime, cr: Mapping[str, Any], errors: list[FieldError]) -> Outcome:
+        """Degraded/InvalidSpec with every field error; nothing is created or changed (no retry)."""
+        message = "; ".join(str(e) for e in errors)
+        self.degrade(cluster, cr, "InvalidSpec", message)
+        return Outcome()
+
+    def degrade(self, cluster: ClusterRuntime, cr: Mapping[str, Any], reason: str, message: str) -> None:
+        old = dict(cr.get("status") or {})
+        generation = int((cr.get("metadata") or {}).get("generation") or 0)
+        now = self.now()
+        conditions = list(old.get("conditions") or [])
+        for type_, value in (("Ready", "False"), ("Progressing", "False"), ("Degraded", "True")):
+            conditions = set_condition(conditions, type_, value, reason, message, generation, now)
+        status = {**old, "observedGeneration": generation, "conditions": conditions, "phase": "Degraded"}
+        if self._patch_status(cluster, cr, old, status):
+            cluster.events.record(cr, "Warning", reason, message)

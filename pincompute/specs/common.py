@@ -1,0 +1,286 @@
+"""What every kind shares: identity fields, containers, pod-level fields and operation fields.
+
+Schemas (for validation and CRDs) sit next to the frozen dataclasses they build, so a field is added
+in one place. User sidecars become native sidecars, like the platform's own.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pincompute.kinds import default_tier
+from pincompute.labels import HARDWARE_FAMILY_LABEL
+from pincompute.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, parse_memory
+from pincompute.quota import DEFAULT_CONTAINER_REQUEST, pod_request
+from pincompute.specs import checks as c
+from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
+from pincompute.tiers import Tier
+
+RESERVED_PREFIX = "pincompute-"
+HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
+FREE = Obj(open=True, description="Passed through to Kubernetes unchanged.")
+
+# ---- schemas -------------------------------------------------------------------------------------
+
+_quantities = obj(
+    Field("cpu", IntOrStr(checks=(c.cpu_quantity,))),
+    Field("memory", IntOrStr(checks=(c.memory_quantity,))),
+    Field(GPU_RESOURCE, IntOrStr(checks=(c.gpu_quantity,))),
+)
+
+CONTAINER = obj(
+    Field("name", Str(checks=(c.container_name,)), required=True),
+    Field("image", Str(checks=(c.image_ref,)), required=True),
+    Field("imagePullPolicy", Str(enum=("Always", "IfNotPresent", "Never"))),
+    Field("command", Arr(items=Str())),
+    Field("args", Arr(items=Str())),
+    Field("workingDir", Str(checks=(c.absolute_path,))),
+    Field(
+        "env",
+        Arr(
+            items=obj(
+                Field("name", Str(checks=(c.env_name,)), required=True),
+                Field("value", Str()),
+                Field("valueFrom", FREE),
+            )
+        ),
+    ),
+    Field(
+        "ports",
+        Arr(
+            items=obj(
+                Field("name", Str(checks=(c.port_name,))),
+                Field("containerPort", Int(minimum=1, maximum=65535), required=True),
+                Field("protocol", Str(enum=("TCP", "UDP", "SCTP"))),
+            )
+        ),
+    ),
+    Field("resources", obj(Field("requests", _quantities), Field("limits", _quantities))),
+    Field(
+        "volumeMounts",
+        Arr(
+            items=obj(
+                Field("name", Str(), required=True),
+                Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
+                Field("readOnly", Bool()),
+                Field("subPath", Str()),
+            )
+        ),
+    ),
+    Field("livenessProbe", FREE),
+    Field("readinessProbe", FREE),
+    Field("startupProbe", FREE),
+    Field("securityContext", FREE),  # what a project's pod security level allows is checked in core.policy
+    description="A container as in a Kubernetes pod, limited to the fields PinCompute supports.",
+)
+
+TOLERATION = obj(
+    Field("key", Str()),
+    Field("operator", Str(enum=("Exists", "Equal"))),
+    Field("value", Str()),
+    Field("effect", Str(enum=("NoSchedule", "PreferNoSchedule", "NoExecute"))),
+    Field("tolerationSeconds", Int()),
+)
+
+
+def meta_fields() -> tuple[Field, ...]:
+    """Ownership and tier: who pays, which quota is charged."""
+    return (
+        Field("project", Str(checks=(c.workload_name,)), required=True),
+        Field("team", Str(checks=(c.label_value,))),
+        Field("costCenter", Str(max_length=128)),
+        Field("tier", Str(enum=tuple(t.value for t in Tier), description="Defaults to OnDemand.")),
+    )
+
+
+def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
+    return (
+        Field("containers", Arr(items=CONTAINER, min_items=1), required=containers_required),
+        Field("sidecars", Arr(items=CONTAINER, description="User sidecars, run as native sidecars.")),
+        Field(
+            "volumes",
+            Arr(
+                items=obj(
+                    Field("name", Str(checks=(c.container_name,)), required=True),
+                    open=True,
+                    description="A Kubernetes volume.",
+                )
+            ),
+        ),
+        Field("nodeSelector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
+        Field("tolerations", Arr(items=TOLERATION)),
+        Field("hardwareFamily", Str(checks=(c.label_value,), description="Node hardware family, e.g. g5.")),
+        *(
+            Field(name, Bool(description="Only where the project's pod security level allows it."))
+            for name in HOST_NAMESPACES
+        ),
+    )
+
+
+def operations_field() -> Field:
+    return Field(
+        "operations",
+        obj(
+            Field("paused", Bool()),
+            Field("stopped", Bool()),
+            Field("restartedAt", Str(checks=(c.rfc3339,), description="Changing it rolls every pod.")),
+            Field(
+                "restartContainer",
+                obj(
+                    Field("pod", Str()),
+                    Field("container", Str(), required=True),
+                    Field("requestedAt", Str(checks=(c.rfc3339,)), required=True),
+                ),
+            ),
+        ),
+    )
+
+
+# ---- models ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkloadMeta:
+    name: str
+    namespace: str
+    project: str
+    team: str
+    cost_center: str
+    tier: Tier
+    labels: Mapping[str, str] = field(default_factory=dict)
+    uid: str = ""
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class RestartContainer:
+    container: str
+    requested_at: str
+    pod: str | None = None
+
+
+@dataclass(frozen=True)
+class Operations:
+    """Operation fields under ``spec.operations``; ``replicas`` stays a top-level spec field."""
+
+    paused: bool = False
+    stopped: bool = False
+    restarted_at: str | None = None
+    restart_container: RestartContainer | None = None
+
+    @property
+    def halted(self) -> bool:
+        return self.paused or self.stopped
+
+
+@dataclass(frozen=True)
+class Container:
+    """A user container; ``fields`` is the validated Kubernetes container dict, emitted unchanged."""
+
+    name: str
+    image: str
+    fields: Mapping[str, Any]
+
+    def env_names(self) -> tuple[str, ...]:
+        return tuple(e["name"] for e in self.fields.get("env", ()))
+
+    def effective_request(self) -> Resources:
+        """Requests as the quota counts them: request, else limit, else the LimitRange default."""
+        resources = self.fields.get("resources", {})
+        requests, limits = resources.get("requests", {}), resources.get("limits", {})
+
+        def pick(key: str, parser: Callable[[str | int | float], int], default: int) -> int:
+            if key in requests:
+                return int(parser(requests[key]))
+            if key in limits:
+                return int(parser(limits[key]))
+            return default
+
+        return Resources(
+            pick("cpu", parse_cpu, DEFAULT_CONTAINER_REQUEST.cpu_milli),
+            pick("memory", parse_memory, DEFAULT_CONTAINER_REQUEST.memory_bytes),
+            pick(GPU_RESOURCE, parse_gpu, 0),
+        )
+
+    def to_k8s(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.fields))
+
+
+@dataclass(frozen=True)
+class PodFields:
+    containers: tuple[Container, ...]
+    sidecars: tuple[Container, ...] = ()
+    volumes: tuple[Mapping[str, Any], ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    hardware_family: str | None = None
+    host_namespaces: Mapping[str, bool] = field(default_factory=dict)  # hostNetwork/hostPID/hostIPC when set
+
+    def user_request(self) -> Resources:
+        return pod_request(
+            [x.effective_request() for x in self.containers], [(x.effective_request(), True) for x in self.sidecars]
+        )
+
+    def to_pod_spec(self) -> dict[str, Any]:
+        """The user's part of a PodSpec, before the runtime profile is injected."""
+        spec: dict[str, Any] = {"containers": [x.to_k8s() for x in self.containers]}
+        if self.sidecars:
+            spec["initContainers"] = [{**x.to_k8s(), "restartPolicy": "Always"} for x in self.sidecars]
+        if self.volumes:
+            spec["volumes"] = copy.deepcopy([dict(v) for v in self.volumes])
+        selector = dict(self.node_selector)
+        if self.hardware_family:
+            selector[HARDWARE_FAMILY_LABEL] = self.hardware_family
+        if selector:
+            spec["nodeSelector"] = selector
+        if self.tolerations:
+            spec["tolerations"] = copy.deepcopy([dict(t) for t in self.tolerations])
+        spec.update(self.host_namespaces)
+        return spec
+
+
+def build_meta(manifest: Mapping[str, Any]) -> WorkloadMeta:
+    metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
+    return WorkloadMeta(
+        name=metadata["name"],
+        namespace=metadata.get("namespace") or "",
+        project=spec["project"],
+        team=spec.get("team") or "",
+        cost_center=spec.get("costCenter") or "",
+        tier=Tier.parse(spec["tier"]) if spec.get("tier") else default_tier(manifest.get("kind")),
+        labels=dict(metadata.get("labels") or {}),
+        uid=metadata.get("uid") or "",
+        generation=int(metadata.get("generation") or 0),
+    )
+
+
+def build_container(raw: Mapping[str, Any]) -> Container:
+    return Container(raw["name"], raw["image"], {k: v for k, v in raw.items() if v is not None})
+
+
+def build_pod(raw: Mapping[str, Any]) -> PodFields:
+    return PodFields(
+        containers=tuple(build_container(x) for x in raw.get("containers") or ()),
+        sidecars=tuple(build_container(x) for x in raw.get("sidecars") or ()),
+        volumes=tuple(raw.get("volumes") or ()),
+        node_selector=dict(raw.get("nodeSelector") or {}),
+        tolerations=tuple(raw.get("tolerations") or ()),
+        hardware_family=raw.get("hardwareFamily"),
+        host_namespaces={name: bool(raw[name]) for name in HOST_NAMESPACES if name in raw},
+    )
+
+
+def build_operations(spec: Mapping[str, Any]) -> Operations:
+    ops = spec.get("operations") or {}
+    restart = ops.get("restartContainer")
+    return Operations(
+        paused=bool(ops.get("paused")),
+        stopped=bool(ops.get("stopped")),
+        restarted_at=ops.get("restartedAt"),
+        restart_container=RestartContainer(restart["container"], restart["requestedAt"], restart.get("pod"))
+        if restart
+        else None,
+    )

@@ -1,6 +1,0 @@
-"""The PinCompute operator: watches pincompute.io/v1 custom resources on every member cluster and
-reconciles them into native objects with the pure core (validate, translate, diff, status).
-
-Run with ``python -m workloads.core.operator --kubeconfig PATH --context member-a --context member-b``.
-Only this package does network I/O; everything it decides is computed by the rest of ``workloads.core``.
-"""
