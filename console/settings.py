@@ -330,7 +330,7 @@ WATCH_STALE_SECONDS = env_int("WATCH_STALE_SECONDS", 60)
 READYZ_CACHE_SECONDS = env_int("READYZ_CACHE_SECONDS", 5)  # /readyz runs its checks at most this often
 READYZ_PROBE_TOKEN = env_str("READYZ_PROBE_TOKEN", "")  # "Authorization: Bearer <it>" sees the failed checks
 
-# --- metrics (base.metrics; README "Metrics") ---------------------------------------------------------------
+# --- metrics (base.metrics; docs/metrics.md) ---------------------------------------------------------------
 METRICS_TOKEN = env_str("METRICS_TOKEN", READYZ_PROBE_TOKEN)  # "Authorization: Bearer <it>" may scrape /metrics
 WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS", "")  # host:port a Celery worker serves /metrics on
 
