@@ -20,7 +20,7 @@ from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from pincompute import GROUP, VERSION
-from pincompute.errors import Conflict, CoreError, PermanentError, TemporaryError
+from pincompute.errors import Conflict, CoreError, NotFound, PermanentError, TemporaryError
 from pincompute.kube import rawapi
 from pincompute.kube.rawapi import Timeout, status_message
 
@@ -28,12 +28,6 @@ T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
 _TIMEOUT: Timeout = (5.0, 30.0)
 _RETRY = frozenset({429, 500, 502, 503, 504})
-
-
-class NotFound(CoreError):
-    """The object is gone; for a reconcile that usually means there is nothing left to do."""
-
-    http_status = 404
 
 
 @dataclass(frozen=True)

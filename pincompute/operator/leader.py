@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pincompute.errors import Conflict, CoreError
-from pincompute.operator.kubeio import LEASE, Kube, NotFound
+from pincompute.errors import Conflict, CoreError, NotFound
+from pincompute.operator.kubeio import LEASE, Kube
 
 log = logging.getLogger(__name__)
 
