@@ -79,12 +79,6 @@ def surely_unsent(exc: BaseException) -> bool:
     return isinstance(exc, _UNSENT)
 
 
-def may_retry(exc: BaseException, *, idempotent: bool = True) -> bool:
-    """Whether the transport retry may send the call again: transient, and, unless the call is idempotent,
-    surely not received the first time."""
-    return is_transient(exc) and (idempotent or surely_unsent(exc))
-
-
 # Where an apiserver is (urllib3 and socket texts): never shown to people, logs keep the full text.
 _ADDRESS = re.compile(
     r"HTTPS?ConnectionPool\([^)]*\)|https?://\S+|\[[0-9a-fA-F:]+\](?::\d+)?|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"
