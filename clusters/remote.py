@@ -1,7 +1,8 @@
 """Calls the portal makes to one registered cluster's apiserver on behalf of a write (provisioning, the
 federation's member objects): the cluster's pooled client, its circuit breaker and retry policy, and the
-client's errors classified into the taxonomy (``Unavailable``: retry later; ``Unprocessable``: needs a
-human). Used by ``projects.provisioning`` and ``clusters.federation``.
+client's errors classified into the taxonomy by the one mapping (``pincompute.kube.apierrors``) and the
+``written`` policy (``Unavailable``: retry later; ``Unprocessable``: needs a human). Used by
+``projects.provisioning`` and ``clusters.federation``.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from kubernetes.config.config_exception import ConfigException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError
 from urllib3.exceptions import HTTPError
 
-from base.errors import ServiceError, Unavailable, Unprocessable
+from base.errors import Conflict, NotFound, ServiceError, Unavailable, Unprocessable
 from clusters.kube.breaker import CircuitOpen
-from clusters.kube.retry import describe, is_transient
 from clusters.models import Cluster
 from clusters.runtime import api_for, pool_for
-from pincompute.kube.rawapi import status_message
+from pincompute.kube.apierrors import service_error
+from pincompute.kube.retry import is_transient
 
 T = TypeVar("T")
 APPLY_ATTEMPTS = 3
@@ -71,19 +72,28 @@ def through_breaker(cluster: Cluster, fn: Callable[[], T], *, trial: bool = Fals
     return result
 
 
+def written(mapped: ServiceError) -> ServiceError:
+    """The policy for a write the portal makes on its own behalf (provisioning, the federation's member objects),
+    on top of the one mapping: no user input is in it, so a refusal is ``Unprocessable`` (a human fixes the
+    cluster or the platform), a concurrent writer's ``Conflict`` is ``Unavailable`` (the next pass applies again),
+    and a 404 hints at the platform's kinds not being installed there."""
+    if isinstance(mapped, Unavailable | Conflict):
+        return Unavailable(mapped.message)
+    if isinstance(mapped, NotFound):
+        return Unprocessable(f"{mapped.message} (a kind it does not serve? install the platform there: install-crds)")
+    return Unprocessable(mapped.message)
+
+
 def guarded(where: str, fn: Callable[[], T]) -> T:
-    """``fn()`` with the client's errors as the taxonomy's, each message starting with ``where``."""
+    """``fn()`` with the client's errors as the taxonomy's (the ``written`` policy), each message starting with
+    ``where``."""
     try:
         return fn()
     except CircuitOpen as exc:
         raise Unavailable(f"{where}: {exc}") from exc
     except ResourceNotFoundError as exc:
         raise Unprocessable(f"{where}: the cluster does not serve {exc}; install the platform there") from exc
-    except ApiException as exc:
-        error: type[ServiceError] = Unavailable if is_transient(exc) or exc.status == 409 else Unprocessable
-        hint = " (a kind it does not serve? install the platform there: install-crds)" if exc.status == 404 else ""
-        raise error(f"{where}: {status_message(exc)}{hint}") from exc
-    except (HTTPError, OSError) as exc:
-        raise Unavailable(f"{where}: {describe(exc)}") from exc
+    except (ApiException, HTTPError, OSError) as exc:
+        raise written(service_error(exc, where)) from exc
     except ConfigException as exc:  # the registry row names a kubeconfig or context that is not there
         raise Unprocessable(f"{where}: the cluster's credentials cannot be loaded: {exc}") from exc

@@ -12,9 +12,10 @@ A workload that does not exist is refused 4404 (``workload_known``): neither the
 (any kind) nor a member runs pods of it. One that exists with no pods yet (just created, scaled to zero) stays open
 and picks its pods up as they come; when the host cannot tell (no host cache, not synced) the stream opens too.
 A container whose log fails (its member's apiserver unreachable, broken or hung: 4502) gets a status message; the
-others go on. Like stern, it is followed again while its pod stays in the cache: after ``DEBUG_LOG_REFOLLOW_SECONDS``,
-doubling up to ``REFOLLOW_MAX_SECONDS`` while its member still fails (quietly), and a status message says when it is
-followed again. The new follow reads from the last line the stream had (``sinceSeconds``), lines up to it skipped.
+others go on. Like stern, it is followed again while its pod stays in the cache: within ``DEBUG_LOG_REFOLLOW_SECONDS``,
+doubling up to ``REFOLLOW_MAX_SECONDS`` (full jitter) while its member still fails (quietly), and a status message says
+when it is followed again. The new follow reads from the last line the stream had (``sinceSeconds``), lines up to it
+skipped.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from debugging.logoptions import parse_log_options, resume_window
 from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
 from debugging.streams import LOG_TAIL_LINES, UPSTREAM_FAILED, LogFollower, OnEnd, StreamFailure, setting, ts_micros
 from pincompute.kinds import KINDS
+from pincompute.kube.retry import backoff
 from pincompute.labels import WORKLOAD_LABEL
 
 DISCOVER_SECONDS = 1.0
@@ -54,9 +56,9 @@ class Retry:
     last_ts: str = ""
 
 
-def backoff(attempts: int) -> float:
-    first = setting("DEBUG_LOG_REFOLLOW_SECONDS", REFOLLOW_SECONDS)
-    return float(min(REFOLLOW_MAX_SECONDS, first * 2 ** min(attempts - 1, 16)))
+def refollow_delay(attempts: int) -> float:
+    """The one backoff (full jitter): the containers of a member that failed do not all come back at once."""
+    return backoff(attempts - 1, setting("DEBUG_LOG_REFOLLOW_SECONDS", REFOLLOW_SECONDS), REFOLLOW_MAX_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ class WorkloadLogConsumer(LogConsumer):
             before = self.retries.get(source)
             attempts = 1 if before is None or follower.opened else before.attempts + 1
             last_ts = follower.last_ts or (before.last_ts if before is not None else "")
-            self.retries[source] = Retry(attempts, time.monotonic() + backoff(attempts), last_ts)
+            self.retries[source] = Retry(attempts, time.monotonic() + refollow_delay(attempts), last_ts)
             self.seen.discard(source)
             if attempts > 1:
                 return  # still failing: said once

@@ -4,6 +4,10 @@ Quotas are compared to the last millicore and byte, so quantities are parsed int
 ``Fraction`` (never floats) and rounded up like the apiserver does for sub-unit precision. A quantity is at
 most ``MAX_TEXT`` characters and ``MAX_VALUE`` base units (Kubernetes' own bound, 2^63-1): anything longer
 or larger is a ``QuantityError``, never a number Python refuses to parse or print (4300 digits at most).
+
+Not the client's ``kubernetes.utils.quantity.parse_quantity``: this is a pure module, which may not import
+``kubernetes`` (the import contract), and that function returns a ``Decimal`` with no bound and no rounding to the
+base unit: it reads ``NaN``, ``Infinity``, ``1e400`` and negative quantities as numbers.
 """
 
 from __future__ import annotations

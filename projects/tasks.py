@@ -42,6 +42,7 @@ from base import audit
 from base.errors import NotFound, ServiceError
 from base.queueing import enqueue
 from clusters.models import Cluster
+from pincompute.kube.retry import exponential
 from projects.access import require_role
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
 from projects.provisioning import NotAttempted, provision_project, remove_project
@@ -224,7 +225,9 @@ def is_due(seen: _Seen | None, *, generation: int, active: bool, now: datetime, 
     if in_flight and seen.last_attempt_at and now - seen.last_attempt_at < stuck_after():
         return seen.state == ProvisioningState.REMOVING  # removal: look again whether the namespace is gone
     if seen.state == ProvisioningState.FAILED:
-        wait = min(BACKOFF_BASE * 2 ** max(seen.attempts - 1, 0), BACKOFF_CAP)
+        wait = timedelta(
+            seconds=exponential(max(seen.attempts - 1, 0), BACKOFF_BASE.total_seconds(), BACKOFF_CAP.total_seconds())
+        )
         return seen.last_attempt_at is None or now - seen.last_attempt_at >= wait
     if not active:
         return seen.state != ProvisioningState.REMOVED

@@ -8,13 +8,12 @@ move), and only a spec that moved past the caller's version is the caller's 409.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from base.errors import Conflict
-from clusters.kube.retry import backoff
+from pincompute.kube.retry import backoff
 
 ATTEMPTS = 5  # writes tried on a conflict with a concurrent status or metadata write
 BACKOFF_SECONDS = 0.02  # doubled each attempt, full jitter: the writers that raced us are done in milliseconds
@@ -49,5 +48,5 @@ def retried_on_conflict(change: Callable[[], T], attempts: int = ATTEMPTS) -> T:
         except Raced as exc:
             if number == attempts:
                 raise exc.conflict from None
-            time.sleep(backoff(number - 1, BACKOFF_SECONDS, BACKOFF_CAP_SECONDS, random.random))
+            time.sleep(backoff(number - 1, BACKOFF_SECONDS, BACKOFF_CAP_SECONDS))
     raise AssertionError("unreachable: the last attempt returns or raises")

@@ -8,7 +8,6 @@ Lists never come from here: pages and the API read the host watch cache (``clust
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,11 +18,11 @@ from urllib3.exceptions import HTTPError
 
 from base.errors import Conflict, Invalid, NotFound, Unavailable
 from clusters import remote
-from clusters.kube.retry import describe, is_transient, surely_unsent
 from clusters.models import Cluster, FederationRole
 from pincompute import GROUP, VERSION
-from pincompute.errors import FieldError
 from pincompute.kinds import kind_info
+from pincompute.kube import apierrors
+from pincompute.kube.retry import describe, is_transient, surely_unsent
 from pincompute.specs.checks import dns_subdomain
 
 T = TypeVar("T")
@@ -101,36 +100,17 @@ def _call(what: str, fn: Callable[[CustomObjectsApi], T], *, idempotent: bool = 
 
 
 def _mapped(exc: ApiException, what: str) -> Exception | None:
-    body = _status_body(exc)
-    message = str(body.get("message") or exc.reason or "")
-    if exc.status == 404:
+    """The one mapping's answer in the host's words, for what the caller must hear as it is (absent, changed,
+    refused with the fields named); ``None`` for the rest (temporary, permanent), which ``remote.guarded`` words.
+    A 404 never repeats the apiserver's text: it would say which of another tenant's names exist."""
+    mapped = apierrors.service_error(exc, what)
+    if isinstance(mapped, NotFound):
         return NotFound(f"{what}: not found")
-    if exc.status == 409:
-        return Conflict(f"{what}: {message}")
-    if exc.status in (400, 422):
-        return Invalid(f"{what}: the host's apiserver refused it: {message}", fields=_causes(body))
+    if isinstance(mapped, Conflict):
+        return Conflict(f"{what}: {apierrors.said(exc)}")
+    if isinstance(mapped, Invalid):
+        return Invalid(f"{what}: the host's apiserver refused it: {apierrors.said(exc)}", fields=mapped.fields)
     return None
-
-
-def _status_body(exc: ApiException) -> dict[str, Any]:
-    """The apiserver's ``Status`` object; {} when the body is not one (a proxy's page, a truncated answer)."""
-    try:
-        body = json.loads(exc.body or "{}")
-    except (TypeError, ValueError):
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
-def _causes(body: dict[str, Any]) -> list[FieldError]:
-    """Each field the apiserver named (``details.causes``); none, for a refusal of the request as a whole (an
-    invalid name in the path: ``(400) Name parameter invalid``)."""
-    details = body.get("details")
-    causes = details.get("causes") if isinstance(details, dict) else None
-    return [
-        FieldError(str(c.get("field") or "document"), str(c.get("message") or ""))
-        for c in causes or []
-        if isinstance(c, dict)
-    ]
 
 
 def _plural(kind: str) -> str:

@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
 from base.errors import FieldError, Invalid, NotFound, ServiceError
+from pincompute.documents import load_document
 from pincompute.kinds import BY_PLURAL
 from pincompute.specs import validate
 from projects.access import visible_project
@@ -24,7 +25,7 @@ from projects.models import Project
 from workloads import preview as previews
 from workloads import submission
 from workloads.catalog import BY_KIND, CatalogEntry
-from workloads.documents import dump_document, load_document
+from workloads.documents import dump_document
 from workloads.examples import PICK, example
 from workloads.forms import PROJECT_FIELD, WorkloadForm, add_item, get_path, remove_item
 

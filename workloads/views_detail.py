@@ -25,6 +25,7 @@ from base.errors import Conflict, Invalid, NotFound, ServiceError, Unavailable
 from base.htmx import is_partial, render_page
 from clusters import runtime
 from clusters.health import is_stale, member_freshness, not_synced, staleness
+from pincompute.documents import load_document
 from pincompute.federation.revisions import spec_changes
 from pincompute.kinds import KINDS
 from projects.access import require_role
@@ -236,7 +237,7 @@ def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> Http
     text = request.POST.get("document", "")
     version = request.POST.get("version", "")
     try:
-        document = documents.load_document(text)
+        document = load_document(text)
         _same_object(found, document)
         accepted = submission.submit(request.user, found.project, document, version=version or None)
     except (Invalid, Conflict, Unavailable) as exc:
@@ -268,7 +269,7 @@ def edit_preview(request: HttpRequest, project: str, kind: str, name: str) -> Ht
     found = find_workload(request.user, project, kind, name)
     entry = next(e for e in CATALOG if e.info.kind == found.kind)
     try:
-        document = documents.load_document(request.POST.get("document", ""))
+        document = load_document(request.POST.get("document", ""))
         _same_object(found, document)
         shown = previews.preview(request.user, found.project, document, version=request.POST.get("version") or None)
     except ServiceError as exc:
@@ -289,7 +290,7 @@ def _same_object(found: Found, document: dict[str, Any]) -> None:
 def _conflict(found: Found, text: str, version: str) -> dict[str, Any]:
     """What a stale edit shows: both versions, the live one's spec against the edited one's."""
     try:
-        mine = documents.load_document(text).get("spec") or {}
+        mine = load_document(text).get("spec") or {}
     except Invalid:
         mine = {}
     try:

@@ -1,7 +1,8 @@
-"""Kubernetes access for the portal: client pool, retry + breaker, and the per-cluster watch cache.
+"""Kubernetes access for the portal: client pool, breaker, and the per-cluster watch cache.
 
-The list-watch loop, the raw JSON helpers and the object store are the core's (``pincompute.kube``),
-shared with the operator; this package adds the breaker gate, slimming and aggregates around them.
+The client factory, the error mapping, the retry and backoff, the list-watch loop, the raw JSON helpers and the
+object store are the core's (``pincompute.kube``), shared with the operator; this package adds the pool, the
+breaker gate, slimming and aggregates around them.
 
 No Django imports here: the registry of clusters lives in ``clusters.models`` and hands us targets.
 """
@@ -10,7 +11,6 @@ from .breaker import CircuitBreaker, CircuitOpen
 from .cache import CacheRegistry, WatchCache, cluster_store, default_registry
 from .client import ClientPool, ClusterHealth, ClusterTarget
 from .resources import DEFAULT_RESOURCES, ResourceSpec
-from .retry import call_with_retry
 from .slim import slim
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "ClusterTarget",
     "ResourceSpec",
     "WatchCache",
-    "call_with_retry",
     "cluster_store",
     "default_registry",
     "slim",

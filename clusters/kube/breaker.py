@@ -13,7 +13,7 @@ from typing import Literal, TypeVar
 
 from kubernetes.client.exceptions import ApiException
 
-from .retry import describe, is_transient
+from pincompute.kube.retry import describe, is_transient
 
 T = TypeVar("T")
 State = Literal["closed", "open", "half_open"]

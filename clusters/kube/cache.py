@@ -17,6 +17,7 @@ from pincompute.errors import TemporaryError
 from pincompute.kube import rawapi
 from pincompute.kube.listwatch import ListWatch, ListWatchStats
 from pincompute.kube.rawapi import Obj
+from pincompute.kube.retry import TRANSPORT_ERRORS, describe
 from pincompute.kube.store import DEFAULT_INDEXED_LABELS, Aggregator, Store, Where
 
 from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
@@ -24,7 +25,6 @@ from .breaker import CircuitOpen
 from .client import ClientPool, ClusterHealth, ClusterTarget
 from .compact import PodCompactor
 from .resources import DEFAULT_RESOURCES, ResourceSpec
-from .retry import TRANSPORT_ERRORS, describe
 from .slim import slim
 
 T = TypeVar("T")

@@ -1,8 +1,5 @@
-"""One ApiClient per member cluster, plus the breaker and retry policy every call goes through.
-
-Never the process-global default kube config: the portal talks to several clusters at once and a
-global would make every request race on which cluster it means.
-"""
+"""One ApiClient per member cluster (from the one factory, ``pincompute.kube.client``), plus the breaker and
+retry policy every call goes through."""
 
 from __future__ import annotations
 
@@ -10,17 +7,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
+
+from pincompute.kube.client import TimedApiClient, new_api_client
+from pincompute.kube.rawapi import Timeout
+from pincompute.kube.retry import call_with_retry
 
 from .breaker import CircuitBreaker, State
-from .retry import call_with_retry
 
 T = TypeVar("T")
 P = ParamSpec("P")
-Timeout = tuple[float, float]
+
 DEFAULT_TIMEOUT: Timeout = (3.0, 10.0)
 PROBE_TIMEOUT: Timeout = (1.0, 3.0)
 
@@ -43,36 +42,15 @@ class ClusterHealth:
     last_failure_at: float | None
 
 
-class TimedApiClient(k8s.ApiClient):  # type: ignore[misc]  # kubernetes ships no stubs: ApiClient is Any
-    """ApiClient that applies a default (connect, read) timeout to every request that sets none.
-
-    Without it a typed-API call made by anyone holding ``pool.api(name)`` could hang on a dead node.
-    """
-
-    def __init__(self, configuration: k8s.Configuration, timeout: Timeout = DEFAULT_TIMEOUT) -> None:
-        super().__init__(configuration=configuration)
-        self.default_timeout = timeout
-
-    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs.get("_request_timeout"):
-            kwargs["_request_timeout"] = self.default_timeout
-        return super().request(method, url, *args, **kwargs)
-
-
 def build_api_client(target: ClusterTarget, timeout: Timeout = DEFAULT_TIMEOUT) -> TimedApiClient:
-    """Load the target's own configuration into a fresh Configuration object."""
-    if target.in_cluster:
-        cfg = k8s.Configuration()
-        k8s_config.load_incluster_config(client_configuration=cfg)
-    else:
-        loaded = k8s_config.new_client_from_config(
-            config_file=target.kubeconfig_path, context=target.context, persist_config=False
-        )
-        cfg = loaded.configuration
-        loaded.close()
-    cfg.retries = False  # retry policy is ours (call_with_retry); urllib3's would multiply it
-    cfg.connection_pool_maxsize = 32  # one long-lived connection per watched resource, plus reads
-    return TimedApiClient(cfg, timeout)
+    """The target's client from the one factory; retry policy is ours (``call_with_retry``), not urllib3's."""
+    return new_api_client(
+        kubeconfig=target.kubeconfig_path,
+        context=target.context,
+        in_cluster=target.in_cluster,
+        pool_size=32,  # one long-lived connection per watched resource, plus reads
+        timeout=timeout,
+    )
 
 
 class ClientPool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import random
 import socket
 import threading
 import time
@@ -28,6 +27,7 @@ from urllib3.response import BaseHTTPResponse
 from pincompute.errors import TemporaryError
 from pincompute.kube import rawapi
 from pincompute.kube.rawapi import ApiCaller, Obj, Timeout
+from pincompute.kube.retry import backoff, describe
 from pincompute.kube.store import Store
 
 log = logging.getLogger(__name__)
@@ -52,19 +52,6 @@ class Gate(Protocol):
 def direct(fn: Callable[[], T], *, attempts: int, sleep: Callable[[float], object]) -> T:
     """The gate without breaker or retry: one attempt; the list-watch's own backoff handles failures."""
     return fn()
-
-
-def backoff(attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:
-    """Full jitter: uniform in [0, min(cap, base * 2**attempt)) so many threads' retries spread out."""
-    return rng() * min(cap, base * 2.0 ** min(attempt, 30))
-
-
-def describe(exc: BaseException) -> str:
-    """One line for health pages: ApiException's own str() is a multi-line dump with headers."""
-    if isinstance(exc, ApiException):
-        return f"{type(exc).__name__}: {exc.status} {exc.reason or ''}".strip()
-    text = str(exc).splitlines()[0][:300] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}".rstrip(": ")
 
 
 @dataclass(frozen=True)

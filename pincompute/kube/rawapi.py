@@ -1,7 +1,8 @@
 """Raw JSON over an ApiClient: requests, LIST pages and WATCH streams without model deserialization.
 
 The generated models cost ~10x the JSON parse for a 10k-pod list; callers here only need dicts.
-Errors are the client's own: ``ApiException`` (by status) for non-2xx, urllib3/OSError for transport.
+Errors are the client's own: ``ApiException`` (by status) for non-2xx, urllib3/OSError for transport;
+``pincompute.kube.apierrors`` maps them to the taxonomy.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, TypedDict
 
-from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import ProtocolError
 from urllib3.response import BaseHTTPResponse
 
@@ -171,13 +171,3 @@ def iter_events(resp: Stream) -> Iterator[WatchEvent]:
                     raise WatchGone(status.get("message", "410 Gone"))
                 raise WatchError(status)
             yield WatchEvent(type=str(event.get("type")), object=event["object"])
-
-
-def status_message(exc: ApiException) -> str:
-    """The apiserver's Status message (it names the field of a rejected object), not the header dump."""
-    try:
-        body = json.loads(exc.body or b"{}")
-    except (ValueError, TypeError):
-        body = {}
-    message = body.get("message") if isinstance(body, dict) else None
-    return f"{exc.status} {exc.reason}: {message}" if message else f"{exc.status} {exc.reason}"

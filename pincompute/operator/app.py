@@ -27,7 +27,7 @@ from pincompute.operator.cluster import ClusterRuntime, Key, Topology
 from pincompute.operator.controller import Operator, Options
 from pincompute.operator.federation.controller import Federation
 from pincompute.operator.install import install
-from pincompute.operator.kubeio import Kube, new_api_client
+from pincompute.operator.kubeio import Kube, operator_client
 from pincompute.operator.leader import KubeLeaseStore, LeaderElector
 from pincompute.operator.metrics import Metrics, parse_address, serve
 from pincompute.runtime import load_profile
@@ -70,7 +70,7 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
 
     clusters = {}
     for target in settings.clusters:
-        kube = Kube(new_api_client(target.kubeconfig, target.context), target.name)
+        kube = Kube(operator_client(target.kubeconfig, target.context), target.name)
         clusters[target.name] = ClusterRuntime(
             kube,
             enqueue,
@@ -80,7 +80,7 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
         )
     elector = None
     if settings.lease is not None:
-        lease_kube = Kube(new_api_client(settings.lease.kubeconfig, settings.lease.context), settings.lease.name)
+        lease_kube = Kube(operator_client(settings.lease.kubeconfig, settings.lease.context), settings.lease.name)
         elector = LeaderElector(
             KubeLeaseStore(lease_kube, settings.lease_namespace, settings.lease_name),
             settings.identity,
@@ -94,7 +94,7 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
         host = settings.host
 
         def federation(op: Operator) -> Federation:
-            kube = Kube(new_api_client(host.kubeconfig, host.context), host.name)
+            kube = Kube(operator_client(host.kubeconfig, host.context), host.name)
             return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity)
 
     operator = Operator(
@@ -210,7 +210,7 @@ def install_crds(members: Sequence[ClusterTarget], host: ClusterTarget | None = 
     ProjectQuota and MemberCluster CRDs."""
     plan = [(t, InstalledOn.MEMBER) for t in members] + ([(host, InstalledOn.HOST)] if host else [])
     for target, role in plan:
-        api = new_api_client(target.kubeconfig, target.context)
+        api = operator_client(target.kubeconfig, target.context)
         try:
             names = install(Kube(api, target.name), role=role)
         except CoreError as exc:

@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pincompute.errors import Conflict, CoreError, PermanentError, TemporaryError
+from pincompute.errors import Conflict, CoreError, NotFound, PermanentError, TemporaryError
 from pincompute.operator.cluster import ClusterRuntime, Key
-from pincompute.operator.kubeio import NotFound
 from pincompute.operator.leader import LeaderElector
 from pincompute.operator.metrics import Metrics
 from pincompute.operator.reconciler import Reconciler

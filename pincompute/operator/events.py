@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pincompute.errors import CoreError
-from pincompute.operator.kubeio import EVENT, Kube, NotFound
+from pincompute.errors import CoreError, NotFound
+from pincompute.operator.kubeio import EVENT, Kube
 
 log = logging.getLogger(__name__)
 COMPONENT = "pincompute-operator"

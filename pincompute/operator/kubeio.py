@@ -4,8 +4,9 @@ Requests go through ``pincompute.kube.rawapi``; the operator's informers are the
 (``pincompute.kube.listwatch``), wired in ``cluster.py``.
 
 Raw JSON (``_preload_content=False``) because the operator only handles dicts, and generated models
-cost far more than the JSON parse. Every ApiException is classified by status here, once, so callers
-catch ``Conflict`` / ``TemporaryError`` / ``PermanentError`` / ``NotFound`` and never ``Exception``.
+cost far more than the JSON parse. Every failed call is classified here by the one mapping
+(``pincompute.kube.apierrors``), so callers catch ``Conflict`` / ``TemporaryError`` / ``PermanentError`` /
+``NotFound`` and never ``Exception``.
 """
 
 from __future__ import annotations
@@ -15,25 +16,19 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from pincompute import GROUP, VERSION
-from pincompute.errors import Conflict, CoreError, PermanentError, TemporaryError
-from pincompute.kube import rawapi
-from pincompute.kube.rawapi import Timeout, status_message
+from pincompute.errors import CoreError, Invalid, NotFound, PermanentError
+from pincompute.kube import apierrors, rawapi
+from pincompute.kube.client import new_api_client
+from pincompute.kube.rawapi import Timeout
 
 T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
 _TIMEOUT: Timeout = (5.0, 30.0)
-_RETRY = frozenset({429, 500, 502, 503, 504})
-
-
-class NotFound(CoreError):
-    """The object is gone; for a reconcile that usually means there is nothing left to do."""
-
-    http_status = 404
 
 
 @dataclass(frozen=True)
@@ -89,35 +84,20 @@ def cr_resource(kind: str, plural: str) -> Resource:
 
 
 def classify(exc: ApiException | Urllib3Error | OSError) -> CoreError:
-    """The core error a failed call means for the caller (kopf-style: by status, never by guess)."""
-    if isinstance(exc, ApiException):
-        status = exc.status or 0
-        reason = status_message(exc)
-        if status == 404:
-            return NotFound(reason)
-        if status == 409:
-            return Conflict(reason)
-        if status in _RETRY or status == 0:
-            delay = 1.0
-            retry_after = (exc.headers or {}).get("Retry-After") if exc.headers else None
-            if retry_after and str(retry_after).isdigit():
-                delay = float(retry_after)
-            return TemporaryError(reason, delay=delay)
-        return PermanentError(reason)
-    return TemporaryError(f"{type(exc).__name__}: {str(exc)[:200]}", delay=1.0)
+    """The core error a failed call means for the operator: the one mapping (``apierrors.service_error``), except
+    that a manifest the apiserver refuses as invalid is the operator's own to fix, so a ``PermanentError``
+    (Degraded) like any other refusal, never the user's 400."""
+    mapped = apierrors.service_error(exc, delay=1.0)
+    if isinstance(mapped, Invalid):
+        return PermanentError(mapped.message, fields=mapped.fields)
+    return mapped
 
 
-def new_api_client(kubeconfig: str, context: str, pool_size: int = 48) -> client.ApiClient:
-    """One ApiClient for one context; never the process-global default configuration.
-
-    The pool is large because each watch holds a connection for its whole life.
-    """
-    configuration = client.Configuration()
-    config.load_kube_config(
-        config_file=kubeconfig, context=context, client_configuration=configuration, persist_config=False
-    )
-    configuration.connection_pool_maxsize = pool_size
-    return client.ApiClient(configuration)
+def operator_client(kubeconfig: str, context: str) -> client.ApiClient:
+    """The operator's ApiClient for one context, from the one factory: a large pool (each watch holds a
+    connection for its whole life), no default timeout (every request here sets its own), and urllib3's connect
+    retries kept (a call here is tried once: the work queue backs off per key)."""
+    return new_api_client(kubeconfig=kubeconfig, context=context, pool_size=48, urllib3_retries=True)
 
 
 class Kube:

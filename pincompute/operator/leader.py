@@ -3,6 +3,11 @@
 Expiry is judged by OUR monotonic clock since we last saw the lease record change, never by comparing
 the holder's renewTime with our wall clock, so clock skew between replicas cannot cause two leaders.
 Writes carry the resourceVersion read, so two candidates racing for an expired lease cannot both win.
+
+Not the client's ``kubernetes.leaderelection`` (kubernetes 33.1): it locks only through an annotation on a
+ConfigMap (no Lease lock), judges expiry by ``time.time()`` (the wall clock), ``run()`` loops forever with no stop
+event and starts the leader's callback in a new non-daemon thread, and its modules call ``logging.basicConfig`` at
+import, which would configure the operator's root logger.
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pincompute.errors import Conflict, CoreError
-from pincompute.operator.kubeio import LEASE, Kube, NotFound
+from pincompute.errors import Conflict, CoreError, NotFound
+from pincompute.operator.kubeio import LEASE, Kube
 
 log = logging.getLogger(__name__)
 

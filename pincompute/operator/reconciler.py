@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pincompute.errors import FieldError, PermanentError, SpecInvalid
+from pincompute.errors import FieldError, NotFound, PermanentError, SpecInvalid
 from pincompute.operator.apply import WritePlan, plan_writes
 from pincompute.operator.cluster import ClusterRuntime, Key
-from pincompute.operator.kubeio import KUBEFLOW, NATIVE, NotFound, Resource
+from pincompute.operator.kubeio import KUBEFLOW, NATIVE, Resource
 from pincompute.operator.placement_annotations import placement_for
 from pincompute.runtime import RuntimeProfile
 from pincompute.specs import validate

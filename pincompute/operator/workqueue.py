@@ -16,11 +16,16 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from pincompute.kube.retry import exponential
+
 K = TypeVar("K", bound=Hashable)
 
 
 class KeyBackoff(Generic[K]):
-    """Per-key exponential backoff: base * 2**failures, capped; ``forget`` resets a key after success."""
+    """Per-key exponential backoff: base * 2**failures, capped; ``forget`` resets a key after success.
+
+    The one backoff's ``exponential`` without its full jitter: as client-go's per-item limiter, a key's delays
+    double exactly (``add_rate_limited`` adds at most 10 %), so a failing key never comes straight back."""
 
     def __init__(self, base: float = 0.05, cap: float = 60.0) -> None:
         self.base, self.cap = base, cap
@@ -29,7 +34,7 @@ class KeyBackoff(Generic[K]):
     def next_delay(self, key: K) -> float:
         failures = self._failures.get(key, 0)
         self._failures[key] = failures + 1
-        return min(self.cap, self.base * (2.0 ** min(failures, 32)))
+        return exponential(failures, self.base, self.cap)
 
     def failures(self, key: K) -> int:
         return self._failures.get(key, 0)

@@ -9,6 +9,8 @@ Retries (``RetryPolicy``): on 429, 5xx and connection errors, at most ``attempts
 exponential backoff (uniform in ``[0, min(cap, base * 2**n)]``) or the server's ``Retry-After`` when it sent one
 (whichever is longer). A write that is not idempotent (``restart``, ``restart-container``, a POST create) is retried
 only when it certainly was not carried out: 429, 503 and connection failures before the request was sent.
+This is a copy of the portal's one backoff (``pincompute.kube.retry.backoff``) on purpose: the SDK installs on its
+own and speaks only the public API, so it imports nothing of the portal or the platform library.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ PyYAML's safe loader raises a plain ``ValueError`` for a value it resolves but c
 here naming its line, as the portal does for a YAML body; a valid date or time is sent as the text it was written
 as. A document must also fit ``MAX_BYTES`` once encoded as JSON: aliases (``*name``) can expand a small file into
 a huge body.
+
+The portal's bounded loader is ``pincompute.documents``; this is a copy of its value checks on purpose: the SDK
+installs on its own and speaks only the public API, so it imports nothing of the portal or the platform library.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 import yaml
 
-MAX_BYTES = 512 * 1024  # the API refuses a larger body (the portal's ``workloads.documents.MAX_BYTES``)
+MAX_BYTES = 512 * 1024  # the API refuses a larger body (the portal's ``pincompute.documents.MAX_BYTES``)
 MAX_DEPTH = 100  # deeper is refused before PyYAML's recursive composer runs out of stack
 MAX_INTEGER_DIGITS = 4300  # as json: Python neither parses nor prints a longer integer
 _TOO_BIG = 10**MAX_INTEGER_DIGITS

@@ -22,7 +22,7 @@ from urllib3.exceptions import (
 )
 
 from clusters.kube.breaker import CircuitBreaker
-from clusters.kube.retry import call_with_retry, describe, surely_unsent
+from pincompute.kube.retry import call_with_retry, describe, surely_unsent
 
 POOL = "HTTPSConnectionPool(host='10.3.4.5', port=26554)"
 

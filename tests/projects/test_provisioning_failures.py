@@ -12,8 +12,8 @@ from django.utils import timezone
 from urllib3.exceptions import ReadTimeoutError
 
 from clusters.kube.breaker import CircuitBreaker
-from clusters.kube.retry import call_with_retry
 from clusters.models import Cluster
+from pincompute.kube.retry import call_with_retry
 from projects import tasks
 from projects.models import ClusterProvisioning, Project, ProvisioningState
 from tests.projects.test_pages_detail import HX, text

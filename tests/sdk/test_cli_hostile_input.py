@@ -182,7 +182,7 @@ def test_dev_zero_is_refused_after_the_api_limit_not_read_without_end(recorder):
     code, _, err = run("apply", "-f", "/dev/zero", "-p", "ads", client=fake_client(recorder))
 
     assert code == 2 and f"/dev/zero is larger than {MAX_BYTES} bytes" in clean(err)
-    assert MAX_BYTES == 512 * 1024  # the portal's workloads.documents.MAX_BYTES
+    assert MAX_BYTES == 512 * 1024  # the portal's pincompute.documents.MAX_BYTES
     assert time.monotonic() - started < 10 and recorder.requests == []
 
 

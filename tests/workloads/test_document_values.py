@@ -5,7 +5,7 @@ but nothing downstream can hold (a hex integer too long to print, a lone surroga
 import pytest
 
 from base.errors import Invalid
-from workloads.documents import load_document
+from pincompute.documents import load_document
 
 VALUES = {
     "feb-30": "2001-02-30",

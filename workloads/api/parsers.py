@@ -1,6 +1,6 @@
 """Request bodies of the workload API: JSON, JSON merge patch and YAML, all read with bounded size and depth.
 
-YAML goes through ``workloads.documents.load_document`` (the loader the pages use: no aliases, bounded size,
+YAML goes through ``pincompute.documents.load_document`` (the loader the pages use: no aliases, bounded size,
 depth and node count). JSON is bounded the same way: a body over the size limit or nested deeper than
 Python's parser can follow is a 400 naming ``document``, never a 500.
 """
@@ -14,8 +14,8 @@ from rest_framework.parsers import BaseParser
 
 from base.errors import Invalid
 from base.parsers import refuse_unencodable
+from pincompute.documents import FIELD, MAX_BYTES, MAX_DEPTH, load_document
 from pincompute.errors import FieldError
-from workloads.documents import FIELD, MAX_BYTES, MAX_DEPTH, load_document
 
 
 def _read(stream: Any) -> bytes:

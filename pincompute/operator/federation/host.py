@@ -13,14 +13,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pincompute.errors import Conflict
+from pincompute.errors import Conflict, NotFound
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
 from pincompute.labels import MANAGED_SELECTOR
 from pincompute.operator.cluster import Key, start_watch
-from pincompute.operator.kubeio import Kube, NotFound, Resource, cr_resource
+from pincompute.operator.kubeio import Kube, Resource, cr_resource
 
 log = logging.getLogger(__name__)
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from pincompute.errors import CoreError
+from pincompute.errors import CoreError, NotFound
 from pincompute.federation.members import NodeSummary, member_status
 from pincompute.operator.cluster import ClusterRuntime
 from pincompute.operator.federation.host import MEMBERS, HostRuntime
-from pincompute.operator.kubeio import NODE, NotFound
+from pincompute.operator.kubeio import NODE
 
 log = logging.getLogger(__name__)
 PROBE_TIMEOUT = (1.5, 2.0)

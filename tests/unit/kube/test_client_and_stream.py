@@ -5,8 +5,9 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from clusters.kube.client import ClientPool, ClusterTarget, TimedApiClient
+from clusters.kube.client import ClientPool, ClusterTarget
 from pincompute.kube import rawapi
+from pincompute.kube.client import TimedApiClient
 
 
 def kubeconfig(tmp_path):

@@ -18,8 +18,9 @@ from kubernetes import client as k8s
 
 from clusters.kube.breaker import CircuitBreaker
 from clusters.kube.cache import BreakerGate, cluster_store
-from clusters.kube.client import ClientPool, ClusterTarget, TimedApiClient
+from clusters.kube.client import ClientPool, ClusterTarget
 from pincompute.errors import TemporaryError
+from pincompute.kube.client import TimedApiClient
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
 from pincompute.operator.cluster import ClusterRuntime

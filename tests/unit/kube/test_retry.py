@@ -2,7 +2,7 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import MaxRetryError, NewConnectionError, ProtocolError, ReadTimeoutError
 
-from clusters.kube.retry import backoff, call_with_retry, describe, is_transient
+from pincompute.kube.retry import backoff, call_with_retry, describe, is_transient
 
 
 def api_error(status, headers=None):

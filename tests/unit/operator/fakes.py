@@ -5,10 +5,10 @@ import copy
 import itertools
 import threading
 
-from pincompute.errors import Conflict
+from pincompute.errors import Conflict, NotFound
 from pincompute.kinds import KINDS
 from pincompute.operator.cluster import ClusterRuntime, Topology
-from pincompute.operator.kubeio import NATIVE, NotFound, cr_resource
+from pincompute.operator.kubeio import NATIVE, cr_resource
 
 
 class FakeKube:

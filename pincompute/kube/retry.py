@@ -1,4 +1,4 @@
-"""Exponential backoff with full jitter for Kubernetes API calls.
+"""What another attempt at a Kubernetes API call can fix, and the one backoff: exponential with full jitter.
 
 Only failures that another attempt can fix are retried: throttling, apiserver 5xx and transport errors.
 Any other 4xx is the caller's problem and is raised at once.
@@ -8,6 +8,16 @@ A call that is not idempotent (a POST create, a merge patch setting a relative v
 connection refused, DNS, a connect or TLS handshake failure, 429). After a read timeout, a connection cut once
 the request was sent, or a 5xx, the apiserver may have applied it: the caller resolves that (reads back what
 happened) instead of a blind second write.
+
+``backoff`` is the one delay function: the portal's call retry, the list-watch's reconnects, the log streams'
+re-follow and the conflict retries of host writes wait ``backoff``; the operator's work queue grows by the same
+``exponential`` with client-go's 10 % jitter instead (a key's delays double exactly, so a failing key never
+comes back at once). ``call_with_retry`` stays our own loop rather than tenacity or stamina (both
+installable): it is twenty lines whose rules are all ours (the Retry-After hint raises the delay, the
+idempotency rule narrows what is retried, the breaker wraps each attempt in ``ClientPool.run``), and its tests
+inject ``sleep`` and ``rng``; with tenacity the same needs a custom wait class reading the outcome's exception
+and a retry predicate, and stamina adds a bounded jitter to the exponential (not full jitter) from the module's
+own ``random``, so neither is shorter or clearer.
 """
 
 from __future__ import annotations
@@ -67,12 +77,6 @@ def surely_unsent(exc: BaseException) -> bool:
     if isinstance(exc, ApiException):
         return exc.status == 429 or (exc.status == 0 and str(exc.reason or "").startswith("SSLError"))
     return isinstance(exc, _UNSENT)
-
-
-def may_retry(exc: BaseException, *, idempotent: bool = True) -> bool:
-    """Whether the transport retry may send the call again: transient, and, unless the call is idempotent,
-    surely not received the first time."""
-    return is_transient(exc) and (idempotent or surely_unsent(exc))
 
 
 # Where an apiserver is (urllib3 and socket texts): never shown to people, logs keep the full text.
@@ -137,9 +141,14 @@ def retry_after(exc: BaseException) -> float | None:
         return None
 
 
-def backoff(attempt: int, base: float, cap: float, rng: Callable[[], float]) -> float:
+def exponential(attempt: int, base: float, cap: float) -> float:
+    """``base * 2**attempt`` (``attempt`` from 0), capped at ``cap``."""
+    return min(cap, base * 2.0 ** min(attempt, 30))
+
+
+def backoff(attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:
     """Full jitter: uniform in [0, min(cap, base * 2**attempt)) so retries from many threads spread out."""
-    return rng() * min(cap, base * (2.0**attempt))
+    return rng() * exponential(attempt, base, cap)
 
 
 def call_with_retry(
