@@ -148,7 +148,7 @@ async def main(port: int, kubeconfig: str, context: str, namespace: str) -> None
     from urllib.parse import urlsplit
 
     from debugging.kubeexec import auth_headers, exec_url
-    from debugging.streams import tls_context
+    from debugging.upstream import tls_context
     from devtools.localcp.nodes import api_client
 
     cfg = api_client(kubeconfig, context).configuration

@@ -1,10 +1,13 @@
 """Pod exec over the apiserver's websocket, on the event loop: no thread, no private ApiClient per session.
 
+Shared by the terminal (``shell.consumer``) and file logs (``logs.files``: ``tail -F`` over exec), so it sits at the
+top of the app, beside what both share.
+
 The kubernetes library's ``stream()`` gives each exec a blocking websocket client, its own TLS context (a CA file
 parsed per session) and a reader thread: about 79 KiB a session, a thread handoff each way on every keystroke.
 Here an exec is one ``websockets`` connection (the asyncio library uvicorn already brings, maintained, with flow
 control: a full receive queue stops reading the socket, so a slow browser pauses the pod's output instead of
-growing memory) sharing one ``ssl.SSLContext`` per cluster credential set (``streams.tls_context``).
+growing memory) sharing one ``ssl.SSLContext`` per cluster credential set (``upstream.tls_context``).
 
 The framing is Kubernetes' remotecommand websocket protocol (``v5.channel.k8s.io``, else ``v4.channel.k8s.io``):
 each binary message is one channel byte then the payload: 0 stdin, 1 stdout, 2 stderr, 3 error (a ``v1.Status``
@@ -28,7 +31,7 @@ from kubernetes import client as k8s
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
 
-from debugging.streams import StreamFailure, lost, tls_context
+from debugging.upstream import StreamFailure, lost, tls_context
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 SUBPROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")

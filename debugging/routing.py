@@ -9,7 +9,9 @@ from typing import Any
 
 from django.urls import URLPattern, path, re_path
 
-from debugging import consumers
+from debugging.logs.consumer import LogConsumer
+from debugging.logs.workload_consumer import WorkloadLogConsumer
+from debugging.shell.consumer import ExecConsumer
 from debugging.socketbase import UnmatchedConsumer
 from debugging.tokens import BearerTokenMiddleware
 
@@ -21,10 +23,10 @@ def _app(consumer: Any) -> Any:
 
 
 websocket_urlpatterns: list[URLPattern] = [
-    path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", _app(consumers.ExecConsumer)),
-    path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", _app(consumers.LogConsumer)),
-    path(f"ws/logs/{_SEG}/", _app(consumers.LogConsumer)),
-    path("ws/workload-logs/<str:namespace>/<str:workload>/", _app(consumers.WorkloadLogConsumer)),
+    path(f"ws/exec/{_SEG}/<str:pod>/<str:container>/", _app(ExecConsumer)),
+    path(f"ws/logs/{_SEG}/<str:pod>/<str:container>/", _app(LogConsumer)),
+    path(f"ws/logs/{_SEG}/", _app(LogConsumer)),
+    path("ws/workload-logs/<str:namespace>/<str:workload>/", _app(WorkloadLogConsumer)),
     # Last: any other path (an empty part, a "/" or "%2F" inside a name) is a clean, audited 4404, not the
     # router's "No route found" exception (an HTTP 500 from the server).
     re_path(r"", _app(UnmatchedConsumer)),

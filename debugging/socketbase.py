@@ -37,7 +37,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 
 from base import metrics
 from base.errors import Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
-from debugging import sessions
+from debugging import services
 from debugging.accesshub import AccessHub, access_hub
 from debugging.models import SessionKind
 from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
@@ -211,14 +211,10 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         """Open the session row (per-user cap), join the user's group and start the periodic re-check."""
         user = self.scope["user"]
         try:
-            row = await database_sync_to_async(sessions.open_session)(
-                user=user,
+            row = await database_sync_to_async(services.start_session)(
+                services.SessionTarget(project.name, cluster, namespace, pod, container),
+                actor=user,
                 kind=self.kind,
-                project=project.name,
-                cluster=cluster,
-                namespace=namespace,
-                pod=pod,
-                container=container,
                 auth_method=self.scope.get("auth_method", "session"),
                 detail=detail,
                 recorded=recorded,
@@ -288,7 +284,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             if refused is not None:
                 await self.revoke(refused)
                 return
-            await database_sync_to_async(sessions.touch)(
+            await database_sync_to_async(services.touch_session)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out()
             )
             await self.periodic_hook()
@@ -320,7 +316,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         await self.stop_streams()
         if self.session_id is not None:
             metrics.OPEN_SESSIONS.labels(self.kind).dec()
-            await database_sync_to_async(sessions.end_session)(
+            await database_sync_to_async(services.end_session)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out(), reason=reason, code=code
             )
         self._leave_hub()

@@ -1,16 +1,16 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from debugging import views
+from debugging.views import logs, pods, recordings, sessions, shell
 
 app_name = "debugging"
 
 urlpatterns = [
-    path("sessions/<str:project>/", views.project_sessions, name="sessions"),
-    path("recordings/<id:pk>/", views.recording_page, name="recording"),
-    path("recordings/<id:pk>.cast", views.recording_cast, name="recording-cast"),
-    path("workload/<str:namespace>/<str:workload>/logs/", views.workload_logs_everywhere, name="workload-logs"),
-    path("<str:cluster>/<str:namespace>/logs/", views.workload_logs, name="logs"),
-    path("<str:cluster>/<str:namespace>/<str:pod>/", views.pod_debug, name="pod"),
-    path("<str:cluster>/<str:namespace>/<str:pod>/shell/", views.shell_panel, name="shell"),
+    path("sessions/<str:project>/", sessions.project_sessions, name="sessions"),
+    path("recordings/<id:pk>/", recordings.recording_page, name="recording"),
+    path("recordings/<id:pk>.cast", recordings.recording_cast, name="recording-cast"),
+    path("workload/<str:namespace>/<str:workload>/logs/", logs.workload_logs_everywhere, name="workload-logs"),
+    path("<str:cluster>/<str:namespace>/logs/", logs.workload_logs, name="logs"),
+    path("<str:cluster>/<str:namespace>/<str:pod>/", pods.pod_debug, name="pod"),
+    path("<str:cluster>/<str:namespace>/<str:pod>/shell/", shell.shell_panel, name="shell"),
 ]

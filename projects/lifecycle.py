@@ -104,7 +104,7 @@ def set_pod_security(project: Project, level: str, *, actor: Any) -> Project:
 
 def set_shell_recording(project: Project, enabled: bool, *, actor: Any) -> Project:
     """Turn the recording of shell transcripts on or off (owners and platform admins; off by default). Shells
-    opened afterwards are recorded (``debugging.recording``); their replays are for owners and admins only."""
+    opened afterwards are recorded (``debugging.shell.recording``); their replays are for owners and admins only."""
     require_role(project, actor)
     with transaction.atomic():
         project = lock_project(project)

@@ -20,6 +20,6 @@ urlpatterns = [
     path("", include("clusters.api.urls")),
     path("", include("projects.api.urls")),
     path("", include("workloads.api.urls")),
-    path("", include("debugging.api")),
+    path("", include("debugging.api.urls")),
     path("", include("usage.api.urls")),
 ]

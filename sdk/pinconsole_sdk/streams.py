@@ -1,5 +1,6 @@
-"""The portal's websockets for ``pincompute logs -f`` and ``exec -it``: the browser's protocol (``debugging.consumers``
-and ``static/src/js/{logstream,terminal}.js``), authenticated with the API token on the handshake.
+"""The portal's websockets for ``pincompute logs -f`` and ``exec -it``: the browser's protocol
+(``debugging.shell.consumer``, ``debugging.logs.consumer`` and ``static/src/js/{logstream,terminal}.js``), authenticated
+with the API token on the handshake.
 
 Server -> client: ``{"type":"status","state":"connected|closed|error","message":...}``; logs send
 ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, the shell ``{"type":"stdout","data":...}``.
@@ -124,7 +125,7 @@ def log_url(
     timestamps: bool = False,
     previous: bool = False,
 ) -> str:
-    """The log stream's URL with the consumer's options (``debugging.logoptions``): ``follow=0`` has the server
+    """The log stream's URL with the consumer's options (``debugging.logs.options``): ``follow=0`` has the server
     send what is there and close; ``tail``, ``since`` (``30s``, ``10m``...), ``timestamps`` and ``previous`` as
     kubectl's."""
     options = {

@@ -14,11 +14,11 @@ from channels.db import database_sync_to_async
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.models import AuditEvent
 from console.asgi import application
-from debugging.filelogs import declared_log_files, tail_command
-from debugging.logoptions import MAX_PATTERN, parse_log_options, valid_file_path
+from debugging.logs.files import declared_log_files, tail_command
+from debugging.logs.options import MAX_PATTERN, parse_log_options, valid_file_path
 from debugging.models import DebugSession, SessionRecording
-from debugging.recording import TRUNCATED, Recorder, parse_cast
-from debugging.shells import SHELLS, shell_command
+from debugging.shell.commands import SHELLS, shell_command
+from debugging.shell.recording import TRUNCATED, Recorder, parse_cast
 from debugging.socketbase import close_reason
 from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
 from projects.lifecycle import set_shell_recording

@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 
 from base.errors import Invalid, NotFound
 from debugging.authz import resolve_namespace, resolve_pod, resolve_selector
-from debugging.logoptions import parse_log_options
+from debugging.logs.options import parse_log_options
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_refusals import refused_with
 

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 
 from base.models import AuditEvent
 from console.asgi import application
-from debugging.consumers import MAX_STDIN_CHARS, TOO_MUCH_INPUT
+from debugging.shell.consumer import MAX_STDIN_CHARS, TOO_MUCH_INPUT
 from tests.debugging.conftest import WORKLOAD, member, ws_headers
 from tests.debugging.wsclient import WebsocketCommunicator
 

@@ -18,7 +18,7 @@ from kubernetes.stream import stream as k8s_stream
 from base.models import AuditEvent
 from console.asgi import application
 from debugging.models import DebugSession, SessionRecording
-from debugging.recording import parse_cast
+from debugging.shell.recording import parse_cast
 from devtools.localcp.nodes import api_client
 from projects.lifecycle import set_shell_recording
 from tests.debugging.conftest import WORKLOAD, member, run_pod, ws_headers

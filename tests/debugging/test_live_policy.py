@@ -236,7 +236,7 @@ async def test_a_lone_surrogate_typed_into_a_shell_is_replaced_and_the_shell_goe
 
 async def test_a_failure_inside_the_consumer_ends_its_session_and_closes_1011(live_pods, project, user, monkeypatch):
     """The safety net under every socket: whatever a consumer raises, the pod-side stream and the session end."""
-    from debugging.consumers import ExecConsumer
+    from debugging.shell.consumer import ExecConsumer
 
     async def broken(self: Any, content: Any, **kwargs: Any) -> None:
         raise RuntimeError("a bug")

@@ -66,7 +66,7 @@ def member_a_unreachable(live_pods: Any, monkeypatch: pytest.MonkeyPatch) -> Non
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     api = k8s.ApiClient(k8s.Configuration(host=f"https://127.0.0.1:{port}"))
-    monkeypatch.setattr("debugging.logsockets.api_for", lambda cluster: api)
+    monkeypatch.setattr("debugging.logs.consumer.api_for", lambda cluster: api)
 
 
 @pytest.mark.parametrize("query", ["?tail=2", f"?tail=2&file={APP_LOG}"])

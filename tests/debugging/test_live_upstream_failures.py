@@ -116,7 +116,7 @@ def proxied(local_control_plane: Any, live_pods: Any, monkeypatch: pytest.Monkey
     cfg.host = f"https://{host}:{listen}"
     cfg.refresh_api_key_hook = None  # the kubeconfig loader's hook would set the direct address back
     api = k8s.ApiClient(cfg)
-    for where in ("debugging.consumers.api_for", "debugging.logsockets.api_for", "clusters.runtime.api_for"):
+    for where in ("debugging.shell.consumer.api_for", "debugging.logs.consumer.api_for", "clusters.runtime.api_for"):
         monkeypatch.setattr(where, lambda cluster, api=api, direct=direct: api if cluster.name == "member-a" else None)
     yield proxy
     proxy.close()

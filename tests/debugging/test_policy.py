@@ -13,10 +13,10 @@ from channels.db import database_sync_to_async
 
 from base.errors import Invalid
 from base.models import AuditEvent
-from debugging.logoptions import RESUME_MAX_SECONDS, LogOptions, parse_log_options, resume_window
+from debugging.logs.options import RESUME_MAX_SECONDS, LogOptions, parse_log_options, resume_window
+from debugging.logs.streams import LOG_BUFFER_LINES
 from debugging.models import DebugSession
 from debugging.policy import platform_containers
-from debugging.streams import LOG_BUFFER_LINES
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_refusals import refused_with
 from tests.fakes import fake_pod

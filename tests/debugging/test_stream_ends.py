@@ -18,11 +18,12 @@ from kubernetes import client as k8s
 from uvicorn.protocols.utils import ClientDisconnected
 
 from console.asgi import application
-from debugging.filelogs import tail_command
-from debugging.logoptions import parse_log_options
-from debugging.logsockets import LogConsumer
+from debugging.logs.consumer import LogConsumer
+from debugging.logs.files import tail_command
+from debugging.logs.options import parse_log_options
+from debugging.logs.streams import LineBuffer
 from debugging.models import DebugSession
-from debugging.streams import LineBuffer, StreamFailure, refused
+from debugging.upstream import StreamFailure, refused
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live_policy import closed_with
 from tests.debugging.wsclient import WebsocketCommunicator
@@ -57,7 +58,7 @@ def unreachable_apiserver(monkeypatch: pytest.MonkeyPatch) -> int:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     api = k8s.ApiClient(k8s.Configuration(host=f"https://127.0.0.1:{port}"))
-    monkeypatch.setattr("debugging.logsockets.api_for", lambda cluster: api)
+    monkeypatch.setattr("debugging.logs.consumer.api_for", lambda cluster: api)
     return port
 
 

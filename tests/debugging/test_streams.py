@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from debugging.authz import parse_selector
-from debugging.streams import LineBuffer, RawLine, ts_micros
+from debugging.logs.streams import LineBuffer, RawLine, ts_micros
 
 
 async def test_a_full_line_buffer_drops_the_oldest_lines_and_counts_them():

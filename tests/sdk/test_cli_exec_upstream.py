@@ -31,7 +31,7 @@ class CutExec(PtyExec):
 
 @pytest.fixture
 def cut(portal: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    monkeypatch.setattr("debugging.consumers.ExecSession", CutExec)
+    monkeypatch.setattr("debugging.shell.consumer.ExecSession", CutExec)
 
 
 @pytest.mark.usefixtures("cut")

@@ -19,7 +19,7 @@ from pinconsole_sdk.cli import main
 from accounts.services import create_api_token
 from base.models import AuditEvent
 from debugging.kubeexec import ExecResult
-from debugging.streams import RawLine
+from debugging.logs.streams import RawLine
 from tests.fakes import FilledCache, fake_pod
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -105,10 +105,10 @@ def portal(asgi_portal, project, other_project, caches, monkeypatch):
     caches["member-a"] = FilledCache(
         {"pods": [fake_pod("web-1", "proj-ads"), fake_pod("done-1", "proj-ads"), fake_pod("train-1", "proj-ml")]}
     )
-    for consumers in ("debugging.consumers", "debugging.logsockets"):  # the shell's, the logs'
+    for consumers in ("debugging.shell.consumer", "debugging.logs.consumer"):  # the shell's, the logs'
         monkeypatch.setattr(f"{consumers}.api_for", lambda cluster: object())
-    monkeypatch.setattr("debugging.logsockets.LogFollower", ScriptedFollower)
-    monkeypatch.setattr("debugging.consumers.ExecSession", PtyExec)
+    monkeypatch.setattr("debugging.logs.consumer.LogFollower", ScriptedFollower)
+    monkeypatch.setattr("debugging.shell.consumer.ExecSession", PtyExec)
     return asgi_portal.url
 
 

@@ -2,18 +2,18 @@
 
 seq is a per-stream counter that also encodes time: seq = max(previous + 1, line timestamp in µs). It increases
 strictly, and a NEW connection can honour {"type":"resume","after_seq":N}: the readers re-read with since_seconds
-covering N (bounded by ``logoptions.resume_window``) and skip every line stamped at or before N, and numbering
+covering N (bounded by ``logs.options.resume_window``) and skip every line stamped at or before N, and numbering
 continues above N, so the widget (which drops seq <= last seen) shows the gap and no duplicates. The server waits
 up to RESUME_WAIT_SECONDS after accept for a resume before starting the readers. Options (tail, since,
-timestamps, previous, follow, include/exclude, file): ``logoptions``.
+timestamps, previous, follow, include/exclude, file): ``logs.options``.
 
-A file (``?file=``) is followed with ``tail -F`` over exec (``filelogs``): a path the pod's kind declares is
+A file (``?file=``) is followed with ``tail -F`` over exec (``logs.files``): a path the pod's kind declares is
 readable by anyone who may read the logs; any other path only by those who may open a shell in that container
 (a viewer must not read a mounted token through a "log"). Its lines are stamped on arrival, so a resume of a
 file starts from new lines only.
 
 Lines go out in batches every ~50 ms: ``{"type":"lines","lines":[{"seq","pod","container","ts","text"}]}``, plus
-``"cluster"`` on the streams of a workload across clusters (``aggregate``).
+``"cluster"`` on the streams of a workload across clusters (``logs.workload_consumer``).
 
 How a stream ends is in its close code: 1000 only when the log (or every log of a selector) ended normally; 4502
 when the member's apiserver (or the kubelet behind it) could not be reached or failed, 4404 when what was asked for
@@ -33,15 +33,16 @@ from channels.db import database_sync_to_async
 from kubernetes.config.config_exception import ConfigException
 from uvicorn.protocols.utils import ClientDisconnected
 
-from base import audit
 from base.errors import Forbidden, Invalid, NotFound, ServiceError
 from clusters.runtime import api_for
+from debugging import services
 from debugging.authz import MAX_STREAM_PODS, parse_selector, resolve_pod, resolve_selector
-from debugging.filelogs import FileFollower, declared_log_files
-from debugging.logoptions import LogOptions, parse_log_options, resume_window
+from debugging.logs.files import FileFollower, declared_log_files
+from debugging.logs.options import LogOptions, parse_log_options, resume_window
+from debugging.logs.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, restarted, ts_micros
 from debugging.models import SessionKind
 from debugging.socketbase import PolicedConsumer
-from debugging.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, StreamFailure, restarted, ts_micros
+from debugging.upstream import StreamFailure
 
 BATCH_SECONDS = 0.05
 RESUME_WAIT_SECONDS = 0.3
@@ -134,15 +135,14 @@ class LogConsumer(PolicedConsumer):
         self.tasks.append(asyncio.create_task(self.quietly(self._start())))
 
     async def audit_open(self, target: str, streams: int) -> None:
-        await database_sync_to_async(audit.record)(
-            "logs.open",
+        await database_sync_to_async(services.record_logs_opened)(
+            target,
             actor=self.scope.get("user"),
-            target_kind="pod",
-            target_name=target,
             project=self.project.name,
             cluster=self.cluster.name if self.cluster is not None else "",
-            after={"streams": streams, "session": self.session_id, "file": self.options.file},
-            summary=f"logs of {target}",
+            streams=streams,
+            session=self.session_id,
+            file=self.options.file,
         )
 
     def bytes_out(self) -> int:

@@ -1,11 +1,11 @@
-"""Kubernetes log streams handed to asyncio boundedly (pod exec, shells and file logs: ``kubeexec``).
+"""Console log follows handed to asyncio boundedly (a file inside a container is followed over exec: ``logs.files``).
 
 Logs are plain chunked HTTP responses, read by an async client on the event loop (no thread per stream).
 Lines go through `LineBuffer`, a deque with a maximum length: when the browser is slower than the pod the oldest
 lines are dropped and counted (a log viewer may lose lines, it must not grow memory).
 
-A follow that fails says why with a `StreamFailure` (its ``on_end``'s last argument): the socket closes with its
-code, never 1000, so a client (the CLI's exit status) can tell a failure from the end of a log.
+A follow that fails says why with a ``upstream.StreamFailure`` (its ``on_end``'s last argument): the socket closes
+with its code, never 1000, so a client (the CLI's exit status) can tell a failure from the end of a log.
 
 A hung apiserver (a stopped process: TCP up, nothing answers) must not leave follows open and silent: a follow
 may legitimately be silent for hours, so no read deadline tells. Instead the response headers have a deadline
@@ -33,9 +33,10 @@ from typing import Any
 import httpx
 from kubernetes import client as k8s
 
+from debugging.upstream import StreamFailure, ended_reason, hung, lost, refused, tls_context, unreachable
+
 LOG_TAIL_LINES = 200
 LOG_BUFFER_LINES = 2000
-NOT_THERE, UPSTREAM_FAILED = 4404, 4502
 LIVENESS_SECONDS, LIVENESS_TIMEOUT_SECONDS, LIVENESS_MISSES = 15.0, 5.0, 2
 HEADERS_SECONDS = 15.0
 
@@ -101,52 +102,7 @@ class LineBuffer:
         return lines, dropped
 
 
-@dataclass(frozen=True)
-class StreamFailure:
-    """Why a follow failed: ``code`` 4404 when what was asked for is not there, 4502 when the apiserver (or the
-    kubelet or container behind it) failed or could not be reached. ``what`` is ours and may name ``{apiserver}``,
-    filled in with the cluster by ``message``; ``detail`` is the other side's text, shown as it came."""
-
-    code: int
-    what: str
-    detail: str = ""
-
-    def message(self, cluster: str = "") -> str:
-        head = self.what.format(apiserver=f"{cluster}'s apiserver" if cluster else "the apiserver")
-        return f"{head}: {self.detail}" if self.detail else head
-
-
 OnEnd = Callable[[str, str, str, StreamFailure | None], Any]
-
-
-def unreachable(detail: str) -> StreamFailure:
-    """The apiserver could not be reached (connect refused or timed out, TLS, the handshake)."""
-    return StreamFailure(UPSTREAM_FAILED, "Could not reach {apiserver}", detail)
-
-
-def lost(detail: str) -> StreamFailure:
-    """The connection broke after the stream had started."""
-    return StreamFailure(UPSTREAM_FAILED, "Lost {apiserver} mid-stream", detail)
-
-
-def refused(status: int, message: str, *, previous: bool = False) -> StreamFailure:
-    """The apiserver answered an error status. For ``previous`` a 400 means there is no previous instance (each
-    runtime words it its own way, kwok as ``seek .: invalid argument``): say that, not their text."""
-    if previous and status == 400:
-        return StreamFailure(NOT_THERE, "No previous container: it has not restarted, or its log is gone")
-    if status == 404:
-        return StreamFailure(NOT_THERE, "Not found on {apiserver}", message)
-    return StreamFailure(UPSTREAM_FAILED, f"{{apiserver}} answered {status}", message)
-
-
-def hung(detail: str) -> StreamFailure:
-    """The apiserver stopped answering while the follow was open (``Liveness``)."""
-    return StreamFailure(UPSTREAM_FAILED, "{apiserver} stopped answering", detail)
-
-
-def ended_reason(failure: StreamFailure | None) -> str:
-    """How a follow ended, for status messages and the session row."""
-    return "ended" if failure is None else f"failed: {failure.message()}"
 
 
 def restarted(pod: dict[str, Any], container: str) -> bool:
@@ -157,24 +113,6 @@ def restarted(pod: dict[str, Any], container: str) -> bool:
             if isinstance(found, dict) and found.get("name") == container:
                 return bool(found.get("restartCount"))
     return False
-
-
-@functools.lru_cache(maxsize=64)
-def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
-    """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
-    if not verify:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-    else:
-        ctx = ssl.create_default_context(cafile=cafile)
-    if certfile:
-        ctx.load_cert_chain(certfile, keyfile)
-    return ctx
-
-
-def tls_context(cfg: k8s.Configuration) -> ssl.SSLContext:
-    """The cluster ApiClient configuration's TLS context, shared by every log follow and exec of that cluster."""
-    return _tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl))
 
 
 def log_http_client(api: k8s.ApiClient) -> httpx.AsyncClient:

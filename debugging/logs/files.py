@@ -1,7 +1,7 @@
 """File-based logs: follow a file inside a container with ``tail -F`` over exec (``follow=0``: ``tail`` without
 ``-F``, which prints the last lines and exits, so the socket closes 1000 as a console log's does).
 
-The path comes from the kind's declared ``log_files`` or is typed (``logoptions.valid_file_path``: absolute, plain
+The path comes from the kind's declared ``log_files`` or is typed (``logs.options.valid_file_path``: absolute, plain
 segments). It is handed to ``tail`` as one argv element of a fixed command, never through a shell, so nothing in
 it is interpreted. ``-F`` keeps following across rotation and waits for a file that does not exist yet; what tail
 says on stderr ("cannot open ...", "has been replaced") is passed on as a notice, not as a log line.
@@ -10,7 +10,7 @@ The exec is a ``kubeexec`` websocket read by an asyncio task (no thread per foll
 bounds them). Each line is stamped with the time it arrived (a file has no timestamps the
 server could trust), which also gives it its ``seq``.
 
-A failure is reported as a ``streams.StreamFailure`` (4502 apiserver unreachable or refusing, 4404 no such pod or
+A failure is reported as an ``upstream.StreamFailure`` (4502 apiserver unreachable or refusing, 4404 no such pod or
 file), and so is a ``tail`` that exits non-zero (its last stderr line says why).
 """
 
@@ -25,18 +25,8 @@ from kubernetes import client as k8s
 from websockets.exceptions import InvalidStatus
 
 from debugging.kubeexec import STDOUT, ExecError, ExecResult, ExecSession, refusal
-from debugging.streams import (
-    NOT_THERE,
-    UPSTREAM_FAILED,
-    LineBuffer,
-    OnEnd,
-    RawLine,
-    StreamFailure,
-    ended_reason,
-    lost,
-    refused,
-    unreachable,
-)
+from debugging.logs.streams import LineBuffer, OnEnd, RawLine
+from debugging.upstream import NOT_THERE, UPSTREAM_FAILED, StreamFailure, ended_reason, lost, refused, unreachable
 from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
 from pincompute.labels import KIND_LABEL
 

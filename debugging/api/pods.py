@@ -8,7 +8,6 @@ is); a viewer gets the log streams and no shell (``shell`` is null, ``canExec`` 
 
 from __future__ import annotations
 
-from django.urls import path
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -101,8 +100,3 @@ class PodDebugView(APIView):
             ],
         }
         return Response(PodDebugSerializer(body).data)
-
-
-urlpatterns = [
-    path("projects/<str:project>/pods/<str:cluster>/<str:pod>/", PodDebugView.as_view(), name="pod-debug"),
-]

@@ -6,7 +6,7 @@ sent), ``previous=1`` (the previous, terminated container), ``follow=0`` (what i
 ``include=RE`` / ``exclude=RE`` (server-side: only lines matching / not matching are sent; RE2 syntax, at most
 ``MAX_PATTERN`` characters, matched in linear time so no pattern can stall the worker), ``file=/abs/path`` (follow
 a file inside the container with ``tail -F`` over exec instead of the console log, or with ``follow=0`` its last
-lines with plain ``tail``; ``filelogs``).
+lines with plain ``tail``; ``logs.files``).
 
 A resume (``{"type":"resume","after_seq":N}``) re-reads only what the client could have been shown: at most
 ``RESUME_MAX_SECONDS`` back and at most ``LOG_BUFFER_LINES`` lines, whatever ``N`` says.
@@ -24,7 +24,7 @@ import re2
 
 from base.digits import whole_number
 from base.errors import Invalid
-from debugging.streams import LOG_BUFFER_LINES
+from debugging.logs.streams import LOG_BUFFER_LINES
 
 MAX_TAIL = 10_000
 MAX_SINCE = 7 * 86400

@@ -4,8 +4,8 @@ What is recorded is what the terminal showed: the pod's output (``"o"`` events) 
 (``"r"``), with times relative to the start. Keystrokes are not (``"i"``): a password typed at a prompt is not
 echoed, so it is not in the transcript either. The size is bounded (``DEBUG_RECORDING_MAX_BYTES``): past it the
 recording stops with a last line saying so, and the session goes on. The transcript is written to the database
-with the session (``SessionRecording``) at each periodic re-check and when the shell ends, so every worker
-serves it. Format: https://docs.asciinema.org/manual/asciicast/v2/
+with the session (``SessionRecording``, by ``services.save_recording``) at each periodic re-check and when the shell
+ends, so every worker serves it. Format: https://docs.asciinema.org/manual/asciicast/v2/
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import time
 from typing import Any
 
 from django.conf import settings
-
-from debugging.models import DebugSession, SessionRecording
 
 TRUNCATED = "\r\n[recording stopped: DEBUG_RECORDING_MAX_BYTES reached]\r\n"
 DEFAULT_SIZE = (80, 24)
@@ -70,19 +68,6 @@ class Recorder:
 
     def cast(self) -> str:
         return "\n".join([json.dumps(self.header()), *self.events]) + "\n"
-
-
-def save(session_id: int, recorder: Recorder) -> None:
-    """Write (or rewrite) the session's transcript; a no-op when nothing changed since the last save."""
-    if not recorder.dirty:
-        return
-    recorder.dirty = False
-    text = recorder.cast()
-    SessionRecording.objects.update_or_create(
-        session_id=session_id,
-        defaults={"cast": text, "size": len(text.encode()), "truncated": recorder.truncated},
-    )
-    DebugSession.objects.filter(pk=session_id, recorded=False).update(recorded=True)
 
 
 def parse_cast(text: str) -> tuple[dict[str, Any], list[list[Any]]]:

@@ -3,7 +3,7 @@
 ``/ws/workload-logs/<namespace>/<workload>/``: like stern, the stream follows the member clusters' watch caches
 (already watched; reading them costs no apiserver call): every ``DISCOVER_SECONDS`` it lists the pods labelled
 ``pincompute.io/workload=<workload>`` in the namespace on each member, starts a console-log follow (an asyncio
-task, ``streams.LogFollower``) for each container it has not seen, and stops the follows of pods that left the
+task, ``logs.streams.LogFollower``) for each container it has not seen, and stops the follows of pods that left the
 cache. Each line carries its ``cluster`` besides ``pod`` and ``container``; a status message tells each join and
 leave. At most ``MAX_WORKLOAD_STREAMS`` containers are followed at once. Log options apply as for one pod, except
 ``file`` (a file is followed in one container).
@@ -33,9 +33,10 @@ from base.errors import Invalid, NotFound, ServiceError
 from clusters import runtime
 from clusters.models import Cluster, FederationRole
 from debugging.authz import resolve_namespace
-from debugging.logoptions import parse_log_options, resume_window
-from debugging.logsockets import MULTI_POD_TAIL_LINES, LogConsumer
-from debugging.streams import LOG_TAIL_LINES, UPSTREAM_FAILED, LogFollower, OnEnd, StreamFailure, setting, ts_micros
+from debugging.logs.consumer import MULTI_POD_TAIL_LINES, LogConsumer
+from debugging.logs.options import parse_log_options, resume_window
+from debugging.logs.streams import LOG_TAIL_LINES, LogFollower, OnEnd, setting, ts_micros
+from debugging.upstream import UPSTREAM_FAILED, StreamFailure
 from pincompute.kinds import KINDS
 from pincompute.kube.retry import backoff
 from pincompute.labels import WORKLOAD_LABEL

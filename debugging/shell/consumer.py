@@ -1,18 +1,16 @@
-"""Websocket consumers: a pod shell (exec, TTY) here; live logs in ``logsockets`` and ``aggregate``.
+"""The pod shell's websocket: the browser's terminal (or ``pincompute exec -it``) to a pod exec with a TTY.
 
-Both accept first and then authorize, so a refusal can carry a status message and a 44xx close code
-the terminal / log widgets show (4400 malformed path or option, 4401 no session, 4403 not allowed, 4404 no
-such pod or container, 4429 too many open sockets). ``socketbase.PolicedConsumer`` audits refusals, admits
-under the per-user cap and re-checks authorization while the socket is open; a shell also closes after
-``DEBUG_SHELL_IDLE_SECONDS`` without traffic or ``DEBUG_SHELL_MAX_SECONDS`` in all (4408, a notice first); input
-counts as traffic only while the shell answers (output within the idle time), so typing into a shell whose apiserver
-hung does not hold it open. A shell whose exec connection broke or stopped answering its keepalive pings
-(``kubeexec.keepalive``) closes 4502 naming the cluster, status "error", as a log stream does; 1000 is kept for a
-shell that ended (its exit status in the message).
+It accepts first and then authorizes, so a refusal can carry a status message and a 44xx close code the terminal
+shows (4400 malformed path or ``?shell=``, 4401 no session, 4403 not allowed, 4404 no such pod or container, 4429
+too many open sockets). ``socketbase.PolicedConsumer`` audits refusals, admits under the per-user cap and re-checks
+authorization while the socket is open; a shell also closes after ``DEBUG_SHELL_IDLE_SECONDS`` without traffic or
+``DEBUG_SHELL_MAX_SECONDS`` in all (4408, a notice first); input counts as traffic only while the shell answers
+(output within the idle time), so typing into a shell whose apiserver hung does not hold it open. A shell whose exec
+connection broke or stopped answering its keepalive pings (``kubeexec.keepalive``) closes 4502 naming the cluster,
+status "error", as a log stream does; 1000 is kept for a shell that ended (its exit status in the message).
 
-A shell is one of a fixed list (``?shell=``, ``shells``) and is recorded when its project says so
-(``recording``). A log stream follows the console log, or a file inside the container (``?file=``, ``filelogs``:
-a file the kind declares for anyone who may read logs, any other path only for those who may open a shell).
+A shell is one of a fixed list (``?shell=``, ``shell.commands``) and is recorded when its project says so
+(``shell.recording``). The live logs' websockets are ``logs.consumer`` and ``logs.workload_consumer``.
 """
 
 from __future__ import annotations
@@ -25,17 +23,15 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from kubernetes.config.config_exception import ConfigException
 
-from base import audit
 from base.errors import ServiceError
 from clusters.runtime import api_for
-from debugging import recording
-from debugging.aggregate import WorkloadLogConsumer
+from debugging import services
 from debugging.authz import PodRef, resolve_pod
 from debugging.kubeexec import ExecError, ExecResult, ExecSession, refusal
-from debugging.logsockets import LogConsumer
 from debugging.models import SessionKind
 from debugging.policy import limits
-from debugging.shells import shell_command
+from debugging.shell import recording
+from debugging.shell.commands import shell_command
 from debugging.socketbase import PolicedConsumer
 
 MAX_STDIN_CHARS = 64 * 1024
@@ -44,7 +40,6 @@ TOO_MUCH_INPUT = (
     "send input in smaller pieces)."
 )
 TIMEOUT_CLOSE = 4408
-__all__ = ["ExecConsumer", "LogConsumer", "WorkloadLogConsumer"]
 
 
 class ExecConsumer(PolicedConsumer):
@@ -107,7 +102,14 @@ class ExecConsumer(PolicedConsumer):
         self.session = session
         if ref.project.record_shells:
             self.recorder = recording.Recorder(title=f"{ref.cluster.name}/{ref.namespace}/{ref.name}/{container}")
-        await self._audit("shell.open", {"session": self.session_id, "shell": shell, "recorded": bool(self.recorder)})
+        await database_sync_to_async(services.record_shell_opened)(
+            ref,
+            container,
+            actor=self.scope.get("user"),
+            session=self.session_id,
+            shell=shell,
+            recorded=bool(self.recorder),
+        )
         await self.status("connected", f"{ref.name}/{container} on {ref.cluster.name}")
         if self.recorder is not None:  # before any output: the pump starts below
             await self.send_json(
@@ -206,33 +208,19 @@ class ExecConsumer(PolicedConsumer):
 
     async def _save_recording(self) -> None:
         if self.recorder is not None and self.session_id is not None:
-            await database_sync_to_async(recording.save)(self.session_id, self.recorder)
+            await database_sync_to_async(services.save_recording)(self.session_id, self.recorder)
 
     async def ended_hook(self, reason: str) -> None:
         await self._save_recording()
         if self.session is not None:
-            await self._audit(
-                "shell.close",
-                {
-                    "session": self.session_id,
-                    "bytes_in": self.bytes_in,
-                    "bytes_out": self.session.bytes_out,
-                    "duration_s": round(time.monotonic() - self.started, 3),
-                    "reason": reason,
-                },
+            assert self.ref is not None
+            await database_sync_to_async(services.record_shell_closed)(
+                self.ref,
+                self.kwargs()["container"],
+                actor=self.scope.get("user"),
+                session=self.session_id,
+                bytes_in=self.bytes_in,
+                bytes_out=self.session.bytes_out,
+                duration_s=round(time.monotonic() - self.started, 3),
+                reason=reason,
             )
-
-    @database_sync_to_async
-    def _audit(self, action: str, after: dict[str, Any] | None) -> None:
-        ref, kw = self.ref, self.kwargs()
-        assert ref is not None
-        audit.record(
-            action,
-            actor=self.scope.get("user"),
-            target_kind="pod",
-            target_name=f"{ref.namespace}/{ref.name}/{kw['container']}",
-            project=ref.project.name,
-            cluster=ref.cluster.name,
-            after=after,
-            summary=f"{action} {ref.name}/{kw['container']}",
-        )

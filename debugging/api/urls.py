@@ -1,0 +1,7 @@
+from django.urls import path
+
+from debugging.api.pods import PodDebugView
+
+urlpatterns = [
+    path("projects/<str:project>/pods/<str:cluster>/<str:pod>/", PodDebugView.as_view(), name="pod-debug"),
+]
