@@ -50,7 +50,7 @@ from pincompute.translate.common import object_key
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project
-from projects.usage import project_usage
+from projects.headroom import project_usage
 from workloads import submission
 from workloads.host import version_of
 from workloads.marked_yaml import Line, injection_marker, lines

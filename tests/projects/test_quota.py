@@ -26,7 +26,7 @@ from projects.quota import (
     preview_forced_decrease,
     reject_request,
 )
-from projects.usage import quota_overview
+from projects.headroom import quota_overview
 from tests.projects.factories import HOST, fill, make_project, workload_cr
 
 pytestmark = pytest.mark.django_db

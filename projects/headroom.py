@@ -1,5 +1,6 @@
-"""What a project's workloads hold, read from the portal's watch caches (never from an apiserver), and
-the quota overview pages and the API show: grant, usage, running pods and headroom per tier.
+"""Quota headroom: what a project's workloads hold against its grants, read from the portal's watch caches (never
+from an apiserver), and the quota overview pages and the API show: grant, admitted use, running pods and headroom
+per tier (the region's, and each member's). Not chargeback: cost over time is the ``usage`` app.
 
 Workloads are read from the host cluster's objects (``clusters.runtime.host_cache``), the federation's
 store: each workload once, whatever number of members hold a shard of it (every shard carries the full
@@ -265,7 +266,3 @@ def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]
                 }
             )
     return rows
-
-
-def project_quota_rows(project: Project) -> list[dict[str, Any]]:
-    return quota_rows_for([project])[project.pk]
