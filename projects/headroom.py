@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusters import capacity as cluster_capacity
 from clusters import runtime
-from clusters import services as cluster_services
 from clusters.health import not_synced
 from pincompute import API_VERSION
 from pincompute.errors import SpecInvalid
@@ -202,7 +202,7 @@ class RegionRoom:
 def region_rooms() -> dict[Tier, RegionRoom]:
     """Read from the registry and the watch caches only."""
     totals = tier_grant_totals()
-    pools = cluster_services.region_pools()
+    pools = cluster_capacity.region_pools()
     by_cluster: dict[str, list[Pool]] = {}
     for pool in pools:
         by_cluster.setdefault(pool.cluster, []).append(pool)
