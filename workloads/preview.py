@@ -49,8 +49,8 @@ from pincompute.translate import translate
 from pincompute.translate.common import object_key
 from projects.access import require_role
 from projects.grants import grants_of
-from projects.models import Project
 from projects.headroom import project_usage
+from projects.models import Project
 from workloads import submission
 from workloads.host import version_of
 from workloads.marked_yaml import Line, injection_marker, lines
