@@ -16,7 +16,7 @@ in-process, with the developer as the actor: that is the portal's submission pat
    the caches synced (warm), on a host with no workloads yet; after phase 2 the same again on a host holding
    the 200 admitted workloads (loaded), with a cProfile of a few loaded calls (where the time goes).
 2. Submit: ``--workloads`` submissions (every ``--app-every``-th a 2-replica PinApp over both zones, the others
-   PinPods) by ``--threads`` threads calling ``workloads.submission.submit`` (``--rate`` paces the arrivals;
+   PinPods) by ``--threads`` threads calling ``workloads.services.submit_workload`` (``--rate`` paces the arrivals;
    0 = as fast as the threads go). The submit call's own latency (and its parts: the live-object read, the
    create on the host, the audit row, the rest), then per workload from the call returning to: Admitted,
    Scheduled, every shard on its member(s), a first pod, all its pods Running on the members (raw watches,
@@ -151,7 +151,7 @@ def time_previews(actor: Any, project: Any, n: int) -> dict[str, Any]:
         result = None
         for _ in range(n):
             t0 = time.perf_counter()
-            result = preview(actor, project, doc)
+            result = preview(project, doc, actor=actor)
             samples.append(time.perf_counter() - t0)
         assert result is not None
         out[label] = {
@@ -168,7 +168,7 @@ def cold_preview(actor: Any, project: Any) -> dict[str, Any]:
     from workloads.preview import preview
 
     t0 = time.perf_counter()
-    result = preview(actor, project, document("app-preview"))
+    result = preview(project, document("app-preview"), actor=actor)
     seconds = time.perf_counter() - t0
     return {
         "ms": round(seconds * 1000, 1),
@@ -259,7 +259,7 @@ def run_submissions(
 ) -> dict[str, Any]:
     from django.db import connection
 
-    from workloads import submission
+    from workloads import services
 
     n = len(names)
     expected = {name: ((2, 2) if name.startswith("app-") else (1, 1)) for name in names}
@@ -290,7 +290,7 @@ def run_submissions(
                 timing.reset()
                 t0 = time.monotonic()
                 try:
-                    submission.submit(actor, project, document(name), create_only=True)
+                    services.submit_workload(project, document(name), actor=actor, create_only=True)
                 except Exception as exc:  # noqa: BLE001 (counted and shown; the run goes on)
                     with lock:
                         failures.append(f"{name}: {exc!r}")
@@ -398,7 +398,7 @@ def main() -> None:
     parser.add_argument("--preview-calls", type=int, default=200, help="warm preview calls per kind")
     parser.add_argument("--workloads", type=int, default=200)
     parser.add_argument("--app-every", type=int, default=5, help="every Nth submission is a 2-replica PinApp")
-    parser.add_argument("--threads", type=int, default=4, help="threads calling submission.submit")
+    parser.add_argument("--threads", type=int, default=4, help="threads calling services.submit_workload")
     parser.add_argument("--rate", type=float, default=0.0, help="submissions per second (0: unpaced)")
     parser.add_argument("--workers", default="4", help="operator --workers")
     parser.add_argument("--log-level", default="INFO", help="operator --log-level")
@@ -465,16 +465,18 @@ def main() -> None:
         loaded = time_previews(developer, project, args.preview_calls)
         print_previews(f"warm, host holding {held} workloads (all admitted)", loaded)
         from workloads.preview import preview
-        from workloads.submission import submit
+        from workloads.services import submit_workload
 
-        top = profiled(lambda: preview(developer, project, document("app-preview")))
+        top = profiled(lambda: preview(project, document("app-preview"), actor=developer))
         print("  cProfile of 20 loaded PinApp previews, portal functions by cumulative time:")
         for row in top:
             print(f"    {row}")
         results["preview"].update(
             {"warm_loaded_host_ms": loaded, "loaded_host_workloads": held, "loaded_profile_top": top}
         )
-        top = profiled(lambda: submit(developer, project, document("pp-profile"), dry_run=True, create_only=True))
+        top = profiled(
+            lambda: submit_workload(project, document("pp-profile"), actor=developer, dry_run=True, create_only=True)
+        )
         print("  cProfile of 20 dry-run PinPod submissions (no create, no audit row), by cumulative time:")
         for row in top:
             print(f"    {row}")

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
+from clusters.attributes import TAINT_EFFECTS
 from clusters.models import Cluster
-from clusters.services import TAINT_EFFECTS
 
 
 class ClusterAttributesForm(forms.Form):

@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from clusters import runtime
+from clusters.attributes import pool_snapshot
+from clusters.capacity import region_pools
 from clusters.health import health_of
+from clusters.hooks import grant_totals
 from clusters.models import Cluster, ClusterPool, PoolKind
-from clusters.services import grant_totals, pool_snapshot, region_pools
 from pincompute.grants import TIER_POOL_KINDS, tier_capacity
 from pincompute.labels import HARDWARE_FAMILY_LABEL, NODE_INSTANCE_TYPE_LABEL, NODE_ZONE_LABEL
 from pincompute.quantity import Resources, format_cpu, format_memory

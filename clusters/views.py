@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from base.errors import Invalid, add_to_form
 from base.htmx import is_partial, render_form, render_page
 from base.permissions import require_platform_admin
-from clusters import insight, services
+from clusters import attributes, insight, services
 from clusters.forms import ClusterAttributesForm, PoolForm
 from clusters.health import probe_cluster
 from clusters.models import Cluster, ClusterPool, PoolKind
@@ -57,7 +57,7 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     notice = ""
     if form.is_valid():
         try:
-            changes = services.attributes_from_text(form.cleaned_data)
+            changes = attributes.attributes_from_text(form.cleaned_data)
             cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
             notice = f"Saved the attributes of {cluster.name}."
         except Invalid as exc:
@@ -77,12 +77,12 @@ def cluster_pool(request: HttpRequest, name: str, kind: str) -> HttpResponse:
     pool = ClusterPool.objects.filter(cluster=cluster, kind=kind).first() or ClusterPool(cluster=cluster, kind=kind)
     pages = ("clusters/pool_page.html", "clusters/partials/pool_row.html")
     if request.method == "GET":
-        form = PoolForm(initial=services.pool_snapshot(pool))
+        form = PoolForm(initial=attributes.pool_snapshot(pool))
         return render_page(request, *pages, _pool_context(cluster, pool, form, request.GET.get("edit") == "1"))
     form = PoolForm(request.POST)
     if form.is_valid():
         try:
-            pool = services.update_pool(cluster.pk, kind, services.PoolInput(**form.cleaned_data), actor=request.user)
+            pool = services.update_pool(cluster.pk, kind, attributes.PoolInput(**form.cleaned_data), actor=request.user)
         except Invalid as exc:
             add_to_form(form, exc)
     context = _pool_context(cluster, pool, form, bool(form.errors))
@@ -97,7 +97,7 @@ def _pool_context(cluster: Cluster, pool: ClusterPool, form: PoolForm, editing: 
         "pool_label": PoolKind(pool.kind).label,
         "form": form,
         "editing": editing,
-        "values": services.pool_snapshot(pool),
+        "values": attributes.pool_snapshot(pool),
         "granted": insight.granted_display(cluster, pool.kind),
     }
 

@@ -6,13 +6,17 @@ class ProjectsConfig(AppConfig):
     verbose_name = "Projects and quota"
 
     def ready(self) -> None:
-        # The cluster registry may not import projects, yet a pool may not shrink below what the region
-        # has granted: hand it the totals (explicit wiring, not a signal).
+        # The one allowed inversion (clusters.hooks, docs/architecture.md): the cluster registry may not import
+        # projects, yet a pool may not shrink below what the region has granted, and a newly registered cluster
+        # gets every existing project at once.
         from base.queueing import enqueue
-        from clusters.services import on_cluster_registered, provide_grant_totals
+        from clusters.hooks import ProjectHooks, wire
         from projects.grants import tier_grant_totals
         from projects.tasks import provision_new_cluster
 
-        provide_grant_totals(tier_grant_totals)
-        # ... and a newly registered cluster gets every existing project at once.
-        on_cluster_registered(lambda cluster_id: enqueue(provision_new_cluster, cluster_id))
+        wire(
+            ProjectHooks(
+                grant_totals=tier_grant_totals,
+                cluster_registered=lambda cluster_id: enqueue(provision_new_cluster, cluster_id),
+            )
+        )

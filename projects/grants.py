@@ -2,7 +2,7 @@
 lock, and the two ways a grant changes (written at once, or a pending request).
 
 Grants in a tier must never exceed what the tier's pools hold. Every change to a grant first locks the
-ClusterPool rows the tier grants from (``clusters.services.lock_pools``, in primary-key order), then
+ClusterPool rows the tier grants from (``clusters.capacity.lock_pools``, in primary-key order), then
 reads the totals: two changes in one tier are serialized, and a pool edit (which locks its own row)
 waits for them or they for it.
 """
@@ -20,7 +20,7 @@ from django.db.models import Sum
 
 from base import audit
 from base.errors import Conflict, Invalid
-from clusters import services as cluster_services
+from clusters import capacity as cluster_capacity
 from pincompute.grants import Allocation, GrantVerdict, judge_grant_change, region_headroom
 from pincompute.quantity import QuantityError, Resources, parse_cpu, parse_gpu, parse_memory
 from pincompute.tiers import Tier
@@ -167,12 +167,12 @@ def tier_grant_totals() -> dict[Tier, Resources]:
 
 def lock_tiers(tiers: Iterable[Tier]) -> None:
     """Serialize grant changes in ``tiers`` with each other and with pool edits (see the module doc)."""
-    cluster_services.lock_pools(tiers)
+    cluster_capacity.lock_pools(tiers)
 
 
 def headroom(tier: Tier) -> Resources:
     """What is left to grant in ``tier`` across the region (call after ``lock_tiers`` when writing)."""
-    return region_headroom(cluster_services.region_pools(), tier_grant_totals(), tier)
+    return region_headroom(cluster_capacity.region_pools(), tier_grant_totals(), tier)
 
 
 def judge(

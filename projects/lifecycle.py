@@ -19,9 +19,9 @@ from base.permissions import is_platform_admin
 from projects import provisioning
 from projects.access import lock_project, require_active, require_platform_admin, require_role
 from projects.grants import release_grants
+from projects.headroom import project_usage
 from projects.models import PodSecurity, Project, ProjectRole, ProjectState, QuotaRequest, QuotaRequestState
 from projects.onboarding import text_error
-from projects.usage import project_usage
 
 EDITABLE = ("display_name", "team", "cost_center", "description")
 _ON_THE_NAMESPACE = ("team", "cost_center")

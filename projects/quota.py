@@ -41,8 +41,8 @@ from projects.grants import (
     tier_of,
     write_grant,
 )
+from projects.headroom import project_usage
 from projects.models import Project, ProjectState, QuotaRequest, QuotaRequestState
-from projects.usage import project_usage
 
 FORCED_CONSEQUENCE = (
     "They keep running; new pods beyond the ResourceQuota are refused; the federation re-admits them only "

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from usage.costmodel import IDLE, Report
-from usage.services import allocation_body, by_cost
+from usage.queries import allocation_body, by_cost
 
 TOP = 8  # series beyond the largest few are summed as "other"
 OTHER = "other"

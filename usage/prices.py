@@ -1,6 +1,7 @@
 """The price sheet: per tier and resource, a price per unit-hour. Reserved is committed capacity (its grant is
 charged whether used or not: ``costmodel.unused_reservation``), OnDemand is the list price, Preemptible sells
-borrowed capacity at a discount. Platform admins change it through ``set_prices``, which audits each change."""
+borrowed capacity at a discount. Platform admins change it through ``usage.services.set_prices``, which audits each
+change."""
 
 from __future__ import annotations
 
@@ -8,11 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.db import transaction
-
-from base import audit
-from base.errors import FieldError, Forbidden, Invalid, Unauthenticated
-from base.permissions import is_platform_admin
+from base.errors import FieldError, Invalid
 from usage.costmodel import RESOURCES, TIERS, Prices
 from usage.models import Price
 
@@ -61,39 +58,3 @@ def parse_price(raw: Any, path: str) -> Decimal:
     if not value.is_finite() or value < 0 or value > MAX_PRICE or value != value.quantize(Decimal("0.000001")):
         raise Invalid(fields=[FieldError(path, f"A price is from 0 to {MAX_PRICE}, with at most 6 decimals.")])
     return value
-
-
-def set_prices(tier: str, changes: dict[str, Any], *, actor: Any) -> list[PriceRow]:
-    """Set some of ``tier``'s resource prices (``{"cpu": "0.04"}``); platform admins only; one audit row."""
-    if not getattr(actor, "is_authenticated", False):
-        raise Unauthenticated("Sign in first.")
-    if not is_platform_admin(actor):
-        raise Forbidden("Only platform admins may change prices.")
-    if tier not in TIERS:
-        raise Invalid(fields=[FieldError("tier", f"Use one of {', '.join(TIERS)}.")])
-    unknown = [k for k in changes if k not in RESOURCES]
-    if unknown or not changes:
-        raise Invalid(fields=[FieldError(k, "is not a resource (cpu, memory, gpu)") for k in unknown]
-                      or [FieldError("", "Give at least one of cpu, memory, gpu.")])  # fmt: skip
-    errors, values = [], {}
-    for resource, raw in changes.items():
-        try:
-            values[resource] = parse_price(raw, resource)
-        except Invalid as exc:
-            errors += exc.fields
-    if errors:
-        raise Invalid(fields=errors)
-    with transaction.atomic():
-        before = {r.resource: str(r.per_hour) for r in price_sheet() if r.tier == tier}
-        for resource, value in values.items():
-            Price.objects.update_or_create(
-                tier=tier, resource=resource, defaults={"per_hour": value, "updated_by": actor}
-            )
-        after = {r.resource: str(r.per_hour) for r in price_sheet() if r.tier == tier}
-        if before != after:
-            audit.record(
-                "prices.update", actor=actor, target_kind="price", target_name=tier, before=before, after=after,
-                summary=f"{tier} prices: " + ", ".join(f"{k} {before[k]} -> {after[k]}" for k in after
-                                                       if before[k] != after[k]),
-            )  # fmt: skip
-    return [r for r in price_sheet() if r.tier == tier]

@@ -1,6 +1,6 @@
 """Pages: a project's usage and cost, the report over every project the caller sees (admins: by team or cost center,
 with idle capacity), the price sheet (admins edit it), a CSV of any report, and a member's capacity history chart
-(a partial the cluster page loads). GETs only read; the price form POSTs to ``usage.prices.set_prices``."""
+(a partial the cluster page loads). GETs only read; the price form POSTs to ``usage.services.set_prices``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from base.errors import Invalid, NotFound, ServiceError
 from base.permissions import is_platform_admin
-from usage import charts, prices, services
+from usage import charts, prices, queries, services
 from usage.costmodel import DIMENSIONS, RESOURCES, TIERS, Report
 
 WINDOWS = (("24h", "24 hours"), ("today", "today"), ("7d", "7 days"), ("30d", "30 days"), ("month", "this month"))
@@ -45,8 +45,8 @@ def _refused(request: HttpRequest, template: str, context: dict[str, Any], exc: 
 def project_page(request: HttpRequest, name: str) -> HttpResponse:
     choices = _choices(request, "workload")
     try:
-        project, report = services.project_cost(request.user, name, request.GET, default_aggregate="workload")
-        by_tier = services.project_cost(request.user, name, {**request.GET.dict(), "aggregate": "tier"})[1]
+        project, report = queries.project_cost(name, request.GET, actor=request.user, default_aggregate="workload")
+        by_tier = queries.project_cost(name, {**request.GET.dict(), "aggregate": "tier"}, actor=request.user)[1]
     except NotFound:
         raise Http404("No such project.") from None
     except Invalid as exc:
@@ -57,7 +57,7 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
         "over_time": charts.cost_over_time(by_tier, settings.USAGE_CURRENCY),
         "by_tier": charts.cost_share(by_tier, settings.USAGE_CURRENCY),
         "by_workload": charts.cost_share(report, settings.USAGE_CURRENCY, kind="bar"),
-        "dimensions": services.PROJECT_DIMENSIONS,
+        "dimensions": queries.PROJECT_DIMENSIONS,
     })  # fmt: skip
 
 
@@ -67,7 +67,7 @@ def report_page(request: HttpRequest) -> HttpResponse:
     admin = is_platform_admin(request.user)
     choices = _choices(request, "team" if admin else "project")
     try:
-        report = services.cost_report(request.user, request.GET)
+        report = queries.cost_report(request.GET, actor=request.user)
     except Invalid as exc:
         return _refused(request, "usage/report.html", {**choices, "admin": admin}, exc)
     return render(request, "usage/report.html", {
@@ -90,7 +90,7 @@ def csv_response(report: Report, filename: str) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    body = services.report_body(report)
+    body = queries.report_body(report)
     for step in body["steps"]:
         for a in step["allocations"]:
             props = a["properties"]
@@ -105,7 +105,7 @@ def csv_response(report: Report, filename: str) -> HttpResponse:
 @require_GET
 def project_csv(request: HttpRequest, name: str) -> HttpResponse:
     try:
-        project, report = services.project_cost(request.user, name, request.GET, default_aggregate="workload")
+        project, report = queries.project_cost(name, request.GET, actor=request.user, default_aggregate="workload")
     except NotFound:
         raise Http404("No such project.") from None
     except Invalid as exc:
@@ -117,7 +117,7 @@ def project_csv(request: HttpRequest, name: str) -> HttpResponse:
 @require_GET
 def report_csv(request: HttpRequest) -> HttpResponse:
     try:
-        report = services.cost_report(request.user, request.GET)
+        report = queries.cost_report(request.GET, actor=request.user)
     except Invalid as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return csv_response(report, "cost-report.csv")
@@ -132,7 +132,7 @@ def prices_page(request: HttpRequest) -> HttpResponse:
         tier = request.POST.get("tier", "")
         changes = {r: request.POST[r] for r in RESOURCES if request.POST.get(r, "").strip()}
         try:
-            prices.set_prices(tier, changes, actor=request.user)
+            services.set_prices(tier, changes, actor=request.user)
         except ServiceError as exc:
             if exc.status == 403:
                 raise
@@ -150,7 +150,7 @@ def prices_page(request: HttpRequest) -> HttpResponse:
 @require_GET
 def cluster_capacity(request: HttpRequest, name: str) -> HttpResponse:
     try:
-        _, points = services.capacity(request.user, name, request.GET)
+        _, points = queries.capacity(name, request.GET, actor=request.user)
     except NotFound:
         raise Http404("No such member cluster.") from None
     except Invalid as exc:

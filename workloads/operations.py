@@ -95,47 +95,21 @@ def operation_patch(
     raise Invalid.on("operation", f"must be one of {', '.join(OPERATIONS)}")
 
 
-def operate(
-    actor: Any,
+def operate_workload(
     project: Project,
     kind: str,
     name: str,
     operation: str,
     *,
-    replicas: int | None = None,
-    container: str = "",
-    pod: str = "",
-    version: str | None = None,
-) -> dict[str, Any]:
-    """Apply ``operation`` to the workload; returns the host object as written (as it is, for a no-op: see
-    ``apply``). ``version`` (If-Match) makes it conditional on the spec still being at that version."""
-    return apply(
-        actor,
-        project,
-        kind,
-        name,
-        operation,
-        replicas=replicas,
-        container=container,
-        pod=pod,
-        version=version,
-    ).obj
-
-
-def apply(
     actor: Any,
-    project: Project,
-    kind: str,
-    name: str,
-    operation: str,
-    *,
     replicas: int | None = None,
     container: str = "",
     pod: str = "",
     version: str | None = None,
 ) -> Operated:
-    """``operate``, also saying whether anything was written: an operation the live spec already says is
-    answered with the live object, unchanged, without a patch, a grant check or an audit row."""
+    """Apply ``operation`` to the workload: the host object as written, and whether anything was (an operation the
+    live spec already says is answered with the live object, unchanged, without a patch, a grant check or an audit
+    row). ``version`` (If-Match) makes it conditional on the spec still being at that version."""
     require_role(project, actor, WRITE_ROLES)
     if not project.is_active:
         raise Conflict(f"Project {project.name} is archived.")
@@ -161,7 +135,7 @@ def apply(
     if outcome.changed:
         live, patch = changes[-1]
         before = _relevant(live.get("spec") or {}, patch)
-        record(actor, project, f"workload.{operation}", kind, name, before=before, after=patch)
+        record(project, f"workload.{operation}", kind, name, actor=actor, before=before, after=patch)
     return outcome
 
 
@@ -196,13 +170,13 @@ def _landed(
     raise unknown from lost
 
 
-def delete(actor: Any, project: Project, kind: str, name: str, *, version: str | None = None) -> None:
+def delete_workload(project: Project, kind: str, name: str, *, actor: Any, version: str | None = None) -> None:
     """Delete the host object; the federation removes every shard first (its finalizer)."""
     require_role(project, actor, WRITE_ROLES)
     live = _live(project, kind, name)
     _current(live, version)
     host.delete(kind, project.namespace, name, uid=live["metadata"].get("uid"))
-    record(actor, project, "workload.delete", kind, name, before=live.get("spec"))
+    record(project, "workload.delete", kind, name, actor=actor, before=live.get("spec"))
 
 
 def _live(project: Project, kind: str, name: str) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """What submitting a workload would do, before anything is written: the service the pages (and the API) call.
 
-``preview(actor, project, document)`` answers with the same functions the platform runs, fed from the portal's
+``preview(project, document, actor=actor)`` answers with the same functions the platform runs, fed from the portal's
 caches (never an apiserver per request):
 
 - the placement the federation would make now: ``cluster_scheduling.place`` over ``members.candidate_of`` of the
@@ -49,8 +49,8 @@ from pincompute.translate import translate
 from pincompute.translate.common import object_key
 from projects.access import require_role
 from projects.grants import grants_of
+from projects.headroom import project_usage
 from projects.models import Project
-from projects.usage import project_usage
 from workloads import submission
 from workloads.host import version_of
 from workloads.marked_yaml import Line, injection_marker, lines
@@ -165,7 +165,7 @@ class Preview:
     problems: list[str]
 
 
-def preview(actor: Any, project: Project, document: dict[str, Any], *, version: str | None = None) -> Preview:
+def preview(project: Project, document: dict[str, Any], *, actor: Any, version: str | None = None) -> Preview:
     """What submitting ``document`` to ``project`` would do; raises what submit raises for who may and for an
     invalid spec (``SpecInvalid`` with every field), and reports the other refusals in the result."""
     require_role(project, actor, submission.WRITE_ROLES)

@@ -1,74 +1,30 @@
-"""Portal side of workloads: reading them, scoped to the user's projects.
+"""The workloads app's writes in one import, for pages, API views, commands, benches and tests.
 
-Workloads are the host cluster's objects (the federation's store), read from the host watch cache: one row
-per workload whatever the number of its shards. Another tenant's workload is ``NotFound``, like a missing one.
+Each is ``verb_noun(target, *, actor)``: it authorizes, validates, writes the one host object (workloads live on
+the host cluster, not in the database: there is no transaction to join, so the audit row follows the write that
+landed, ``submission.record``) and raises the base's ``ServiceError`` family. They live in a module per concern;
+this one only re-exports them:
+
+- ``workloads.submission``: ``submit_workload`` (create or update from a document; ``Accepted``, ``NeverFits``)
+- ``workloads.operations``: ``operate_workload`` (pause, resume, stop, start, restart, scale; ``Operated``),
+  ``delete_workload``
+
+Reads are their own modules: ``workloads.lookup`` (one workload the user may see), ``workloads.reads`` (rows, pods,
+shards, revisions from the watch caches), ``workloads.preview`` (what a submission would do), ``workloads.timeline``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from workloads.operations import OPERATIONS, Operated, delete_workload, operate_workload
+from workloads.submission import WRITE_ROLES, Accepted, NeverFits, submit_workload
 
-from base.errors import NotFound
-from pincompute.kinds import KINDS
-from projects.access import ADMIN, roles_of, visible_project
-from projects.models import Project, ProjectRole
-from workloads import host
-from workloads.reads import Filters, Listing, list_workloads
-
-WRITE_ROLES = frozenset({ProjectRole.OWNER, ProjectRole.DEVELOPER, ADMIN})
-
-
-def visible_projects(user: Any) -> list[Project]:
-    return list(Project.objects.visible_to(user).order_by("name"))
-
-
-def visible_workloads(user: Any, filters: Filters | None = None) -> Listing:
-    """A row per host workload in the projects ``user`` may see (``filters`` from the list's query)."""
-    return list_workloads(visible_projects(user), filters or Filters())
-
-
-def kind_named(value: str) -> str:
-    """The kind a URL names: its kind (``PinApp``), any case, or its plural; ``NotFound`` otherwise."""
-    for kind, info in KINDS.items():
-        if value.lower() in (kind.lower(), info.plural):
-            return kind
-    raise NotFound("No such workload.")
-
-
-@dataclass(frozen=True)
-class Found:
-    project: Project
-    kind: str
-    name: str
-    obj: dict[str, Any]
-    role: str | None
-
-    @property
-    def can_write(self) -> bool:
-        return self.role in WRITE_ROLES and self.project.is_active
-
-    @property
-    def version(self) -> str:
-        return host.version_of(self.obj)
-
-
-def find_workload(user: Any, project_name: str, kind: str, name: str) -> Found:
-    """The host object of a workload ``user`` may see: from the host watch cache, or (a miss: it may have
-    been written a moment ago) one point read of the host. ``NotFound`` for another tenant's or a missing
-    one (or a name no Kubernetes object can have), ``Unavailable`` when the host cannot be read."""
-    from clusters import runtime
-
-    project = visible_project(user, project_name)
-    kind = kind_named(kind)
-    if not host.object_name(name):  # can name no workload: absent, as the host is never asked
-        raise NotFound(f"No {kind} named {name} in project {project.name}.")
-    cache = runtime.host_cache()
-    obj = cache.get(KINDS[kind].plural, project.namespace, name) if cache is not None else None
-    if obj is None:
-        try:
-            obj = host.get(kind, project.namespace, name)
-        except NotFound:
-            raise NotFound(f"No {kind} named {name} in project {project.name}.") from None
-    role = roles_of(user, [project]).get(project.pk)
-    return Found(project, kind, name, obj, role)
+__all__ = [
+    "OPERATIONS",
+    "WRITE_ROLES",
+    "Accepted",
+    "NeverFits",
+    "Operated",
+    "delete_workload",
+    "operate_workload",
+    "submit_workload",
+]

@@ -153,11 +153,11 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
 
 
 @metrics.counted(metrics.SUBMISSIONS, outcome=metrics.submission_outcome)
-def submit(
-    actor: Any,
+def submit_workload(
     project: Project,
     document: dict[str, Any],
     *,
+    actor: Any,
     version: str | None = None,
     dry_run: bool = False,
     create_only: bool = False,
@@ -175,7 +175,7 @@ def submit(
     workload = check(project, manifest)
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     if create_only and not dry_run:
-        return _create(actor, project, manifest, workload)  # the host's own 409 says it exists: one round trip
+        return _create(project, manifest, workload, actor=actor)  # the host's own 409 says it exists: one round trip
     live = _live(kind, project.namespace, name)
     if live is not None and create_only:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.")
@@ -190,7 +190,7 @@ def submit(
     if dry_run:
         return Accepted(manifest, workload, live is None, dry_run=True)
     if live is None:
-        return _create(actor, project, manifest, workload)
+        return _create(project, manifest, workload, actor=actor)
     reads = iter([live])  # the first attempt writes over the object just read; a retry reads it again
     sent: list[dict[str, Any]] = []  # the objects this request's replaces were conditional on
 
@@ -211,7 +211,7 @@ def submit(
         return raced(lambda: host.replace(manifest)), current
 
     written, before = retried_on_conflict(replace)  # past the operator's and the federation's status writes
-    record(actor, project, "workload.update", kind, name, before=before.get("spec"), after=manifest.get("spec"))
+    record(project, "workload.update", kind, name, actor=actor, before=before.get("spec"), after=manifest.get("spec"))
     return Accepted(written, workload, False)
 
 
@@ -235,7 +235,7 @@ def _still_at(live: dict[str, Any], version: str | None) -> None:
         )
 
 
-def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Workload) -> Accepted:
+def _create(project: Project, manifest: dict[str, Any], workload: Workload, *, actor: Any) -> Accepted:
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     # The federation's finalizer from the start (one round trip less on the way to running pods; the
     # federation adds it to objects created any other way).
@@ -247,7 +247,7 @@ def _create(actor: Any, project: Project, manifest: dict[str, Any], workload: Wo
         written = _own_create(project, manifest, request, lost)
     except Conflict:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
-    record(actor, project, "workload.create", kind, name, after=manifest.get("spec"))
+    record(project, "workload.create", kind, name, actor=actor, after=manifest.get("spec"))
     return Accepted(written, workload, True)
 
 
@@ -305,7 +305,7 @@ def _own_create(
 
 
 def record(
-    actor: Any, project: Project, action: str, kind: str, name: str, *, before: Any = None, after: Any = None
+    project: Project, action: str, kind: str, name: str, *, actor: Any, before: Any = None, after: Any = None
 ) -> None:
     """The audit row of a write to a workload on the host (submissions and operations), made once the write landed.
 

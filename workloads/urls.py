@@ -1,17 +1,15 @@
 from django.urls import path
 
-from workloads import views
-from workloads import views_catalog as kinds
-from workloads import views_detail as detail
+from workloads.views import catalog, detail, listing
 
 app_name = "workloads"
 urlpatterns = [
-    path("", views.workload_list, name="list"),
-    path("catalog/", views.catalog, name="catalog"),
-    path("catalog/<str:kind>/", kinds.kind_page, name="kind"),
-    path("catalog/<str:kind>/sync/", kinds.kind_sync, name="kind-sync"),
-    path("catalog/<str:kind>/preview/", kinds.kind_preview, name="kind-preview"),
-    path("catalog/<str:kind>/create/", kinds.kind_create, name="kind-create"),
+    path("", listing.workload_list, name="list"),
+    path("catalog/", catalog.catalog, name="catalog"),
+    path("catalog/<str:kind>/", catalog.kind_page, name="kind"),
+    path("catalog/<str:kind>/sync/", catalog.kind_sync, name="kind-sync"),
+    path("catalog/<str:kind>/preview/", catalog.kind_preview, name="kind-preview"),
+    path("catalog/<str:kind>/create/", catalog.kind_create, name="kind-create"),
 ]
 
 # One workload: /workloads/<project>/<kind>/<name>/... Kept after every fixed path above (a fixed path such

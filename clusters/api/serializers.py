@@ -6,8 +6,8 @@ from rest_framework import serializers
 
 from base.api import StrictInput
 from base.permissions import is_platform_admin
+from clusters.attributes import pool_snapshot
 from clusters.models import Cluster, ClusterPool
-from clusters.services import pool_snapshot
 
 
 class PoolSerializer(serializers.ModelSerializer):

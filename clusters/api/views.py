@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from base.api_schema import error_response
 from base.permissions import IsPlatformAdmin
-from clusters import services
+from clusters import attributes, services
 from clusters.api.serializers import (
     ClusterPatchSerializer,
     ClusterSerializer,
@@ -52,7 +52,9 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         cluster = self.get_object()
         payload = PoolPatchSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        pool = services.update_pool(cluster.pk, kind, services.PoolInput(**payload.validated_data), actor=request.user)
+        pool = services.update_pool(
+            cluster.pk, kind, attributes.PoolInput(**payload.validated_data), actor=request.user
+        )
         return Response(PoolSerializer(pool).data)
 
     def permission_denied_unless_admin(self, request: Request) -> None:

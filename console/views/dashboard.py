@@ -9,8 +9,8 @@ from base.permissions import is_platform_admin
 from clusters.health import health_of
 from clusters.models import Cluster
 from pincompute.tiers import Tier
+from projects.headroom import quota_rows_for
 from projects.models import Project
-from projects.services import quota_rows_for
 
 
 @login_required

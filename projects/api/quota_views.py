@@ -30,9 +30,9 @@ from projects.api.serializers import (
     RejectionSerializer,
     overview_body,
 )
+from projects.headroom import quota_overview
 from projects.models import Project, QuotaRequest
 from projects.quota import approve_request, change_quota, force_decrease, preview_forced_decrease, reject_request
-from projects.usage import quota_overview
 
 TIER_PARAMETER = OpenApiParameter(
     "tier", str, OpenApiParameter.PATH, enum=TIERS, description="reserved, ondemand or preemptible"

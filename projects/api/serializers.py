@@ -314,7 +314,7 @@ class QuotaOverviewSerializer(serializers.Serializer):
 
 
 def overview_body(project: Project, overview: Any, provisioning: list[ClusterProvisioning]) -> dict[str, Any]:
-    """``projects.usage.quota_overview`` as the API shows it (dataclasses into a tree of plain values)."""
+    """``projects.headroom.quota_overview`` as the API shows it (dataclasses into a tree of plain values)."""
     return {
         "project": project.name,
         "generation": project.generation,

@@ -16,8 +16,8 @@ from pincompute import API_VERSION
 from pincompute.tiers import Tier as CoreTier
 from projects.access import roles_of
 from projects.grants import grants_of
+from projects.headroom import quota_rows_for
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProvisioningState, Tier
-from projects.usage import quota_rows_for
 from projects.views.common import shown
 from projects.views.sections import provisioning
 

@@ -23,10 +23,10 @@ from pincompute.tenancy import PodSecurity as CorePodSecurity
 from pincompute.tenancy import Tenant, host_manifests, member_manifests
 from pincompute.tiers import Tier
 from projects.grants import auto_approve_limit, judge, parse_quota_input
+from projects.headroom import region_rooms
 from projects.members import MemberInput
 from projects.models import PodSecurity, Project, ProjectRole
 from projects.onboarding import ProjectDraft
-from projects.usage import region_rooms
 from projects.views.common import shown
 
 
@@ -135,7 +135,7 @@ class TierRoom:
 
 
 def region_room() -> dict[Tier, TierRoom]:
-    """``projects.usage.region_rooms`` in display units, for the wizard's quota step."""
+    """``projects.headroom.region_rooms`` in display units, for the wizard's quota step."""
     return {
         tier: TierRoom(
             tier,

@@ -12,6 +12,7 @@ from pincompute.grants import Allocation
 from pincompute.tiers import Tier
 from projects.access import ADMIN
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
+from projects.headroom import QuotaOverview, TierOverview, quota_overview
 from projects.lifecycle import EDITABLE
 from projects.models import (
     ROLE_RANK,
@@ -22,7 +23,6 @@ from projects.models import (
     QuotaRequest,
 )
 from projects.tasks import retryable
-from projects.usage import QuotaOverview, TierOverview, quota_overview
 from projects.views.common import GIB, can_manage, percent, shown
 
 RESOURCES = (("cpu", "CPU"), ("memory", "Memory"), ("gpu", "GPU"), ("pods", "Pods"))

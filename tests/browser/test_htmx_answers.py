@@ -59,7 +59,7 @@ def test_a_refusal_from_a_stale_tab_is_a_toast_and_the_card_stays(page, live_ser
 def test_a_workload_page_that_loses_its_workload_stops_polling_with_one_message(
     page, live_server, web, project, developer, monkeypatch, screenshot_dir
 ):
-    monkeypatch.setattr("workloads.views_detail.POLL_SECONDS", 1)
+    monkeypatch.setattr("workloads.views.detail.POLL_SECONDS", 1)
     sign_in(page, live_server, developer, "pw-devi-Secret!")
     answers: list[tuple[str, int]] = []
     page.on("response", lambda r: answers.append((r.url, r.status)) if "/workloads/ads/" in r.url else None)

@@ -4,7 +4,7 @@ import pytest
 
 from base.errors import Invalid
 from base.models import AuditEvent
-from clusters import services
+from clusters import attributes, services
 from clusters.models import Cluster, ClusterPool
 from tests.clusters.factories import make_cluster, make_pool, make_quota
 
@@ -63,14 +63,14 @@ def test_bad_quantities_name_every_field():
 )
 def test_label_errors_explain_themselves(text, message):
     with pytest.raises(Invalid) as refused:
-        services.parse_labels(text)
+        attributes.parse_labels(text)
     assert message in by_field(refused.value)["labels"]
 
 
 def test_taints_need_a_known_effect():
-    assert services.parse_taints("gpu=true:NoSchedule") == [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]
+    assert attributes.parse_taints("gpu=true:NoSchedule") == [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]
     with pytest.raises(Invalid) as refused:
-        services.parse_taints("gpu=true:Sometimes")
+        attributes.parse_taints("gpu=true:Sometimes")
     assert "NoSchedule" in by_field(refused.value)["taints"]
 
 

@@ -14,7 +14,7 @@ from projects.provisioning import provision_project
 from projects.tasks import provision_project_everywhere
 from tests.debugging.wsclient import WebsocketCommunicator
 from tests.metrics.scrape import families, label_sets, value
-from workloads import submission
+from workloads import services
 
 TOKEN = "scrape-token-0123456789"
 
@@ -91,9 +91,9 @@ def test_submission_outcomes_are_the_refusals_codes(scraper, user, other_user):
     before = scrape(scraper)
 
     with pytest.raises(NotFound):
-        submission.submit(other_user, project, {"kind": "PinPod", "metadata": {"name": "x"}})
+        services.submit_workload(project, {"kind": "PinPod", "metadata": {"name": "x"}}, actor=other_user)
     with pytest.raises(ServiceError) as invalid:
-        submission.submit(user, project, {"kind": "NoSuchKind", "metadata": {"name": "x"}})
+        services.submit_workload(project, {"kind": "NoSuchKind", "metadata": {"name": "x"}}, actor=user)
 
     after = scrape(scraper)
     name = "pinconsole_workload_submissions_total"

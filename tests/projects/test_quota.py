@@ -16,6 +16,7 @@ from pincompute.runtime import load_profile
 from pincompute.specs import parse
 from pincompute.tiers import Tier
 from projects.grants import QuotaInput
+from projects.headroom import quota_overview
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import QuotaRequest, TierQuota
 from projects.quota import (
@@ -26,7 +27,6 @@ from projects.quota import (
     preview_forced_decrease,
     reject_request,
 )
-from projects.usage import quota_overview
 from tests.projects.factories import HOST, fill, make_project, workload_cr
 
 pytestmark = pytest.mark.django_db

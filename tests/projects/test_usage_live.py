@@ -14,7 +14,7 @@ from clusters import runtime
 from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
-from projects.usage import project_usage
+from projects.headroom import project_usage
 from tests.integration.provisioning.conftest import onboard
 from tests.projects.factories import workload_cr
 

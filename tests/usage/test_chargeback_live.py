@@ -25,10 +25,10 @@ from tests.integration.workload_pages.conftest import (  # noqa: F401
     pools,
     register,
 )
-from usage import services
+from usage import queries
 from usage.models import UsageSample
 from usage.tasks import sample_usage
-from workloads import submission
+from workloads import services
 from workloads.examples import example
 
 pytestmark = [
@@ -76,7 +76,7 @@ def test_the_report_matches_the_requests_that_were_running(operator, created, ad
     service = example("PinterestService", project=project.name)
     service["spec"]["tier"] = "Reserved"
     for document in (app, service):
-        submission.submit(user, project, document)
+        services.submit_workload(project, document, actor=user)
         created.append((document["kind"], ns, document["metadata"]["name"]))
     expected_pods = app["spec"]["replicas"] + service["spec"]["replicas"]
 
@@ -95,7 +95,7 @@ def test_the_report_matches_the_requests_that_were_running(operator, created, ad
         assert list(UsageSample.objects.order_by("pk").values_list("pk", "cpu_request")) == rows_after_first
     minute = first["minute"][:16] + "Z"
     query = {"window": f"{minute},{_plus_minute(minute)}", "step": "window", "aggregate": "workload,tier,cluster"}
-    _, report = services.project_cost(user, project.name, query)
+    _, report = queries.project_cost(project.name, query, actor=user)
     got = {
         tuple(a.properties[d] for d in ("workload", "tier", "cluster")): (a.billable.cpu, a.billable.memory)
         for a in report.totals().values()

@@ -28,7 +28,7 @@ def test_the_database_failing_after_the_write_logs_the_whole_row_instead_of_rais
 
     with caplog.at_level(logging.ERROR, logger="workloads.submission"):
         submission.record(
-            _Actor(), _Project(), "workload.scale", "PinApp", "web", before={"replicas": 2}, after={"replicas": 3}
+            _Project(), "workload.scale", "PinApp", "web", actor=_Actor(), before={"replicas": 2}, after={"replicas": 3}
         )
 
     [line] = [r.getMessage() for r in caplog.records if "audit row not written" in r.getMessage()]
@@ -44,4 +44,4 @@ def test_any_other_audit_failure_still_raises(monkeypatch):
     monkeypatch.setattr(submission.host, "host_cluster", lambda: type("C", (), {"name": "host"})())
 
     with pytest.raises(ValueError):
-        submission.record(_Actor(), _Project(), "workload.scale", "PinApp", "web")
+        submission.record(_Project(), "workload.scale", "PinApp", "web", actor=_Actor())

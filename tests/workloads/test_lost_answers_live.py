@@ -22,7 +22,7 @@ from clusters.kube.client import build_api_client
 from clusters.models import FederationRole
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.submission.test_submission_live import on_host, pinapp
-from workloads import host, operations, submission
+from workloads import host, services, submission
 
 pytestmark = [
     pytest.mark.integration,
@@ -146,7 +146,7 @@ def test_a_create_whose_answer_was_lost_is_answered_as_created_with_its_audit_ro
 ):
     arming(monkeypatch, proxy, "create")
 
-    accepted = submission.submit(user, project, pinapp(), create_only=True)
+    accepted = services.submit_workload(project, pinapp(), actor=user, create_only=True)
 
     assert proxy.swallowed >= 1  # the answer really was lost
     assert accepted.created and accepted.manifest["metadata"]["name"] == "web"
@@ -161,7 +161,7 @@ def test_a_put_that_creates_and_loses_its_answer_is_answered_as_created(
 ):
     arming(monkeypatch, proxy, "create")
 
-    accepted = submission.submit(user, project, pinapp())  # the API's PUT: create or update
+    accepted = services.submit_workload(project, pinapp(), actor=user)  # the API's PUT: create or update
 
     assert proxy.swallowed >= 1
     assert accepted.created and on_host(cluster_api_clients["host"], project) is not None
@@ -170,17 +170,19 @@ def test_a_put_that_creates_and_loses_its_answer_is_answered_as_created(
     # An edit sends the platform's request annotation back: it is dropped, not refused.
     again = pinapp(replicas=3)
     again["metadata"]["annotations"] = dict(accepted.manifest["metadata"]["annotations"])
-    updated = submission.submit(user, project, again)
+    updated = services.submit_workload(project, again, actor=user)
     assert not updated.created and updated.manifest["spec"]["replicas"] == 3
 
 
 def test_an_update_whose_answer_was_lost_answers_updated_not_a_409_against_its_own_version(
     project, user, proxy, monkeypatch, cluster_api_clients
 ):
-    created = submission.submit(user, project, pinapp())
+    created = services.submit_workload(project, pinapp(), actor=user)
     calls = arming(monkeypatch, proxy, "replace")
 
-    updated = submission.submit(user, project, pinapp(replicas=3), version=created.version)  # PUT with If-Match
+    updated = services.submit_workload(
+        project, pinapp(replicas=3), actor=user, version=created.version
+    )  # PUT with If-Match
 
     assert proxy.swallowed >= 1
     assert not updated.created and updated.manifest["spec"]["replicas"] == 3
@@ -193,11 +195,11 @@ def test_an_update_whose_answer_was_lost_answers_updated_not_a_409_against_its_o
 def test_a_restart_whose_answer_was_lost_restarts_once_and_is_audited(
     project, user, proxy, monkeypatch, cluster_api_clients
 ):
-    submission.submit(user, project, pinapp())
+    services.submit_workload(project, pinapp(), actor=user)
     before = on_host(cluster_api_clients["host"], project)
     calls = arming(monkeypatch, proxy, "patch")
 
-    outcome = operations.apply(user, project, "PinApp", "web", "restart")
+    outcome = services.operate_workload(project, "PinApp", "web", "restart", actor=user)
 
     assert proxy.swallowed >= 1
     after = on_host(cluster_api_clients["host"], project)
@@ -215,7 +217,7 @@ def test_a_create_whose_outcome_cannot_be_told_is_a_503_saying_so(project, user,
     monkeypatch.setattr(host, "create", lost)
 
     with pytest.raises(Unavailable) as unknown:
-        submission.submit(user, project, pinapp(), create_only=True)
+        services.submit_workload(project, pinapp(), actor=user, create_only=True)
 
     assert unknown.value.status == 503
     assert "unknown" in unknown.value.message and "GET /api/v1/projects/" in unknown.value.message

@@ -127,7 +127,7 @@ def test_the_page_preview_and_create_refuse_what_submit_refuses(
     client.force_login(developer)
     doc = document(name="annotated", annotations=annotations)
     with pytest.raises(SpecInvalid) as refused:
-        preview(developer, granted, doc)
+        preview(granted, doc, actor=developer)
     assert path in {e.path for e in refused.value.errors}
     data = posted(html.unescape(client.get(URL).content.decode()), source="yaml")
     data |= {"document": yaml.safe_dump(doc, sort_keys=False), "project": "ads"}

@@ -12,7 +12,7 @@ from base.errors import Invalid, NotFound
 from pincompute import GROUP, VERSION
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.submission.test_submission_live import on_host, pinapp
-from workloads import host, operations, submission
+from workloads import host, services
 
 pytestmark = [
     pytest.mark.integration,
@@ -40,11 +40,11 @@ def test_the_apiservers_400_for_a_name_is_invalid_about_the_whole_request(projec
 
 
 def test_restarting_every_pod_drops_the_pod_an_earlier_restart_named(project, user, cluster_api_clients):
-    submission.submit(user, project, pinapp())
+    services.submit_workload(project, pinapp(), actor=user)
     one = {"container": "app", "requestedAt": "2026-11-22T00:00:00Z", "pod": "web-local-1a-abc"}
     host.patch("PinApp", project.namespace, "web", {"spec": {"operations": {"restartContainer": one}}})
 
-    operations.operate(user, project, "PinApp", "web", "restart-container", container="app")
+    services.operate_workload(project, "PinApp", "web", "restart-container", actor=user, container="app")
 
     request = on_host(cluster_api_clients["host"], project)["spec"]["operations"]["restartContainer"]
     assert request["container"] == "app" and "pod" not in request

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_pinapp_is_placed_one_shard_per_zone_with_scores(granted, members, developer):
-    shown = preview(developer, granted, example("PinApp", project="ads"))
+    shown = preview(granted, example("PinApp", project="ads"), actor=developer)
 
     assert [(s.cluster, s.zone, s.replicas) for s in shown.placement.shards] == [
         ("member-a", "local-1a", 1),
@@ -35,7 +35,7 @@ def test_every_filtered_out_cluster_says_why(granted, members, developer):
     document = example("PinPod", project="ads")
     document["spec"]["hardwareFamily"] = "g5"
 
-    shown = preview(developer, granted, document)
+    shown = preview(granted, document, actor=developer)
 
     assert shown.placement.shards == []
     reasons = {row.name: " ".join(row.reasons) for row in shown.placement.clusters}
@@ -44,12 +44,12 @@ def test_every_filtered_out_cluster_says_why(granted, members, developer):
 
 
 def test_what_is_already_placed_lowers_a_clusters_score(granted, members, developer, caches):
-    before = preview(developer, granted, example("PinPod", project="ads")).placement
+    before = preview(granted, example("PinPod", project="ads"), actor=developer).placement
     busy = workload_cr("big", kind="PinPod", cpu="40", memory="1Gi", clusters=("member-a",))
     busy["status"]["placement"]["clusters"][0]["replicas"] = 1
     fill(caches, "host", busy)
 
-    after = preview(developer, granted, example("PinPod", project="ads")).placement
+    after = preview(granted, example("PinPod", project="ads"), actor=developer).placement
 
     score = {r.name: r.score for r in after.clusters}
     assert score["member-a"] < {r.name: r.score for r in before.clusters}["member-a"]
@@ -57,7 +57,7 @@ def test_what_is_already_placed_lowers_a_clusters_score(granted, members, develo
 
 
 def test_the_injected_runtime_is_marked_per_cluster_with_the_report(granted, members, developer):
-    shown = preview(developer, granted, example("PinApp", project="ads"))
+    shown = preview(granted, example("PinApp", project="ads"), actor=developer)
 
     deployment = next(o for o in shown.clusters[0].objects if o.kind == "Deployment")
     injected = "\n".join(line.text for line in deployment.lines if line.injected)
@@ -72,7 +72,7 @@ def test_the_injected_runtime_is_marked_per_cluster_with_the_report(granted, mem
 def test_the_quota_fit_counts_admitted_waiting_and_this_workload(granted, members, developer, caches):
     fill(caches, "host", workload_cr("held", replicas=2, cpu="2"), workload_cr("queued", cpu="1", admitted=False))
 
-    quota = preview(developer, granted, example("PinApp", project="ads")).quota
+    quota = preview(granted, example("PinApp", project="ads"), actor=developer).quota
 
     cpu = next(r for r in quota.for_tier(quota.tier) if r.resource == "cpu")
     assert (cpu.held, cpu.waiting, cpu.granted) == (4300, 2300, 8000)  # 2 replicas each, the runtime's 150m counted
@@ -84,7 +84,7 @@ def test_a_workload_over_the_free_grant_waits_and_one_over_the_whole_grant_is_re
     big = example("PinPod", project="ads")
     big["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "20"
 
-    shown = preview(developer, granted, big)
+    shown = preview(granted, big, actor=developer)
 
     assert shown.quota.verdict == "never" and shown.refusal is not None and shown.refusal.status == 403
     assert any(f.path == "OnDemand.cpu" for f in shown.refusal.fields)
@@ -99,7 +99,7 @@ def test_an_edit_shows_the_spec_and_object_diff(granted, members, developer, cac
     edited = example("PinApp", project="ads")
     edited["spec"]["template"]["containers"][0]["image"] = "registry.local/demo/web:2.0"
 
-    diff = preview(developer, granted, edited, version="40").diff
+    diff = preview(granted, edited, actor=developer, version="40").diff
 
     assert [(c.path, c.after) for c in diff.spec] == [
         ("spec.template.containers[0].image", "registry.local/demo/web:2.0")
@@ -115,7 +115,7 @@ def test_a_pinscaler_follows_its_target(granted, members, developer, caches):
     app["status"]["placement"]["clusters"][0]["zone"] = "local-1a"
     fill(caches, "host", app)
 
-    shown = preview(developer, granted, example("PinScaler", project="ads"))
+    shown = preview(granted, example("PinScaler", project="ads"), actor=developer)
 
     assert [s.cluster for s in shown.placement.shards] == ["member-a"]
     assert "Follows its target PinApp web" in shown.placement.problem
@@ -128,13 +128,13 @@ def test_an_invalid_spec_is_refused_with_every_path(granted, members, developer)
     del document["spec"]["zones"]
 
     with pytest.raises(SpecInvalid) as refused:
-        preview(developer, granted, document)
+        preview(granted, document, actor=developer)
 
     assert {f.path for f in refused.value.fields} == {"spec.replicas", "spec.zones"}
 
 
 def test_viewers_and_other_tenants_get_no_preview(granted, members, viewer, other_user):
     with pytest.raises(Forbidden):
-        preview(viewer, granted, example("PinApp", project="ads"))
+        preview(granted, example("PinApp", project="ads"), actor=viewer)
     with pytest.raises(NotFound):
         visible_project(other_user, "ads")

@@ -1,4 +1,4 @@
-"""The chargeback API's bodies, as the OpenAPI schema states them (responses are built by ``usage.services``)."""
+"""The chargeback API's bodies, as the OpenAPI schema states them (responses are built by ``usage.queries``)."""
 
 from __future__ import annotations
 

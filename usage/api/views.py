@@ -1,5 +1,6 @@
 """``/api/v1/cost/``, ``/api/v1/projects/{project}/cost/``, ``/api/v1/prices/`` and
-``/api/v1/clusters/{name}/capacity/``: thin views over ``usage.services`` and ``usage.prices``."""
+``/api/v1/clusters/{name}/capacity/``: thin views over ``usage.queries``, ``usage.prices`` (reads) and
+``usage.services`` (writes)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from base.api_schema import error_response
 from base.parsers import JSONParser
 from base.permissions import IsPlatformAdmin
 from base.throttling import api_throttles
-from usage import prices, services
+from usage import prices, queries, services
 from usage.api.serializers import (
     CapacitySerializer,
     CostReportSerializer,
@@ -86,15 +87,15 @@ class ProjectCostView(APIView):
 
     @extend_schema(
         operation_id="project_cost",
-        parameters=[WINDOW, STEP, aggregate_parameter(services.PROJECT_DIMENSIONS, "tier")],
+        parameters=[WINDOW, STEP, aggregate_parameter(queries.PROJECT_DIMENSIONS, "tier")],
         responses=CostReportSerializer,
         examples=[REPORT_EXAMPLE],
         description="Cost = max(request, usage) x price x time per minute sample; a Reserved grant's unrequested "
         "part is the `__unused_reservation__` workload (committed capacity is charged whether used or not).",
     )
     def get(self, request: Request, project: str) -> Response:
-        _, report = services.project_cost(request.user, project, request.query_params)
-        return Response(services.report_body(report))
+        _, report = queries.project_cost(project, request.query_params, actor=request.user)
+        return Response(queries.report_body(report))
 
 
 class CostReportView(APIView):
@@ -111,7 +112,7 @@ class CostReportView(APIView):
         "project and the pools' unrequested capacity as the `__idle__` row; others see their projects only.",
     )
     def get(self, request: Request) -> Response:
-        return Response(services.report_body(services.cost_report(request.user, request.query_params)))
+        return Response(queries.report_body(queries.cost_report(request.query_params, actor=request.user)))
 
 
 class CapacityView(APIView):
@@ -125,7 +126,7 @@ class CapacityView(APIView):
         responses=CapacitySerializer,
     )
     def get(self, request: Request, name: str) -> Response:
-        window, points = services.capacity(request.user, name, request.query_params)
+        window, points = queries.capacity(name, request.query_params, actor=request.user)
         return Response({"cluster": name, "window": {"start": window.start, "end": window.end}, "points": points})
 
 
@@ -157,5 +158,5 @@ class PriceTierView(APIView):
     def put(self, request: Request, tier: str) -> Response:
         payload = PriceInputSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        rows = prices.set_prices(tier, dict(payload.validated_data), actor=request.user)
+        rows = services.set_prices(tier, dict(payload.validated_data), actor=request.user)
         return Response([price_body(row) for row in rows])

@@ -33,7 +33,7 @@ from workloads.api.views import LIST_RENDERERS, MAX_PAGE_SIZE, PAGE_SIZE, bounde
 from workloads.memo import VersionMemo
 from workloads.paging import POD_PHASES, PodKey, pod_page
 from workloads.reads import pod_state, ready_count, restarts_of
-from workloads.submission import WRITE_ROLES
+from workloads.services import WRITE_ROLES
 
 Obj = dict[str, Any]
 CURSOR_PATTERN = r"^[^/]+/[^/]+$"

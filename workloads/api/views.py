@@ -1,9 +1,10 @@
 """The Compute API's workload, operation and insight endpoints: thin views over the services the pages call.
 
-- Reads come from the watch caches (``workloads.services.find_workload``, ``workloads.paging.workload_page``,
+- Reads come from the watch caches (``workloads.lookup.find_workload``, ``workloads.paging.workload_page``,
   ``workloads.timeline.timeline``), never a LIST per request.
-- Writes go through ``workloads.submission.submit`` and ``workloads.operations`` (authorize, validate, check the
-  grant, write conditionally, audit). Another tenant's project or workload is a 404, a viewer's write a 403.
+- Writes go through ``workloads.services`` (``submit_workload``, ``operate_workload``, ``delete_workload``:
+  authorize, validate, check the grant, write conditionally, audit). Another tenant's project or workload is a
+  404, a viewer's write a 403.
 - Every workload answer carries ``version`` and an ``ETag``; ``If-Match`` makes PUT, PATCH, DELETE and the
   operations conditional: a stale one is a 409 naming the version sent and the live one.
 - Per-user rate limits (``base.throttling``): reads and writes apart, 429 with ``Retry-After``.
@@ -36,7 +37,7 @@ from pincompute.errors import FieldError
 from pincompute.kinds import KINDS
 from projects.access import visible_project
 from projects.models import Project
-from workloads import host, operations, paging, submission
+from workloads import host, paging, services
 from workloads.api import representation as rep
 from workloads.api.encoded import Encoded, PageJSONRenderer
 from workloads.api.parsers import BODY_PARSERS, PATCH_PARSERS
@@ -56,8 +57,8 @@ from workloads.api.serializers import (
     WorkloadSerializer,
 )
 from workloads.documents import editable, merge_patch
+from workloads.lookup import Found, find_workload, kind_named, visible_projects
 from workloads.reads import Filters, revisions_of
-from workloads.services import Found, find_workload, kind_named, visible_projects
 from workloads.timeline import timeline
 
 PAGE_SIZE = 100
@@ -481,7 +482,7 @@ class ProjectWorkloadsView(_ApiView):
         found = visible_project(request.user, project)
         dry_run = flag(request, "dryRun")
         document = document_of(request, NewDocumentSerializer)
-        accepted = submission.submit(request.user, found, document, dry_run=dry_run, create_only=True)
+        accepted = services.submit_workload(found, document, actor=request.user, dry_run=dry_run, create_only=True)
         if dry_run:
             return answer(accepted.manifest, found)
         args = (found.name, accepted.workload.kind, accepted.workload.meta.name)
@@ -533,10 +534,10 @@ class WorkloadDetailView(_ApiView):
         create_only = _create_only(request)
         if must_exist and create_only:
             raise Invalid.on("If-None-Match", "cannot hold together with If-Match: send one of them")
-        accepted = submission.submit(
-            request.user,
+        accepted = services.submit_workload(
             found,
             document,
+            actor=request.user,
             version=version,
             dry_run=dry_run,
             must_exist=must_exist,
@@ -566,8 +567,8 @@ class WorkloadDetailView(_ApiView):
         # version the patch was applied to: a change in between is a 409, never a lost update.
         version = if_match(request) or Found(found.project, found.kind, found.name, live, found.role).version
         document = same_object(merge_patch(editable(live), patch), found.kind, found.name)
-        accepted = submission.submit(
-            request.user, found.project, document, version=version or None, dry_run=flag(request, "dryRun")
+        accepted = services.submit_workload(
+            found.project, document, actor=request.user, version=version or None, dry_run=flag(request, "dryRun")
         )
         return answer(accepted.manifest, found.project)
 
@@ -581,7 +582,7 @@ class WorkloadDetailView(_ApiView):
     )
     def delete(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
-        operations.delete(request.user, found.project, found.kind, found.name, version=if_match(request))
+        services.delete_workload(found.project, found.kind, found.name, actor=request.user, version=if_match(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -614,10 +615,10 @@ class OperationView(_ApiView):
     def run(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
         body = input_of(request, _BODIES.get(self.operation, NoInputSerializer))
-        written = operations.operate(
-            request.user, found.project, found.kind, found.name, self.operation, version=if_match(request), **body
+        outcome = services.operate_workload(
+            found.project, found.kind, found.name, self.operation, actor=request.user, version=if_match(request), **body
         )
-        return answer(written, found.project)
+        return answer(outcome.obj, found.project)
 
 
 def operation_view(operation: str) -> Any:
@@ -639,7 +640,7 @@ def operation_view(operation: str) -> Any:
     return type(title, (OperationView,), {"operation": operation, "post": schema(post)})
 
 
-OPERATION_VIEWS = {operation: operation_view(operation) for operation in operations.OPERATIONS}
+OPERATION_VIEWS = {operation: operation_view(operation) for operation in services.OPERATIONS}
 
 
 # --- insights ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from devtools.waiting import wait_for
 from pincompute.labels import WORKLOAD_LABEL
 from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
-from workloads import submission
+from workloads import services
 from workloads.examples import example
 
 pytestmark = [
@@ -183,7 +183,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
     ns = project.namespace
     document = example("PinApp", project=project.name)  # 2 replicas over local-1a and local-1b
     app = document["metadata"]["name"]
-    submission.submit(user, project, document)
+    services.submit_workload(project, document, actor=user)
     created.append(("PinApp", ns, app))
     wait_for(lambda: pods_on("member-a", ns, app) and pods_on("member-b", ns, app), 120, what="pods on both members")
     pods = [(c, p) for c in ("member-a", "member-b") for p in pods_on(c, ns, app)]

@@ -13,7 +13,7 @@ from base.errors import Invalid
 from pincompute.specs import validate
 from tests.integration.provisioning.conftest import team_project
 from tests.integration.submission.test_submission_live import on_host, pinapp
-from workloads import host, submission
+from workloads import host, services, submission
 
 pytestmark = [
     pytest.mark.integration,
@@ -38,7 +38,7 @@ def annotated(name: str, annotations: dict[str, str]) -> dict[str, Any]:
 def test_what_the_portal_takes_the_apiserver_stores(project, user, cluster_api_clients):
     good = {"Example.COM/Owner": "ads", "note": "", "big": "v" * (LIMIT - 27)}  # 262144 bytes: the limit
 
-    submission.submit(user, project, annotated("web", good))
+    services.submit_workload(project, annotated("web", good), actor=user)
 
     assert on_host(cluster_api_clients["host"], project)["metadata"]["annotations"] == good
 
@@ -51,7 +51,7 @@ def test_what_the_portal_takes_the_apiserver_stores(project, user, cluster_api_c
 def test_what_the_portal_refuses_the_apiserver_refuses(project, user, cluster_api_clients, annotations):
     doc = annotated("refused", annotations)
     with pytest.raises(Invalid):
-        submission.submit(user, project, doc)
+        services.submit_workload(project, doc, actor=user)
     manifest = submission.complete(project, copy.deepcopy(doc))
     assert any(e.path.startswith("metadata.annotations") for e in validate(manifest))
 

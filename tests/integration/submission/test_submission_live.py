@@ -14,8 +14,8 @@ from base.models import AuditEvent
 from pincompute import GROUP, VERSION
 from projects.access import visible_project
 from tests.integration.provisioning.conftest import onboard
-from workloads import operations, submission
-from workloads.submission import NeverFits
+from workloads import services
+from workloads.services import NeverFits
 
 pytestmark = [
     pytest.mark.integration,
@@ -61,7 +61,7 @@ def project(admin_user, user, other_user):
 def test_a_submission_is_completed_for_its_project_written_once_to_the_host_and_audited(
     project, user, cluster_api_clients
 ):
-    accepted = submission.submit(user, project, pinapp())
+    accepted = services.submit_workload(project, pinapp(), actor=user)
 
     live = on_host(cluster_api_clients["host"], project)
     assert accepted.created and live["metadata"]["uid"] == accepted.manifest["metadata"]["uid"]
@@ -71,13 +71,13 @@ def test_a_submission_is_completed_for_its_project_written_once_to_the_host_and_
     assert (row.actor_name, row.project_name, row.target_kind) == (user.username, project.name, "PinApp")
 
     edited = pinapp(replicas=3)
-    again = submission.submit(user, project, edited, version=accepted.version)
+    again = services.submit_workload(project, edited, actor=user, version=accepted.version)
     assert not again.created and on_host(cluster_api_clients["host"], project)["spec"]["replicas"] == 3
     with pytest.raises(Conflict) as stale:
-        submission.submit(user, project, pinapp(replicas=4), version=accepted.version)
+        services.submit_workload(project, pinapp(replicas=4), actor=user, version=accepted.version)
     assert accepted.version in str(stale.value) and again.version in str(stale.value)
     with pytest.raises(Conflict):
-        submission.submit(user, project, pinapp(), create_only=True)
+        services.submit_workload(project, pinapp(), actor=user, create_only=True)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_a_refused_submission_names_the_field_and_writes_nothing(
     project, user, cluster_api_clients, document, error, path
 ):
     with pytest.raises(error) as refused:
-        submission.submit(user, project, copy.deepcopy(document))
+        services.submit_workload(project, copy.deepcopy(document), actor=user)
 
     if path:
         assert path in {f.path for f in refused.value.fields}, refused.value.fields
@@ -115,21 +115,21 @@ def test_a_refused_submission_names_the_field_and_writes_nothing(
 
 def test_viewers_are_refused_and_other_tenants_do_not_see_the_project(project, other_user, django_user_model):
     with pytest.raises(Forbidden):
-        submission.submit(other_user, project, pinapp())
+        services.submit_workload(project, pinapp(), actor=other_user)
     stranger = django_user_model.objects.create_user("stranger")
     with pytest.raises(NotFound):
         visible_project(stranger, project.name)
     with pytest.raises(NotFound):
-        submission.submit(stranger, project, pinapp())
+        services.submit_workload(project, pinapp(), actor=stranger)
 
 
 def test_operations_patch_the_host_object_conditionally_and_are_audited(project, user, other_user, cluster_api_clients):
-    accepted = submission.submit(user, project, pinapp())
+    accepted = services.submit_workload(project, pinapp(), actor=user)
     host = cluster_api_clients["host"]
 
-    operations.operate(user, project, "PinApp", "web", "scale", replicas=4)
-    operations.operate(user, project, "PinApp", "web", "pause")
-    operations.operate(user, project, "PinApp", "web", "restart-container", container="app")
+    services.operate_workload(project, "PinApp", "web", "scale", actor=user, replicas=4)
+    services.operate_workload(project, "PinApp", "web", "pause", actor=user)
+    services.operate_workload(project, "PinApp", "web", "restart-container", actor=user, container="app")
 
     spec = on_host(host, project)["spec"]
     assert spec["replicas"] == 4 and spec["operations"]["paused"] is True
@@ -139,16 +139,16 @@ def test_operations_patch_the_host_object_conditionally_and_are_audited(project,
     )
     assert actions == ["workload.create", "workload.scale", "workload.pause", "workload.restart-container"]
     with pytest.raises(Conflict):
-        operations.operate(user, project, "PinApp", "web", "resume", version=accepted.version)
+        services.operate_workload(project, "PinApp", "web", "resume", actor=user, version=accepted.version)
     with pytest.raises(Invalid):
-        operations.operate(user, project, "PinApp", "web", "restart-container", container="nope")
+        services.operate_workload(project, "PinApp", "web", "restart-container", actor=user, container="nope")
     with pytest.raises(NeverFits):
-        operations.operate(user, project, "PinApp", "web", "scale", replicas=1000)
+        services.operate_workload(project, "PinApp", "web", "scale", actor=user, replicas=1000)
     with pytest.raises(Forbidden):
-        operations.operate(other_user, project, "PinApp", "web", "stop")
+        services.operate_workload(project, "PinApp", "web", "stop", actor=other_user)
     with pytest.raises(NotFound):
-        operations.operate(user, project, "PinApp", "missing", "stop")
+        services.operate_workload(project, "PinApp", "missing", "stop", actor=user)
 
-    operations.delete(user, project, "PinApp", "web")
+    services.delete_workload(project, "PinApp", "web", actor=user)
     assert on_host(host, project) is None or on_host(host, project)["metadata"].get("deletionTimestamp")
     assert AuditEvent.objects.filter(action="workload.delete", target_name="web").exists()

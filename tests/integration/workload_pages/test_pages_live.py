@@ -16,7 +16,7 @@ from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
 from pincompute.labels import WORKLOAD_LABEL
 from tests.integration.provisioning.conftest import team_project
-from workloads import host, submission
+from workloads import host, services
 from workloads.examples import example
 from workloads.reads import condition
 
@@ -55,7 +55,7 @@ def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_
     for kind in KINDS:
         document = example(kind, project=project.name)
         names[kind] = document["metadata"]["name"]
-        submission.submit(user, project, document)
+        services.submit_workload(project, document, actor=user)
         created.append((kind, ns, names[kind]))
 
     for kind, name in names.items():
@@ -94,7 +94,7 @@ def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_
     privileged["metadata"]["name"] = "root-pod"
     privileged["spec"]["containers"][0]["securityContext"] = {"privileged": True}
     with pytest.raises(Invalid) as refused:
-        submission.submit(user, project, privileged)
+        services.submit_workload(project, privileged, actor=user)
     assert any("privileged" in e.path for e in refused.value.fields), refused.value.fields
     with pytest.raises(Exception, match="not found"):
         host.get("PinPod", ns, "root-pod")
@@ -103,7 +103,7 @@ def test_every_kind_is_admitted_placed_and_shown_a_privileged_one_refused_and_a_
     big["metadata"]["name"] = "too-big"
     big["spec"] |= {"replicas": 1, "zones": ["local-1a"]}
     big["spec"]["template"]["containers"][0]["resources"]["requests"] = {"cpu": "15", "memory": "256Mi"}
-    submission.submit(user, project, big)  # fits the grant alone, not beside the others: it waits
+    services.submit_workload(project, big, actor=user)  # fits the grant alone, not beside the others: it waits
     created.append(("PinApp", ns, "too-big"))
 
     def waiting_row() -> str:

@@ -8,8 +8,8 @@ import pytest
 
 from tests.projects.factories import HOST, fill, workload_cr
 from tests.workloads.api.fixtures import client_for
+from workloads.lookup import visible_projects
 from workloads.reads import Filters, list_workloads
-from workloads.services import visible_projects
 
 pytestmark = pytest.mark.django_db
 KINDS = ("PinApp", "PinPod", "PinterestCronJob")

@@ -257,7 +257,7 @@ def test_a_dry_run_answers_what_would_be_written_and_writes_nothing(fake_host, d
 
 def live_version(host: Any, name: str = "web") -> str:
     """The live version as the API names it (the ETag of the host's object as it is now)."""
-    from workloads.services import Found
+    from workloads.lookup import Found
 
     return Found(None, "PinApp", name, host.objects[("PinApp", "proj-ads", name)], None).version
 

@@ -1,5 +1,5 @@
-"""One workload's page and its actions: thin views over ``workloads.services`` (reads, from the watch caches)
-and the write services (``workloads.operations``, ``workloads.submission``), which authorize and audit.
+"""One workload's page and its actions: thin views over ``workloads.lookup`` and ``workloads.reads`` (reads, from
+the watch caches) and ``workloads.services`` (the writes), which authorize and audit.
 
 Refusals: another tenant's or a missing workload is a 404 (the middleware's page), a viewer's write a 403.
 A stale version (409) and an invalid input (400) come back inline in the panel that sent them; a host that
@@ -29,13 +29,13 @@ from pincompute.documents import load_document
 from pincompute.federation.revisions import spec_changes
 from pincompute.kinds import KINDS
 from projects.access import require_role
-from workloads import documents, host, operations, submission
+from workloads import documents, host, services
 from workloads import preview as previews
 from workloads.catalog import CATALOG
+from workloads.lookup import Found, find_workload
 from workloads.reads import Revision, age, condition, pods_of, revisions_of, row_of, shards_of
-from workloads.services import Found, find_workload
 from workloads.timeline import timeline
-from workloads.views_catalog import preview_charts
+from workloads.views.catalog import preview_charts
 
 POLL_SECONDS = 5
 CHANGED = "workload-changed"  # HX-Trigger after a write: the status panel refreshes at once
@@ -233,13 +233,13 @@ def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> Http
         if not is_partial(request):
             return render(request, "workloads/detail.html", _page_context(request, found) | {"edit": edit})
         return render(request, "workloads/partials/spec.html", _spec_context(found, edit=edit))
-    require_role(found.project, request.user, submission.WRITE_ROLES)  # a viewer's edit is a 403 whatever it says
+    require_role(found.project, request.user, services.WRITE_ROLES)  # a viewer's edit is a 403 whatever it says
     text = request.POST.get("document", "")
     version = request.POST.get("version", "")
     try:
         document = load_document(text)
         _same_object(found, document)
-        accepted = submission.submit(request.user, found.project, document, version=version or None)
+        accepted = services.submit_workload(found.project, document, actor=request.user, version=version or None)
     except (Invalid, Conflict, Unavailable) as exc:
         extra: dict[str, Any] = {}
         if isinstance(exc, Conflict):
@@ -271,7 +271,9 @@ def edit_preview(request: HttpRequest, project: str, kind: str, name: str) -> Ht
     try:
         document = load_document(request.POST.get("document", ""))
         _same_object(found, document)
-        shown = previews.preview(request.user, found.project, document, version=request.POST.get("version") or None)
+        shown = previews.preview(
+            found.project, document, actor=request.user, version=request.POST.get("version") or None
+        )
     except ServiceError as exc:
         context = {"entry": entry, "error": exc, "fields": previews.field_errors(exc)}
         return render(request, "workloads/partials/preview_refused.html", context, status=exc.status)
@@ -337,12 +339,12 @@ def _int(value: str | None) -> int | None:
 def operate(request: HttpRequest, project: str, kind: str, name: str, operation: str) -> HttpResponse:
     found = find_workload(request.user, project, kind, name)
     try:
-        outcome = operations.apply(
-            request.user,
+        outcome = services.operate_workload(
             found.project,
             found.kind,
             found.name,
             operation,
+            actor=request.user,
             replicas=_int(request.POST.get("replicas")),
             container=request.POST.get("container", ""),
             pod=request.POST.get("pod", ""),
@@ -369,8 +371,8 @@ def operate(request: HttpRequest, project: str, kind: str, name: str, operation:
 def delete(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
     found = find_workload(request.user, project, kind, name)
     try:
-        operations.delete(
-            request.user, found.project, found.kind, found.name, version=request.POST.get("version") or None
+        services.delete_workload(
+            found.project, found.kind, found.name, actor=request.user, version=request.POST.get("version") or None
         )
     except _INLINE as exc:
         return _answer_refusal(request, found, exc, "workloads/partials/actions.html", _actions_context(found))

@@ -1,27 +1,19 @@
+"""The workload list: every workload of the user's projects, filtered, polled."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 
 from base.htmx import render_page
 from pincompute.kinds import KINDS
 from pincompute.tiers import Tier
-from workloads.catalog import CATALOG
+from workloads.lookup import visible_projects
 from workloads.reads import STATUSES, Filters, list_workloads
-from workloads.services import visible_projects
 
 POLL_SECONDS = 5
-
-
-@login_required
-def catalog(request: HttpRequest) -> HttpResponse:
-    categories: dict[str, list] = {}
-    for entry in CATALOG:
-        categories.setdefault(entry.category, []).append(entry)
-    return render(request, "workloads/catalog.html", {"categories": categories})
 
 
 @login_required

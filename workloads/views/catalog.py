@@ -3,7 +3,7 @@ YAML editor kept in sync through htmx, preview and create.
 
 Every POST carries the whole editor: the generated fields, the YAML (``document``) and the YAML the fields were
 rendered from (``yaml_base``); ``WorkloadForm.apply`` merges the field changes into the YAML (see forms.py).
-Nothing here writes but ``create``, through ``submission.submit``; refusals come back inline with their paths.
+Nothing here writes but ``create``, through ``services.submit_workload``; refusals come back inline with their paths.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from pincompute.specs import validate
 from projects.access import visible_project
 from projects.models import Project
 from workloads import preview as previews
-from workloads import submission
-from workloads.catalog import BY_KIND, CatalogEntry
+from workloads import services
+from workloads.catalog import BY_KIND, CATALOG, CatalogEntry
 from workloads.documents import dump_document
 from workloads.examples import PICK, example
 from workloads.forms import PROJECT_FIELD, WorkloadForm, add_item, get_path, remove_item
@@ -32,6 +32,15 @@ from workloads.forms import PROJECT_FIELD, WorkloadForm, add_item, get_path, rem
 EDITOR = "workloads/partials/catalog_editor.html"
 THIS = "#6f42c1"  # the workload previewed, in the quota charts (tiers keep their own colours)
 GRANT = "#212529"  # the grant: a bar-wide mark over each tier's stack
+
+
+@login_required
+def catalog(request: HttpRequest) -> HttpResponse:
+    """The catalog's index: every kind by category."""
+    categories: dict[str, list[CatalogEntry]] = {}
+    for entry in CATALOG:
+        categories.setdefault(entry.category, []).append(entry)
+    return render(request, "workloads/catalog.html", {"categories": categories})
 
 
 def _entry(kind: str) -> CatalogEntry:
@@ -43,7 +52,7 @@ def _entry(kind: str) -> CatalogEntry:
 
 def _projects(user: Any) -> list[str]:
     """The projects the user may submit to (developer or owner; active only)."""
-    found = Project.objects.for_role(user, submission.WRITE_ROLES).active().order_by("name")
+    found = Project.objects.for_role(user, services.WRITE_ROLES).active().order_by("name")
     return list(found.values_list("name", flat=True))
 
 
@@ -165,7 +174,7 @@ def kind_preview(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         _, document, _ = _merged(request, entry)
         project = _project_of(request, document)
-        shown = previews.preview(request.user, project, document, version=request.POST.get("version") or None)
+        shown = previews.preview(project, document, actor=request.user, version=request.POST.get("version") or None)
     except ServiceError as exc:
         context = {"entry": entry, "error": exc, "fields": previews.field_errors(exc)}
         return render(request, "workloads/partials/preview_refused.html", context, status=exc.status)
@@ -182,7 +191,7 @@ def kind_create(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         form, document, _ = _merged(request, entry)
         project = _project_of(request, document)
-        accepted = submission.submit(request.user, project, document, create_only=True)
+        accepted = services.submit_workload(project, document, actor=request.user, create_only=True)
     except ServiceError as exc:
         if form is None:
             form, _, _ = _read(request, entry)

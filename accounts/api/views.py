@@ -1,60 +1,26 @@
-"""``/api/v1/me/`` and personal tokens over the API (create returns the secret once; delete revokes)."""
+"""``/api/v1/me/`` and personal tokens over the API (create returns the secret once; delete revokes): thin views over
+``accounts.services``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, mixins, serializers, status, viewsets
+from rest_framework import generics, mixins, status, viewsets
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import services
+from accounts.api.serializers import (
+    ApiTokenCreatedSerializer,
+    ApiTokenCreateSerializer,
+    ApiTokenSerializer,
+    MeSerializer,
+)
 from accounts.models import ApiToken
-from base.api import StrictInput
 from base.api_schema import error_response
 from base.permissions import is_platform_admin
-
-
-class ApiTokenSerializer(serializers.ModelSerializer):
-    active = serializers.BooleanField(source="is_active", read_only=True)
-
-    class Meta:
-        model = ApiToken
-        fields = ["id", "name", "key_id", "scope", "created_at", "expires_at", "last_used_at", "revoked_at", "active"]
-        read_only_fields = fields
-
-
-class ApiTokenCreateSerializer(StrictInput):
-    name = serializers.RegexField(r"\S", max_length=80, help_text="1 to 80 characters, not only spaces")
-    days = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=services.max_token_days(),
-        help_text="Expiry in days (default API_TOKEN_DEFAULT_DAYS, at most API_TOKEN_MAX_DAYS)",
-    )
-    scope = serializers.ChoiceField(  # the model's choices: one enum in the OpenAPI schema
-        choices=ApiToken._meta.get_field("scope").choices,
-        default="write",
-        help_text="read: safe methods and log streams only",
-    )
-
-
-class ApiTokenCreatedSerializer(ApiTokenSerializer):
-    token = serializers.CharField(read_only=True, help_text="Shown once; store it now.")
-
-    class Meta(ApiTokenSerializer.Meta):
-        fields = [*ApiTokenSerializer.Meta.fields, "token"]
-        read_only_fields = fields
-
-
-class MeSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    email = serializers.EmailField()
-    groups = serializers.ListField(child=serializers.CharField())
-    is_platform_admin = serializers.BooleanField()
 
 
 class MeView(generics.GenericAPIView):

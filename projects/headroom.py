@@ -1,5 +1,6 @@
-"""What a project's workloads hold, read from the portal's watch caches (never from an apiserver), and
-the quota overview pages and the API show: grant, usage, running pods and headroom per tier.
+"""Quota headroom: what a project's workloads hold against its grants, read from the portal's watch caches (never
+from an apiserver), and the quota overview pages and the API show: grant, admitted use, running pods and headroom
+per tier (the region's, and each member's). Not chargeback: cost over time is the ``usage`` app.
 
 Workloads are read from the host cluster's objects (``clusters.runtime.host_cache``), the federation's
 store: each workload once, whatever number of members hold a shard of it (every shard carries the full
@@ -15,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusters import capacity as cluster_capacity
 from clusters import runtime
-from clusters import services as cluster_services
 from clusters.health import not_synced
 from pincompute import API_VERSION
 from pincompute.errors import SpecInvalid
@@ -201,7 +202,7 @@ class RegionRoom:
 def region_rooms() -> dict[Tier, RegionRoom]:
     """Read from the registry and the watch caches only."""
     totals = tier_grant_totals()
-    pools = cluster_services.region_pools()
+    pools = cluster_capacity.region_pools()
     by_cluster: dict[str, list[Pool]] = {}
     for pool in pools:
         by_cluster.setdefault(pool.cluster, []).append(pool)
@@ -265,7 +266,3 @@ def quota_rows_for(projects: Iterable[Project]) -> dict[int, list[dict[str, Any]
                 }
             )
     return rows
-
-
-def project_quota_rows(project: Project) -> list[dict[str, Any]]:
-    return quota_rows_for([project])[project.pk]

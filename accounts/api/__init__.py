@@ -1,0 +1,1 @@
+"""The accounts API: ``/api/v1/me/`` and personal tokens (``views``, ``serializers``, ``urls``)."""
