@@ -1,7 +1,7 @@
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[3] / "pincompute"
+CORE = Path(__file__).resolve().parents[2] / "pincompute"
 WEB_STACK = ("django", "rest_framework", "channels", "celery", "console", "projects", "clusters", "debugging")
 FORBIDDEN = (*WEB_STACK, "requests", "urllib", "http", "socket", "kubernetes")
 OPERATOR = CORE / "operator"

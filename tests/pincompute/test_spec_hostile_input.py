@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pincompute.specs import KINDS, validate
-
-from .examples import example
+from tests.support.examples import example
 
 # Anything yaml.safe_load or json.loads can return, including YAML's non-string keys.
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8)

@@ -6,7 +6,7 @@ from pincompute.operator.apply import comparable_pod, plan_writes
 from pincompute.placement import Placement
 from pincompute.runtime import load_profile
 from pincompute.translate import translate
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 
 def _desired(cr, zone="us-east-1a"):

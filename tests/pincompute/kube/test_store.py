@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from clusters.kube.aggregates import Resources, node_contribution, pod_requests, tier_of
 from clusters.kube.cache import cluster_store
 from pincompute.kube.store import Store
-from tests.unit.kube.podfactory import realistic_pod
+from tests.support.pods import realistic_pod
 
 
 def pod(

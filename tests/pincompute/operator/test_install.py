@@ -3,7 +3,7 @@ gets the ProjectQuota CRD and nothing a member needs."""
 
 from pincompute.kinds import KINDS, InstalledOn
 from pincompute.operator.install import install
-from tests.unit.operator.fakes import FakeKube
+from tests.support.kubeio import FakeKube
 
 
 class EstablishedKube(FakeKube):

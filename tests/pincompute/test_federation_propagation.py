@@ -23,7 +23,7 @@ from pincompute.quantity import Resources
 from pincompute.runtime import load_profile
 from pincompute.specs import parse
 from pincompute.tiers import Tier
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 GI = 2**30
 PROFILE = load_profile()

@@ -1,6 +1,6 @@
 """Workloads persisted on the host are admitted, placed, sharded, propagated and aggregated back.
 
-Run alone: .venv/bin/pytest tests/integration/federation -p no:django -p no:cacheprovider -o addopts="" \
+Run alone: .venv/bin/pytest tests/pincompute/operator/federation -p no:django -p no:cacheprovider -o addopts="" \
     -p tests.harness.localcp
 """
 
@@ -17,7 +17,7 @@ from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
 from pincompute.tiers import Tier
-from tests.integration.federation.conftest import (
+from tests.pincompute.operator.federation.conftest import (
     MEMBERS,
     condition,
     custom,

@@ -21,7 +21,7 @@ from pincompute.runtime import load_profile
 from pincompute.runtime.profile import parse_profile
 from pincompute.specs import parse
 from pincompute.tiers import Tier
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 MI = 2**20

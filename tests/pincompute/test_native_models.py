@@ -9,9 +9,8 @@ from kubernetes.client import ApiClient
 
 from pincompute.runtime import Identity, inject, load_profile
 from pincompute.translate import Placement, translate
-
-from .examples import EXAMPLES, example
-from .test_translate import pod_specs
+from tests.pincompute.test_translate import pod_specs
+from tests.support.examples import EXAMPLES, example
 
 PROFILE = load_profile()
 MODELS = {

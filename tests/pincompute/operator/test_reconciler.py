@@ -9,8 +9,8 @@ from pincompute.operator.controller import Operator
 from pincompute.operator.placement_annotations import placement_for
 from pincompute.operator.reconciler import Reconciler
 from pincompute.runtime import load_profile
-from tests.unit.core.examples import example
-from tests.unit.operator.fakes import FakeKube, fake_cluster
+from tests.support.examples import example
+from tests.support.kubeio import FakeKube, fake_cluster
 
 NOW = datetime(2030, 1, 1, 12, 0, 30, tzinfo=UTC)
 CONFLICT_RETRIES_METRIC = "pincompute_operator_retries_total"

@@ -1,6 +1,6 @@
 """The operator against the local control plane, run as a real subprocess (so kills are real).
 
-Run: .venv/bin/pytest tests/integration/operator -p no:django -p no:cacheprovider -o addopts="" \
+Run: .venv/bin/pytest tests/pincompute/operator -p no:django -p no:cacheprovider -o addopts="" \
         -p tests.harness.localcp
 """
 
@@ -15,7 +15,7 @@ from kubernetes import client
 
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
-from tests.integration.operator.helpers import (
+from tests.support.operator import (
     condition,
     create_cr,
     delete_cr,

@@ -3,8 +3,7 @@ from datetime import UTC, datetime
 from pincompute.crds import STATUS
 from pincompute.errors import FieldError
 from pincompute.status import aggregate_shards, derive_status, set_condition
-
-from .examples import example
+from tests.support.examples import example
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 T1 = datetime(2024, 5, 1, 12, 5, tzinfo=UTC)

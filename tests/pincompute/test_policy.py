@@ -10,7 +10,7 @@ from pincompute.runtime import load_profile
 from pincompute.specs import validate
 from pincompute.tenancy import PodSecurity
 from pincompute.translate import translate
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 
 def hostile(kind="PinPod"):

@@ -6,8 +6,7 @@ import pytest
 from pincompute.crds import _EXTRA_COLUMNS, crd_manifests, structural_problems
 from pincompute.kinds import KINDS as REGISTRY
 from pincompute.specs import KINDS
-
-from .examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example
 
 CRDS = {crd["spec"]["names"]["kind"]: crd for crd in crd_manifests()}
 

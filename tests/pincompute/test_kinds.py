@@ -9,8 +9,7 @@ from pincompute.specs import KINDS as SPECS
 from pincompute.specs import parse
 from pincompute.tiers import DEFAULT_TIER
 from pincompute.translate import KUBEFLOW_PYTORCH, KUBEFLOW_TF, Placement, translate
-
-from .examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example
 
 PROFILE = load_profile()
 HERE = Placement(cluster="member-a", zone="us-east-1a", region="us-east-1", shard_index=0, shard_count=1)

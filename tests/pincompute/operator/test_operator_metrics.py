@@ -14,8 +14,8 @@ from kubernetes import client
 from devtools.localcp.procs import free_port
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
-from tests.integration.operator.helpers import create_cr, is_ready
-from tests.metrics.scrape import families, label_sets, value
+from tests.support.metrics import families, label_sets, value
+from tests.support.operator import create_cr, is_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(240)]
 NS = f"pc-metrics-{uuid.uuid4().hex[:6]}"

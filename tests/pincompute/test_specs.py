@@ -6,8 +6,7 @@ from pincompute.quota import workload_request
 from pincompute.runtime import load_profile
 from pincompute.specs import KINDS, PinApp, parse, validate
 from pincompute.tiers import Tier
-
-from .examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example
 
 
 @pytest.mark.parametrize("kind", sorted(EXAMPLES))

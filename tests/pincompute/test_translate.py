@@ -16,8 +16,7 @@ from pincompute.translate import (
     split_replicas,
     translate,
 )
-
-from .examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example
 
 PROFILE = load_profile()
 HERE = Placement(cluster="member-a", zone="us-east-1a", region="us-east-1", shard_index=0, shard_count=2)

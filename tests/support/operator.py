@@ -10,7 +10,7 @@ from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
 from pincompute.labels import WORKLOAD_LABEL
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 PLURALS = {kind: info.plural for kind, info in KINDS.items()}
 
 

@@ -20,7 +20,7 @@ from pincompute.quota import TierQuota, admitted_usage, resource_quota_manifests
 from pincompute.runtime import load_profile
 from pincompute.specs import parse
 from pincompute.tiers import Tier
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 GI = 2**30
 POOLS = [
