@@ -19,7 +19,7 @@ from clusters.kube.cache import cluster_store
 from clusters.kube.compact import POD_READS, PodCompactor, Shared
 from clusters.kube.slim import LAST_APPLIED, slim
 from debugging.authz import container_names
-from tests.unit.kube.podfactory import realistic_pod
+from tests.support.pods import realistic_pod
 from workloads.reads import _pod, pod_state, ready_count, restarts_of
 
 MISSING = object()

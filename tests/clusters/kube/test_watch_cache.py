@@ -1,6 +1,6 @@
 """The watch cache against a real kube-apiserver: events, dropped connections, 410 relists, dead clusters.
 
-Run: .venv/bin/pytest tests/integration/kube -p no:django -p no:cacheprovider -o addopts="" \
+Run: .venv/bin/pytest tests/clusters/kube -p no:django -p no:cacheprovider -o addopts="" \
      -p tests.harness.localcp   (PINCONSOLE_TEST_STATE_DIR=... reuses a running control plane)
 """
 
@@ -15,7 +15,7 @@ from kubernetes import client as k8s
 
 from clusters.kube import CacheRegistry, CircuitOpen, ClientPool, ClusterTarget, WatchCache
 from pincompute.kube import rawapi
-from tests.integration.kube.conftest import eventually, pod_manifest
+from tests.clusters.kube.conftest import eventually, pod_manifest
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(120)]
 

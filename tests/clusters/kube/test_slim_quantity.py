@@ -5,7 +5,7 @@ import pytest
 
 from clusters.kube.slim import LAST_APPLIED, slim
 from pincompute import quantity
-from tests.unit.kube.podfactory import realistic_pod
+from tests.support.pods import realistic_pod
 
 
 def test_slim_removes_noise_and_keeps_what_pages_read():
