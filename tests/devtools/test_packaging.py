@@ -5,7 +5,7 @@ from pathlib import Path
 
 from setuptools import find_packages
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_wheel_holds_the_product_packages_and_not_devtools():

@@ -9,7 +9,7 @@ from pathlib import Path
 from devtools import bootstrap
 from devtools.progress import dev_steps
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_bootstrap_imports_only_the_standard_library():

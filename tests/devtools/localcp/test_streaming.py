@@ -12,7 +12,7 @@ from kubernetes import client
 from kubernetes.stream import stream
 from kubernetes.stream.ws_client import RESIZE_CHANNEL
 
-from .helpers import delete_namespace, make_namespace, simple_pod, wait_pod_running
+from tests.support.localcp import delete_namespace, make_namespace, simple_pod, wait_pod_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 

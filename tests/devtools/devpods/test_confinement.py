@@ -26,7 +26,7 @@ from kubernetes.stream import stream
 from debugging.kubeexec import ExecResult, ExecSession
 from devtools.localcp import LocalControlPlane
 from devtools.localcp.pods.podfs import POD_UID
-from tests.integration.cluster.helpers import delete_namespace, make_namespace, simple_pod, wait_pod_running
+from tests.support.localcp import delete_namespace, make_namespace, simple_pod, wait_pod_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from kubernetes import client
 
-from tests.integration.cluster.helpers import delete_namespace, make_namespace, simple_pod, wait_pod_running
+from tests.support.localcp import delete_namespace, make_namespace, simple_pod, wait_pod_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 CLUSTER = "member-a"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from .helpers import delete_namespace, make_namespace, simple_pod, wait_for, wait_pod_running
+from tests.support.localcp import delete_namespace, make_namespace, simple_pod, wait_for, wait_pod_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
