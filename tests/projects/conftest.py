@@ -10,8 +10,8 @@ import pytest
 from projects.members import MemberInput, set_member
 from projects.models import Project
 from tests.clusters.factories import make_cluster, make_pool
-from tests.fakes import FilledCache
 from tests.projects.factories import HOST, make_project
+from tests.support.fakes import FilledCache
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ from base.permissions import is_platform_admin
 from projects.members import MemberInput
 from projects.models import Project
 from projects.onboarding import ProjectDraft, onboard
-from tests.fakes import FilledCache
+from tests.support.fakes import FilledCache
 
 HOST = "host"
 """The key of the host's cache in the ``caches`` fixture (every other key is a member's)."""

@@ -13,7 +13,7 @@ import pytest
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
 from projects.tasks import provision_on_cluster
-from tests.integration.provisioning.conftest import (
+from tests.projects.provisioning.conftest import (
     ROOT,
     managed,
     member_behind_forwarder,

@@ -13,8 +13,8 @@ import pytest
 
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
-from tests.integration.provisioning.conftest import onboard, states
-from tests.integration.provisioning.test_crash_and_worker import (
+from tests.projects.provisioning.conftest import onboard, states
+from tests.projects.provisioning.test_crash_and_worker import (
     GRANT,
     _no_queueing,
     hung_member,
