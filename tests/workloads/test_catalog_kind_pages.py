@@ -13,8 +13,8 @@ import pytest
 from base.errors import Conflict, NotFound
 from pincompute.kinds import KINDS
 from tests.clusters.factories import make_cluster
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import posted
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import posted
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

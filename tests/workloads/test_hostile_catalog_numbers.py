@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from pincompute.specs.schema import Int
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import posted
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import posted
 from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
 from workloads.forms import parse_value
 

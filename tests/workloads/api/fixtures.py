@@ -11,8 +11,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.clusters.factories import make_cluster, make_quota
-from tests.fakes import FilledCache
 from tests.projects.factories import HOST, fill
+from tests.support.fakes import FilledCache
 from tests.workloads.pages.test_pages import FakeHost, event, pod, revision, running_app
 
 

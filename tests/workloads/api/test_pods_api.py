@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import fake_pod
 from tests.projects.factories import fill
+from tests.support.fakes import fake_pod
 from tests.workloads.api.fixtures import client_for
 from tests.workloads.api.test_workloads_api import error, paths
 from tests.workloads.pages.test_pages import pod

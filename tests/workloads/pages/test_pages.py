@@ -18,8 +18,8 @@ import pytest
 from base.errors import Conflict, NotFound, Unavailable
 from base.models import AuditEvent
 from tests.clusters.factories import make_cluster, make_quota
-from tests.fakes import FilledCache
 from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.fakes import FilledCache
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -17,7 +17,7 @@ from devtools.devstack import sync_member_clusters
 from devtools.operator_process import OperatorProcess
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
-from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register  # noqa: F401
+from tests.projects.provisioning.conftest import eager_tasks, federation, pools, register  # noqa: F401
 from workloads import host
 
 

@@ -13,7 +13,7 @@ from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.models import AuditEvent
 from pincompute import GROUP, VERSION
 from projects.access import visible_project
-from tests.integration.provisioning.conftest import onboard
+from tests.projects.provisioning.conftest import onboard
 from workloads import operations, submission
 from workloads.submission import NeverFits
 

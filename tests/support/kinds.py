@@ -14,7 +14,6 @@ from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.quantity import Resources
 from projects.grants import QuotaInput
 from projects.quota import change_quota
-from tests.fakes import FilledCache
 from tests.projects.conftest import (  # noqa: F401  (fixtures used by the modules that import these)
     caches,
     developer,
@@ -26,6 +25,7 @@ from tests.projects.conftest import (  # noqa: F401  (fixtures used by the modul
     viewer,
 )
 from tests.projects.factories import HOST
+from tests.support.fakes import FilledCache
 
 GI = 2**30
 
