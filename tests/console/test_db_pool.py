@@ -165,7 +165,7 @@ def small_pool_portal(tmp_path) -> Any:
     from django.conf import settings
 
     from tests.harness.portalproc import portal_process
-    from tests.integration.provisioning.conftest import subprocess_env
+    from tests.projects.provisioning.conftest import subprocess_env
 
     env = subprocess_env(
         DATABASE_POOL_MAX_SIZE="3",

@@ -21,7 +21,7 @@ from clusters import runtime
 from clusters.models import Cluster
 from devtools.localcp.nodes import api_client
 from projects.models import Membership, Project
-from tests.fakes import FilledCache, fake_pod
+from tests.support.fakes import FilledCache, fake_pod
 from tests.workloads.api.fixtures import fresh_rate_counts  # noqa: F401 (autouse: refusal windows in the cache)
 
 ORIGIN = b"http://127.0.0.1"

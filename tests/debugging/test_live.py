@@ -12,7 +12,7 @@ from base.models import AuditEvent
 from console.asgi import application
 from debugging.consumers import MAX_STDIN_CHARS, TOO_MUCH_INPUT
 from tests.debugging.conftest import WORKLOAD, member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

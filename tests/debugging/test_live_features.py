@@ -24,7 +24,7 @@ from projects.lifecycle import set_shell_recording
 from tests.debugging.conftest import WORKLOAD, member, run_pod, ws_headers
 from tests.debugging.test_live import collect_lines, read_until
 from tests.debugging.test_live_policy import closed_with, open_shell
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

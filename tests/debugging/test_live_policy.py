@@ -26,7 +26,7 @@ from projects.lifecycle import archive_project
 from projects.members import MemberInput, remove_member, set_member
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live import collect_lines, read_until
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

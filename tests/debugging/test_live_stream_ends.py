@@ -19,7 +19,7 @@ from debugging.models import DebugSession
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live_features import APP_LOG
 from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

@@ -14,7 +14,7 @@ from console.asgi import application
 from console.syncthreads import SyncThreadPool
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live import read_until
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

@@ -28,7 +28,7 @@ from devtools.localcp.nodes import api_client
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live import read_until
 from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

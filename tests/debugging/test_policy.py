@@ -19,7 +19,7 @@ from debugging.policy import platform_containers
 from debugging.streams import LOG_BUFFER_LINES
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_refusals import refused_with
-from tests.fakes import fake_pod
+from tests.support.fakes import fake_pod
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 

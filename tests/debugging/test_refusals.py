@@ -12,7 +12,7 @@ import pytest
 
 from console.asgi import application
 from tests.debugging.conftest import member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 

@@ -25,8 +25,8 @@ from debugging.models import DebugSession
 from debugging.streams import LineBuffer, StreamFailure, refused
 from tests.debugging.conftest import member, ws_headers
 from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
-from tests.fakes import FilledCache, fake_pod
+from tests.support.fakes import FilledCache, fake_pod
+from tests.support.wsclient import WebsocketCommunicator
 
 LOGS = "/ws/logs/member-x/proj-ads/web-1/app/"
 

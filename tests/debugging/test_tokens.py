@@ -37,7 +37,7 @@ async def test_a_valid_token_is_authorized_like_a_session(fake_member, project, 
 async def test_a_token_opening_logs_is_audited_as_its_user(fake_member, project, user):
     _, raw = await token_of(user, "viewer", project)
     from console.asgi import application
-    from tests.debugging.wsclient import WebsocketCommunicator
+    from tests.support.wsclient import WebsocketCommunicator
 
     comm = WebsocketCommunicator(application, LOGS, headers=bearer(raw))
     connected, _ = await comm.connect()

@@ -12,8 +12,8 @@ from pincompute.errors import NotFound, ServiceError, Unprocessable
 from projects.models import Membership, Project
 from projects.provisioning import provision_project
 from projects.tasks import provision_project_everywhere
-from tests.debugging.wsclient import WebsocketCommunicator
-from tests.metrics.scrape import families, label_sets, value
+from tests.support.metrics import families, label_sets, value
+from tests.support.wsclient import WebsocketCommunicator
 from workloads import submission
 
 TOKEN = "scrape-token-0123456789"

@@ -17,8 +17,8 @@ from accounts.services import create_api_token
 from projects.models import ClusterProvisioning, Project
 from tests.harness.portalproc import portal_process
 from tests.harness.services import free_port
-from tests.integration.provisioning.conftest import subprocess_env
 from tests.projects.factories import make_project
+from tests.projects.provisioning.conftest import subprocess_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

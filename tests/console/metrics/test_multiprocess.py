@@ -10,7 +10,7 @@ import sys
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 
 from base.metrics_hooks import forget_dead_processes
-from tests.metrics.scrape import families, value
+from tests.support.metrics import families, value
 
 WORKER = """
 from base import metrics

@@ -15,8 +15,8 @@ from django.test import Client
 
 from console.asgi import application
 from tests.debugging.conftest import member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
-from tests.metrics.scrape import families, value
+from tests.support.metrics import families, value
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,
