@@ -20,7 +20,7 @@ from accounts.services import create_api_token
 from base.models import AuditEvent
 from debugging.kubeexec import ExecResult
 from debugging.streams import RawLine
-from tests.fakes import FilledCache, fake_pod
+from tests.support.fakes import FilledCache, fake_pod
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

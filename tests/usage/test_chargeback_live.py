@@ -16,8 +16,8 @@ from clusters.models import Cluster
 from devtools.waiting import wait_for
 from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from pincompute.quantity import parse_cpu, parse_memory
-from tests.integration.provisioning.conftest import team_project
-from tests.integration.workload_pages.conftest import (  # noqa: F401
+from tests.projects.provisioning.conftest import team_project
+from tests.workloads.pages_live.conftest import (  # noqa: F401
     created,
     eager_tasks,
     federation,

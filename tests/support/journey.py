@@ -1,5 +1,5 @@
 """Fixtures for the workload journey in a browser: the registry's host and members with the platform installed
-(tests/integration/provisioning), the federation operator as a subprocess, a project with a developer and an
+(tests/projects/provisioning), the federation operator as a subprocess, a project with a developer and an
 OnDemand grant, and that developer signed in. The live server runs in this process, so the pages read the same
 host and member caches the registry fixtures started."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.provisioning.conftest import (  # noqa: F401 - fixtures, used by name
+from tests.projects.provisioning.conftest import (  # noqa: F401 - fixtures, used by name
     eager_tasks,
     federation,
     pools,
     register,
     team_project,
 )
-from tests.integration.workload_pages.conftest import created, operator  # noqa: F401 - fixtures, used by name
+from tests.workloads.pages_live.conftest import created, operator  # noqa: F401 - fixtures, used by name
 
 PASSWORD = "pw-journey-Secret!"
 
