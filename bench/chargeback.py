@@ -85,7 +85,7 @@ def make_region(projects: int) -> list[Any]:
 
 def synthetic_caches(projects: list[Any], pods_per_series: int) -> dict[str, Any]:
     from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
-    from tests.fakes import FilledCache
+    from tests.support.fakes import FilledCache
 
     caches = {}
     for cluster in MEMBERS:

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from tests.projects.factories import fill
-from tests.usage.conftest import (  # noqa: F401 - fixtures, used by name
+from tests.support.projects import (  # noqa: F401 - fixtures, used by name
     caches,
     developer,
     fast_passwords,

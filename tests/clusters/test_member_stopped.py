@@ -42,8 +42,8 @@ from devtools.localcp.layout import read_layout
 from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
 from pincompute.labels import WORKLOAD_LABEL
-from tests.projects.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
-from tests.workloads.pages_live.conftest import created, operator  # noqa: F401
+from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
+from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads import submission
 from workloads.examples import example
 

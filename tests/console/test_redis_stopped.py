@@ -10,15 +10,14 @@ from http.cookies import SimpleCookie
 import httpx
 import pytest
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.db import SessionStore
 
 from accounts.services import create_api_token
 from projects.models import ClusterProvisioning, Project
 from tests.harness.portalproc import portal_process
 from tests.harness.services import free_port
 from tests.projects.factories import make_project
-from tests.projects.provisioning.conftest import subprocess_env
+from tests.support.provisioning import subprocess_env
+from tests.support.sessions import session_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -40,16 +39,6 @@ def portal(tmp_path) -> Iterator[str]:
         yield url
     logged = (tmp_path / "portal.log").read_text()
     assert "Internal Server Error" not in logged and "Exception in ASGI application" not in logged, logged
-
-
-def session_for(user) -> dict[str, str]:
-    """A signed-in session cookie (sessions live in the database, so Redis is not needed to sign in)."""
-    store = SessionStore()
-    store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    store.create()
-    return {settings.SESSION_COOKIE_NAME: store.session_key}
 
 
 def test_pages_and_api_reads_work_and_nothing_answers_500(portal, user, admin_user):

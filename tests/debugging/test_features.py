@@ -23,7 +23,7 @@ from debugging.socketbase import close_reason
 from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
 from projects.lifecycle import set_shell_recording
 from projects.models import ProjectState
-from tests.debugging.conftest import member, ws_headers
+from tests.support.debugging import member, ws_headers
 from tests.support.fakes import fake_pod
 from tests.support.wsclient import WebsocketCommunicator
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.debugging.conftest import member
+from tests.support.debugging import member
 from tests.support.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db

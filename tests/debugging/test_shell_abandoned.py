@@ -22,10 +22,10 @@ import pytest
 from base.models import AuditEvent
 from debugging.models import DebugSession
 from devtools.waiting import wait_for
-from tests.browser.test_debugging_terminal import signed_in
-from tests.debugging.conftest import live_pods, member, project, uvicorn_default_ws  # noqa: F401 - fixtures
 from tests.harness.plugin import CHROMIUM_ARGS
 from tests.harness.services import free_port
+from tests.support.browser import signed_in
+from tests.support.debugging import live_pods, member, project, uvicorn_default_ws  # noqa: F401 - fixtures
 
 pytestmark = [
     pytest.mark.browser,

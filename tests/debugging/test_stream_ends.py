@@ -23,8 +23,7 @@ from debugging.logoptions import parse_log_options
 from debugging.logsockets import LogConsumer
 from debugging.models import DebugSession
 from debugging.streams import LineBuffer, StreamFailure, refused
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live_policy import closed_with
+from tests.support.debugging import closed_with, member, ws_headers
 from tests.support.fakes import FilledCache, fake_pod
 from tests.support.wsclient import WebsocketCommunicator
 

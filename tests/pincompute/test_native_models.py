@@ -9,8 +9,7 @@ from kubernetes.client import ApiClient
 
 from pincompute.runtime import Identity, inject, load_profile
 from pincompute.translate import Placement, translate
-from tests.pincompute.test_translate import pod_specs
-from tests.support.examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example, pod_specs
 
 PROFILE = load_profile()
 MODELS = {

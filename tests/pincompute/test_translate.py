@@ -16,7 +16,7 @@ from pincompute.translate import (
     split_replicas,
     translate,
 )
-from tests.support.examples import EXAMPLES, example
+from tests.support.examples import EXAMPLES, example, pod_specs
 
 PROFILE = load_profile()
 HERE = Placement(cluster="member-a", zone="us-east-1a", region="us-east-1", shard_index=0, shard_count=2)
@@ -24,21 +24,6 @@ HERE = Placement(cluster="member-a", zone="us-east-1a", region="us-east-1", shar
 
 def by_kind(objects, kind):
     return [o for o in objects if o["kind"] == kind]
-
-
-def pod_specs(obj):
-    """Every pod spec inside a native object, wherever the kind keeps it."""
-    spec = obj.get("spec") or {}
-    if obj["kind"] == "Pod":
-        return [spec]
-    if obj["kind"] == "CronJob":
-        return [spec["jobTemplate"]["spec"]["template"]["spec"]]
-    if obj["kind"] in ("PyTorchJob", "TFJob"):
-        key = "pytorchReplicaSpecs" if obj["kind"] == "PyTorchJob" else "tfReplicaSpecs"
-        return [r["template"]["spec"] for r in spec[key].values()]
-    if "template" in spec:
-        return [spec["template"]["spec"]]
-    return []
 
 
 @pytest.mark.parametrize("kind", sorted(EXAMPLES))

@@ -16,14 +16,10 @@ from projects.grants import QuotaInput
 from projects.models import ClusterProvisioning, Membership, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
 from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.projects_pages import HX, text
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 GI = 2**30
-
-
-def text(response) -> str:
-    return html.unescape(response.content.decode())
 
 
 def feedback(response) -> list[str]:

@@ -16,7 +16,7 @@ from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
 from projects.usage import project_usage
 from tests.projects.factories import workload_cr
-from tests.projects.provisioning.conftest import onboard
+from tests.support.provisioning import onboard
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 APPS = KINDS["PinApp"]

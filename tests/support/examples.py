@@ -143,3 +143,18 @@ EXAMPLES = {
 
 def example(kind):
     return copy.deepcopy(EXAMPLES[kind])
+
+
+def pod_specs(obj):
+    """Every pod spec inside a native object, wherever the kind keeps it."""
+    spec = obj.get("spec") or {}
+    if obj["kind"] == "Pod":
+        return [spec]
+    if obj["kind"] == "CronJob":
+        return [spec["jobTemplate"]["spec"]["template"]["spec"]]
+    if obj["kind"] in ("PyTorchJob", "TFJob"):
+        key = "pytorchReplicaSpecs" if obj["kind"] == "PyTorchJob" else "tfReplicaSpecs"
+        return [r["template"]["spec"] for r in spec[key].values()]
+    if "template" in spec:
+        return [spec["template"]["spec"]]
+    return []

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.projects.provisioning.conftest import (  # noqa: F401 - fixtures, used by name
+from tests.support.provisioning import (  # noqa: F401 - fixtures, used by name
     eager_tasks,
     federation,
     pools,
     register,
     team_project,
 )
-from tests.workloads.pages_live.conftest import created, operator  # noqa: F401 - fixtures, used by name
+from tests.support.workload_operator import created, operator  # noqa: F401 - fixtures, used by name
 
 PASSWORD = "pw-journey-Secret!"
 

@@ -9,12 +9,16 @@ from typing import Any
 
 import pytest
 
+from base.errors import Conflict, NotFound
 from pincompute.federation.members import MemberSpec, NodeSummary, member_cluster_manifest, member_status
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.quantity import Resources
 from projects.grants import QuotaInput
 from projects.quota import change_quota
-from tests.projects.conftest import (  # noqa: F401  (fixtures used by the modules that import these)
+from tests.clusters.factories import make_cluster
+from tests.projects.factories import HOST
+from tests.support.fakes import FilledCache
+from tests.support.projects import (  # noqa: F401  (fixtures used by the modules that import these)
     caches,
     developer,
     fast_passwords,
@@ -24,8 +28,6 @@ from tests.projects.conftest import (  # noqa: F401  (fixtures used by the modul
     region,
     viewer,
 )
-from tests.projects.factories import HOST
-from tests.support.fakes import FilledCache
 
 GI = 2**30
 
@@ -116,3 +118,26 @@ def posted(html: str, **changes: str) -> dict[str, str]:
     data.pop("csrfmiddlewaretoken", None)
     data.update({k.replace("__", "~"): v for k, v in changes.items()})
     return data
+
+
+@pytest.fixture
+def host(monkeypatch, granted):
+    """The host's writes, recorded (no apiserver): ``created`` holds what was written."""
+    make_cluster("host", role="host")
+    written: dict[str, dict] = {}
+
+    def get(kind, namespace, name):
+        if (kind, name) in written:
+            return written[(kind, name)]
+        raise NotFound("No such workload.")
+
+    def create(manifest):
+        key = (manifest["kind"], manifest["metadata"]["name"])
+        if key in written:  # as the apiserver: AlreadyExists
+            raise Conflict(f"{key[0]} {key[1]} already exists")
+        written[key] = {**manifest, "metadata": {**manifest["metadata"], "resourceVersion": "1", "generation": 1}}
+        return written[key]
+
+    monkeypatch.setattr("workloads.host.get", get)
+    monkeypatch.setattr("workloads.host.create", create)
+    return written

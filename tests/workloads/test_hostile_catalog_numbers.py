@@ -11,8 +11,10 @@ import yaml
 
 from pincompute.specs.schema import Int
 from tests.support.kinds import *  # noqa: F403
-from tests.support.kinds import posted
-from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
+from tests.support.kinds import (
+    host,  # noqa: F401
+    posted,
+)
 from workloads.forms import parse_value
 
 pytestmark = pytest.mark.django_db

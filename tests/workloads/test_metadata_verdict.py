@@ -16,8 +16,10 @@ import yaml
 from pincompute.errors import SpecInvalid
 from pincompute.specs import validate
 from tests.support.kinds import *  # noqa: F403
-from tests.support.kinds import posted
-from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
+from tests.support.kinds import (
+    host,  # noqa: F401
+    posted,
+)
 from workloads.examples import example
 from workloads.preview import preview
 

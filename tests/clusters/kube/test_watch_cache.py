@@ -15,7 +15,7 @@ from kubernetes import client as k8s
 
 from clusters.kube import CacheRegistry, CircuitOpen, ClientPool, ClusterTarget, WatchCache
 from pincompute.kube import rawapi
-from tests.clusters.kube.conftest import eventually, pod_manifest
+from tests.support.watch import eventually, pod_manifest
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(120)]
 

@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from console.asgi import application
-from tests.debugging.conftest import member, ws_headers
+from tests.support.debugging import member, ws_headers
 from tests.support.metrics import families, value
 from tests.support.wsclient import WebsocketCommunicator
 

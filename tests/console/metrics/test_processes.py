@@ -17,8 +17,8 @@ import pytest
 from devtools.localcp.procs import free_port
 from devtools.waiting import wait_for
 from projects.tasks import provision_project_everywhere
-from tests.projects.provisioning.test_crash_and_worker import start_worker, stop_worker
 from tests.support.metrics import families, value
+from tests.support.provisioning import start_worker, stop_worker
 
 pytestmark = [pytest.mark.integration]
 TOKEN = "scrape-token-processes-0123456789"

@@ -3,8 +3,6 @@ on a real Celery worker over the harness's Redis, queued on commit by ``project_
 
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 
@@ -13,18 +11,21 @@ import pytest
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
 from projects.tasks import provision_on_cluster
-from tests.projects.provisioning.conftest import (
-    ROOT,
+from tests.support.provisioning import (
+    GRANT,
+    _no_queueing,
+    hung_member,
     managed,
-    member_behind_forwarder,
     onboard,
     run_python,
+    start_worker,
     states,
+    stop_worker,
     subprocess_env,
+    taken_by_worker,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
-GRANT = {"reserved": ("2", "1Gi", "0", "8")}
 
 # Runs provision_on_cluster in a fresh process and SIGKILLs it right after the Nth server-side apply.
 KILLED_AFTER_N_APPLIES = """
@@ -81,64 +82,6 @@ def test_a_task_killed_half_way_converges_when_run_again_without_duplicates(
         "ResourceQuota": ["pincompute-ondemand", "pincompute-preemptible", "pincompute-reserved"],
         "LimitRange": ["pincompute-defaults"],
     }
-
-
-class _no_queueing:
-    """Onboard without running the tasks, so the crash test starts from nothing provisioned."""
-
-    def __enter__(self):
-        from projects import provisioning
-
-        self._queue, provisioning._queue = provisioning._queue, lambda project_id: None
-
-    def __exit__(self, *exc):
-        from projects import provisioning
-
-        provisioning._queue = self._queue
-
-
-def hung_member(federation, tmp_path):
-    """A member reached through a forwarder that holds: it accepts connections and never answers."""
-    hung, forwarder = member_behind_forwarder(federation, tmp_path, "member-hung")
-    forwarder.start()
-    forwarder.hold()  # accepts and never answers: member-hung's provisioning stays in flight
-    return hung, forwarder
-
-
-def taken_by_worker(project, log) -> None:
-    """Until a worker has taken member-hung's provisioning task for ``project`` (its record says provisioning)."""
-    wait_for(
-        lambda: states(project).get("member-hung", ("",))[0] == "provisioning",
-        timeout=60,
-        what=f"the worker to take member-hung's task (log: {log})",
-    )
-
-
-def start_worker(log_path, **env: str) -> subprocess.Popen:
-    """``celery -A console worker`` against the harness's Redis and the test database (not eager)."""
-    assert os.environ.get("REDIS_URL"), "the harness sets REDIS_URL"
-    with log_path.open("ab") as log:
-        return subprocess.Popen(
-            [
-                *(sys.executable, "-m", "celery", "-A", "console", "worker", "--loglevel", "INFO"),
-                *("--concurrency", "2", "--without-gossip", "--without-mingle"),
-                *("--hostname", f"provisioning-test-{uuid.uuid4().hex[:6]}@%h"),
-            ],
-            cwd=ROOT,
-            env=subprocess_env(**env),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def stop_worker(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGTERM)  # warm shutdown: finishes the running tasks
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from projects.models import ClusterProvisioning
 from projects.provisioning import provision_project
 from projects.quota import change_quota
 from projects.tasks import provision_on_cluster, reconcile_all, retry_on_cluster
-from tests.projects.provisioning.conftest import (
+from tests.support.provisioning import (
     add_pools,
     core,
     managed,

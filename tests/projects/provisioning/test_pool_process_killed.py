@@ -13,12 +13,13 @@ import pytest
 
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning
-from tests.projects.provisioning.conftest import onboard, states
-from tests.projects.provisioning.test_crash_and_worker import (
+from tests.support.provisioning import (
     GRANT,
     _no_queueing,
     hung_member,
+    onboard,
     start_worker,
+    states,
     stop_worker,
     taken_by_worker,
 )

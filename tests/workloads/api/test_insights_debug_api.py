@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import ONE, error, paths
+from tests.support.api_host import client_for
+from tests.support.workloads_api import ONE, error, paths
 
 pytestmark = pytest.mark.django_db
 POD = "/api/v1/projects/ads/pods/member-a/web-local-1a-abc/"

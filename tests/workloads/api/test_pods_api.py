@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from tests.projects.factories import fill
+from tests.support.api_host import client_for
+from tests.support.fake_host import pod
 from tests.support.fakes import fake_pod
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import error, paths
-from tests.workloads.pages.test_pages import pod
+from tests.support.workloads_api import error, paths
 
 pytestmark = pytest.mark.django_db
 PODS = "/api/v1/projects/ads/pods/"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.projects.factories import HOST, fill, workload_cr
-from tests.workloads.api.fixtures import client_for
+from tests.support.api_host import client_for
 from workloads.reads import Filters, list_workloads
 from workloads.services import visible_projects
 

@@ -15,7 +15,7 @@ from clusters import runtime
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
 from pincompute.labels import WORKLOAD_LABEL
-from tests.projects.provisioning.conftest import team_project
+from tests.support.provisioning import team_project
 from workloads import host, submission
 from workloads.examples import example
 from workloads.reads import condition

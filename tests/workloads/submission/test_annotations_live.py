@@ -11,8 +11,8 @@ import pytest
 
 from base.errors import Invalid
 from pincompute.specs import validate
-from tests.projects.provisioning.conftest import team_project
-from tests.workloads.submission.test_submission_live import on_host, pinapp
+from tests.support.provisioning import team_project
+from tests.support.submission import on_host, pinapp
 from workloads import host, submission
 
 pytestmark = [

@@ -7,13 +7,12 @@ import copy
 import uuid
 
 import pytest
-from kubernetes import client
 
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.models import AuditEvent
-from pincompute import GROUP, VERSION
 from projects.access import visible_project
-from tests.projects.provisioning.conftest import onboard
+from tests.support.provisioning import onboard
+from tests.support.submission import APP, on_host, pinapp
 from workloads import operations, submission
 from workloads.submission import NeverFits
 
@@ -23,25 +22,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("eager_tasks", "pools"),
 ]
-APP = {"name": "app", "image": "registry.local/ads/app:1", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
-
-
-def pinapp(name="web", **spec):
-    return {
-        "apiVersion": "pincompute.io/v1",
-        "kind": "PinApp",
-        "metadata": {"name": name},
-        "spec": {"replicas": 2, "zones": ["local-1a"], "template": {"containers": [APP]}, **spec},
-    }
-
-
-def on_host(api, project, kind="pinapps", name="web"):
-    try:
-        return client.CustomObjectsApi(api).get_namespaced_custom_object(GROUP, VERSION, project.namespace, kind, name)
-    except client.ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
 
 
 @pytest.fixture

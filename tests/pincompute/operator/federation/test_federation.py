@@ -17,7 +17,7 @@ from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
 from pincompute.tiers import Tier
-from tests.pincompute.operator.federation.conftest import (
+from tests.support.federation import (
     MEMBERS,
     condition,
     custom,

@@ -14,7 +14,7 @@ from kubernetes import client
 from devtools.operator_process import OperatorProcess
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
-from tests.pincompute.operator.federation.conftest import MEMBERS, custom, listed
+from tests.support.federation import MEMBERS, custom, listed
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(400)]
 COUNT = 200

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from tests.clusters.factories import make_cluster, make_quota
 from tests.projects.factories import HOST, fill
+from tests.support.fake_host import FakeHost, event, pod, revision, running_app
 from tests.support.fakes import FilledCache
-from tests.workloads.pages.test_pages import FakeHost, event, pod, revision, running_app
 
 
 class ApiHost(FakeHost):

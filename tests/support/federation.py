@@ -1,0 +1,171 @@
+"""The federation on the local control plane (host + member-a + member-b): the operator runs as a real
+subprocess with ``--host-context host`` against a kubeconfig whose member-b goes through a TCP forwarder
+(stopping it is "member-b's apiserver stopped" for the federation, nothing else is disturbed).
+
+Projects are laid out with the core's own tenancy manifests (what the portal's provisioning applies):
+the namespace and ProjectQuota on the host, namespace and quotas on each member; member clusters are
+the core's ``MemberCluster`` objects with pools sized from the members' real nodes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from kubernetes import client
+
+from devtools.localcp.binaries import default_bin_dir
+from devtools.operator_process import OperatorProcess, install_crds
+from devtools.waiting import wait_for
+from pincompute import GROUP, VERSION
+from pincompute.federation.members import MemberSpec, member_cluster_manifest
+from pincompute.grants import Allocation
+from pincompute.kinds import KINDS, MEMBER_CLUSTER
+from pincompute.quantity import Resources, parse_cpu, parse_memory
+from pincompute.tenancy import Tenant, host_manifests, member_manifests
+from pincompute.tiers import Tier
+from tests.harness.forwarder import TcpForwarder
+
+MEMBERS = ("member-a", "member-b")
+
+
+def kubectl(kubeconfig: Path, context: str, *args: str, input: str | None = None) -> str:
+    done = subprocess.run(
+        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", context, *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def apply_all(api: client.ApiClient, manifests: list[dict[str, Any]]) -> None:
+    """Server-side apply through the dynamic client (namespaces, quotas, CRs alike)."""
+    from kubernetes import dynamic
+
+    dyn = dynamic.DynamicClient(api)
+    for manifest in manifests:
+        resource = dyn.resources.get(api_version=manifest["apiVersion"], kind=manifest["kind"])
+        dyn.server_side_apply(
+            resource,
+            body=manifest,
+            name=manifest["metadata"]["name"],
+            namespace=manifest["metadata"].get("namespace"),
+            field_manager="federation-tests",
+            force_conflicts=True,
+        )
+
+
+def custom(api: client.ApiClient) -> client.CustomObjectsApi:
+    return client.CustomObjectsApi(api)
+
+
+def get(api: client.ApiClient, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+    try:
+        return custom(api).get_namespaced_custom_object(GROUP, VERSION, namespace, KINDS[kind].plural, name)
+    except client.ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def listed(api: client.ApiClient, kind: str, namespace: str) -> list[dict[str, Any]]:
+    return custom(api).list_namespaced_custom_object(GROUP, VERSION, namespace, KINDS[kind].plural)["items"]
+
+
+def condition(obj: dict[str, Any] | None, type_: str) -> dict[str, Any]:
+    for item in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if item.get("type") == type_:
+            return item
+    return {}
+
+
+def member_spec(name: str, zone: str, region: str, nodes: list[Any]) -> MemberSpec:
+    cpu = sum(parse_cpu(n.status.allocatable.get("cpu", "0")) for n in nodes)
+    memory = sum(parse_memory(n.status.allocatable.get("memory", "0")) for n in nodes)
+    pools = {
+        kind: Resources(int(cpu * share), int(memory * share))
+        for kind, share in (("reserved", 0.45), ("ondemand", 0.40), ("burst", 0.10))
+    }
+    return MemberSpec(name, region, zone, ("general",), pools)
+
+
+@pytest.fixture(scope="session")
+def forwarded_kubeconfig(local_control_plane, tmp_path_factory) -> Iterator[tuple[Path, TcpForwarder]]:
+    """A copy of the kubeconfig whose member-b server is a forwarder the tests can stop and start."""
+    config = yaml.safe_load(Path(local_control_plane.kubeconfig_path).read_text())
+    member_b = local_control_plane.cluster("member-b")
+    target = urlparse(member_b.server)
+    forwarder = TcpForwarder((target.hostname or "127.0.0.1", target.port or 443))
+    forwarder.start()
+    for entry in config["clusters"]:
+        if entry["name"] == member_b.context or entry["cluster"]["server"] == member_b.server:
+            entry["cluster"]["server"] = f"https://127.0.0.1:{forwarder.port}"
+    path = tmp_path_factory.mktemp("fedkube") / "kubeconfig"
+    path.write_text(yaml.safe_dump(config))
+    yield path, forwarder
+    forwarder.stop()
+
+
+@pytest.fixture(scope="session")
+def federation_clusters(local_control_plane, cluster_api_clients) -> dict[str, client.ApiClient]:
+    """CRDs on the host and the members, and one MemberCluster per member on the host."""
+    install_crds(local_control_plane.kubeconfig_path, MEMBERS, host="host")
+    host = cluster_api_clients["host"]
+    for name in MEMBERS:
+        info = local_control_plane.cluster(name)
+        nodes = client.CoreV1Api(cluster_api_clients[name]).list_node().items
+        apply_all(host, [member_cluster_manifest(member_spec(name, info.zone, info.region, nodes))])
+    return cluster_api_clients
+
+
+@pytest.fixture(scope="module")
+def federation(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iterator[OperatorProcess]:
+    kubeconfig, _ = forwarded_kubeconfig
+    lease = f"fed-{uuid.uuid4().hex[:8]}"
+    proc = OperatorProcess(kubeconfig, tmp_path_factory.mktemp("fed"), "fed-main", lease, federation=True)
+    proc.start()
+    wait_for(lambda: proc.metrics().get("leading") == 1.0, 60, what="federation operator leading")
+    yield proc
+    assert proc.terminate() == 0, proc.log()
+
+
+Project = Callable[..., str]
+
+
+@pytest.fixture
+def project(federation_clusters) -> Iterator[Project]:
+    """``project(cpu=..., memory=..., tier=...)`` lays out a fresh project (namespace on host and members,
+    the grant in the host's ProjectQuota) and returns its namespace; removed afterwards."""
+    made: list[str] = []
+
+    def make(*, cpu: str = "16", memory: str = "32Gi", pods: int = 0, tier: Tier = Tier.ONDEMAND) -> str:
+        name = f"fed-{uuid.uuid4().hex[:6]}"
+        grant = Allocation.of(Resources(parse_cpu(cpu), parse_memory(memory)), pods)
+        tenant = Tenant(name, name, "team", "CC-1", grants={tier: grant})
+        apply_all(federation_clusters["host"], host_manifests(tenant))
+        for member in MEMBERS:
+            apply_all(federation_clusters[member], member_manifests(tenant))
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        for cluster in ("host", *MEMBERS):
+            try:
+                client.CoreV1Api(federation_clusters[cluster]).delete_namespace(name)
+            except client.ApiException as exc:
+                if exc.status != 404:
+                    raise
+
+
+def member_cluster(api: client.ApiClient, name: str) -> dict[str, Any]:
+    return custom(api).get_cluster_custom_object(GROUP, VERSION, MEMBER_CLUSTER.plural, name)
