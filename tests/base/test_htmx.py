@@ -9,7 +9,7 @@ from django_htmx.middleware import HtmxDetails
 
 from base.htmx import is_partial, render_form, render_page
 from clusters.models import Cluster, ClusterPool
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 FULL, PARTIAL = "clusters/pool_page.html", "clusters/partials/pool_row.html"
 

@@ -15,7 +15,7 @@ from accounts.services import create_api_token
 from projects.models import ClusterProvisioning, Project
 from tests.harness.portalproc import portal_process
 from tests.harness.services import free_port
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
 from tests.support.provisioning import subprocess_env
 from tests.support.sessions import session_for
 
@@ -64,7 +64,7 @@ def test_pages_and_api_reads_work_and_nothing_answers_500(portal, user, admin_us
 
 
 def test_writes_that_queue_work_or_notify_sockets_commit_without_redis(portal, admin_user, user):
-    from tests.clusters.factories import make_cluster
+    from tests.support.factories import make_cluster
 
     make_cluster("member-a")
     cookies = session_for(admin_user)

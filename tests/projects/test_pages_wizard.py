@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 
 from base.models import AuditEvent
 from projects.models import Project, QuotaRequest, TierQuota
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
 from tests.support.projects_pages import (
     BASICS,
     HX,

@@ -16,7 +16,7 @@ from django.test import Client
 
 from projects.models import Project, QuotaRequest
 from projects.views import wizard as wizard_views
-from tests.clusters.factories import make_quota
+from tests.support.factories import make_quota
 from tests.support.projects_pages import (
     BASICS,
     HX,

@@ -27,7 +27,7 @@ from projects.quota import (
     reject_request,
 )
 from projects.usage import quota_overview
-from tests.projects.factories import HOST, fill, make_project, workload_cr
+from tests.support.factories import HOST, fill, make_project, workload_cr
 
 pytestmark = pytest.mark.django_db
 GI = 2**30

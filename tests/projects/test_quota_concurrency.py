@@ -21,9 +21,8 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import Membership, QuotaRequest, TierQuota
 from projects.quota import approve_request, change_quota
-from tests.clusters.factories import make_cluster, make_pool
-from tests.projects.factories import make_project
 from tests.support.concurrency import run_together
+from tests.support.factories import make_cluster, make_pool, make_project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

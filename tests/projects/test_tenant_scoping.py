@@ -4,7 +4,7 @@ import pytest
 
 from projects.members import MemberInput, set_member
 from projects.models import Project
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
 from tests.support.fakes import FilledCache
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.clusters.factories import make_cluster, make_quota
-from tests.projects.factories import HOST, fill
+from tests.support.factories import HOST, fill, make_cluster, make_quota
 from tests.support.fake_host import FakeHost, event, pod, revision, running_app
 from tests.support.fakes import FilledCache
 
@@ -63,7 +62,7 @@ def fake_host(project, caches, monkeypatch) -> ApiHost:
 @pytest.fixture
 def web(fake_host, caches) -> ApiHost:
     """``web`` (PinApp on two members, running) with pods, events and two revisions; ``waiting`` over the grant."""
-    from tests.projects.factories import workload_cr
+    from tests.support.factories import workload_cr
 
     fake_host.put(running_app())
     fake_host.put(workload_cr("waiting", admitted=False, clusters=()))

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from base.errors import Conflict, NotFound, Unavailable
-from tests.clusters.factories import make_cluster, make_quota
-from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.factories import HOST, fill, make_cluster, make_quota, workload_cr
 from tests.support.fakes import FilledCache
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -15,8 +15,7 @@ from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.quantity import Resources
 from projects.grants import QuotaInput
 from projects.quota import change_quota
-from tests.clusters.factories import make_cluster
-from tests.projects.factories import HOST
+from tests.support.factories import HOST, make_cluster
 from tests.support.fakes import FilledCache
 from tests.support.projects import (  # noqa: F401  (fixtures used by the modules that import these)
     caches,

@@ -1,9 +1,12 @@
-"""A realistic pod as the apiserver returns it after `kubectl apply` and a kubelet status update."""
+"""Pods as a cluster holds them: a realistic one as the apiserver returns it after `kubectl apply` and a kubelet
+status update; a running one with the requests, tier and workload labels that sampling reads."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 
 
 def realistic_pod(i: int = 0, namespace: str = "proj-a", phase: str = "Running") -> dict[str, Any]:
@@ -170,4 +173,19 @@ def realistic_pod(i: int = 0, namespace: str = "proj-a", phase: str = "Running")
                 }
             ],
         },
+    }
+
+
+def running_pod(name: str, project: str, *, cpu: str = "1", memory: str = "1Gi", gpu: str = "0",
+                tier: str = "ondemand", workload: str = "web", kind: str = "PinApp",
+                phase: str = "Running") -> dict[str, Any]:  # fmt: skip
+    requests = {"cpu": cpu, "memory": memory, **({"nvidia.com/gpu": gpu} if gpu != "0" else {})}
+    labels = {WORKLOAD_LABEL: workload, KIND_LABEL: kind} if workload else {}
+    return {
+        "metadata": {"name": name, "namespace": f"proj-{project}", "labels": labels},
+        "spec": {
+            "priorityClassName": f"pincompute-{tier}",
+            "containers": [{"name": "app", "image": "busybox", "resources": {"requests": requests}}],
+        },
+        "status": {"phase": phase},
     }

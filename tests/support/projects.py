@@ -9,8 +9,7 @@ import pytest
 
 from projects.members import MemberInput, set_member
 from projects.models import Project
-from tests.clusters.factories import make_cluster, make_pool
-from tests.projects.factories import HOST, make_project
+from tests.support.factories import HOST, make_cluster, make_pool, make_project
 from tests.support.fakes import FilledCache
 
 

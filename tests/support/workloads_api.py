@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.projects.factories import workload_cr
 from tests.support.api_host import client_for
+from tests.support.factories import workload_cr
 
 ONE = "/api/v1/projects/ads/workloads/PinApp/web/"
 

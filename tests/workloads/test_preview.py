@@ -10,7 +10,7 @@ from base.errors import Forbidden, NotFound
 from pincompute.errors import SpecInvalid
 from pincompute.kinds import MEMBER_CLUSTER
 from projects.access import visible_project
-from tests.projects.factories import fill, workload_cr
+from tests.support.factories import fill, workload_cr
 from tests.support.kinds import *  # noqa: F403
 from tests.support.kinds import member
 from workloads.examples import example

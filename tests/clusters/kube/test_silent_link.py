@@ -15,8 +15,8 @@ from kubernetes import client as k8s
 from clusters.health import is_stale, staleness
 from clusters.kube import ClientPool, ClusterTarget, WatchCache
 from pincompute.kube.rawapi import WATCH_READ_MARGIN
-from tests.clusters.factories import make_cluster
 from tests.harness.forwarder import TcpForwarder
+from tests.support.factories import make_cluster
 from tests.support.watch import eventually
 
 WATCH_TIMEOUT = 4

@@ -93,7 +93,7 @@ def test_a_viewer_gets_logs_and_no_shell(web, viewer):
 
 
 def test_pods_outside_the_callers_projects_or_caches_are_404(web, caches, developer, other_user, other_project):
-    from tests.projects.factories import fill
+    from tests.support.factories import fill
     from tests.support.fakes import fake_pod
 
     fill(caches, "member-a", pods=[fake_pod("ml-1", "proj-ml")])

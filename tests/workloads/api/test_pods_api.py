@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.projects.factories import fill
 from tests.support.api_host import client_for
+from tests.support.factories import fill
 from tests.support.fake_host import pod
 from tests.support.fakes import fake_pod
 from tests.support.workloads_api import error, paths

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.projects.factories import HOST, fill, workload_cr
 from tests.support.api_host import client_for
+from tests.support.factories import HOST, fill, workload_cr
 from workloads.reads import Filters, list_workloads
 from workloads.services import visible_projects
 
