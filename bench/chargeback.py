@@ -8,7 +8,7 @@ PostgreSQL is started like the test harness does (initdb into a temp dir) and mi
 1. **Sampling**: ``--projects`` projects, each with a Reserved grant and a running workload in every tier on both
    members (500 x 3 tiers x 2 clusters = 3,000 series, ``--pods-per-series`` pods each). The members' watch caches
    are synthetic: the portal's real store (``clusters.kube.cache.cluster_store``: the same compaction, indexes and
-   aggregates) filled with generated pod objects (tests/fakes.FilledCache) and handed to the sampler in place of
+   aggregates) filled with generated pod objects (tests/support/fakes.FilledCache) and handed to the sampler in place of
    ``clusters.runtime.member_caches`` (no apiserver is involved: sampling never calls one). Each run samples the
    next minute (``usage.sampling.sample``): the time of the cache read and of the database write, rows written;
    then a doubled run of the last minute, and the hourly roll-up of the sampled minutes.
@@ -85,7 +85,7 @@ def make_region(projects: int) -> list[Any]:
 
 def synthetic_caches(projects: list[Any], pods_per_series: int) -> dict[str, Any]:
     from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
-    from tests.fakes import FilledCache
+    from tests.support.fakes import FilledCache
 
     caches = {}
     for cluster in MEMBERS:

@@ -85,7 +85,7 @@ def seed(cp: LocalControlPlane, people: int, workdir: Path) -> tuple[dict[str, A
     from projects.onboarding import ProjectDraft, onboard
 
     # Provisioning runs here, as in the embedded default (no worker needed); the app reads Django settings under
-    # the CELERY_ namespace (as tests/integration/provisioning's eager_tasks fixture does).
+    # the CELERY_ namespace (as tests/projects/provisioning's eager_tasks fixture does).
     app.conf.CELERY_TASK_ALWAYS_EAGER = True
     call_command("migrate", verbosity=0, interactive=False)
     clusters = devstack.register(cp)

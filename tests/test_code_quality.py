@@ -1,6 +1,7 @@
 """The repository stays ruff clean and ruff formatted, the layers hold (import-linter contracts in
 pyproject.toml), and the core and the Kubernetes client layer stay mypy --strict clean."""
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -53,3 +54,44 @@ def test_every_core_module_is_either_pure_or_an_io_package():
     modules |= {f"pincompute.{p.parent.name}" for p in core.glob("*/__init__.py")}
 
     assert modules - {"pincompute.operator", "pincompute.kube"} == pure
+
+
+def _python_files() -> list[Path]:
+    """Every Python file of the repository (hidden folders, the virtualenv and the front end's packages aside)."""
+    files = list(ROOT.glob("*.py"))
+    for top in ROOT.iterdir():
+        if top.is_dir() and not top.name.startswith(".") and top.name not in ("static", "node_modules"):
+            files += [p for p in top.rglob("*.py") if "node_modules" not in p.parts]
+    return files
+
+
+def _imported(path: Path) -> set[str]:
+    """The dotted names the `import` and `from ... import` statements of ``path`` may name as a module (relative
+    ones resolved against its package)."""
+    package = path.relative_to(ROOT).parent.parts
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
+            module = base if node.level else node.module or ""
+            names |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_no_module_imports_a_test_module_or_a_conftest():
+    """Shared helpers live in tests/support (or are fixtures): a test module or a conftest imported elsewhere runs
+    its fixtures and hooks twice, and ties tests to where another test happens to be filed."""
+    forbidden = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (ROOT / "tests").rglob("*.py")
+        if p.name == "conftest.py" or (p.name.startswith("test_") and p.parent != ROOT / "tests")
+    } | {"tests.conftest"}
+    found = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in _python_files()
+        for name in sorted(_imported(path) & forbidden)
+    ]
+
+    assert not found, "\n".join(found)

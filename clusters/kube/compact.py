@@ -28,7 +28,7 @@ Obj = dict[str, Any]
 Path = tuple[str, ...]
 SHARED_LIMIT = 50_000  # canonical values kept for reuse; the table starts over past this (objects keep theirs)
 
-# What a compact pod answers, exactly as the slimmed pod did (tests/unit/kube/test_compact.py checks each one).
+# What a compact pod answers, exactly as the slimmed pod did (tests/clusters/kube/test_compact.py checks each one).
 # "*" is every element of a list.
 META_FIELDS = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp")
 SHARED_META = ("labels", "annotations", "ownerReferences")

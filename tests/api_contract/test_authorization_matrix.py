@@ -15,7 +15,7 @@ from accounts.models import ApiToken
 from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
 from projects.members import MemberInput, remove_member, set_member
-from tests.projects.factories import workload_cr
+from tests.support.factories import workload_cr
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +130,7 @@ def test_every_operation_of_the_schema_has_a_row(client):
 def world(web, project, other_project, owner, developer, viewer, admin_user, other_user, django_user_model):
     """``ads`` with its members; ``ml`` (another tenant) with a workload and a quota request; a removed member."""
     from projects.quota import change_quota
-    from tests.projects.factories import fill  # noqa: F401  (the caches the fixtures filled)
+    from tests.support.factories import fill  # noqa: F401  (the caches the fixtures filled)
 
     web.put(workload_cr("secret-train", project="ml"))
     removed = django_user_model.objects.create_user("gone", "gone@example.com", "pw-gone-Secret!")

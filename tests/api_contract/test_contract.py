@@ -16,7 +16,7 @@ from schemathesis.specs.openapi.converter import to_json_schema
 from werkzeug.test import Client
 
 from accounts.services import create_api_token
-from tests.integration.faults.test_redis_stopped import session_for
+from tests.support.sessions import session_for
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 
 from base.models import AuditEvent
 from clusters.models import ClusterPool
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

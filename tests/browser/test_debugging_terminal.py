@@ -9,11 +9,11 @@ terminal-ended.png, recording-replay.png, workload-logs-all-clusters.png."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from debugging.models import DebugSession
 from projects.lifecycle import set_shell_recording
-from tests.debugging.conftest import (  # noqa: F401 - fixtures, used by name
+from tests.support.browser import signed_in
+from tests.support.debugging import (  # noqa: F401 - fixtures, used by name
     live_pods,
     member,
     project,
@@ -34,12 +34,6 @@ SCREEN_TEXT = """el => {
   for (let i = 0; i < buf.length; i++) rows.push(buf.getLine(i).translateToString(true));
   return rows.join("\\n");
 }"""
-
-
-def signed_in(page, base: str, user) -> None:
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}])
 
 
 def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_replays(

@@ -13,7 +13,8 @@ import pytest
 from django.utils import timezone
 
 from projects.models import Membership, Project, ProjectState
-from tests.workloads.pages.conftest import (  # noqa: F401
+from tests.support.fake_host import fake_host, web  # noqa: F401
+from tests.support.projects import (  # noqa: F401
     caches,
     developer,
     fast_passwords,
@@ -23,7 +24,6 @@ from tests.workloads.pages.conftest import (  # noqa: F401
     region,
     viewer,
 )
-from tests.workloads.pages.test_pages import fake_host, web  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

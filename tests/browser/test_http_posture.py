@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-Posture-123!"

@@ -24,8 +24,8 @@ from clusters import runtime
 from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
 from projects.models import ClusterProvisioning, Project, QuotaRequest
-from tests.clusters.factories import make_pool
-from tests.integration.provisioning.conftest import subprocess_env
+from tests.support.factories import make_pool
+from tests.support.provisioning import subprocess_env
 
 pytestmark = [
     pytest.mark.browser,

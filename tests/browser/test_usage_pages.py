@@ -10,8 +10,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.projects.factories import fill
-from tests.usage.conftest import (  # noqa: F401 - fixtures, used by name
+from tests.support.factories import fill
+from tests.support.pods import running_pod
+from tests.support.projects import (  # noqa: F401 - fixtures, used by name
     caches,
     developer,
     fast_passwords,
@@ -21,7 +22,6 @@ from tests.usage.conftest import (  # noqa: F401 - fixtures, used by name
     region,
     viewer,
 )
-from tests.usage.factories import running_pod
 from usage.rollup import roll_up
 from usage.sampling import sample
 

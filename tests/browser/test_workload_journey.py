@@ -19,7 +19,7 @@ import pytest
 from base.errors import NotFound
 from clusters import runtime
 from pincompute.kinds import KINDS
-from tests.browser.journey_fixtures import (  # noqa: F401 - fixtures, used by name
+from tests.support.journey import (  # noqa: F401 - fixtures, used by name
     created,
     developer_page,
     eager_tasks,

@@ -6,7 +6,8 @@ this process), the host's apiserver is the page tests' fake."""
 
 import pytest
 
-from tests.workloads.pages.conftest import (  # noqa: F401
+from tests.support.fake_host import fake_host, web  # noqa: F401
+from tests.support.projects import (  # noqa: F401
     caches,
     developer,
     fast_passwords,
@@ -16,7 +17,6 @@ from tests.workloads.pages.conftest import (  # noqa: F401
     region,
     viewer,
 )
-from tests.workloads.pages.test_pages import fake_host, web  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

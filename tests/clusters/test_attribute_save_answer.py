@@ -7,7 +7,7 @@ import html
 
 import pytest
 
-from tests.clusters.factories import make_cluster
+from tests.support.factories import make_cluster
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -14,7 +14,7 @@ from clusters import services
 from clusters.models import Cluster, ClusterPool
 from pincompute.tiers import Tier
 from projects.grants import headroom
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -16,8 +16,8 @@ from clusters.models import Cluster
 from pincompute.tiers import Tier
 from projects.grants import QuotaInput, headroom
 from projects.quota import change_quota
-from tests.clusters.factories import make_cluster, make_pool, make_quota
-from tests.projects.test_quota_concurrency import run_together
+from tests.support.concurrency import run_together
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from clusters import health, runtime, tasks
 from clusters.kube.client import ClusterHealth
 from clusters.models import Cluster
-from tests.clusters.factories import make_cluster
+from tests.support.factories import make_cluster
 
 pytestmark = pytest.mark.django_db
 

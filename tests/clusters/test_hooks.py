@@ -8,7 +8,7 @@ from clusters.models import FederationRole
 from pincompute.tiers import Tier
 from projects import tasks
 from projects.grants import tier_grant_totals
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = pytest.mark.django_db
 

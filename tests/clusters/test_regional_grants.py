@@ -7,7 +7,7 @@ from base.errors import Invalid
 from clusters import services
 from clusters.insight import cluster_detail
 from clusters.models import ClusterPool
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = pytest.mark.django_db
 

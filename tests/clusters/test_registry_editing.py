@@ -6,7 +6,7 @@ from base.errors import Invalid
 from base.models import AuditEvent
 from clusters import attributes, services
 from clusters.models import Cluster, ClusterPool
-from tests.clusters.factories import make_cluster, make_pool, make_quota
+from tests.support.factories import make_cluster, make_pool, make_quota
 
 pytestmark = pytest.mark.django_db
 

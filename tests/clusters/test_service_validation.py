@@ -5,7 +5,7 @@ import pytest
 from base.errors import Invalid
 from clusters import services
 from clusters.models import Cluster, ClusterPool
-from tests.clusters.factories import make_cluster
+from tests.support.factories import make_cluster
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,7 @@ from base.models import AuditEvent
 from clusters.models import Cluster, ClusterPool
 from projects.members import MemberInput, set_member
 from projects.models import Membership, Project, QuotaRequest, TierQuota
-from tests.clusters.factories import make_cluster, make_pool, make_quota
-from tests.projects.factories import make_project
+from tests.support.factories import make_cluster, make_pool, make_project, make_quota
 
 pytestmark = pytest.mark.django_db
 

@@ -33,7 +33,7 @@ def silent_port() -> Iterator[int]:
 def _portal(tmp_path, database_url: str, **env: str) -> Any:
     from django.conf import settings
 
-    from tests.integration.provisioning.conftest import subprocess_env
+    from tests.support.provisioning import subprocess_env
 
     served = subprocess_env(
         DATABASE_URL=database_url,

@@ -22,7 +22,7 @@ from django.db import connection
 from django.test import Client
 
 from console.asgi import application
-from tests.debugging.conftest import close_thread_connections, ws_headers  # noqa: F401 (a fixture)
+from tests.support.debugging import close_thread_connections, ws_headers  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROD_ENV = {"DEBUG": "false", "SECRET_KEY": "p" * 64, "ALLOWED_HOSTS": "portal.example.com"}
@@ -165,7 +165,7 @@ def small_pool_portal(tmp_path) -> Any:
     from django.conf import settings
 
     from tests.harness.portalproc import portal_process
-    from tests.integration.provisioning.conftest import subprocess_env
+    from tests.support.provisioning import subprocess_env
 
     env = subprocess_env(
         DATABASE_POOL_MAX_SIZE="3",

@@ -14,9 +14,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from base import audit
 from projects.members import MemberInput, set_member
 from projects.models import ClusterProvisioning, QuotaRequest
-from tests.clusters.factories import make_cluster, make_pool, make_quota
-from tests.fakes import FilledCache, fake_pod
-from tests.projects.factories import workload_cr
+from tests.support.factories import make_cluster, make_pool, make_quota, workload_cr
+from tests.support.fakes import FilledCache, fake_pod
 
 pytestmark = pytest.mark.django_db
 

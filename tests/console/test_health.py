@@ -92,7 +92,7 @@ def stopped_apiservers(tmp_path):
     import uuid
 
     from clusters import runtime
-    from tests.clusters.factories import make_cluster
+    from tests.support.factories import make_cluster
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

@@ -3,7 +3,7 @@
 import pytest
 
 from base import audit
-from tests.clusters.factories import make_cluster, make_pool
+from tests.support.factories import make_cluster, make_pool
 
 pytestmark = pytest.mark.django_db
 

@@ -23,9 +23,9 @@ from debugging.socketbase import close_reason
 from pincompute.kinds import DEFAULT_LOG_FILES, KINDS
 from projects.lifecycle import set_shell_recording
 from projects.models import ProjectState
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
-from tests.fakes import fake_pod
+from tests.support.debugging import member, ws_headers
+from tests.support.fakes import fake_pod
+from tests.support.wsclient import WebsocketCommunicator
 
 # --- log options: include / exclude (RE2) and file paths
 

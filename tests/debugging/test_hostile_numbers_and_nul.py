@@ -12,8 +12,7 @@ from channels.db import database_sync_to_async
 from base.errors import Invalid, NotFound
 from debugging.authz import resolve_namespace, resolve_pod, resolve_selector
 from debugging.logs.options import parse_log_options
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_refusals import refused_with
+from tests.support.debugging import member, refused_with, ws_headers
 
 NINES = "9" * 5000
 HOSTILE_NUMBERS = ["²", "٤", NINES, "+5", "1_0", f"{NINES}s", "²m", "٤h"]

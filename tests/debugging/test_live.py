@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import pytest
 from channels.db import database_sync_to_async
 
 from base.models import AuditEvent
 from console.asgi import application
 from debugging.shell.consumer import MAX_STDIN_CHARS, TOO_MUCH_INPUT
-from tests.debugging.conftest import WORKLOAD, member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import WORKLOAD, collect_lines, member, read_until, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,
@@ -20,16 +17,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_thread_connections"),
 ]
-
-
-async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 20) -> str:
-    """Concatenate stdout until `needle` appears."""
-    seen, deadline = "", time.monotonic() + timeout
-    while needle not in seen:
-        msg = await comm.receive_json_from(timeout=max(0.1, deadline - time.monotonic()))
-        if msg["type"] == "stdout":
-            seen += msg["data"]
-    return seen
 
 
 async def test_shell_round_trip_resize_and_audit(live_pods, project, user):
@@ -106,18 +93,6 @@ async def test_an_input_message_over_the_limit_is_refused_whole_with_a_notice(li
     output = await read_until(comm, "after-5")
     assert "cut-" not in output
     await comm.disconnect()
-
-
-async def collect_lines(comm: WebsocketCommunicator, count: int, timeout: float = 30) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
-    deadline = time.monotonic() + timeout
-    while len(lines) < count:
-        msg = await comm.receive_json_from(timeout=max(0.1, deadline - time.monotonic()))
-        if msg["type"] == "lines":
-            lines.extend(msg["lines"])
-        elif msg["type"] == "line":
-            lines.append(msg)
-    return lines
 
 
 async def test_log_stream_has_increasing_seq_keeps_following_and_resumes(live_pods, project, user):

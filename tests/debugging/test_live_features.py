@@ -21,10 +21,18 @@ from debugging.models import DebugSession, SessionRecording
 from debugging.shell.recording import parse_cast
 from devtools.localcp.nodes import api_client
 from projects.lifecycle import set_shell_recording
-from tests.debugging.conftest import WORKLOAD, member, run_pod, ws_headers
-from tests.debugging.test_live import collect_lines, read_until
-from tests.debugging.test_live_policy import closed_with, open_shell
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import (
+    APP_LOG,
+    WORKLOAD,
+    closed_with,
+    collect_lines,
+    member,
+    open_shell,
+    read_until,
+    run_pod,
+    ws_headers,
+)
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,
@@ -32,8 +40,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_thread_connections"),
 ]
-
-APP_LOG = "/var/log/app.log"
 
 
 def pod_exec(kubeconfig: str, namespace: str, pod: str, command: str, cluster: str = "member-a") -> str:

@@ -15,9 +15,7 @@ from debugging.accesshub import access_hub
 from debugging.kubeexec import STDERR, STDOUT, SUBPROTOCOLS, ExecResult, ExecSession, refusal
 from devtools.localcp.nodes import api_client
 from projects.members import remove_member
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live import read_until
-from tests.debugging.test_live_policy import closed_with, open_shell
+from tests.support.debugging import closed_with, member, open_shell, read_until, ws_headers
 
 pytestmark = [
     pytest.mark.integration,

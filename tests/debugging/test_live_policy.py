@@ -24,9 +24,8 @@ from debugging.models import DebugSession
 from devtools.localcp.nodes import api_client
 from projects.lifecycle import archive_project
 from projects.members import MemberInput, remove_member, set_member
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live import collect_lines, read_until
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import closed_with, collect_lines, member, open_shell, read_until, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,
@@ -34,25 +33,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_thread_connections"),
 ]
-
-
-async def open_shell(path: str, headers: list[tuple[bytes, bytes]]) -> WebsocketCommunicator:
-    comm = WebsocketCommunicator(application, path, headers=headers)
-    assert (await comm.connect(timeout=20))[0]
-    status = await comm.receive_json_from(timeout=20)
-    assert status["state"] == "connected", status
-    return comm
-
-
-async def closed_with(comm: WebsocketCommunicator, timeout: float = 10) -> tuple[list[dict[str, Any]], int]:
-    """Messages until the close frame, and its code."""
-    seen: list[dict[str, Any]] = []
-    deadline = time.monotonic() + timeout
-    while True:
-        out = await comm.receive_output(timeout=max(0.1, deadline - time.monotonic()))
-        if out["type"] == "websocket.close":
-            return seen, out["code"]
-        seen.append(json.loads(out["text"]))
 
 
 def exists_in_pod(kubeconfig: str, namespace: str, pod: str, name: str) -> bool:

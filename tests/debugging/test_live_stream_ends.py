@@ -16,10 +16,8 @@ from kubernetes import client as k8s
 from clusters import runtime
 from console.asgi import application
 from debugging.models import DebugSession
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live_features import APP_LOG
-from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import APP_LOG, closed_with, member, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

@@ -12,9 +12,8 @@ from channels.db import database_sync_to_async
 
 from console.asgi import application
 from console.syncthreads import SyncThreadPool
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live import read_until
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import member, read_until, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

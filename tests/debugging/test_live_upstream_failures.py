@@ -25,10 +25,8 @@ from kubernetes import client as k8s
 from console.asgi import application
 from debugging.kubeexec import ExecSession
 from devtools.localcp.nodes import api_client
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live import read_until
-from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import closed_with, member, read_until, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
     pytest.mark.integration,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.debugging.conftest import member
-from tests.fakes import fake_pod
+from tests.support.debugging import member
+from tests.support.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db
 

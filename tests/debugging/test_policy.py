@@ -17,9 +17,8 @@ from debugging.logs.options import RESUME_MAX_SECONDS, LogOptions, parse_log_opt
 from debugging.logs.streams import LOG_BUFFER_LINES
 from debugging.models import DebugSession
 from debugging.policy import platform_containers
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_refusals import refused_with
-from tests.fakes import fake_pod
+from tests.support.debugging import member, refused_with, ws_headers
+from tests.support.fakes import fake_pod
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 

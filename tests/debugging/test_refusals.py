@@ -6,29 +6,13 @@ websocket cannot be used to probe which pods other projects run.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from console.asgi import application
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.wsclient import WebsocketCommunicator
+from tests.support.debugging import EXEC, LOGS, member, refused_with, ws_headers
+from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
-
-EXEC = "/ws/exec/member-x/proj-ads/web-1/app/"
-LOGS = "/ws/logs/member-x/proj-ads/web-1/app/"
-
-
-async def refused_with(path: str, headers: list[tuple[bytes, bytes]]) -> tuple[dict[str, Any], int]:
-    comm = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await comm.connect()
-    assert connected
-    status = await comm.receive_json_from(timeout=5)
-    closed = await comm.receive_output(timeout=5)
-    await comm.wait()
-    assert closed["type"] == "websocket.close"
-    return status, closed["code"]
 
 
 @pytest.mark.parametrize("path", [EXEC, LOGS, "/ws/logs/member-x/proj-ads/?selector=pincompute.io/workload=web"])

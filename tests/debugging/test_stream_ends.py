@@ -24,10 +24,9 @@ from debugging.logs.options import parse_log_options
 from debugging.logs.streams import LineBuffer
 from debugging.models import DebugSession
 from debugging.upstream import StreamFailure, refused
-from tests.debugging.conftest import member, ws_headers
-from tests.debugging.test_live_policy import closed_with
-from tests.debugging.wsclient import WebsocketCommunicator
-from tests.fakes import FilledCache, fake_pod
+from tests.support.debugging import closed_with, member, ws_headers
+from tests.support.fakes import FilledCache, fake_pod
+from tests.support.wsclient import WebsocketCommunicator
 
 LOGS = "/ws/logs/member-x/proj-ads/web-1/app/"
 

@@ -10,8 +10,7 @@ from channels.db import database_sync_to_async
 
 from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
-from tests.debugging.conftest import ORIGIN, member
-from tests.debugging.test_refusals import EXEC, LOGS, refused_with
+from tests.support.debugging import EXEC, LOGS, ORIGIN, member, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
@@ -37,7 +36,7 @@ async def test_a_valid_token_is_authorized_like_a_session(fake_member, project, 
 async def test_a_token_opening_logs_is_audited_as_its_user(fake_member, project, user):
     _, raw = await token_of(user, "viewer", project)
     from console.asgi import application
-    from tests.debugging.wsclient import WebsocketCommunicator
+    from tests.support.wsclient import WebsocketCommunicator
 
     comm = WebsocketCommunicator(application, LOGS, headers=bearer(raw))
     connected, _ = await comm.connect()
@@ -72,7 +71,7 @@ async def test_a_forged_token_is_refused_with_4401(fake_member, project, user, r
 async def test_a_revoked_token_is_refused_with_4401_even_with_a_session(fake_member, project, user):
     token, raw = await token_of(user, "owner", project)
     await database_sync_to_async(revoke_api_token)(user=user, token_id=token.pk)
-    from tests.debugging.conftest import ws_headers
+    from tests.support.debugging import ws_headers
 
     headers = [*await database_sync_to_async(ws_headers)(user), (b"authorization", f"Bearer {raw}".encode())]
 

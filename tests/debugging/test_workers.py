@@ -19,7 +19,7 @@ import websocket
 from django.db import connection
 
 from projects.members import remove_member
-from tests.debugging.conftest import member, ws_headers
+from tests.support.debugging import member, ws_headers
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 

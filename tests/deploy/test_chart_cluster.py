@@ -23,7 +23,7 @@ from devtools.localcp import LocalControlPlane, binaries
 from devtools.localcp.pods.watch import SANDBOX_LABEL
 from devtools.operator_process import install_crds
 from devtools.waiting import wait_for
-from tests.deploy.conftest import PRODUCTION_VALUES, Render
+from tests.support.helm import PRODUCTION_VALUES, Render
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 

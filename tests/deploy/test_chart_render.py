@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pincompute.kinds import KINDS
-from tests.deploy.conftest import CHART, PRODUCTION_VALUES, ROOT, Render, by_kind, pod_templates
+from tests.support.helm import CHART, PRODUCTION_VALUES, ROOT, Render, by_kind, pod_templates
 
 VALUES = {"default": (), "production": (PRODUCTION_VALUES,)}
 

@@ -13,7 +13,7 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput, set_member
 from projects.models import Membership, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
 
 pytestmark = pytest.mark.django_db
 ZERO = {"cpu": "0", "memory": "0", "gpu": "0", "pods": "0"}

@@ -15,8 +15,8 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput, set_member
 from projects.models import Membership, QuotaRequest
 from projects.quota import change_quota
-from tests.projects.factories import HOST, fill, workload_cr
-from tests.projects.test_api_refusals import CREATE, GRANT, NONE, as_, fields, refused, snapshot
+from tests.support.factories import HOST, fill, workload_cr
+from tests.support.projects_api import CREATE, GRANT, NONE, as_, fields, refused, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from pincompute.quantity import format_cpu, parse_cpu
 from projects.grants import QuotaInput
 from projects.models import ClusterProvisioning, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.factories import HOST, fill, workload_cr
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 
 from base.api import error_body
 from base.parsers import unencodable
-from tests.projects.test_api_refusals import CREATE, GRANT, as_, fields, snapshot
+from tests.support.projects_api import CREATE, GRANT, as_, fields, snapshot
 
 pytestmark = pytest.mark.django_db
 LONE = "Surrogate characters are not allowed: U+D800."

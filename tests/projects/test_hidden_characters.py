@@ -8,7 +8,7 @@ import pytest
 
 from accounts.models import ApiToken
 from base.text import hidden_character
-from tests.projects.test_api_refusals import CREATE, as_, fields, snapshot
+from tests.support.projects_api import CREATE, as_, fields, snapshot
 
 pytestmark = pytest.mark.django_db
 OVERRIDE = "ci\u202etxt.exe"

@@ -10,7 +10,7 @@ from projects.grants import QuotaInput
 from projects.lifecycle import archive_project, set_pod_security, update_project
 from projects.models import Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.factories import HOST, fill, workload_cr
 
 pytestmark = pytest.mark.django_db
 

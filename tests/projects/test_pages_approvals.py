@@ -12,8 +12,7 @@ from base.models import AuditEvent
 from projects.grants import QuotaInput
 from projects.models import QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.clusters.factories import make_cluster, make_pool
-from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.factories import HOST, fill, make_cluster, make_pool, workload_cr
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -15,15 +15,11 @@ from clusters.models import Cluster
 from projects.grants import QuotaInput
 from projects.models import ClusterProvisioning, Membership, Project, QuotaRequest, TierQuota
 from projects.quota import change_quota
-from tests.projects.factories import HOST, fill, workload_cr
+from tests.support.factories import HOST, fill, workload_cr
+from tests.support.projects_pages import HX, text
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 GI = 2**30
-
-
-def text(response) -> str:
-    return html.unescape(response.content.decode())
 
 
 def feedback(response) -> list[str]:
@@ -458,7 +454,7 @@ def test_an_unknown_role_or_level_gets_the_services_message_once(project, owner,
 
 @pytest.mark.parametrize("count", [1, 6])
 def test_the_project_list_does_a_constant_number_of_queries(region, owner, as_, django_assert_max_num_queries, count):
-    from tests.projects.factories import make_project
+    from tests.support.factories import make_project
 
     for i in range(count):
         make_project(f"p{i}", owner)

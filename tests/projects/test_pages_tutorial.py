@@ -10,8 +10,8 @@ import yaml
 
 from pincompute.specs import parse
 from projects.views.pages import first_workload
-from tests.fakes import fake_pod
-from tests.projects.factories import fill
+from tests.support.factories import fill
+from tests.support.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db
 

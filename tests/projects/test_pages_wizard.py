@@ -3,54 +3,25 @@ taken name), what was typed kept in the session, nothing created before the last
 
 from __future__ import annotations
 
-import html
-import re
-
 import pytest
 from django.contrib.auth.models import Group
 
 from base.models import AuditEvent
-from projects.models import Membership, Project, QuotaRequest, TierQuota
-from tests.projects.factories import make_project
+from projects.models import Project, QuotaRequest, TierQuota
+from tests.support.factories import make_project
+from tests.support.projects_pages import (
+    BASICS,
+    HX,
+    invalid_feedback,
+    members_post,
+    nothing_created,
+    quotas_post,
+    start,
+    step,
+    walk_to_review,
+)
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
-BASICS = {"name": "search", "display_name": "Search", "team": "search", "cost_center": "CC-9", "description": ""}
-
-
-def nothing_created() -> bool:
-    return not (Project.objects.exists() or Membership.objects.exists() or TierQuota.objects.exists())
-
-
-def start(client) -> str:
-    """A new wizard's basics URL (the id is in the form's action; /projects/new/ redirects to it)."""
-    page = client.get("/projects/new/", follow=True).content.decode()
-    return re.search(r'action="(/projects/new/[0-9a-f]+/basics/)"', page).group(1)
-
-
-def step(url: str, name: str) -> str:
-    return url.replace("/basics/", f"/{name}/")
-
-
-def members_post(*rows: tuple[str, str, str], go: str = "next") -> dict[str, str]:
-    data = {"members-TOTAL_FORMS": str(len(rows)), "members-INITIAL_FORMS": "0", "go": go}
-    for i, (kind, name, role) in enumerate(rows):
-        data.update({f"members-{i}-kind": kind, f"members-{i}-name": name, f"members-{i}-role": role})
-    return data
-
-
-def quotas_post(go: str = "next", **tiers: dict[str, str]) -> dict[str, str]:
-    data = {"go": go}
-    for tier in ("reserved", "ondemand", "preemptible"):
-        amounts = {"cpu": "0", "memory": "0", "gpu": "0", "pods": "0", **tiers.get(tier, {})}
-        data.update({f"{tier}-{k}": v for k, v in amounts.items()})
-    return data
-
-
-def invalid_feedback(page: str) -> list[str]:
-    """The errors shown beside fields, as text."""
-    found = re.findall(r'class="invalid-feedback[^"]*"[^>]*>(.*?)</div>', page, re.S)
-    return [html.unescape(re.sub(r"\s+", " ", m)).strip() for m in found]
 
 
 @pytest.fixture
@@ -197,20 +168,6 @@ def test_the_quota_step_shows_each_pools_headroom_per_cluster(user_client, wizar
     assert "Pool headroom now" in html and "member-a" in html and "member-b" in html
     assert "Region, ungranted" in html
     assert "8 cpu, 32Gi memory, 0 gpu and 50 pods" in html  # the auto-approve limit
-
-
-def walk_to_review(client, wizard, other_user, *, reserved=None) -> str:
-    Group.objects.get_or_create(name="search-oncall")
-    client.post(wizard, {**BASICS, "go": "next"}, **HX)
-    client.post(
-        step(wizard, "members"),
-        members_post(("user", other_user.username, "viewer"), ("group", "search-oncall", "developer")),
-        **HX,
-    )
-    quotas = quotas_post(
-        reserved=reserved or {"cpu": "4", "memory": "8Gi", "pods": "20"}, ondemand={"cpu": "2", "memory": "4Gi"}
-    )
-    return client.post(step(wizard, "quotas"), quotas, **HX).content.decode()
 
 
 def test_the_review_shows_the_yaml_every_cluster_will_hold_and_nothing_is_created(

@@ -16,8 +16,8 @@ from django.test import Client
 
 from projects.models import Project, QuotaRequest
 from projects.views import wizard as wizard_views
-from tests.clusters.factories import make_quota
-from tests.projects.test_pages_wizard import (
+from tests.support.factories import make_quota
+from tests.support.projects_pages import (
     BASICS,
     HX,
     invalid_feedback,

@@ -16,7 +16,7 @@ from clusters.models import Cluster
 from pincompute.kube.retry import call_with_retry
 from projects import tasks
 from projects.models import ClusterProvisioning, Project, ProvisioningState
-from tests.projects.test_pages_detail import HX, text
+from tests.support.projects_pages import HX, text
 
 
 class Pool:

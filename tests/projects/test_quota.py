@@ -27,7 +27,7 @@ from projects.quota import (
     preview_forced_decrease,
     reject_request,
 )
-from tests.projects.factories import HOST, fill, make_project, workload_cr
+from tests.support.factories import HOST, fill, make_project, workload_cr
 
 pytestmark = pytest.mark.django_db
 GI = 2**30

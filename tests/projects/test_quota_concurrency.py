@@ -9,12 +9,10 @@ leaves a project without an owner.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from base.errors import ServiceError
 from clusters import services as cluster_services
@@ -23,8 +21,8 @@ from projects.grants import QuotaInput
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import Membership, QuotaRequest, TierQuota
 from projects.quota import approve_request, change_quota
-from tests.clusters.factories import make_cluster, make_pool
-from tests.projects.factories import make_project
+from tests.support.concurrency import run_together
+from tests.support.factories import make_cluster, make_pool, make_project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -34,29 +32,6 @@ def postgresql(caches: Any) -> None:
     if os.environ.get("PINCONSOLE_TEST_LIGHT") == "1":
         pytest.skip("needs PostgreSQL's row locks; PINCONSOLE_TEST_LIGHT runs on SQLite")
     assert connection.vendor == "postgresql", "the harness provides PostgreSQL"
-
-
-def run_together(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run every call in its own thread, all released at once; returns each result or the ServiceError."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            results[index] = call()
-        except ServiceError as exc:
-            results[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 def reserved_cpu_granted() -> int:

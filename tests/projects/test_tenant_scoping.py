@@ -4,8 +4,8 @@ import pytest
 
 from projects.members import MemberInput, set_member
 from projects.models import Project
-from tests.fakes import FilledCache
-from tests.projects.factories import make_project
+from tests.support.factories import make_project
+from tests.support.fakes import FilledCache
 
 pytestmark = pytest.mark.django_db
 

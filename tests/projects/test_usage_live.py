@@ -15,8 +15,8 @@ from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS
 from projects.headroom import project_usage
-from tests.integration.provisioning.conftest import onboard
-from tests.projects.factories import workload_cr
+from tests.support.factories import workload_cr
+from tests.support.provisioning import onboard
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 APPS = KINDS["PinApp"]

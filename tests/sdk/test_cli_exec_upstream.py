@@ -10,7 +10,7 @@ import pytest
 
 from base.models import AuditEvent
 from debugging.kubeexec import ExecResult, broken
-from tests.sdk.test_cli_streams import PtyExec, cli, portal  # noqa: F401 (fixtures)
+from tests.support.sdk_cli import PtyExec, cli, portal  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

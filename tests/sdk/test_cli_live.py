@@ -21,8 +21,8 @@ from pinconsole_sdk import Client, ConflictError
 from pinconsole_sdk.cli import main
 
 from accounts.services import create_api_token
-from tests.sdk.conftest import SDK_DIR
-from tests.workloads.api.test_workloads_api import document
+from tests.support.sdk import SDK_DIR
+from tests.support.workloads_api import document
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

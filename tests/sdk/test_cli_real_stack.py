@@ -27,10 +27,10 @@ from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
 from pincompute.labels import WORKLOAD_LABEL
-from tests.browser.journey_fixtures import project  # noqa: F401 - fixture, used by name
-from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register  # noqa: F401
-from tests.integration.workload_pages.conftest import created, operator  # noqa: F401
-from tests.sdk.conftest import SDK_DIR
+from tests.support.journey import project  # noqa: F401 - fixture, used by name
+from tests.support.provisioning import eager_tasks, federation, pools, register  # noqa: F401
+from tests.support.sdk import SDK_DIR
+from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads.examples import example
 
 pytestmark = [

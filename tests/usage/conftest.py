@@ -1,7 +1,7 @@
 """Fixtures of the chargeback tests: the project service tests' region (two members with pools), ``ads`` with an
 owner, a developer and a viewer, another tenant's ``ml``, and the members' caches filled by hand."""
 
-from tests.projects.conftest import (  # noqa: F401
+from tests.support.projects import (  # noqa: F401
     caches,
     developer,
     fast_passwords,

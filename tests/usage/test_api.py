@@ -10,8 +10,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from base.models import AuditEvent
-from tests.projects.factories import fill
-from tests.usage.factories import running_pod
+from tests.support.factories import fill
+from tests.support.pods import running_pod
 from usage.models import Price
 from usage.sampling import sample
 

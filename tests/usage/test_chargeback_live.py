@@ -16,15 +16,8 @@ from clusters.models import Cluster
 from devtools.waiting import wait_for
 from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from pincompute.quantity import parse_cpu, parse_memory
-from tests.integration.provisioning.conftest import team_project
-from tests.integration.workload_pages.conftest import (  # noqa: F401
-    created,
-    eager_tasks,
-    federation,
-    operator,
-    pools,
-    register,
-)
+from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
+from tests.support.workload_operator import created, operator  # noqa: F401
 from usage import queries
 from usage.models import UsageSample
 from usage.tasks import sample_usage

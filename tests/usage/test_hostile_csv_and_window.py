@@ -13,8 +13,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from projects.models import Project
-from tests.projects.factories import fill
-from tests.usage.factories import running_pod
+from tests.support.factories import fill
+from tests.support.pods import running_pod
 from usage import costmodel
 from usage.costmodel import Window, step_edges
 from usage.sampling import sample

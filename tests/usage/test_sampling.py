@@ -9,8 +9,8 @@ import pytest
 
 from projects.grants import QuotaInput
 from projects.quota import change_quota
-from tests.projects.factories import fill
-from tests.usage.factories import running_pod
+from tests.support.factories import fill
+from tests.support.pods import running_pod
 from usage import costmodel, reports
 from usage.models import CapacitySample, Resolution, SampleRun, UsageSample, Watermark
 from usage.prices import DEFAULTS

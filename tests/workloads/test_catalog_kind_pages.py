@@ -10,11 +10,9 @@ import re
 
 import pytest
 
-from base.errors import Conflict, NotFound
 from pincompute.kinds import KINDS
-from tests.clusters.factories import make_cluster
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import posted
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import posted
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -28,29 +26,6 @@ def text(response) -> str:
 def field_error(page: str, name: str) -> str:
     found = re.search(rf'name="{re.escape(name)}"[^>]*aria-invalid.*?invalid-feedback[^>]*>(.*?)</div>', page, re.S)
     return html.unescape(found.group(1)).strip() if found else ""
-
-
-@pytest.fixture
-def host(monkeypatch, granted):
-    """The host's writes, recorded (no apiserver): ``created`` holds what was written."""
-    make_cluster("host", role="host")
-    written: dict[str, dict] = {}
-
-    def get(kind, namespace, name):
-        if (kind, name) in written:
-            return written[(kind, name)]
-        raise NotFound("No such workload.")
-
-    def create(manifest):
-        key = (manifest["kind"], manifest["metadata"]["name"])
-        if key in written:  # as the apiserver: AlreadyExists
-            raise Conflict(f"{key[0]} {key[1]} already exists")
-        written[key] = {**manifest, "metadata": {**manifest["metadata"], "resourceVersion": "1", "generation": 1}}
-        return written[key]
-
-    monkeypatch.setattr("workloads.host.get", get)
-    monkeypatch.setattr("workloads.host.create", create)
-    return written
 
 
 def test_every_catalog_card_leads_to_its_kind_page_with_example_form_and_editor(granted, developer, client):

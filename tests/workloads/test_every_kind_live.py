@@ -22,7 +22,7 @@ from clusters import runtime
 from devtools.localcp.nodes import api_client
 from devtools.operator_process import install_crds
 from projects.models import Membership, Project
-from tests.unit.core.examples import example
+from tests.support.examples import example
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,11 @@ import pytest
 import yaml
 
 from pincompute.specs.schema import Int
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import posted
-from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import (
+    host,  # noqa: F401
+    posted,
+)
 from workloads.forms import parse_value
 
 pytestmark = pytest.mark.django_db

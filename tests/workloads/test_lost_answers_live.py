@@ -20,8 +20,8 @@ from base.models import AuditEvent
 from clusters import remote, runtime
 from clusters.kube.client import build_api_client
 from clusters.models import FederationRole
-from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
-from tests.integration.submission.test_submission_live import on_host, pinapp
+from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
+from tests.support.submission import on_host, pinapp
 from workloads import host, services, submission
 
 pytestmark = [

@@ -15,9 +15,11 @@ import yaml
 
 from pincompute.errors import SpecInvalid
 from pincompute.specs import validate
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import posted
-from tests.workloads.test_catalog_kind_pages import host  # noqa: F401
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import (
+    host,  # noqa: F401
+    posted,
+)
 from workloads.examples import example
 from workloads.preview import preview
 

@@ -10,8 +10,8 @@ import pytest
 
 from base.errors import Invalid, NotFound
 from pincompute import GROUP, VERSION
-from tests.integration.provisioning.conftest import eager_tasks, federation, pools, register, team_project  # noqa: F401
-from tests.integration.submission.test_submission_live import on_host, pinapp
+from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
+from tests.support.submission import on_host, pinapp
 from workloads import host, services
 
 pytestmark = [

@@ -10,9 +10,9 @@ from base.errors import Forbidden, NotFound
 from pincompute.errors import SpecInvalid
 from pincompute.kinds import MEMBER_CLUSTER
 from projects.access import visible_project
-from tests.projects.factories import fill, workload_cr
-from tests.workloads.kind_fixtures import *  # noqa: F403
-from tests.workloads.kind_fixtures import member
+from tests.support.factories import fill, workload_cr
+from tests.support.kinds import *  # noqa: F403
+from tests.support.kinds import member
 from workloads.examples import example
 from workloads.preview import preview
 

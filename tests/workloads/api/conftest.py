@@ -1,7 +1,8 @@
 """Fixtures of the workload API tests: the project fixtures (``ads`` with an owner, a developer and a viewer;
 another tenant's ``ml``; the host's and members' caches filled by hand) and the fake host of ``fixtures``."""
 
-from tests.projects.conftest import (  # noqa: F401
+from tests.support.api_host import fake_host, fresh_rate_counts, web  # noqa: F401
+from tests.support.projects import (  # noqa: F401
     caches,
     developer,
     fast_passwords,
@@ -11,4 +12,3 @@ from tests.projects.conftest import (  # noqa: F401
     region,
     viewer,
 )
-from tests.workloads.api.fixtures import fake_host, fresh_rate_counts, web  # noqa: F401

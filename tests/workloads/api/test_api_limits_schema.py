@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import ONE, error
+from tests.support.api_host import client_for
+from tests.support.workloads_api import ONE, error
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workloads.api.test_hostile_values_api import DRY_RUN, quiet
-from tests.workloads.api.test_workloads_api import paths
+from tests.support.workloads_api import DRY_RUN, paths, quiet
 
 pytestmark = pytest.mark.django_db
 NINES = "9" * 5000

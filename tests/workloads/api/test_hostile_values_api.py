@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import ONE, error, paths
+from tests.support.workloads_api import DRY_RUN, ONE, error, paths, quiet
 from workloads.api.encoded import Encoded, PageJSONRenderer
 
 pytestmark = pytest.mark.django_db
-DRY_RUN = "/api/v1/projects/ads/workloads/?dryRun=true"
 CPU = "spec.containers[0].resources.requests.cpu"
 YAML = """apiVersion: pincompute.io/v1
 kind: PinPod
@@ -50,12 +48,6 @@ def pin_pod(cpu: Any, labels: dict[str, str] | None = None) -> dict[str, Any]:
         "metadata": metadata,
         "spec": {"containers": [container]},
     }
-
-
-def quiet(user: Any) -> Any:
-    client = client_for(user)
-    client.raise_request_exception = False
-    return client
 
 
 @pytest.mark.parametrize(("labels", "cpu"), HOSTILE.values(), ids=HOSTILE.keys())

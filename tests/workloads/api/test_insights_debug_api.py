@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import ONE, error, paths
+from tests.support.api_host import client_for
+from tests.support.workloads_api import ONE, error, paths
 
 pytestmark = pytest.mark.django_db
 POD = "/api/v1/projects/ads/pods/member-a/web-local-1a-abc/"
@@ -93,8 +93,8 @@ def test_a_viewer_gets_logs_and_no_shell(web, viewer):
 
 
 def test_pods_outside_the_callers_projects_or_caches_are_404(web, caches, developer, other_user, other_project):
-    from tests.fakes import fake_pod
-    from tests.projects.factories import fill
+    from tests.support.factories import fill
+    from tests.support.fakes import fake_pod
 
     fill(caches, "member-a", pods=[fake_pod("ml-1", "proj-ml")])
 

@@ -14,8 +14,8 @@ import pytest
 
 from base.errors import Conflict
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import ApiHost, client_for
-from tests.workloads.api.test_workloads_api import NEW, document
+from tests.support.api_host import ApiHost, client_for
+from tests.support.workloads_api import NEW, document
 from workloads import host
 from workloads.submission import REQUEST_ANNOTATION
 

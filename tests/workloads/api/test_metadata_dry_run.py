@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import NEW, document
+from tests.support.api_host import client_for
+from tests.support.workloads_api import NEW, document
 
 pytestmark = pytest.mark.django_db
 LIMIT = 256 * 1024

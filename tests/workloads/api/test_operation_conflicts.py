@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import ApiHost, client_for
+from tests.support.api_host import ApiHost, client_for
 from workloads import conflicts
 
 pytestmark = pytest.mark.django_db

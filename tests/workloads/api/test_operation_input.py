@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.pages.test_pages import pod
+from tests.support.api_host import client_for
+from tests.support.fake_host import pod
 
 pytestmark = pytest.mark.django_db
 ONE = "/api/v1/projects/ads/workloads/PinApp/web/"

@@ -12,7 +12,7 @@ import pytest
 
 from base.models import AuditEvent
 from pincompute.kinds import KINDS
-from tests.workloads.api.fixtures import ApiHost, client_for
+from tests.support.api_host import ApiHost, client_for
 from workloads.examples import example
 
 pytestmark = pytest.mark.django_db

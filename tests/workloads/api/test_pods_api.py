@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import fake_pod
-from tests.projects.factories import fill
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import error, paths
-from tests.workloads.pages.test_pages import pod
+from tests.support.api_host import client_for
+from tests.support.factories import fill
+from tests.support.fake_host import pod
+from tests.support.fakes import fake_pod
+from tests.support.workloads_api import error, paths
 
 pytestmark = pytest.mark.django_db
 PODS = "/api/v1/projects/ads/pods/"

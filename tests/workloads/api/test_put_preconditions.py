@@ -9,8 +9,8 @@ import copy
 import pytest
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import client_for
-from tests.workloads.api.test_workloads_api import ONE, document, error
+from tests.support.api_host import client_for
+from tests.support.workloads_api import ONE, document, error
 
 pytestmark = pytest.mark.django_db
 GONE = "/api/v1/projects/ads/workloads/PinApp/gone/"

@@ -13,7 +13,7 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import client_for
+from tests.support.api_host import client_for
 from workloads import host
 
 pytestmark = pytest.mark.django_db

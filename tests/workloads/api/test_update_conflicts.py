@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from base.models import AuditEvent
-from tests.workloads.api.fixtures import ApiHost, client_for
-from tests.workloads.api.test_workloads_api import ONE, document
+from tests.support.api_host import ApiHost, client_for
+from tests.support.workloads_api import ONE, document
 from workloads import conflicts
 
 pytestmark = pytest.mark.django_db

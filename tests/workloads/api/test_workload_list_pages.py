@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.projects.factories import HOST, fill, workload_cr
-from tests.workloads.api.fixtures import client_for
+from tests.support.api_host import client_for
+from tests.support.factories import HOST, fill, workload_cr
 from workloads.lookup import visible_projects
 from workloads.reads import Filters, list_workloads
 

@@ -1,7 +1,9 @@
 """The project fixtures (a region, ``ads`` with an owner, a developer and a viewer, another tenant's ``ml``,
-the host's and members' caches filled by hand), shared with the workload page tests."""
+the host's and members' caches filled by hand), shared with the workload page tests, and the fake host apiserver
+with ``web`` (tests/support/fake_host.py)."""
 
-from tests.projects.conftest import (  # noqa: F401
+from tests.support.fake_host import fake_host, web  # noqa: F401 - fixtures, used by name
+from tests.support.projects import (  # noqa: F401
     caches,
     developer,
     fast_passwords,

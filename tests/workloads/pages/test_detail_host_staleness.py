@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.workloads.pages.test_pages import HX, URL, fake_host, text, web  # noqa: F401
+from tests.support.fake_host import HX, URL, fake_host, text, web  # noqa: F401
 
 
 @pytest.mark.usefixtures("web")

@@ -8,7 +8,7 @@ import html
 
 import pytest
 
-from tests.workloads.pages.test_pages import HX, URL, edited_document, fake_host, web  # noqa: F401
+from tests.support.fake_host import HX, URL, edited_document, fake_host, web  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 

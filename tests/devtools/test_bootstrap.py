@@ -1,0 +1,63 @@
+"""The bootstrap runs with the system Python before any dependency exists, and asks the build script
+(not a copy of its list) which binaries are missing."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from devtools import bootstrap
+from devtools.progress import dev_steps
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bootstrap_imports_only_the_standard_library():
+    code = (
+        f"import sys; before = set(sys.modules); sys.path.insert(0, {str(ROOT)!r}); import devtools.bootstrap; "
+        "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} - set(sys.stdlib_module_names)))"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['devtools']"
+
+
+def test_the_build_script_lists_missing_binaries_in_build_order_without_building(tmp_path):
+    env = {**os.environ, "PINCONSOLE_CACHE": str(tmp_path)}
+    script = [str(bootstrap.BUILD_SCRIPT)]
+    missing = subprocess.run(["bash", *script, "missing"], env=env, capture_output=True, text=True, check=True)
+    bindir = Path(
+        subprocess.run(["bash", *script, "bindir"], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    )
+    (bindir / "etcd").write_text("#!/bin/sh\n")
+    (bindir / "etcd").chmod(0o755)
+    after = subprocess.run(["bash", *script, "missing"], env=env, capture_output=True, text=True, check=True)
+
+    assert missing.stdout.split() == [
+        "dex",
+        "etcd",
+        "kwok",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubectl",
+        "helm",  # the chart tests' (tests/deploy), kept in bin/helm-<version>/
+    ]
+    assert "etcd" not in after.stdout.split()
+    assert bindir.parent == tmp_path / "bin"
+
+
+def test_the_dev_plan_names_what_runs_after_the_bootstrap():
+    plan = bootstrap.plan("dev", ["--port", "8001"])
+
+    assert plan[:5] == [
+        "system packages",
+        "python packages (.venv)",
+        "npm packages",
+        "front-end build",
+        "control-plane binaries",
+    ]
+    assert plan[5:] == dev_steps()
+    assert bootstrap.plan("dev", ["--no-clusters"])[5:] == ["database", "portal"]
+    assert bootstrap.plan("test", [])[5:] == []
