@@ -82,7 +82,7 @@ def seed(cp: LocalControlPlane, people: int, workdir: Path) -> tuple[dict[str, A
     from projects.grants import QuotaInput
     from projects.members import MemberInput
     from projects.models import Project, ProjectRole, Tier
-    from projects.onboarding import ProjectDraft, onboard
+    from projects.onboarding import ProjectDraft, onboard_project
 
     # Provisioning runs here, as in the embedded default (no worker needed); the app reads Django settings under
     # the CELERY_ namespace (as tests/projects/provisioning's eager_tasks fixture does).
@@ -106,7 +106,7 @@ def seed(cp: LocalControlPlane, people: int, workdir: Path) -> tuple[dict[str, A
         [users(username=f"load-{i:04d}", email=f"load-{i:04d}@example.com") for i in range(people)]
     )
     devs.user_set.add(*people_rows)
-    project = Project.objects.filter(name=PROJECT).first() or onboard(
+    project = Project.objects.filter(name=PROJECT).first() or onboard_project(
         ProjectDraft(
             name=PROJECT,
             team="Load",

@@ -3,7 +3,7 @@
     .venv/bin/python bench/provisioning.py [--state-dir DIR] [--mode eager|worker] [--concurrency 4]
                                            [--latency-projects 50] [--pass-projects 500] [--nodes 4]
 
-Onboards projects through the product's own service (``projects.onboarding.onboard``: members, grants,
+Onboards projects through the product's own service (``projects.onboarding.onboard_project``: members, grants,
 ``project_changed`` on commit) and measures, per project, the time from the create call to every
 cluster's provisioning record being ``ready`` at the project's generation (host: namespace +
 ProjectQuota; each member: namespace, 3 RoleBindings, 3 ResourceQuotas, LimitRange). Projects are
@@ -135,7 +135,7 @@ def setup_portal(cp: LocalControlPlane) -> tuple[Any, list[Any]]:
 def onboard(name: str, admin: Any) -> Any:
     from projects.grants import QuotaInput
     from projects.members import MemberInput
-    from projects.onboarding import ProjectDraft, onboard
+    from projects.onboarding import ProjectDraft, onboard_project
 
     draft = ProjectDraft(
         name=name,
@@ -147,7 +147,7 @@ def onboard(name: str, admin: Any) -> Any:
             "ondemand": QuotaInput(cpu="2", memory="2Gi", gpu="0", pods="20"),
         },
     )
-    return onboard(draft, actor=admin)
+    return onboard_project(draft, actor=admin)
 
 
 def provisioned_everywhere(project_id: int, cluster_count: int) -> bool:

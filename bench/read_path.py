@@ -523,11 +523,11 @@ def cleanup(apis: list[Any]) -> None:
 
 def onboard(admin: Any) -> Any:
     from projects.members import MemberInput
-    from projects.onboarding import ProjectDraft, onboard
+    from projects.onboarding import ProjectDraft, onboard_project
 
     draft = ProjectDraft(name=PROJECT, team="bench", cost_center="CC-0001")
     draft.members = [MemberInput("user", admin.get_username(), "owner")]
-    return onboard(draft, actor=admin)
+    return onboard_project(draft, actor=admin)
 
 
 def main() -> int:

@@ -6,7 +6,7 @@
 The portal runs in this process as in the embedded default (``bench/provisioning.py``'s ``setup_portal``:
 SQLite in a temp dir, migrations, the local clusters registered and the platform installed through the
 product's services, member pools set, MemberCluster objects synced to the host by the registry's own pass).
-One project is onboarded through ``projects.onboarding.onboard`` with a developer, granted twice what the
+One project is onboarded through ``projects.onboarding.onboard_project`` with a developer, granted twice what the
 workloads need. The federation operator runs as a subprocess (``devtools.operator_process``, as in
 ``bench/federation.py``). The pages' create view calls the same two services; they are called here directly,
 in-process, with the developer as the actor: that is the portal's submission path minus the HTTP request.
@@ -115,7 +115,7 @@ def make_project(admin: Any, names: list[str]) -> tuple[Any, Any]:
 
     from projects.grants import QuotaInput
     from projects.members import MemberInput
-    from projects.onboarding import ProjectDraft, onboard
+    from projects.onboarding import ProjectDraft, onboard_project
 
     developer, _ = get_user_model().objects.get_or_create(username="bench-developer")
     needed = sum((claim(completed(n)) for n in names), Allocation())
@@ -132,7 +132,7 @@ def make_project(admin: Any, names: list[str]) -> tuple[Any, Any]:
         ],
         quotas={"ondemand": QuotaInput.of(grant)},
     )
-    project = onboard(draft, actor=admin)
+    project = onboard_project(draft, actor=admin)
     wait_for(lambda: provisioned_everywhere(project.pk, 3), timeout=120, interval=0.1, what="project provisioned")
     print(f"project {project.name} (namespace {project.namespace}), OnDemand grant {grant.describe()}", flush=True)
     return project, developer

@@ -31,7 +31,7 @@ from pincompute.tiers import Tier as CoreTier
 from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import Project, ProjectRole, Tier
-from projects.onboarding import ProjectDraft, onboard
+from projects.onboarding import ProjectDraft, onboard_project
 from projects.tasks import provision_project_everywhere
 
 PROJECTS = (
@@ -107,7 +107,7 @@ def ensure_projects(demo_user: Any, admin_user: Any) -> list[Project]:
     projects = []
     for name, display, team, cc, description in PROJECTS:
         owner = admin_user if name == "search-infra" else demo_user
-        project = Project.objects.filter(name=name).first() or onboard(
+        project = Project.objects.filter(name=name).first() or onboard_project(
             ProjectDraft(
                 name=name,
                 display_name=display,

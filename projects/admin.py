@@ -1,6 +1,6 @@
 """Projects in the Django admin, written through the project services (validated and audited).
 
-A project is created with ``onboard`` (with the members listed inline) and described with
+A project is created with ``onboard_project`` (with the members listed inline) and described with
 ``update_project`` (its name is its namespace and stays); its Pod Security level goes through
 ``set_pod_security``; members are set and removed with ``set_member``/``remove_member``; a grant with
 ``change_quota`` (an admin's change applies when the region's pools hold it, else it is queued as a
@@ -20,7 +20,7 @@ from projects.grants import QuotaInput
 from projects.lifecycle import set_pod_security, update_project
 from projects.members import MemberInput, remove_member, set_member
 from projects.models import Membership, Project, QuotaRequest, TierQuota
-from projects.onboarding import ProjectDraft, onboard
+from projects.onboarding import ProjectDraft, onboard_project
 from projects.quota import change_quota
 
 
@@ -104,7 +104,7 @@ class ProjectAdmin(ViewableByPlatformAdmins, admin.ModelAdmin):
         for formset in formsets:
             rows = formset.save(commit=False)  # every formset: the admin's history reads what it collected
             members += [_member(row) for row in rows if isinstance(row, Membership)]
-        created = onboard(
+        created = onboard_project(
             ProjectDraft(
                 name=obj.name,
                 display_name=obj.display_name,

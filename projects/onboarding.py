@@ -2,7 +2,7 @@
 
 The wizard checks one step at a time (``check_basics``, ``check_members``, ``check_quotas``); each
 raises ``Invalid`` with every field error of its step at once (paths ``name``, ``members[1].name``,
-``quotas.reserved.cpu``). ``onboard`` runs them all again and writes: the project, its members (the
+``quotas.reserved.cpu``). ``onboard_project`` runs them all again and writes: the project, its members (the
 creator as an owner unless listed or a platform admin), its grants, the audit rows, then
 ``project_changed``. A grant the auto-approve limit or the region's headroom does not cover becomes a
 pending QuotaRequest instead of failing the onboarding.
@@ -189,7 +189,7 @@ def check_quotas(draft: ProjectDraft) -> None:
         raise Invalid.on_fields(errors)
 
 
-def onboard(draft: ProjectDraft, *, actor: Any) -> Project:
+def onboard_project(draft: ProjectDraft, *, actor: Any) -> Project:
     """Create the project with its members and grants, atomically; any signed-in user may.
 
     Raises ``Invalid`` with every field error of every step, ``Conflict`` on ``name`` when it is taken.

@@ -4,7 +4,7 @@ Each is ``verb_noun(target, *, actor)``: validated, atomic, audited through ``ba
 (provisioning tasks, access-change broadcasts) dispatched on commit. Each lives in a small module by concern; this
 module only re-exports them:
 
-- ``projects.onboarding``: ``onboard`` (a ``ProjectDraft``: the project, its members and grants at once)
+- ``projects.onboarding``: ``onboard_project`` (a ``ProjectDraft``: the project, its members and grants at once)
 - ``projects.members``: ``set_member``, ``remove_member``
 - ``projects.quota``: ``change_quota``, ``approve_request``, ``reject_request``, ``force_decrease``
 - ``projects.lifecycle``: ``update_project``, ``set_pod_security``, ``set_shell_recording``, ``archive_project``
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from projects.lifecycle import archive_project, set_pod_security, set_shell_recording, update_project
 from projects.members import remove_member, set_member
-from projects.onboarding import onboard
+from projects.onboarding import onboard_project
 from projects.quota import approve_request, change_quota, force_decrease, reject_request
 
 __all__ = [
@@ -27,7 +27,7 @@ __all__ = [
     "archive_project",
     "change_quota",
     "force_decrease",
-    "onboard",
+    "onboard_project",
     "reject_request",
     "remove_member",
     "set_member",

@@ -33,7 +33,7 @@ from projects.api.serializers import (
 from projects.grants import grants_for
 from projects.lifecycle import archive_project, set_pod_security, update_project
 from projects.models import Project, ProjectState, QuotaRequestState
-from projects.onboarding import onboard
+from projects.onboarding import onboard_project
 
 CREATE_EXAMPLE = OpenApiExample(
     "Onboard a project",
@@ -122,7 +122,7 @@ class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericVie
     def create(self, request: Request) -> Response:
         payload = ProjectCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        project = describe([onboard(payload.draft(), actor=request.user)], request.user)[0]
+        project = describe([onboard_project(payload.draft(), actor=request.user)], request.user)[0]
         project.pending_requests = list(
             project.quota_requests.filter(state=QuotaRequestState.PENDING).select_related("requested_by")
         )

@@ -3,7 +3,7 @@ yet), whether each tier's grant applies at once or waits for approval, and the r
 
 The manifests come from the core's pure builders (``pincompute.tenancy``), the same ones provisioning
 applies (``projects.provisioning.manifests_for`` takes a saved project; a draft is turned into the same
-``Tenant`` here). The verdicts use the judge onboarding uses, so the review says what ``onboard`` will do.
+``Tenant`` here). The verdicts use the judge onboarding uses, so the review says what ``onboard_project`` will do.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from projects.views.common import shown
 
 
 def members_with_creator(draft: ProjectDraft, creator: Any) -> list[MemberInput]:
-    """The members ``onboard`` will write: the creator joins as an owner unless listed or a platform admin."""
+    """The members ``onboard_project`` will write: the creator joins as an owner unless listed or a platform admin."""
     members = [m for m in draft.members if m.name.strip()]
     listed = {(m.kind, m.name.strip()) for m in members}
     if not is_platform_admin(creator) and ("user", creator.get_username()) not in listed:
@@ -61,7 +61,7 @@ class TierPlan:
 
 
 def tier_plans(draft: ProjectDraft, creator: Any) -> list[TierPlan]:
-    """Per tier: the grant asked for and whether it applies at once (as ``onboard`` decides it)."""
+    """Per tier: the grant asked for and whether it applies at once (as ``onboard_project`` decides it)."""
     limit = None if is_platform_admin(creator) else auto_approve_limit()
     plans = []
     for tier in Tier:

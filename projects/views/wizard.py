@@ -9,7 +9,7 @@ the other's draft. A draft expires like a session and ``clearsessions`` removes 
 Each step is checked by its service (``check_basics``, ``check_members``, ``check_quotas``) with the errors
 beside the fields. A step is only reached through the earlier ones: sending a later step (or create) runs
 the earlier steps' checks first and sends the user back to the first one that refuses, with its errors;
-nothing is created until ``onboard`` runs at the last step. GETs only read.
+nothing is created until ``onboard_project`` runs at the last step. GETs only read.
 
 Every page of the wizard is rendered from the draft, and htmx keeps no snapshot of it (``hx-history="false"``:
 a snapshot holds the inputs' attributes, not what was typed), so the browser's Back asks the server for the
@@ -46,7 +46,7 @@ from pincompute.tiers import Tier
 from projects.forms import BasicsForm, MemberFormSet, QuotaForm
 from projects.grants import QuotaInput, auto_approve_limit
 from projects.members import MemberInput, lookup_subjects
-from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard
+from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard_project
 from projects.views.common import add_errors, finish
 from projects.views.review import cluster_previews, draft_tenant, members_with_creator, region_room, tier_plans
 
@@ -242,7 +242,7 @@ def _show_errors(step: str, forms: dict[str, Any], exc: ServiceError) -> list[st
 
 
 def _step_of(exc: ServiceError) -> str:
-    """The first step an ``onboard`` refusal points at (someone may have taken the name since)."""
+    """The first step an ``onboard_project`` refusal points at (someone may have taken the name since)."""
     paths = [f.path for f in exc.fields] or [""]
     for step, prefix in (("basics", ""), ("members", "members"), ("quotas", "quotas")):
         if any(p.startswith(prefix) and (step != "basics" or p in BASICS) for p in paths):
@@ -392,7 +392,7 @@ def wizard_create(request: HttpRequest, wizard: str) -> HttpResponse:
     data = _stored(request, wizard)
     if not data:
         return redirect(_url(wizard, "basics"))
-    # The steps' own checks first: create agrees with them (``onboard`` alone would turn a grant the quota
+    # The steps' own checks first: create agrees with them (``onboard_project`` alone would turn a grant the quota
     # step refuses, beyond the region's headroom, into a pending request).
     refusal = _first_refusal(FORM_STEPS, data, request.user)
     if refusal is not None:
@@ -402,7 +402,7 @@ def wizard_create(request: HttpRequest, wizard: str) -> HttpResponse:
         _store(request, wizard, data)
         return _go(request, wizard, "review", data)
     try:
-        project = onboard(_draft(data), actor=request.user)
+        project = onboard_project(_draft(data), actor=request.user)
     except (Invalid, Conflict) as exc:
         return _refused(request, wizard, _step_of(exc), exc, data)
     _forget(request, wizard)
@@ -415,7 +415,7 @@ def wizard_create(request: HttpRequest, wizard: str) -> HttpResponse:
 
 
 def _bound(step: str, data: dict[str, Any]) -> dict[str, str] | None:
-    """The stored input as POST data, so a step re-shown after ``onboard`` refused has its errors bound."""
+    """The stored input as POST data, so a step re-shown after ``onboard_project`` refused has its errors bound."""
     if step == "basics":
         return dict(data.get("basics", {}))
     if step == "quotas":

@@ -257,12 +257,12 @@ def test_an_increase_past_the_limit_is_approved_in_the_queue_and_reaches_the_clu
     sign_in, live_server, federation, worker, cluster_api_clients, user, admin_user, screenshot_dir
 ):
     from projects.grants import QuotaInput
-    from projects.onboarding import ProjectDraft, onboard
+    from projects.onboarding import ProjectDraft, onboard_project
 
     name = f"ads-{uuid.uuid4().hex[:5]}"
     draft = ProjectDraft(name=name, display_name="Ads ranking", team="ads", cost_center="CC-1042")
     draft.quotas = {"reserved": QuotaInput(cpu="4", memory="8Gi", pods="20")}
-    project = onboard(draft, actor=user)
+    project = onboard_project(draft, actor=user)
     wait_for(
         lambda: ClusterProvisioning.objects.filter(project=project, state="ready").count() == len(federation),
         timeout=90,

@@ -10,7 +10,7 @@ from base.models import AuditEvent
 from projects.grants import QuotaInput
 from projects.members import MemberInput
 from projects.models import Membership, Project, QuotaRequest, TierQuota
-from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard
+from projects.onboarding import ProjectDraft, check_basics, check_members, check_quotas, onboard_project
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +58,7 @@ def test_a_bad_name_is_refused_by_the_wizard_and_by_onboard_and_nothing_is_writt
     with pytest.raises(Invalid) as step:
         check_basics(draft(name=name))
     with pytest.raises(Invalid) as whole:
-        onboard(draft(name=name), actor=user)
+        onboard_project(draft(name=name), actor=user)
 
     assert says in paths(step.value)["name"]
     assert paths(whole.value)["name"] == paths(step.value)["name"]
@@ -70,13 +70,13 @@ def test_the_longest_name_is_40_characters():
 
 
 def test_a_taken_name_is_a_conflict_on_name_and_the_first_project_is_untouched(user, other_user, region):
-    first = onboard(draft(), actor=user)
+    first = onboard_project(draft(), actor=user)
     events = AuditEvent.objects.count()
 
     with pytest.raises(Conflict) as step:
         check_basics(draft(team="other"))
     with pytest.raises(Conflict) as whole:
-        onboard(draft(team="other"), actor=other_user)
+        onboard_project(draft(team="other"), actor=other_user)
 
     assert [f.path for f in step.value.fields] == ["name"] == [f.path for f in whole.value.fields]
     assert Project.objects.get().team == first.team == "search"
@@ -145,7 +145,7 @@ def test_bad_quantities_are_refused_by_path_and_nothing_is_written(user, region,
     with pytest.raises(Invalid) as step:
         check_quotas(draft(quotas=quotas))
     with pytest.raises(Invalid) as whole:
-        onboard(draft(quotas=quotas), actor=user)
+        onboard_project(draft(quotas=quotas), actor=user)
 
     assert says in paths(step.value)[f"quotas.reserved.{field}"]
     assert f"quotas.reserved.{field}" in paths(whole.value)
@@ -174,7 +174,7 @@ def test_onboard_writes_project_members_and_grants_with_audit_and_follows_up_on_
     members = [MemberInput("user", other_user.username, "developer"), MemberInput("group", "ml-team", "viewer")]
     quotas = {"reserved": QuotaInput(cpu="8", memory="32Gi", gpu="0", pods="50"), "ondemand": QuotaInput(cpu="2")}
 
-    project = onboard(draft(members=members, quotas=quotas), actor=user)
+    project = onboard_project(draft(members=members, quotas=quotas), actor=user)
 
     assert project.name == "search" and project.role_of(user) == "owner"
     assert {m.subject: m.role for m in project.memberships.all()} == {
@@ -198,7 +198,7 @@ def test_a_grant_above_the_auto_approve_limit_or_headroom_becomes_a_pending_requ
         "ondemand": QuotaInput(cpu="8"),
     }
 
-    project = onboard(draft(quotas=quotas), actor=user)
+    project = onboard_project(draft(quotas=quotas), actor=user)
 
     request = QuotaRequest.objects.get()
     assert (request.project, request.tier, request.state) == (project, "reserved", "pending")
@@ -211,7 +211,7 @@ def test_a_grant_above_the_auto_approve_limit_or_headroom_becomes_a_pending_requ
 
 
 def test_a_platform_admin_onboards_for_a_team_without_joining_it(admin_user, user, region, caches):
-    project = onboard(draft(members=[MemberInput("user", user.username, "owner")]), actor=admin_user)
+    project = onboard_project(draft(members=[MemberInput("user", user.username, "owner")]), actor=admin_user)
 
     assert [m.subject for m in project.memberships.all()] == ["user:dev1"]
 
@@ -220,5 +220,5 @@ def test_onboarding_needs_a_signed_in_user(region):
     from django.contrib.auth.models import AnonymousUser
 
     with pytest.raises(Unauthenticated):
-        onboard(draft(), actor=AnonymousUser())
+        onboard_project(draft(), actor=AnonymousUser())
     assert nothing_written()

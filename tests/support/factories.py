@@ -9,7 +9,7 @@ from base.permissions import is_platform_admin
 from clusters.models import Cluster, ClusterPool
 from projects.members import MemberInput
 from projects.models import Project, TierQuota
-from projects.onboarding import ProjectDraft, onboard
+from projects.onboarding import ProjectDraft, onboard_project
 from tests.support.fakes import FilledCache
 
 HOST = "host"
@@ -29,7 +29,7 @@ def make_project(name: str = "ads", creator: Any = None, **fields: Any) -> Proje
         members = members or [MemberInput("user", creator.username, "owner")]
     draft = ProjectDraft(name=name, team=team, cost_center=cost_center)
     draft.members, draft.quotas = members, fields.pop("quotas", {})
-    return onboard(draft, actor=creator)
+    return onboard_project(draft, actor=creator)
 
 
 def make_cluster(name: str = "member-x", **fields) -> Cluster:

@@ -87,7 +87,7 @@ def onboard(name: str, actor, *, members=(), grants=None) -> Project:
         or [MemberInput("user", actor.get_username(), "owner")],
         quotas={tier: QuotaInput(*amounts) for tier, amounts in (grants or {}).items()},
     )
-    return onboarding.onboard(draft, actor=actor)
+    return onboarding.onboard_project(draft, actor=actor)
 
 
 def team_project(prefix: str, owner, developer, *, grants) -> Project:
