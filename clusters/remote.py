@@ -2,7 +2,7 @@
 federation's member objects): the cluster's pooled client, its circuit breaker and retry policy, and the
 client's errors classified into the taxonomy by the one mapping (``pincompute.kube.apierrors``) and the
 ``written`` policy (``Unavailable``: retry later; ``Unprocessable``: needs a human). Used by
-``projects.provisioning`` and ``clusters.federation``.
+``projects.provisioning`` and ``clusters.member_objects``.
 """
 
 from __future__ import annotations

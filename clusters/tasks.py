@@ -3,7 +3,7 @@
 - ``probe_all``: Celery beat (CLUSTER_PROBE_SECONDS); each probe records its result on the registry row.
   Pages only read that row and this process's breakers (``clusters.health.health_of``); they never probe.
 - ``sync_member_cluster(cluster_id)``: queued by ``clusters.services`` once a registration or an edit of a
-  member's attributes or pools commits: its ``MemberCluster`` object on every host (``clusters.federation``).
+  member's attributes or pools commits: its ``MemberCluster`` object on every host (``clusters.member_objects``).
 - ``sync_member_clusters()``: Celery beat (MEMBER_CLUSTER_SYNC_SECONDS; a thread under ``dev``) and queued
   when a host is registered: the level-triggered pass that converges every host, whatever was missed
   (a host that was down during an edit, a lost task).
@@ -19,7 +19,7 @@ import logging
 from celery import shared_task
 
 from base.errors import ServiceError
-from clusters import federation
+from clusters import member_objects
 from clusters.health import probe_cluster
 from clusters.models import Cluster
 
@@ -47,11 +47,11 @@ def sync_member_cluster(cluster_id: int) -> dict[str, str]:
     if cluster is None:
         return {}
     outcomes = {}
-    for host in federation.hosts():
+    for host in member_objects.hosts():
         if host.pk == cluster.pk:
             continue
         try:
-            outcomes[host.name] = federation.sync_member(host, cluster)
+            outcomes[host.name] = member_objects.sync_member(host, cluster)
         except ServiceError as exc:
             log.warning("member cluster sync: %s (the periodic pass retries)", exc.message)
             outcomes[host.name] = f"failed: {exc.message}"
@@ -62,9 +62,9 @@ def sync_member_cluster(cluster_id: int) -> dict[str, str]:
 def sync_member_clusters() -> dict[str, str]:
     """Converge every host's MemberCluster objects on the registry; returns a line per host."""
     outcomes = {}
-    for host in federation.hosts():
+    for host in member_objects.hosts():
         try:
-            done = federation.sync_host(host)
+            done = member_objects.sync_host(host)
         except ServiceError as exc:
             log.warning("member cluster sync: %s (retried at the next pass)", exc.message)
             outcomes[host.name] = f"failed: {exc.message}"

@@ -60,10 +60,6 @@ class ServiceError(Exception):
         """Several fields at once, path -> sentence."""
         return cls(message, fields=[FieldError(path, text) for path, text in errors.items()])
 
-    @property
-    def http_status(self) -> int:
-        return self.status
-
 
 class Invalid(ServiceError):
     status, code, close_code = 400, "invalid", 4400

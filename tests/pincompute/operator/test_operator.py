@@ -1,6 +1,6 @@
 """The operator against the local control plane, run as a real subprocess (so kills are real).
 
-Run: .venv/bin/pytest tests/pincompute/operator -p no:django -p no:cacheprovider -o addopts="" \
+Run: .venv/bin/pytest tests/pincompute/operator/test_operator.py -p no:django -p no:cacheprovider -o addopts="" \
         -p tests.harness.localcp
 """
 
