@@ -28,8 +28,9 @@ from base.throttling import api_throttles
 from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from projects.access import ADMIN, visible_project_role
 from projects.models import Project
+from workloads.api.common import LIST_RENDERERS, bounded_int
 from workloads.api.encoded import Encoded, encode
-from workloads.api.views import LIST_RENDERERS, MAX_PAGE_SIZE, PAGE_SIZE, bounded_int
+from workloads.api.schema import MAX_PAGE_SIZE, PAGE_SIZE
 from workloads.memo import VersionMemo
 from workloads.paging import POD_PHASES, PodKey, pod_page
 from workloads.reads import pod_state, ready_count, restarts_of

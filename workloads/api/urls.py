@@ -3,19 +3,19 @@
 
 from django.urls import path
 
-from workloads.api import pods, views
+from workloads.api import insights, operations, pods, views
 
 ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
 
 urlpatterns = [
     path("workloads/", views.WorkloadListView.as_view(), name="workload-list"),
     path("projects/<str:project>/workloads/", views.ProjectWorkloadsView.as_view(), name="project-workloads"),
-    path("projects/<str:project>/timeline/", views.ProjectTimelineView.as_view(), name="project-timeline"),
+    path("projects/<str:project>/timeline/", insights.ProjectTimelineView.as_view(), name="project-timeline"),
     path("projects/<str:project>/pods/", pods.ProjectPodsView.as_view(), name="project-pods"),
     path(ONE, views.WorkloadDetailView.as_view(), name="workload-detail"),
-    path(f"{ONE}timeline/", views.WorkloadTimelineView.as_view(), name="workload-timeline"),
+    path(f"{ONE}timeline/", insights.WorkloadTimelineView.as_view(), name="workload-timeline"),
 ]
 urlpatterns += [
     path(f"{ONE}{operation}/", view.as_view(), name=f"workload-{operation}")
-    for operation, view in views.OPERATION_VIEWS.items()
+    for operation, view in operations.OPERATION_VIEWS.items()
 ]
