@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis.strategies._internal.random  # noqa: F401 - see below
 import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 
 from accounts.services import create_api_token
+
+# hypothesis imports its ``randoms()`` strategy module lazily, and that module imports hypothesis' core back: when
+# schemathesis' 4 workers draw their first cases at once, one thread can be handed the half-imported module
+# ("cannot import name 'RandomStrategy'", seen once in a clean-clone run). Imported above, before any worker starts.
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
