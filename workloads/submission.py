@@ -28,7 +28,7 @@ from pincompute.federation.admission import claim_of, shortfalls
 from pincompute.grants import Allocation
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
-from pincompute.policy import policy_violations
+from pincompute.podsecurity import pod_security_violations
 from pincompute.quantity import format_amount
 from pincompute.runtime import RuntimeProfile, load_profile
 from pincompute.specs import Workload, parse, validate
@@ -127,7 +127,7 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
     errors = validate(manifest)
     if errors:
         raise SpecInvalid(errors)
-    violations = policy_violations(manifest, PodSecurity(project.pod_security))
+    violations = pod_security_violations(manifest, PodSecurity(project.pod_security), profile())
     if violations:
         raise Invalid(
             f"Refused by the pod security level of project {project.name} ({project.pod_security}).",

@@ -123,7 +123,7 @@ class RuntimeProfile:
 
 
 @functools.lru_cache(maxsize=8)
-def load_profile(version: str = "v1") -> RuntimeProfile:
+def load_profile(version: str = "v2") -> RuntimeProfile:
     """Load ``profile-<version>.yaml`` shipped inside this package (no network, cached)."""
     resource = resources.files("pincompute.runtime").joinpath(f"profile-{version}.yaml")
     if not resource.is_file():

@@ -17,6 +17,7 @@ from pincompute.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, p
 from pincompute.quota import DEFAULT_CONTAINER_REQUEST, pod_request
 from pincompute.specs import checks as c
 from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
+from pincompute.specs.security_context import CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT
 from pincompute.tiers import Tier
 
 RESERVED_PREFIX = "pincompute-"
@@ -73,7 +74,7 @@ CONTAINER = obj(
     Field("livenessProbe", FREE),
     Field("readinessProbe", FREE),
     Field("startupProbe", FREE),
-    Field("securityContext", FREE),  # what a project's pod security level allows is checked in core.policy
+    Field("securityContext", CONTAINER_SECURITY_CONTEXT),
     description="A container as in a Kubernetes pod, limited to the fields PinCompute supports.",
 )
 
@@ -113,6 +114,7 @@ def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
         Field("nodeSelector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
         Field("tolerations", Arr(items=TOLERATION)),
         Field("hardwareFamily", Str(checks=(c.label_value,), description="Node hardware family, e.g. g5.")),
+        Field("securityContext", POD_SECURITY_CONTEXT),
         *(
             Field(name, Bool(description="Only where the project's pod security level allows it."))
             for name in HOST_NAMESPACES
@@ -218,6 +220,7 @@ class PodFields:
     tolerations: tuple[Mapping[str, Any], ...] = ()
     hardware_family: str | None = None
     host_namespaces: Mapping[str, bool] = field(default_factory=dict)  # hostNetwork/hostPID/hostIPC when set
+    security_context: Mapping[str, Any] = field(default_factory=dict)
 
     def user_request(self) -> Resources:
         return pod_request(
@@ -239,6 +242,8 @@ class PodFields:
         if self.tolerations:
             spec["tolerations"] = copy.deepcopy([dict(t) for t in self.tolerations])
         spec.update(self.host_namespaces)
+        if self.security_context:
+            spec["securityContext"] = copy.deepcopy(dict(self.security_context))
         return spec
 
 
@@ -270,6 +275,7 @@ def build_pod(raw: Mapping[str, Any]) -> PodFields:
         tolerations=tuple(raw.get("tolerations") or ()),
         hardware_family=raw.get("hardwareFamily"),
         host_namespaces={name: bool(raw[name]) for name in HOST_NAMESPACES if name in raw},
+        security_context=dict(raw.get("securityContext") or {}),
     )
 
 

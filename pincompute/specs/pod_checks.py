@@ -11,6 +11,7 @@ from pincompute.quantity import GPU_RESOURCE, parse_cpu, parse_gpu, parse_memory
 from pincompute.runtime.profile import load_profile
 from pincompute.specs.common import RESERVED_PREFIX
 from pincompute.specs.schema import join
+from pincompute.specs.security_context import check_security_context
 
 
 def check_pod(
@@ -21,6 +22,7 @@ def check_pod(
     reserved_names = profile.reserved_container_names()
     volumes = [v for v in list_or_empty(pod.get("volumes")) if isinstance(v, dict)]
     volume_names = {v.get("name") for v in volumes}
+    check_security_context(pod.get("securityContext"), join(path, "securityContext"), errors, pod=True)
     seen: dict[str, str] = {}
     for group in ("containers", "sidecars"):
         for index, container in enumerate(list_or_empty(pod.get(group))):
@@ -37,6 +39,7 @@ def check_pod(
                 else:
                     seen[name] = cpath
             _check_container(container, cpath, volume_names, reserved_env, errors)
+            check_security_context(container.get("securityContext"), join(cpath, "securityContext"), errors)
     names_seen: set[Any] = set()
     for index, volume in enumerate(volumes):
         name = volume.get("name")
