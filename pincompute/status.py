@@ -13,6 +13,8 @@ from typing import Any, NotRequired, TypedDict
 
 from pincompute.labels import ZONE_LABEL, workload_selector
 
+REFUSED = "Refused"  # a member shard whose pods the member refuses to create (state and condition)
+MEMBER_REFUSED = "MemberRefused"  # the host object's condition for it (pincompute.federation.refusal)
 _STUCK_REASONS = frozenset(
     {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName"}
 )
@@ -172,6 +174,7 @@ def _shard(
 
 def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
     status, spec = _status(obj), obj.get("spec") or {}
+    failure = _conditions(obj).get("ReplicaFailure") or {}
     generation = (obj.get("metadata") or {}).get("generation", 0)
     if obj.get("kind") == "DaemonSet":
         desired, ready = status.get("desiredNumberScheduled", 0), status.get("numberReady", 0)
@@ -180,6 +183,8 @@ def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
         desired, ready = spec.get("replicas", status.get("replicas", 0)), status.get("availableReplicas", 0)
         updated = status.get("updatedReplicas", 0)
     progressing = _conditions(obj).get("Progressing") or {}
+    if failure.get("status") == "True":  # its pods cannot be created (Pod Security admission, quota, ...)
+        return _shard(obj, desired, status.get("availableReplicas", 0), 0, REFUSED, str(failure.get("message", "")))
     if progressing.get("reason") == "ProgressDeadlineExceeded":
         return _shard(obj, desired, ready, updated, "Failed", str(progressing.get("message", "")))
     observed = status.get("observedGeneration", 0) >= generation
@@ -261,6 +266,12 @@ def derive_status(
     conditions: list[dict[str, Any]] = list((cr.get("status") or {}).get("conditions") or [])
     for type_, value in (("Ready", ready), ("Progressing", progressing), ("Degraded", degraded)):
         conditions = set_condition(conditions, type_, "True" if value else "False", reason, message, generation, now)
+    refused = "; ".join(f"{s['name']}: {s['message']}" for s in shards if s["state"] == REFUSED)
+    if refused:
+        why = "PodSecurity" if "violates PodSecurity" in refused else "FailedCreate"
+        conditions = set_condition(conditions, REFUSED, "True", why, refused, generation, now)
+    elif any(c.get("type") == REFUSED for c in conditions):
+        conditions = set_condition(conditions, REFUSED, "False", "PodsCreated", "", generation, now)
     if phase is None:
         phase = "Paused" if operations.get("paused") or operations.get("stopped") else reason
     status: WorkloadStatus = {
@@ -280,9 +291,10 @@ def derive_status(
 def _verdict(
     kind: str, shards: Sequence[ShardStatus], operations: Mapping[str, Any]
 ) -> tuple[bool, bool, bool, str, str]:
-    failed = [s for s in shards if s["state"] == "Failed"]
+    failed = [s for s in shards if s["state"] in ("Failed", REFUSED)]
     if failed:
-        return False, False, True, "Failed", "; ".join(f"{s['name']}: {s['message']}" for s in failed)
+        reason = REFUSED if any(s["state"] == REFUSED for s in failed) else "Failed"
+        return False, False, True, reason, "; ".join(f"{s['name']}: {s['message']}" for s in failed)
     if operations.get("stopped") or operations.get("paused"):
         word = "Stopped" if operations.get("stopped") else "Paused"
         return True, False, False, word, f"{kind} is {word.lower()} by its owner"
@@ -354,6 +366,7 @@ def aggregate_shards(
             "lastTransitionTime": times[-1] if times else "",
         }
         conditions.append(condition)
+    conditions += _member_refused(clusters, own, unreachable)
     return {
         "replicas": sum(s["replicas"] for s in shards),
         "readyReplicas": sum(s["readyReplicas"] for s in shards),
@@ -361,6 +374,26 @@ def aggregate_shards(
         "shards": shards,
         "conditions": conditions,
     }
+
+
+def _member_refused(
+    clusters: Sequence[str], own: Mapping[str, Mapping[str, Mapping[str, Any]]], unreachable: Mapping[str, str]
+) -> list[Condition]:
+    """``MemberRefused`` when a member reports a shard whose pods it refuses (none otherwise: most never are)."""
+    refused = {
+        c: own[c][REFUSED] for c in clusters if c not in unreachable and own[c].get(REFUSED, {}).get("status") == "True"
+    }
+    if not refused:
+        return []
+    first = refused[min(refused)]
+    condition: Condition = {
+        "type": MEMBER_REFUSED,
+        "status": "True",
+        "reason": str(first.get("reason") or "FailedCreate"),
+        "message": "; ".join(f"member {c}: {refused[c].get('message', '')}" for c in sorted(refused)),
+        "lastTransitionTime": max(str(r.get("lastTransitionTime") or "") for r in refused.values()),
+    }
+    return [condition]
 
 
 def _cluster_shard(

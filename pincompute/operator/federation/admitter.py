@@ -17,6 +17,7 @@ from typing import Any
 
 from pincompute.errors import Conflict, CoreError, SpecInvalid
 from pincompute.federation.admission import CONDITION, Claim, admit, claim_of, is_admitted
+from pincompute.federation.refusal import admission_refused, current_refusal
 from pincompute.operator.cluster import Key
 from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.host import HostRuntime
@@ -76,11 +77,12 @@ class Admitter:
     def run(self, namespace: str) -> int:
         """Decide and write; returns how many workloads changed admission."""
         objects = {f"{o['kind']}/{o['metadata']['name']}": o for o in self.host.workloads(namespace)}
+        refused = {key: refusal for key, obj in objects.items() if (refusal := current_refusal(obj))}
         claims: dict[str, Claim] = {}
         for key, obj in objects.items():
             claim = self._claim(obj)
-            if claim is not None:  # an invalid spec is never admitted; its reconcile reports the errors
-                claims[key] = claim
+            if claim is not None and key not in refused:  # an invalid spec is never admitted (its reconcile says
+                claims[key] = claim  # why), nor one a member refuses, until its spec changes
         quota = self.host.quota(namespace)
         grants = grants_of_quota(quota)
         admitted = [c for k, c in claims.items() if is_admitted(objects[k])]
@@ -105,6 +107,7 @@ class Admitter:
             have = condition_of(obj, CONDITION)
             if not all(have.get(k) == v for k, v in wanted.items()):
                 writes.append((obj, wanted))
+        writes += self._refusals(objects, refused)
         # The decision is made; recording it is one write per workload, done in parallel. A write that
         # fails leaves a state the next pass decides from (what is recorded admitted holds its claim), so
         # the grant is never exceeded whichever writes land.
@@ -116,6 +119,19 @@ class Admitter:
         if failures:
             raise failures[0]
         return changed
+
+    @staticmethod
+    def _refusals(
+        objects: Mapping[str, dict[str, Any]], refused: Mapping[str, Mapping[str, Any]]
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """``Admitted=False`` (MemberRefused) for each workload a member refuses, where it is not written yet."""
+        writes = []
+        for key, refusal in refused.items():
+            obj, wanted = objects[key], admission_refused(refusal)
+            have = condition_of(obj, CONDITION)
+            if not obj["metadata"].get("deletionTimestamp") and not all(have.get(k) == v for k, v in wanted.items()):
+                writes.append((obj, wanted))
+        return writes
 
     def _record(self, obj: dict[str, Any], wanted: dict[str, Any]) -> bool | Exception:
         """Write one verdict (a waiting workload is also ``Scheduled=False`` and ``Queued``); True when its

@@ -2,8 +2,9 @@
 objects, the member clusters and the revisions, into one full-object Store.
 
 Events become work-queue keys: a workload's own key for a change of its spec or metadata (not of its
-status: that is our own write), the project's admission key whenever a workload comes, goes or changes,
-or the project's quota changes, and every workload key when a member cluster changes.
+status: that is our own write, except a member's refusal appearing), the project's admission key whenever a
+workload comes, goes or changes, or the project's quota changes, and every workload key when a member cluster
+changes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pincompute.errors import Conflict, NotFound
+from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
@@ -42,6 +44,7 @@ def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
         repr(sorted((meta.get("annotations") or {}).items())),
         meta.get("deletionTimestamp"),
         tuple(meta.get("finalizers") or ()),
+        bool(current_refusal(obj)),  # the one status change admission must hear of: a member refused it
     )
 
 

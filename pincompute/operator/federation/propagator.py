@@ -26,6 +26,7 @@ from pincompute.federation.propagation import (
     placements_of,
     shard_manifest,
 )
+from pincompute.federation.refusal import is_current
 from pincompute.federation.rollout import LiveShard, shard_specs
 from pincompute.federation.stickiness import stabilize, staying_clusters
 from pincompute.kinds import KINDS
@@ -285,7 +286,8 @@ class Propagator:
         old = obj.get("status") or {}
         # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
         ours = {ADMITTED, SCHEDULED, *(c["type"] for c in federated["conditions"])}
-        conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours]
+        # a member's refusal outlives the shards it prunes: admission holds no claim until the spec changes
+        conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours or is_current(c, obj)]
         conditions = set_conditions(conditions, federated["conditions"], generation, now)
         scheduled = ("True", "Scheduled", _where(shards)) if shards else ("False", "Unschedulable", unschedulable)
         if problem and shards:
