@@ -9,6 +9,7 @@ import html
 import re
 
 import pytest
+import yaml
 
 from pincompute.kinds import KINDS
 from tests.support.kinds import *  # noqa: F403
@@ -186,3 +187,29 @@ def test_another_tenants_project_is_404(host, other_project, developer, client):
 def test_pages_need_a_sign_in_and_writes_need_post(client):
     assert client.get(URL).status_code == 302
     assert client.post(f"{URL}create/", {}).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("context", "status", "said"),
+    [
+        ({"privileged": "true"}, 400, "must be true or false, got a string"),
+        (
+            {"seccompProfile": {"type": "Unconfined"}},
+            400,
+            "baseline: seccompProfile.type must be RuntimeDefault or Localhost (Pod Security Standard 'Seccomp')",
+        ),
+        ({"procMount": "Unmasked"}, 400, "(Pod Security Standard '/proc Mount Type')"),
+    ],
+)
+def test_a_security_context_the_project_refuses_is_named_inline(host, developer, client, context, status, said):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)), source="yaml")
+    document = yaml.safe_load(data["document"])
+    document["spec"]["template"]["containers"][0]["securityContext"] = context
+    data["document"] = yaml.safe_dump(document)
+
+    response = client.post(f"{URL}create/", data, **HX)
+
+    page = text(response)
+    assert response.status_code == status and not host
+    assert "spec.template.containers[0].securityContext." in page and said in page
