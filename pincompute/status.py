@@ -6,15 +6,18 @@ the SDK read them the same way; lastTransitionTime only moves when a condition's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from types import MappingProxyType
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
+from pincompute.conditions import condition_of as condition_of
+from pincompute.conditions import rfc3339 as rfc3339
+from pincompute.conditions import set_condition as set_condition
+from pincompute.conditions import set_conditions as set_conditions
+from pincompute.federation.refusal import REFUSED, member_refused, refused_condition
 from pincompute.labels import ZONE_LABEL, workload_selector
 
-REFUSED = "Refused"  # a member shard whose pods the member refuses to create (state and condition)
-MEMBER_REFUSED = "MemberRefused"  # the host object's condition for it (pincompute.federation.refusal)
 _STUCK_REASONS = frozenset(
     {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName"}
 )
@@ -95,58 +98,6 @@ class FederatedStatus(TypedDict):
     updatedReplicas: int
     shards: list[ClusterShard]
     conditions: list[Condition]
-
-
-def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def condition_of(obj: Mapping[str, Any] | None, type_: str) -> dict[str, Any]:
-    """A copy of the condition ``type_`` in an object's status ({} when it has none)."""
-    for item in ((obj or {}).get("status") or {}).get("conditions") or []:
-        if item.get("type") == type_:
-            return dict(item)
-    return {}
-
-
-def set_condition(
-    conditions: Sequence[Mapping[str, Any]],
-    type: str,
-    status: str,
-    reason: str,
-    message: str,
-    observed_generation: int,
-    now: datetime,
-) -> list[dict[str, Any]]:
-    """New list with ``type`` set; keeps lastTransitionTime when the status did not change."""
-    result = [dict(c) for c in conditions]
-    previous = next((c for c in result if c.get("type") == type), None)
-    changed = previous is None or previous.get("status") != status
-    condition = {
-        "type": type,
-        "status": status,
-        "reason": reason,
-        "message": message,
-        "observedGeneration": observed_generation,
-        "lastTransitionTime": rfc3339(now)
-        if changed or previous is None
-        else previous.get("lastTransitionTime", rfc3339(now)),
-    }
-    if previous is None:
-        result.append(condition)
-    else:
-        result[result.index(previous)] = condition
-    return result
-
-
-def set_conditions(
-    conditions: Sequence[Mapping[str, Any]], new: Iterable[Mapping[str, Any]], observed_generation: int, now: datetime
-) -> list[dict[str, Any]]:
-    """``set_condition`` for each of ``new`` (type, status, reason, message), in order."""
-    result = [dict(c) for c in conditions]
-    for c in new:
-        result = set_condition(result, c["type"], c["status"], c["reason"], c["message"], observed_generation, now)
-    return result
 
 
 def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -266,12 +217,9 @@ def derive_status(
     conditions: list[dict[str, Any]] = list((cr.get("status") or {}).get("conditions") or [])
     for type_, value in (("Ready", ready), ("Progressing", progressing), ("Degraded", degraded)):
         conditions = set_condition(conditions, type_, "True" if value else "False", reason, message, generation, now)
-    refused = "; ".join(f"{s['name']}: {s['message']}" for s in shards if s["state"] == REFUSED)
-    if refused:
-        why = "PodSecurity" if "violates PodSecurity" in refused else "FailedCreate"
-        conditions = set_condition(conditions, REFUSED, "True", why, refused, generation, now)
-    elif any(c.get("type") == REFUSED for c in conditions):
-        conditions = set_condition(conditions, REFUSED, "False", "PodsCreated", "", generation, now)
+    conditions = refused_condition(
+        conditions, [(s["name"], s["message"]) for s in shards if s["state"] == REFUSED], generation, now
+    )
     if phase is None:
         phase = "Paused" if operations.get("paused") or operations.get("stopped") else reason
     status: WorkloadStatus = {
@@ -366,7 +314,7 @@ def aggregate_shards(
             "lastTransitionTime": times[-1] if times else "",
         }
         conditions.append(condition)
-    conditions += _member_refused(clusters, own, unreachable)
+    conditions += cast(list[Condition], member_refused({c: own[c] for c in clusters if c not in unreachable}))
     return {
         "replicas": sum(s["replicas"] for s in shards),
         "readyReplicas": sum(s["readyReplicas"] for s in shards),
@@ -374,26 +322,6 @@ def aggregate_shards(
         "shards": shards,
         "conditions": conditions,
     }
-
-
-def _member_refused(
-    clusters: Sequence[str], own: Mapping[str, Mapping[str, Mapping[str, Any]]], unreachable: Mapping[str, str]
-) -> list[Condition]:
-    """``MemberRefused`` when a member reports a shard whose pods it refuses (none otherwise: most never are)."""
-    refused = {
-        c: own[c][REFUSED] for c in clusters if c not in unreachable and own[c].get(REFUSED, {}).get("status") == "True"
-    }
-    if not refused:
-        return []
-    first = refused[min(refused)]
-    condition: Condition = {
-        "type": MEMBER_REFUSED,
-        "status": "True",
-        "reason": str(first.get("reason") or "FailedCreate"),
-        "message": "; ".join(f"member {c}: {refused[c].get('message', '')}" for c in sorted(refused)),
-        "lastTransitionTime": max(str(r.get("lastTransitionTime") or "") for r in refused.values()),
-    }
-    return [condition]
 
 
 def _cluster_shard(
