@@ -257,7 +257,7 @@ def admit(
         taken = [c for c in mine if c.key in beyond]
         total = sum((c.request for c in kept), Allocation())
         for claim in kept:
-            verdicts[claim.key] = _admitted(claim, grant)
+            verdicts.setdefault(claim.key, _admitted(claim, grant))  # a change to this tier already said more
         reclaim += sorted(taken, key=lambda c: c.order, reverse=True)
         growths = [c for c in growing.values() if c.tier is tier and c.key in kept_claims]
         for claim in sorted([*taken, *(c for c in queue if c.tier is tier), *growths], key=lambda c: c.order):
