@@ -70,6 +70,12 @@ class Claim:
         return (self.created, self.uid, self.key)
 
 
+def created_at(obj: Mapping[str, Any]) -> datetime:
+    """A host object's creation time: its place in the queue."""
+    text = str((obj.get("metadata") or {}).get("creationTimestamp") or "1970-01-01T00:00:00Z")
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
 def claim_of(
     workload: Workload,
     created: datetime,

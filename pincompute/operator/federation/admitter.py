@@ -33,6 +33,7 @@ from pincompute.federation.admission import (
     Verdict,
     admit,
     claim_of,
+    created_at,
     is_admitted,
     recorded_admission,
 )
@@ -53,11 +54,6 @@ CLAIM_CACHE = 100_000
 WRITERS = 8
 WRITE_ATTEMPTS = 3
 SCHEDULED = "Scheduled"
-
-
-def created_at(obj: Mapping[str, Any]) -> datetime:
-    text = str((obj.get("metadata") or {}).get("creationTimestamp") or "1970-01-01T00:00:00Z")
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 @dataclass(frozen=True)
