@@ -29,7 +29,7 @@ from tests.support.federation import condition
 from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.support.submission import pinapp
 from tests.support.workload_operator import created, operator  # noqa: F401
-from workloads import services
+from workloads import host, services
 
 pytestmark = [
     pytest.mark.integration,
@@ -165,3 +165,32 @@ def test_twenty_concurrent_writes_never_hold_more_than_the_grant(created, admin_
     running = wait_for(lambda: (t := member_total(project.namespace))[1] and t, 90, what="members on admitted specs")
     assert running[0] <= GRANT_CPU
     observer.watch.stop()
+
+
+@pytest.mark.usefixtures("operator")
+def test_a_scale_beyond_the_room_left_is_refused_with_the_numbers_and_writes_nothing(created, admin_user, user):  # noqa: F811
+    project = team_project("grow", admin_user, user, grants={"ondemand": ("4", "8Gi", "0", "0")})
+    for name, replicas in (("small", 1), ("big", 6)):
+        services.submit_workload(project, app(name, replicas=replicas), actor=user)
+        created.append(("PinApp", project.namespace, name))
+
+    def admitted() -> bool:
+        objs = [host.get("PinApp", project.namespace, n) for n in ("small", "big")]
+        return all(condition(o, "Admitted").get("status") == "True" for o in objs)
+
+    wait_for(admitted, 60, what="both admitted")
+    before = host.get("PinApp", project.namespace, "small")
+
+    with pytest.raises(services.ExceedsGrant) as refused:
+        services.operate_workload(project, "PinApp", "small", "scale", actor=user, replicas=3)
+
+    assert refused.value.status == 403 and refused.value.code == "quota_exceeded"
+    (field,) = refused.value.fields
+    assert field.path == "OnDemand.cpu"
+    assert field.message == (
+        "OnDemand cpu: it would hold 1500m (admitted: 500m); the project's other admitted workloads hold 3 of the "
+        "grant of 4, so 1 is left"
+    )
+    after = host.get("PinApp", project.namespace, "small")
+    assert after["metadata"]["generation"] == before["metadata"]["generation"]
+    services.operate_workload(project, "PinApp", "small", "scale", actor=user, replicas=2)  # 1 CPU: fits
