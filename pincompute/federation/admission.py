@@ -297,14 +297,19 @@ def _try_change(
     pending: dict[str, Verdict],
     verdicts: dict[str, Verdict],
 ) -> Allocation:
-    """Admit a growing change when it fits beside every other admitted claim; ``total``'s new value. A change to
-    another tier keeps counting the old claim in its tier until the next pass (never less than is held)."""
+    """Admit a growing change when it fits beside every other admitted claim; ``total``'s new value. For the rest
+    of the pass it counts as the larger of old and new in each resource (a change to another tier: the old claim
+    stays counted in its tier), so no admission of the same pass uses room it frees: the pass's writes land in any
+    order, and the host never records more than the grant in between."""
     others = total - holds.request if holds.tier is tier else total
     missing = shortfalls(tier, grant, others, change.request)
     if not missing:
         changed.append(change)
         verdicts[change.key] = _admitted(change, grant)
-        return others + change.request
+        if holds.tier is not tier:
+            return others + change.request
+        have, want = holds.request.amounts(), change.request.amounts()
+        return others + Allocation(*(max(have[r], want[r]) for r in ALLOCATION_RESOURCES))
     message = (
         f"the change waits for the {tier.value} grant (what was admitted keeps running, holding "
         f"{holds.request.describe()}): " + "; ".join(s.message for s in missing)

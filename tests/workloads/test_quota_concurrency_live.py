@@ -84,7 +84,9 @@ class AdmittedTotal:
         held = self.held()
         self.peak = max(self.peak, held.cpu_milli)
         if held.cpu_milli > GRANT_CPU:
-            self.violations.append(f"event {self.events}: admitted hold {held.describe()}")
+            self.violations.append(
+                f"event {self.events} ({type_} {meta['name']}): admitted hold {held.describe()}: {self.admitted()}"
+            )
 
     def held(self) -> Allocation:
         total = Allocation()
@@ -96,6 +98,17 @@ class AdmittedTotal:
             assert spec_hash(spec) == obj["status"]["admission"]["specHash"]
             total = total + claim(self.namespace, spec)
         return total
+
+    def admitted(self) -> str:
+        """Each admitted PinApp: its admitted generation of its generation, and its replicas and CPU then."""
+        rows = []
+        for name, obj in sorted(self.objects.items()):
+            if condition(obj, "Admitted").get("status") == "True":
+                record = obj["status"]["admission"]
+                spec = self.specs[(name, record["generation"])]
+                cpu = spec["template"]["containers"][0]["resources"]["requests"]["cpu"]
+                rows.append(f"{name} g{record['generation']}/{obj['metadata']['generation']} {spec['replicas']}x{cpu}")
+        return ", ".join(rows)
 
     def settled(self) -> bool:
         def decided(obj: dict[str, Any]) -> bool:

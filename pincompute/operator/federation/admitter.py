@@ -156,10 +156,15 @@ class Admitter:
                 )
             if not wanted.holds(obj):
                 writes.append((obj, wanted))
-        # The decision is made; recording it is one write per workload, done in parallel. A write that
-        # fails leaves a state the next pass decides from (what is recorded admitted holds its claim), so
-        # the grant is never exceeded whichever writes land.
-        outcomes = list(self.pool.map(lambda item: self._record(*item), writes))
+        # The decision is made; recording it is one write per workload, done in parallel: first what releases
+        # room (a shrink, a reclaim), then the rest, and only once every release landed, so the host never records
+        # an admission in room still recorded as held. A write that fails leaves a state the next pass decides
+        # from (what is recorded admitted holds its claim), so the grant is never exceeded whichever writes land.
+        releases = [item for item in writes if _releases(item[0], judged[_key(item[0])], item[1])]
+        outcomes = list(self.pool.map(lambda item: self._record(*item), releases))
+        if not any(isinstance(o, Exception) for o in outcomes):
+            rest = [item for item in writes if item not in releases]
+            outcomes += list(self.pool.map(lambda item: self._record(*item), rest))
         failures = [o for o in outcomes if isinstance(o, Exception)]
         count = sum(1 for o in outcomes if o is True)
         if count:
@@ -255,8 +260,25 @@ def _held(obj: Mapping[str, Any], now: Judged) -> Claim | None:
     if record is None:
         return now.claim
     meta = obj["metadata"]
-    key = f"{obj['kind']}/{meta['name']}"
-    return Claim(key, record.tier, record.request, created_at(obj), str(meta.get("uid") or ""))
+    return Claim(_key(obj), record.tier, record.request, created_at(obj), str(meta.get("uid") or ""))
+
+
+def _key(obj: Mapping[str, Any]) -> str:
+    return f"{obj['kind']}/{obj['metadata']['name']}"
+
+
+def _releases(obj: Mapping[str, Any], now: Judged, wanted: Wanted) -> bool:
+    """Whether writing ``wanted`` lowers what ``obj`` holds in its tier (and raises nothing)."""
+    held = _held(obj, now)
+    if held is None:
+        return False
+    after = wanted.admission if wanted.admitted["status"] == "True" else None
+    if after is None:
+        return True
+    if after.tier is not held.tier:
+        return False
+    have, want = held.request.amounts(), after.request.amounts()
+    return all(want[r] <= have[r] for r in have) and want != have
 
 
 def _changed(obj: Mapping[str, Any]) -> bool:
