@@ -74,6 +74,22 @@ _PLACEMENT = obj(
     Field("scores", Arr(items=obj(Field("cluster", Str(), required=True), Field("score", Str())))),
     description="The federation's placement (host objects only).",
 )
+_ADMISSION = obj(
+    Field("generation", Int(description="The spec generation admitted.")),
+    Field("specHash", Str(description="The admitted spec's hash (its ControllerRevision's).")),
+    Field("tier", Str()),
+    Field(
+        "request",
+        obj(
+            Field("cpu", Str()),
+            Field("memory", Str()),
+            Field("nvidia.com/gpu", Str()),
+            Field("pods", Int()),
+            description="The claim it holds on the project's grant.",
+        ),
+    ),
+    description="What federation admission admitted (host objects only): a newer generation waits until it fits.",
+)
 STATUS = obj(
     Field("observedGeneration", Int()),
     Field("phase", Str()),
@@ -90,6 +106,7 @@ STATUS = obj(
     Field("shards", Arr(items=_SHARD)),
     Field("placement", _PLACEMENT),
     Field("currentRevision", Str(description="The ControllerRevision of the accepted spec (host objects only).")),
+    Field("admission", _ADMISSION),
 )
 
 _READY = {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'}

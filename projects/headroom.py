@@ -5,7 +5,8 @@ per tier (the region's, and each member's). Not chargeback: cost over time is th
 Workloads are read from the host cluster's objects (``clusters.runtime.host_cache``), the federation's
 store: each workload once, whatever number of members hold a shard of it (every shard carries the full
 spec, so counting shards would count a workload once per member). Admitted usage is what federation
-admission counts: the requests of the workloads whose ``Admitted`` condition is true; the others wait
+admission counts: what the workloads whose ``Admitted`` condition is true were admitted with
+(``status.admission``: a change of theirs still waiting for quota holds nothing yet); the others wait
 (``QuotaExceeded``, or not decided yet) and hold nothing. Running requests are the pods' own requests as
 the member clusters report them.
 """
@@ -21,7 +22,7 @@ from clusters import runtime
 from clusters.health import not_synced
 from pincompute import API_VERSION
 from pincompute.errors import SpecInvalid
-from pincompute.federation.admission import CONDITION
+from pincompute.federation.admission import CONDITION, recorded_admission
 from pincompute.federation.propagation import placements_of
 from pincompute.grants import Allocation, Pool, pool_headroom, region_headroom, tier_capacity
 from pincompute.kinds import KINDS
@@ -135,10 +136,14 @@ def _workloads(host: Any, namespace: str, daemon_nodes: int) -> tuple[list[Workl
             nodes = daemon_nodes if info.kind == "PinterestDaemon" else 1
             request = workload_request(workload, profile=profile, node_count=nodes)
             held = Allocation.of(request, workload_pods(workload, node_count=nodes))
+            tier = workload.meta.tier
             admitted, waiting = admission_of(obj)
+            record = recorded_admission(obj) if admitted else None
+            if record is not None:
+                held, tier = record.request, record.tier
             clusters = tuple(dict.fromkeys(p.cluster for p in placements_of(obj.get("status"))))
             created = str(meta.get("creationTimestamp") or "")
-            uses.append(WorkloadUse(name, info.kind, workload.meta.tier, held, clusters, created, admitted, waiting))
+            uses.append(WorkloadUse(name, info.kind, tier, held, clusters, created, admitted, waiting))
     uses.sort(key=lambda w: (w.kind, w.name))
     return uses, problems
 

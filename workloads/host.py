@@ -3,7 +3,9 @@
 Every call goes through the host's circuit breaker and retry policy (``clusters.remote``) and comes back
 as the error taxonomy: the apiserver's 404 is ``NotFound``, 409 ``Conflict`` (with the live version), 422
 ``Invalid`` naming each field the apiserver refused; an unreachable host is ``Unavailable`` (503).
-Lists never come from here: pages and the API read the host watch cache (``clusters.runtime.host_cache``).
+Lists come from the host watch cache (``clusters.runtime.host_cache``), for pages and the API alike; the one list
+made here is ``list_namespace``, under a project's lock (``workloads.growth``), which must see the write the
+previous holder of the lock just made.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from base.errors import Conflict, Invalid, NotFound, Unavailable
 from clusters import remote
 from clusters.models import Cluster, FederationRole
 from pincompute import GROUP, VERSION
-from pincompute.kinds import kind_info
+from pincompute.kinds import KINDS, kind_info
 from pincompute.kube import apierrors
 from pincompute.kube.retry import describe, is_transient, surely_unsent
 from pincompute.specs.checks import dns_subdomain
@@ -124,6 +126,18 @@ def get(kind: str, namespace: str, name: str) -> dict[str, Any]:
         f"read {kind}/{name}",
         lambda api: api.get_namespaced_custom_object(GROUP, VERSION, namespace, _plural(kind), name),
     )
+
+
+def list_namespace(namespace: str) -> list[dict[str, Any]]:
+    """Every workload object in ``namespace``, read live (one list per kind), each with its kind set."""
+    found: list[dict[str, Any]] = []
+    for kind, info in KINDS.items():
+        listed = _call(
+            f"list {info.plural}",
+            lambda api, plural=info.plural: api.list_namespaced_custom_object(GROUP, VERSION, namespace, plural),
+        )
+        found += [{**item, "kind": kind} for item in listed.get("items") or []]
+    return found
 
 
 def create(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """Operating a workload: pause, resume, stop, start, restart, restart a container, scale, delete.
 
 Each is a change of the host object's spec (``spec.operations``, ``spec.replicas``) that the federation
-carries to every shard; it is checked like a submission (the changed spec must still be valid and fit the
-grant), written as a conditional merge patch (never a lost update) and audited. Developers and owners may
-operate; viewers are refused, other tenants get a 404.
+carries to every shard once its admission admits it; it is checked like a submission (the changed spec must still
+be valid and fit the grant; a growth of an admitted workload must fit beside the project's other admitted
+workloads, ``workloads.growth``), written as a conditional merge patch (never a lost update) and audited.
+Developers and owners may operate; viewers are refused, other tenants get a 404.
 
 An operation the spec already says (``start`` on a running workload, ``pause`` on a paused one, ``scale`` to the
 replicas it has) writes nothing: no patch, no new generation, no audit row; the caller gets the object as it is
@@ -37,6 +38,7 @@ from projects.models import Project
 from workloads import host
 from workloads.conflicts import Raced, raced, retried_on_conflict
 from workloads.documents import editable, merge_patch
+from workloads.growth import growth_checked
 from workloads.reads import pods_of
 from workloads.submission import WRITE_ROLES, check, record
 
@@ -122,12 +124,13 @@ def operate_workload(
         merged = _merged(live, {"spec": patch})
         if _same_workload(_merged(live, {}), merged):
             return Operated(live, changed=False)
-        check(project, merged)  # still valid; a scale-up must still fit the grant
+        workload = check(project, merged)  # still valid, and never beyond the whole grant
         body = {"metadata": {"resourceVersion": live["metadata"]["resourceVersion"]}, "spec": patch}
-        try:
-            written = raced(lambda: host.patch(kind, project.namespace, name, body))
-        except host.OutcomeUnknown as lost:
-            written = _landed(project, operation, live, patch, lost)
+        with growth_checked(project, live, workload):  # a growth of what is admitted must fit beside the rest
+            try:
+                written = raced(lambda: host.patch(kind, project.namespace, name, body))
+            except host.OutcomeUnknown as lost:
+                written = _landed(project, operation, live, patch, lost)
         changes.append((live, patch))
         return Operated(written, changed=True)
 

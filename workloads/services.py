@@ -6,6 +6,7 @@ landed, ``submission.record``) and raises the base's ``ServiceError`` family. Th
 this one only re-exports them:
 
 - ``workloads.submission``: ``submit_workload`` (create or update from a document; ``Accepted``, ``NeverFits``)
+- ``workloads.growth``: ``ExceedsGrant``, the refusal of a growth of an admitted workload the grant has no room for
 - ``workloads.operations``: ``operate_workload`` (pause, resume, stop, start, restart, scale; ``Operated``),
   ``delete_workload``
 
@@ -15,6 +16,7 @@ shards, revisions from the watch caches), ``workloads.preview`` (what a submissi
 
 from __future__ import annotations
 
+from workloads.growth import ExceedsGrant
 from workloads.operations import OPERATIONS, Operated, delete_workload, operate_workload
 from workloads.submission import WRITE_ROLES, Accepted, NeverFits, submit_workload
 
@@ -22,6 +24,7 @@ __all__ = [
     "OPERATIONS",
     "WRITE_ROLES",
     "Accepted",
+    "ExceedsGrant",
     "NeverFits",
     "Operated",
     "delete_workload",

@@ -4,8 +4,9 @@ service authenticates, enforces quota and validates before anything reaches a cl
 In order: authorize (a developer or owner of an active project); complete the document for the project
 (namespace, ``spec.project``, team and cost center) and refuse one that names another; validate it (the
 core's spec checks, every error with its field path); refuse what the project's pod security level does
-not allow; refuse at once what can never fit the project's grant (with the numbers); then create or
-update the one object on the host, audited. Nothing is written when any step refuses; the federation
+not allow; refuse at once what can never fit the project's grant (with the numbers), and an update that grows an
+admitted workload beyond the room the grant has now (``workloads.growth``); then create or update the one object
+on the host, audited. Nothing is written when any step refuses; the federation
 does the rest (admission, placement, propagation).
 """
 
@@ -40,6 +41,7 @@ from projects.models import Project, ProjectRole
 from workloads import host
 from workloads.conflicts import raced, retried_on_conflict
 from workloads.documents import REQUEST_ANNOTATION
+from workloads.growth import growth_checked
 
 log = logging.getLogger(__name__)
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
@@ -208,7 +210,8 @@ def submit_workload(
         meta["finalizers"] = current["metadata"].get("finalizers") or []  # the federation's stays
         _keep_mark(current, meta)
         sent.append(current)
-        return raced(lambda: host.replace(manifest)), current
+        with growth_checked(project, current, workload):
+            return raced(lambda: host.replace(manifest)), current
 
     written, before = retried_on_conflict(replace)  # past the operator's and the federation's status writes
     record(project, "workload.update", kind, name, actor=actor, before=before.get("spec"), after=manifest.get("spec"))

@@ -88,3 +88,22 @@ def spec_changes(before: Any, after: Any, path: str = "spec") -> list[Change]:
         pairs = enumerate(zip(before, after, strict=True))
         return [c for i, (a, b) in pairs for c in spec_changes(a, b, f"{path}[{i}]")]
     return [] if before == after else [Change(path, before, after)]
+
+
+def admitted_view(
+    host: Mapping[str, Any], generation: int, admitted_hash: str, revisions: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """``host`` as admission admitted it: the spec of hash ``admitted_hash`` (its own when that is the spec it has
+    now, else the revision of that hash it owns) at ``generation``; None when no revision holds that spec. A
+    change waiting for quota leaves the members on this (``federation.admission``)."""
+    meta = host.get("metadata") or {}
+    if spec_hash(host.get("spec") or {}) == admitted_hash:
+        return {**host, "metadata": dict(meta)}
+    uid = meta.get("uid")
+    for revision in revisions:
+        rmeta = revision.get("metadata") or {}
+        owned = any(ref.get("uid") == uid for ref in rmeta.get("ownerReferences") or [])
+        if owned and (rmeta.get("annotations") or {}).get(SPEC_HASH_ANNOTATION) == admitted_hash:
+            spec = (revision.get("data") or {}).get("spec") or {}
+            return {**host, "spec": spec, "metadata": {**meta, "generation": generation}}
+    return None

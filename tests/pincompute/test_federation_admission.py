@@ -1,5 +1,6 @@
 """Federation admission: requests counted as Kubernetes counts them, FCFS per tier, never over a grant."""
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
@@ -9,10 +10,12 @@ from pincompute.federation.admission import (
     ADMITTED,
     QUOTA_EXCEEDED,
     RECLAIMED,
+    Admission,
     Claim,
     admit,
     claim_of,
     held_by,
+    recorded_admission,
 )
 from pincompute.grants import ALLOCATION_RESOURCES, Allocation, workloads_beyond
 from pincompute.quantity import Resources, parse_memory
@@ -258,3 +261,109 @@ def test_reclaim_keeps_exactly_what_admission_would_re_admit_in_order(grant, amo
     kept = held_by(c for c in held if c not in decision.reclaim)[Tier.PREEMPTIBLE]
     for gone in decision.reclaim:  # nothing reclaimed needlessly: each would not fit back
         assert min((grant - kept - gone.request).amounts().values()) < 0
+
+
+# -- changes of admitted workloads (scale, edit, a kubectl patch of the host object) ------------------------
+
+
+def test_a_growth_that_fits_beside_the_others_replaces_what_was_held():
+    grants = {Tier.ONDEMAND: Allocation(4000, 0, 0, 10)}
+    held = [claim("PinApp/web", 1000, at=0), claim("PinPod/db", 1000, at=1)]
+
+    decision = admit(grants, held, [], [claim("PinApp/web", 3000, pods=3, at=0)])
+
+    assert [c.request.cpu_milli for c in decision.changed] == [3000]
+    assert decision.held[Tier.ONDEMAND] == Allocation(4000, 0, 0, 4)
+    assert decision.pending == {} and decision.verdicts["PinApp/web"].message.startswith(
+        "admitted in OnDemand: holds cpu 3"
+    )
+
+
+def test_a_growth_that_does_not_fit_waits_with_the_numbers_and_the_workload_keeps_what_it_holds():
+    grants = {Tier.ONDEMAND: Allocation(4000, 0, 0, 10)}
+    held = [claim("PinApp/web", 1000, at=0), claim("PinPod/db", 2000, at=1)]
+
+    decision = admit(grants, held, [], [claim("PinApp/web", 3000, pods=3, at=0)])
+
+    assert decision.changed == () and decision.verdicts["PinApp/web"].admitted
+    assert decision.held[Tier.ONDEMAND] == Allocation(3000, 0, 0, 2)
+    waits = decision.pending["PinApp/web"]
+    assert waits.reason == QUOTA_EXCEEDED
+    assert waits.message == (
+        "the change waits for the OnDemand grant (what was admitted keeps running, holding cpu 1, memory 0, gpu 0, "
+        "pods 1): OnDemand cpu: requested 3 + 2 held by admitted workloads exceeds the project's grant of 4 by 1"
+    )
+
+
+def test_a_shrink_is_admitted_at_once_even_in_a_tier_held_beyond_its_grant():
+    grants = {Tier.ONDEMAND: Allocation(1000, 0, 0, 10)}  # the grant was forced below what is held
+    held = [claim("PinApp/web", 3000, pods=3, at=0)]
+
+    decision = admit(grants, held, [claim("PinPod/new", 100, at=5)], [claim("PinApp/web", 2000, pods=2, at=0)])
+
+    assert [c.request.cpu_milli for c in decision.changed] == [2000]
+    assert decision.held[Tier.ONDEMAND] == Allocation(2000, 0, 0, 2)
+    assert [w.key for w in decision.wait] == ["PinPod/new"]
+
+
+def test_a_growth_waits_in_its_queue_place_behind_an_older_waiting_workload():
+    grants = {Tier.ONDEMAND: Allocation(3000, 0, 0, 10)}
+    held = [claim("PinApp/web", 1000, at=10)]
+    older = claim("PinPod/older", 2000, at=5)
+
+    decision = admit(grants, held, [older], [claim("PinApp/web", 2000, pods=2, at=10)])
+
+    assert decision.admit == (older,) and "PinApp/web" in decision.pending
+
+
+def test_a_recorded_admission_reads_back_as_written():
+    record = Admission(7, "0123456789abcdef", Tier.RESERVED, Allocation(1500, 3 * 2**30 + 512, 2, 4))
+
+    assert recorded_admission({"status": {"admission": record.to_status()}}) == record
+    assert recorded_admission({"status": {"admission": {"request": {"cpu": "lots"}}}}) is None
+    assert recorded_admission({"status": {}}) is None
+
+
+changes = st.tuples(st.just("change"), keys, tiers, allocations)
+
+
+@settings(max_examples=300)
+@given(grant_maps, st.lists(st.one_of(arrival, deletion, changes), max_size=40))
+def test_for_any_interleaving_of_arrivals_changes_and_deletions_what_is_held_never_exceeds_a_grant(grants, steps):
+    admitted, waiting, proposed, clock = {}, {}, {}, 0
+    for step in steps:
+        if step[0] == "arrive" and step[1] not in admitted and step[1] not in waiting:
+            clock += 1
+            waiting[step[1]] = Claim(step[1], step[2], step[3], T0 + timedelta(seconds=clock))
+        elif step[0] == "change" and step[1] in admitted:
+            proposed[step[1]] = dataclasses.replace(admitted[step[1]], tier=step[2], request=step[3])
+        elif step[0] == "delete":
+            for state in (admitted, waiting, proposed):
+                state.pop(step[1], None)
+        before = held_by(admitted.values())
+        decision = admit(grants, list(admitted.values()), list(waiting.values()), list(proposed.values()))
+        for new in decision.admit:
+            admitted[new.key] = waiting.pop(new.key)
+        for change in decision.changed:
+            admitted[change.key] = proposed.pop(change.key)
+        assert set(decision.pending) == set(proposed)
+        now = held_by(admitted.values())
+        for tier in Tier:  # within the grant, or (a shrink in an over-held tier) no more than before
+            limit, was, after = grants.get(tier, Allocation()).amounts(), before[tier].amounts(), now[tier].amounts()
+            counted = decision.held[tier].amounts()  # writes land in any order: none may use room another frees
+            assert all(after[r] <= counted[r] <= max(limit[r], was[r]) for r in ALLOCATION_RESOURCES)
+
+
+def test_room_a_growing_change_frees_in_another_resource_is_not_given_away_in_the_same_pass():
+    # web trades memory for cpu; its memory is released only once its record is written, and the pass's writes
+    # land in any order: a newcomer must not be admitted into that memory before then
+    grants = {Tier.ONDEMAND: Allocation(4000, 4 * MI, 0, 10)}
+    held = [claim("PinApp/web", 1000, memory=4 * MI, at=0)]
+
+    decision = admit(
+        grants, held, [claim("PinPod/new", 100, memory=2 * MI, at=5)], [claim("PinApp/web", 2000, memory=MI, at=0)]
+    )
+
+    assert [c.key for c in decision.changed] == ["PinApp/web"]
+    assert [w.key for w in decision.wait] == ["PinPod/new"]
+    assert admit(grants, [decision.changed[0]], [claim("PinPod/new", 100, memory=2 * MI, at=5)]).admit  # next pass

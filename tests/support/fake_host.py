@@ -54,6 +54,10 @@ class FakeHost:
         except KeyError:
             raise NotFound("not found") from None
 
+    def list_namespace(self, namespace: str) -> list[dict[str, Any]]:
+        self._check()
+        return [copy.deepcopy(obj) for (_, ns, _), obj in self.objects.items() if ns == namespace]
+
     def patch(self, kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
         live = self.get(kind, namespace, name)
         if body.get("metadata", {}).get("resourceVersion") not in (None, live["metadata"]["resourceVersion"]):
@@ -86,7 +90,7 @@ def fake_host(project, caches, monkeypatch):
     make_cluster("host", role="host")
     make_quota("ondemand", 16, project="ads", mem_gib=64)
     fake = FakeHost(caches.setdefault(HOST, FilledCache({})))
-    for name in ("get", "patch", "replace", "delete"):
+    for name in ("get", "list_namespace", "patch", "replace", "delete"):
         monkeypatch.setattr(f"workloads.host.{name}", getattr(fake, name))
     return fake
 

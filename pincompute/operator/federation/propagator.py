@@ -4,6 +4,11 @@ Level-triggered and idempotent: the placement is recorded in the host object's s
 is written, so a crash at any point resumes with the same homes (no duplicate shard can exist: a shard
 is the host object's kind, namespace and name on its member), and shards on members outside the
 placement are pruned. Deleting the host object removes every shard first (the federation finalizer).
+
+Only an admitted spec reaches the members: the reconcile works on the object as admission admitted it
+(``revisions.admitted_view``: the spec ``status.admission`` names, from its ControllerRevision while a newer
+generation waits for quota), so a change that does not fit the grant never runs anywhere, and the members keep
+the admitted generation meanwhile.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from typing import Any
 
 from pincompute.cluster_scheduling import ClusterCandidate, PlacementDecision, place
 from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, TemporaryError
+from pincompute.federation.admission import CHANGE_PENDING, is_admitted, recorded_admission
 from pincompute.federation.admission import CONDITION as ADMITTED
-from pincompute.federation.admission import is_admitted
 from pincompute.federation.aggregation import ShardObservation, aggregate
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import (
@@ -27,6 +32,7 @@ from pincompute.federation.propagation import (
     shard_manifest,
 )
 from pincompute.federation.refusal import is_current
+from pincompute.federation.revisions import admitted_view
 from pincompute.federation.rollout import LiveShard, shard_specs
 from pincompute.federation.stickiness import stabilize, staying_clusters
 from pincompute.kinds import KINDS
@@ -77,19 +83,28 @@ class Propagator:
         meta = obj["metadata"]
         if meta.get("deletionTimestamp"):
             return self._finalize(key, obj)
-        try:
-            workload = parse(obj)
-        except SpecInvalid as exc:
-            return self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
         if not condition_of(obj, ADMITTED):
             return Outcome()  # admission decides first (and requeues it); writing now would only race with it
         if not is_admitted(obj):
             wrote = self._prune(key, keep=())
+            try:
+                parse(obj)
+            except SpecInvalid as exc:
+                self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
+                return Outcome(wrote=wrote)
             if (obj.get("status") or {}).get("placement") or (obj.get("status") or {}).get("shards"):
                 self._status(obj, [], queued=True)  # reclaimed: its shards are gone, say so
             return Outcome(wrote=wrote)
         if FEDERATION_FINALIZER not in (meta.get("finalizers") or []):
             obj = self.host.patch_metadata(obj, {"finalizers": [*(meta.get("finalizers") or []), FEDERATION_FINALIZER]})
+        view = self._admitted(obj)
+        if view is None:
+            return Outcome(FOLLOW_RETRY)  # its admitted spec's revision is not in the store yet
+        obj = view
+        try:
+            workload = parse(obj)
+        except SpecInvalid as exc:
+            return self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
         shards, problem = self._placement(obj, workload)
         if not shards:
             self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
@@ -99,6 +114,16 @@ class Propagator:
         revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
         self._status(obj, shards, revision=revision, problem=problem)
         return Outcome(1.0 if pending else None, wrote)
+
+    def _admitted(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The object as admitted (its spec while no change waits); an object admitted before admission records
+        were written is taken as it is, as then."""
+        record = recorded_admission(obj)
+        if record is None:
+            return obj
+        meta = obj["metadata"]
+        revisions = self.host.revisions(str(obj["kind"]), str(meta["name"]), str(meta["namespace"]))
+        return admitted_view(obj, record.generation, record.spec_hash, revisions)
 
     # -- placement ----------------------------------------------------------------------------------
 
@@ -285,7 +310,7 @@ class Propagator:
         federated = aggregate(observations)
         old = obj.get("status") or {}
         # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
-        ours = {ADMITTED, SCHEDULED, *(c["type"] for c in federated["conditions"])}
+        ours = {ADMITTED, CHANGE_PENDING, SCHEDULED, *(c["type"] for c in federated["conditions"])}
         # a member's refusal outlives the shards it prunes: admission holds no claim until the spec changes
         conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours or is_current(c, obj)]
         conditions = set_conditions(conditions, federated["conditions"], generation, now)
@@ -321,7 +346,10 @@ class Propagator:
         status.update(extra or {})
         if _same(old, status):
             return Outcome()
-        obj.update(self.host.patch_status(obj, status))
+        written = self.host.patch_status(obj, status)
+        # ``obj`` may be the admitted view: it keeps its spec and generation, and takes the write's status and version
+        obj["status"] = written.get("status") or {}
+        obj["metadata"] = {**(written.get("metadata") or {}), "generation": generation}
         return Outcome(wrote=1)
 
 
