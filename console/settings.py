@@ -67,6 +67,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "base.requestid.RequestIdMiddleware",
+    "base.bodies.BodyGateMiddleware",  # a body over the limit (413) or gzipped (415): refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -259,6 +260,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+
+# --- request bodies (base.bodies) ---------------------------------------------------------------------------
+# Every API write and page form: a body over this many bytes is refused (413) before it is read or parsed. Django's
+# own form-data bound is the same; a workload document (YAML or JSON) is bounded at 512 KiB on its own as well
+# (pincompute.documents.MAX_BYTES).
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 512 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 
 # --- API -----------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
