@@ -3,10 +3,11 @@ enforced before anything parses the body, and no content coding the portal does 
 
 Two halves, one rule:
 
-- ``BodyLimit`` (ASGI, in front of Django in ``console.asgi``): a ``Content-Length`` over the limit is never read at
-  all; a body without one (chunked) or longer than it said is counted as it arrives and cut at the limit. Django's
-  handler then gets an empty (or cut) body and the request is marked (``scope[OVER_LIMIT]``): no parser ever sees
-  more than the limit, and the process never holds more than the limit per request.
+- ``BodyLimit`` (ASGI, in front of Django in ``console.asgi``): a body whose ``Content-Length`` is over the limit is
+  never passed on; one without (chunked) or longer than it said is counted as it arrives and cut at the limit.
+  Django's handler gets an empty (or cut) body and the request is marked (``scope[OVER_LIMIT]``): no parser ever
+  sees more than the limit, and the process never holds more than the limit per request. The rest of a refused
+  body is read and dropped (up to ``DRAIN_BYTES``) so that the client, still sending, gets to read the 413.
 - ``BodyGateMiddleware`` (Django, WSGI and ASGI alike): answers a marked request, or one whose ``Content-Length`` is
   over the limit (the WSGI servers, which read only what ``Content-Length`` says), with 413 before any view, CSRF
   check or parser reads it; a ``Content-Encoding`` other than identity (gzip...) is 415. Under ``/api/`` the answer
@@ -33,6 +34,7 @@ from pincompute.errors import FieldError, ServiceError
 OVER_LIMIT = "pinconsole.body_over_limit"  # the ASGI scope's mark: the body was cut (or never read) at the limit
 BODY = "body"  # the field a refusal names
 _IDENTITY = ("", "identity")
+DRAIN_BYTES = 64 * 2**20  # of a refused body, read and dropped so that its sender sees the answer
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -80,7 +82,7 @@ def _declared_length(headers: Any) -> int | None:
 
 
 class BodyLimit:
-    """ASGI middleware: an HTTP request's body is read up to the limit, never further (see the module)."""
+    """ASGI middleware: an HTTP request's body is passed on up to the limit, never further (see the module)."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], max_bytes: int) -> None:
         self.app = app
@@ -94,46 +96,54 @@ class BodyLimit:
         declared = _declared_length(scope.get("headers") or ())
         if declared is not None and declared > self.max_bytes:
             scope[OVER_LIMIT] = True
-            await self.app(scope, _no_body(receive), send)
-            return
-        await self.app(scope, _counted(receive, scope, self.max_bytes), send)
+        await self.app(scope, _bounded(receive, scope, self.max_bytes), send)
 
 
-def _no_body(receive: Receive) -> Receive:
-    """The body is never read: the app gets an empty one; what comes after (a disconnect) is the client's."""
-    sent = False
-
-    async def empty() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        return await receive()
-
-    return empty
+_END = {"type": "http.request", "body": b"", "more_body": False}
 
 
-def _counted(receive: Receive, scope: Scope, max_bytes: int) -> Receive:
-    """``receive``, ending the body where it passes ``max_bytes`` (the rest is not read) and marking ``scope``."""
+def _bounded(receive: Receive, scope: Scope, max_bytes: int) -> Receive:
+    """``receive``, ending the body where it passes ``max_bytes`` (or at once when ``scope`` is marked already):
+    what is past the limit is read and dropped, never kept."""
     seen = 0
     ended = False
 
-    async def counted() -> dict[str, Any]:
+    async def bounded() -> dict[str, Any]:
         nonlocal seen, ended
         if ended:
             return await receive()
+        if scope.get(OVER_LIMIT):
+            ended = True
+            await _drain(receive)
+            return dict(_END)
         message = await receive()
         if message["type"] != "http.request":
             return message
         seen += len(message.get("body", b""))
+        more = message.get("more_body", False)
         if seen > max_bytes:
             scope[OVER_LIMIT] = True
             ended = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        ended = not message.get("more_body", False)
+            if more:
+                await _drain(receive)
+            return dict(_END)
+        ended = not more
         return message
 
-    return counted
+    return bounded
+
+
+async def _drain(receive: Receive) -> None:
+    """Read and drop the rest of a refused body, up to ``DRAIN_BYTES``: a client still sending it would otherwise
+    have its connection reset under it, before it reads the 413 (the server closes a connection with unread body)."""
+    dropped = 0
+    while dropped <= DRAIN_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        dropped += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def refusal(request: HttpRequest) -> ServiceError | None:
