@@ -8,11 +8,11 @@ Two halves, one rule:
   Django's handler gets an empty (or cut) body and the request is marked (``scope[OVER_LIMIT]``): no parser ever
   sees more than the limit, and the process never holds more than the limit per request. The rest of a refused
   body is read and dropped (up to ``DRAIN_BYTES``) so that the client, still sending, gets to read the 413.
-- ``BodyGateMiddleware`` (Django, WSGI and ASGI alike): answers a marked request, or one whose ``Content-Length`` is
-  over the limit (the WSGI servers, which read only what ``Content-Length`` says), with 413 before any view, CSRF
-  check or parser reads it; a ``Content-Encoding`` other than identity (gzip...) is 415. Under ``/api/`` the answer
-  is the one JSON error body; a page gets the error page (an htmx form: the message as a toast,
-  ``base.middleware``).
+- ``BodyGateMiddleware`` (Django, WSGI and ASGI alike; the innermost middleware, whose request half still runs
+  before any view and any ``process_view`` hook, such as the CSRF check that reads a form): answers a marked
+  request, or one whose ``Content-Length`` is over the limit (the WSGI servers read only what ``Content-Length``
+  says), with 413; a ``Content-Encoding`` other than identity (gzip...) is 415. Under ``/api/`` the answer is the
+  one JSON error body; a page gets the error page (an htmx form: the message as a toast, ``base.middleware``).
 
 Django's own ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (form data only) is set to the same limit; DRF's parsers read whatever
 the stream holds, which is why the gate sits in front of them.
@@ -67,8 +67,9 @@ def size_text(size: int) -> str:
 
 def too_large() -> TooLarge:
     cap = limit()
+    exact = "" if size_text(cap) == f"{cap} bytes" else f"{cap} bytes, "
     return TooLarge(
-        f"The request body is over the limit of {size_text(cap)} ({cap} bytes, REQUEST_BODY_MAX_BYTES); "
+        f"The request body is over the limit of {size_text(cap)} ({exact}REQUEST_BODY_MAX_BYTES); "
         "nothing was read or saved.",
         fields=[FieldError(BODY, f"over the limit of {size_text(cap)}")],
     )

@@ -67,7 +67,6 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "base.requestid.RequestIdMiddleware",
-    "base.bodies.BodyGateMiddleware",  # a body over the limit (413) or gzipped (415): refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -80,6 +79,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "base.middleware.ServiceErrorMiddleware",
+    # a body over the limit (413) or gzipped (415), refused before any view, CSRF check or parser reads it: every
+    # middleware's request half runs before the CSRF check's process_view; inside ServiceErrorMiddleware, so an htmx
+    # form gets the message as a toast
+    "base.bodies.BodyGateMiddleware",
 ]
 if DEBUG:  # Django's technical 404 page would answer unmatched /api/ paths in HTML
     MIDDLEWARE.append("console.middleware.ApiNotFoundMiddleware")
