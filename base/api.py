@@ -29,7 +29,8 @@ from rest_framework import exceptions, pagination, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from base.parsers import MAX_REPORTED, printable
+from base.errors import MAX_REPORTED
+from base.parsers import printable
 from base.requestid import current_request_id
 from pincompute.errors import ServiceError, Unavailable
 
@@ -86,9 +87,13 @@ class ManyInvalid(exceptions.ValidationError):
         self.more = more
 
 
+def clipped(text: str) -> str:
+    """``text`` cut at ``MAX_TEXT`` characters."""
+    return text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}..."
+
+
 def _text(text: str) -> str:
-    text = text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}..."
-    return printable(text)
+    return printable(clipped(text))
 
 
 def error_body(
@@ -188,7 +193,18 @@ def type_errors(field: serializers.Field, value: Any, path: str) -> dict[str, li
 class StrictInput(serializers.Serializer):
     """An input body exactly as the schema states it: a field it does not know is a 400 naming it (the schema
     says ``additionalProperties: false``), never silently dropped; a value of another JSON type than the field's
-    is a 400 too (DRF would coerce 5 to "5")."""
+    is a 400 too (DRF would coerce 5 to "5"). Past ``MAX_REPORTED`` unknown fields the rest are counted, not named
+    (``ManyInvalid``)."""
+
+    unlisted = 0  # unknown fields found past the ones named
+
+    def is_valid(self, *, raise_exception: bool = False) -> bool:
+        try:
+            return super().is_valid(raise_exception=raise_exception)
+        except exceptions.ValidationError as exc:  # DRF raises a new one from the errors it kept: the count is ours
+            if self.unlisted:
+                raise ManyInvalid(exc.detail, more=self.unlisted) from None
+            raise
 
     def unknown_field(self, key: str) -> str:
         """The message for a field the body does not take (a body may say what it does take)."""
@@ -198,10 +214,8 @@ class StrictInput(serializers.Serializer):
         if isinstance(data, Mapping):
             unknown = (key for key in data if key not in self.fields or self.fields[key].read_only)
             errors = {str(key): [self.unknown_field(str(key))] for key in islice(unknown, MAX_REPORTED)}
-            more = sum(1 for _ in unknown)  # counted, not built: DRF makes objects of every message it is given
+            self.unlisted = sum(1 for _ in unknown)  # counted, not built: DRF makes objects of every message
             errors.update(type_errors(self, data, ""))
-            if more:
-                raise ManyInvalid(errors, more=more)
             if errors:
                 raise exceptions.ValidationError(errors)
         return super().to_internal_value(data)

@@ -29,7 +29,8 @@ from django.template import loader
 from django.utils.http import urlencode
 from django_htmx.http import HttpResponseClientRedirect
 
-from base.api import database_unavailable
+from base.api import clipped, database_unavailable
+from base.errors import MAX_REPORTED
 from base.htmx import is_partial
 from pincompute.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 
@@ -133,8 +134,10 @@ def _message(request: HttpRequest, status: int) -> str:
     404 page does (another tenant's object and a made-up name answer alike)."""
     exc = getattr(request, _ERROR_ATTR, None)
     if isinstance(exc, ServiceError) and exc.status == status and status != 404:
-        extra = [str(f) for f in exc.fields if f.message not in exc.message]
-        return "; ".join([exc.message, *extra])
+        extra = [str(f) for f in exc.fields[:MAX_REPORTED] if f.message not in exc.message]
+        more = len(exc.fields) - MAX_REPORTED
+        text = "; ".join([exc.message, *extra]) + (f" ({more} more problems not listed)" if more > 0 else "")
+        return clipped(text)
     if status == 400 and isinstance(exc, TooManyFieldsSent):
         return "What was sent has too many fields; nothing was saved."
     return _GENERIC.get(status) or _GENERIC[500 if status >= 500 else 400]

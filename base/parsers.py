@@ -18,11 +18,9 @@ from typing import Any
 
 from rest_framework import parsers
 
-from base.errors import Invalid
+from base.errors import MAX_REPORTED, Invalid
 from pincompute.documents import MAX_DEPTH
 from pincompute.errors import FieldError
-
-MAX_REPORTED = 20  # problems one error answer lists (base.api): enough to fix, never an answer larger than the request
 
 
 def _bad_character(text: str) -> str | None:
