@@ -94,7 +94,7 @@ def _scope(kind: str, path: str, headers: list[tuple[bytes, bytes]]) -> dict[str
         "type": kind,
         "path": path,
         "query_string": b"",
-        "headers": [(b"host", b"testserver"), *headers],
+        "headers": [*([] if any(name == b"host" for name, _ in headers) else [(b"host", b"testserver")]), *headers],
         "client": ("127.0.0.1", 50000),
         "server": ("testserver", 80),
         **({"http_version": "1.1", "scheme": "http"} if kind == "http" else {"subprotocols": []}),
