@@ -6,6 +6,11 @@
 Services raise the ``ServiceError`` family; ``api_exception_handler`` (DRF's EXCEPTION_HANDLER) is the one
 place it becomes this body. DRF's own errors (serializer validation, authentication, throttling) get the
 same shape.
+
+An answer lists at most ``MAX_REPORTED`` problems, each text at most ``MAX_TEXT`` characters; ``more`` counts the
+problems not listed (absent when none are) and the message says so. A body of 200,000 unknown keys was answered
+with 11.7 MB, naming every one, after ~3 s spent building DRF error objects for each; ``StrictInput`` now stops
+building after the first few and only counts the rest.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 import psycopg
@@ -23,6 +29,7 @@ from rest_framework import exceptions, pagination, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from base.errors import MAX_REPORTED
 from base.parsers import printable
 from base.requestid import current_request_id
 from pincompute.errors import ServiceError, Unavailable
@@ -69,18 +76,45 @@ def _flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
     return [{"path": prefix, "message": str(detail)}]
 
 
-def error_body(status_code: int, code: str, message: str, fields: list[dict[str, str]] | None = None) -> dict:
-    """The one error body. Its text may quote the input (a key, a value), so characters UTF-8 cannot encode (a
-    lone surrogate from JSON's ``"\\ud800"``) are written as escapes: the renderer would fail on them, a 500."""
-    return {
-        "error": {
-            "status": status_code,
-            "code": code,
-            "message": printable(message),
-            "fields": [{"path": printable(f["path"]), "message": printable(f["message"])} for f in fields or []],
-            "request_id": current_request_id(),
-        }
+MAX_TEXT = 1000  # characters of one message or path an answer quotes (a key may be as long as the body)
+
+
+class ManyInvalid(exceptions.ValidationError):
+    """A validation error listing the first problems found; ``more`` counts those left unbuilt."""
+
+    def __init__(self, detail: Any, *, more: int) -> None:
+        super().__init__(detail)
+        self.more = more
+
+
+def clipped(text: str) -> str:
+    """``text`` cut at ``MAX_TEXT`` characters."""
+    return text if len(text) <= MAX_TEXT else f"{text[:MAX_TEXT]}..."
+
+
+def _text(text: str) -> str:
+    return printable(clipped(text))
+
+
+def error_body(
+    status_code: int, code: str, message: str, fields: list[dict[str, str]] | None = None, *, more: int = 0
+) -> dict:
+    """The one error body, listing at most ``MAX_REPORTED`` problems (``more``: how many others there are). Its text
+    may quote the input (a key, a value): each is cut at ``MAX_TEXT`` characters, and characters UTF-8 cannot encode
+    (a lone surrogate from JSON's ``"\\ud800"``) are written as escapes: the renderer would fail on them, a 500."""
+    fields = fields or []
+    listed = fields[:MAX_REPORTED]
+    more += len(fields) - len(listed)
+    error: dict[str, Any] = {
+        "status": status_code,
+        "code": code,
+        "message": _text(message) + (f" ({more} more problems not listed)" if more else ""),
+        "fields": [{"path": _text(f["path"]), "message": _text(f["message"])} for f in listed],
+        "request_id": current_request_id(),
     }
+    if more:
+        error["more"] = more
+    return {"error": error}
 
 
 def service_error_response(exc: ServiceError) -> Response:
@@ -106,7 +140,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         message = "; ".join(f"{f['path']}: {f['message']}" if f["path"] else f["message"] for f in fields[:5])
-        body = error_body(response.status_code, "invalid", message or "The request is invalid.", fields)
+        more = exc.more if isinstance(exc, ManyInvalid) else 0
+        body = error_body(response.status_code, "invalid", message or "The request is invalid.", fields, more=more)
     else:
         detail = getattr(exc, "detail", str(exc))
         codes = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
@@ -158,7 +193,18 @@ def type_errors(field: serializers.Field, value: Any, path: str) -> dict[str, li
 class StrictInput(serializers.Serializer):
     """An input body exactly as the schema states it: a field it does not know is a 400 naming it (the schema
     says ``additionalProperties: false``), never silently dropped; a value of another JSON type than the field's
-    is a 400 too (DRF would coerce 5 to "5")."""
+    is a 400 too (DRF would coerce 5 to "5"). Past ``MAX_REPORTED`` unknown fields the rest are counted, not named
+    (``ManyInvalid``)."""
+
+    unlisted = 0  # unknown fields found past the ones named
+
+    def is_valid(self, *, raise_exception: bool = False) -> bool:
+        try:
+            return super().is_valid(raise_exception=raise_exception)
+        except exceptions.ValidationError as exc:  # DRF raises a new one from the errors it kept: the count is ours
+            if self.unlisted:
+                raise ManyInvalid(exc.detail, more=self.unlisted) from None
+            raise
 
     def unknown_field(self, key: str) -> str:
         """The message for a field the body does not take (a body may say what it does take)."""
@@ -166,8 +212,9 @@ class StrictInput(serializers.Serializer):
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
-            unknown = [key for key in data if key not in self.fields or self.fields[key].read_only]
-            errors = {str(key): [self.unknown_field(str(key))] for key in unknown}
+            unknown = (key for key in data if key not in self.fields or self.fields[key].read_only)
+            errors = {str(key): [self.unknown_field(str(key))] for key in islice(unknown, MAX_REPORTED)}
+            self.unlisted = sum(1 for _ in unknown)  # counted, not built: DRF makes objects of every message
             errors.update(type_errors(self, data, ""))
             if errors:
                 raise exceptions.ValidationError(errors)

@@ -4,9 +4,9 @@
 ``ContractSchema`` writes down what every view can answer besides its own results, from what the view is: a
 view behind authentication can answer 401, one with a permission beyond sign-in 403, a throttled one 429, a path
 with parameters 404 (absent, or another tenant's), an operation that reads a body or query parameters 400, and
-one that parses a body 415 (a media type it does not read). Views add what only they know (403, 409, 503, 202,
-304) with ``extend_schema``. Request bodies name every field they take (``additionalProperties: false``;
-``base.api.StrictInput`` refuses others).
+a write 413 (a body over the limit) and 415 (a media type it does not read, a content coding: ``base.bodies``).
+Views add what only they know (403, 409, 503, 202, 304) with ``extend_schema``. Request bodies name every field
+they take (``additionalProperties: false``; ``base.api.StrictInput`` refuses others).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ class ErrorSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True)
     fields = FieldErrorSerializer(many=True)
     request_id = serializers.CharField(allow_blank=True, allow_null=True)
+    more = serializers.IntegerField(
+        required=False, min_value=1, help_text="problems not listed in fields (an answer lists at most 20)"
+    )
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -44,10 +47,12 @@ GENERIC_REFUSALS = {
     401: "no session, or a bad, expired or revoked token",
     403: "the caller's role may not do this",
     404: "absent, or another tenant's",
-    415: "a body in a media type this operation does not read",
+    413: "the body is over REQUEST_BODY_MAX_BYTES (refused before it is read)",
+    415: "a body in a media type this operation does not read, or in a Content-Encoding (only identity is read)",
     429: "over the per-user rate (Retry-After)",
 }
 BODY_METHODS = ("POST", "PUT", "PATCH")
+WRITE_METHODS = (*BODY_METHODS, "DELETE")  # base.bodies refuses a body over the limit or encoded on each
 OPEN_PERMISSIONS = (permissions.AllowAny, permissions.IsAuthenticated)
 
 
@@ -68,8 +73,8 @@ class ContractSchema(AutoSchema):
             codes.append(403)
         if "{" in self.path:
             codes.append(404)
-        if has_body:
-            codes.append(415)
+        if self.method in WRITE_METHODS:
+            codes += [413, 415]
         if view.get_throttles():
             codes.append(429)
         return codes

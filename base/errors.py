@@ -25,6 +25,7 @@ from pincompute.errors import (
 )
 
 __all__ = [
+    "MAX_REPORTED",
     "Conflict",
     "FieldError",
     "Forbidden",
@@ -39,17 +40,23 @@ __all__ = [
 ]
 
 
+MAX_REPORTED = 20  # problems one answer (a form, an API error body) lists: enough to fix, never as large as the input
+
+
 def add_to_form(form: forms.BaseForm, exc: ServiceError, *, aliases: dict[str, str] | None = None) -> None:
-    """Show every field error beside its field (``aliases`` maps service paths to form field names);
-    errors about fields the form does not have, or about the whole input, become non-field errors."""
+    """Show the first ``MAX_REPORTED`` field errors beside their fields (``aliases`` maps service paths to form
+    field names), and how many more there are; errors about fields the form does not have, or about the whole
+    input, become non-field errors."""
     aliases = aliases or {}
     fields = exc.fields or (FieldError("", exc.message),)
-    for error in fields:
+    for error in fields[:MAX_REPORTED]:
         name = aliases.get(error.path, error.path)
         if name in form.fields:
             form.add_error(name, error.message)
         else:
             form.add_error(None, str(error))
+    if len(fields) > MAX_REPORTED:
+        form.add_error(None, f"{len(fields) - MAX_REPORTED} more problems not listed")
 
 
 def close_code(exc: ServiceError) -> int:

@@ -6,8 +6,8 @@ refusal shows); the rest render ``service_error.html`` with their status. DRF vi
 
 An htmx swap (``base.htmx.is_partial``) never gets a whole error page: htmx would put it, navigation and
 all, into the card that asked (the pages swap 400/409/422 answers in, as inline errors). An error page
-(this middleware's, Django's 400/403/404/500 handlers' for a refusal raised anywhere, a body over
-``DATA_UPLOAD_MAX_MEMORY_SIZE``, a failed CSRF check) is answered instead with the same status, nothing to
+(this middleware's, Django's 400/403/404/500 handlers' for a refusal raised anywhere, ``base.bodies``' for a
+body over the limit, a failed CSRF check) is answered instead with the same status, nothing to
 swap (``HX-Reswap: none``) and the message as ``HX-Trigger: {"show-message": {...}}``, which
 static/src/js/htmx-setup.js shows as a toast. What a view rendered itself is left as it is: a partial with a
 form's errors, or a whole page with its errors that the page picks its part from (``hx-select``). A partial
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import BadRequest, PermissionDenied, TooManyFieldsSent
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render, resolve_url
@@ -29,8 +29,8 @@ from django.template import loader
 from django.utils.http import urlencode
 from django_htmx.http import HttpResponseClientRedirect
 
-from base.api import database_unavailable
-from base.digits import whole_number
+from base.api import clipped, database_unavailable
+from base.errors import MAX_REPORTED
 from base.htmx import is_partial
 from pincompute.errors import Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
 
@@ -52,6 +52,7 @@ _GENERIC = {
     404: "That no longer exists.",
     405: "That cannot be done this way.",
     409: "Someone else changed this in the meantime. Reload and try again.",
+    413: "What was sent is too large; nothing was saved.",
     429: "Too many requests. Wait a moment and try again.",
     500: "The server failed; the error was logged. Try again in a moment.",
     503: "A service this page depends on is unavailable. Try again in a few seconds.",
@@ -74,16 +75,23 @@ class ServiceErrorMiddleware:
         if (unavailable := database_unavailable(exc)) is not None:
             setattr(request, _ERROR_ATTR, unavailable)
             return database_unavailable_page(unavailable)
-        setattr(request, _ERROR_ATTR, exc)
         if not isinstance(exc, ServiceError):
+            setattr(request, _ERROR_ATTR, exc)
             return None
-        for ours, django_exc in _AS_DJANGO:
-            if isinstance(exc, ours):
-                return response_for_exception(request, django_exc(exc.message))
-        response = render(request, "service_error.html", {"error": exc}, status=exc.status)
-        if isinstance(exc, Unavailable):
-            response["Retry-After"] = str(max(1, round(exc.retry_after)))
-        return response
+        return service_error_page(request, exc)
+
+
+def service_error_page(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+    """The page a refusal is answered with (Django's own 404/403/400 pages for those), its message kept for an htmx
+    partial's toast."""
+    setattr(request, _ERROR_ATTR, exc)
+    for ours, django_exc in _AS_DJANGO:
+        if isinstance(exc, ours):
+            return response_for_exception(request, django_exc(exc.message))
+    response = render(request, "service_error.html", {"error": exc}, status=exc.status)
+    if isinstance(exc, Unavailable):
+        response["Retry-After"] = str(max(1, round(exc.retry_after)))
+    return response
 
 
 def database_unavailable_page(exc: Unavailable) -> HttpResponse:
@@ -126,27 +134,13 @@ def _message(request: HttpRequest, status: int) -> str:
     404 page does (another tenant's object and a made-up name answer alike)."""
     exc = getattr(request, _ERROR_ATTR, None)
     if isinstance(exc, ServiceError) and exc.status == status and status != 404:
-        extra = [str(f) for f in exc.fields if f.message not in exc.message]
-        return "; ".join([exc.message, *extra])
+        extra = [str(f) for f in exc.fields[:MAX_REPORTED] if f.message not in exc.message]
+        more = len(exc.fields) - MAX_REPORTED
+        text = "; ".join([exc.message, *extra]) + (f" ({more} more problems not listed)" if more > 0 else "")
+        return clipped(text)
     if status == 400 and isinstance(exc, TooManyFieldsSent):
         return "What was sent has too many fields; nothing was saved."
-    if status == 400 and (isinstance(exc, RequestDataTooBig) or _too_large(request)):
-        return f"What was sent is too large (over {_size(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}); nothing was saved."
     return _GENERIC.get(status) or _GENERIC[500 if status >= 500 else 400]
-
-
-def _size(limit: int | None) -> str:
-    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
-        if limit and limit >= size:
-            return f"{limit / size:.3g} {unit}"
-    return f"{limit or 0} bytes"
-
-
-def _too_large(request: HttpRequest) -> bool:
-    """Django refuses such a body before any view runs (the CSRF check reads the form first)."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    length = whole_number(str(request.META.get("CONTENT_LENGTH") or ""), max_digits=20) or 0
-    return limit is not None and length > limit
 
 
 def _to_sign_in(response: HttpResponse) -> bool:

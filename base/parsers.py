@@ -1,4 +1,8 @@
-"""JSON request bodies the API can store and answer with.
+"""JSON request bodies the API can store and answer with: THE JSON parser of every API write.
+
+Nested at most ``MAX_DEPTH`` deep (the bound of the YAML loader, ``pincompute.documents``): ``json.loads`` follows
+nesting up to the interpreter's recursion limit and then raises ``RecursionError``, which DRF's parser let through
+as a 500; 900 levels parse, and every later walk of the value (serializers, the error body) would recurse as deep.
 
 JSON's ``"\\ud800"`` escape decodes to a lone surrogate: a Python string that UTF-8 cannot encode, so neither
 PostgreSQL nor the JSON renderer can hold it (a 500 as soon as an answer names it, e.g. an error naming the
@@ -9,13 +13,15 @@ character to ``json.loads`` and passes.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
-from rest_framework import exceptions, parsers
+from rest_framework import parsers
 
-from base.errors import Invalid
-
-MAX_REPORTED = 20  # paths named in one answer: enough to fix, never a body as large as the request
+from base.errors import MAX_REPORTED, Invalid
+from pincompute.documents import MAX_DEPTH
+from pincompute.errors import FieldError
 
 
 def _bad_character(text: str) -> str | None:
@@ -68,14 +74,67 @@ def refuse_unencodable(data: Any) -> None:
         raise Invalid.on_fields(problems)
 
 
-class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser; a body holding a lone surrogate anywhere is a 400 naming its path, and one nested
-    deeper than the parser can follow a 400 too (``json.loads`` raises RecursionError, not ValueError)."""
+def depth_over(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` nests containers (objects, lists) more than ``max_depth`` deep: breadth first, no recursion,
+    and no further than the first level past the limit."""
+    level, depth = [value], 0
+    while containers := [node for node in level if isinstance(node, dict | list)]:
+        depth += 1
+        if depth > max_depth:
+            return True
+        level = [item for node in containers for item in _items(node)]
+    return False
+
+
+def _items(node: dict[Any, Any] | list[Any]) -> Any:
+    return node.values() if isinstance(node, dict) else node
+
+
+# A surrogate's escape (\ud800-\udfff), the only way a JSON text can carry one. Where there is none the value is not
+# walked: the walk of 30,000 keys made ~100,000 short-lived objects per request, and the process kept what they took.
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _not_a_number(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def load_json(data: bytes, field: str) -> Any:
+    """The JSON value ``data`` holds, UTF-8 text nested at most ``MAX_DEPTH`` deep with no character UTF-8 cannot
+    encode; otherwise ``Invalid`` (400) on ``field`` saying which."""
+    try:
+        value = json.loads(data.decode("utf-8"), parse_constant=_not_a_number)
+    except UnicodeDecodeError:
+        raise Invalid("the body is not UTF-8 text", fields=[FieldError(field, "not UTF-8 text")]) from None
+    except RecursionError:  # json.loads follows nesting up to the interpreter's recursion limit
+        raise _too_deep(field) from None
+    except ValueError as exc:
+        raise Invalid(f"the body is not valid JSON: {exc}", fields=[FieldError(field, str(exc))]) from None
+    if depth_over(value, MAX_DEPTH):
+        raise _too_deep(field)
+    if _ESCAPED_SURROGATE.search(data):  # strict UTF-8 holds none: only a "\ud800" escape makes one
+        refuse_unencodable(value)  # a lone surrogate anywhere: a 400 by path, not a 500 later
+    return value
+
+
+def _too_deep(field: str) -> Invalid:
+    return Invalid(
+        f"the body is nested more than {MAX_DEPTH} levels deep (the limit)",
+        fields=[FieldError(field, f"nested more than {MAX_DEPTH} levels deep")],
+    )
+
+
+class JSONParser(parsers.BaseParser):
+    """THE JSON parser of every API write (``DEFAULT_PARSER_CLASSES``; the workload API's document parsers build on
+    it): strict UTF-8 whatever ``charset`` the Content-Type claims, no NaN or Infinity, nested at most
+    ``MAX_DEPTH`` deep, no lone surrogate. Its size is bounded before it runs (``base.bodies``). A refusal is a 400
+    on ``field``."""
+
+    media_type = "application/json"
+    field = "body"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        try:
-            data = super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
-        refuse_unencodable(data)
-        return data
+        return load_json(self.read(stream), self.field)
+
+    def read(self, stream: Any) -> bytes:
+        return stream.read() if stream is not None else b""

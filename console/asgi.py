@@ -1,4 +1,6 @@
-"""ASGI entry: HTTP through Django, websockets through Channels (Origin-checked, session-authenticated).
+"""ASGI entry: HTTP through Django (each body read up to ``REQUEST_BODY_MAX_BYTES``, never further:
+``base.bodies``), websockets through Channels (the Origin exactly an allowed origin: ``console.websocket_origin``;
+session-authenticated).
 
 The application is built in a function so importing this module does no routing work of its own.
 """
@@ -21,20 +23,23 @@ def build_application() -> Any:
     django_asgi = get_asgi_application()  # sets up Django before consumers import models
     from channels.auth import AuthMiddlewareStack
     from channels.routing import ProtocolTypeRouter, URLRouter
-    from channels.security.websocket import AllowedHostsOriginValidator
+    from django.conf import settings
 
+    from base.bodies import BodyLimit
+    from console.websocket_origin import SameOriginValidator
     from debugging.routing import websocket_urlpatterns
 
     return ProtocolTypeRouter(
         {
             # Each request's synchronous work (its middleware, view and signals) on one thread of a fixed pool,
             # not a new thread per request (console.syncthreads, console.httphandler).
-            "http": SyncThreadPool(
-                django_asgi, threads=env_int("HTTP_SYNC_THREADS", DEFAULT_THREADS), name="http-sync"
+            "http": BodyLimit(
+                SyncThreadPool(django_asgi, threads=env_int("HTTP_SYNC_THREADS", DEFAULT_THREADS), name="http-sync"),
+                settings.REQUEST_BODY_MAX_BYTES,
             ),
             # Each socket's synchronous work on one thread of a fixed pool (console.syncthreads).
             "websocket": SyncThreadPool(
-                AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+                SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
                 threads=env_int("WEBSOCKET_SYNC_THREADS", DEFAULT_THREADS),
             ),
         }

@@ -79,6 +79,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "base.middleware.ServiceErrorMiddleware",
+    # a body over the limit (413) or gzipped (415), refused before any view, CSRF check or parser reads it: every
+    # middleware's request half runs before the CSRF check's process_view; inside ServiceErrorMiddleware, so an htmx
+    # form gets the message as a toast
+    "base.bodies.BodyGateMiddleware",
 ]
 if DEBUG:  # Django's technical 404 page would answer unmatched /api/ paths in HTML
     MIDDLEWARE.append("console.middleware.ApiNotFoundMiddleware")
@@ -259,6 +263,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+
+# --- request bodies (base.bodies) ---------------------------------------------------------------------------
+# Every API write and page form: a body over this many bytes is refused (413) before it is read or parsed. Django's
+# own form-data bound is the same; a workload document (YAML or JSON) is bounded at 512 KiB on its own as well
+# (pincompute.documents.MAX_BYTES).
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 512 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 
 # --- API -----------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -7,7 +7,6 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, mixins, status, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -20,6 +19,7 @@ from accounts.api.serializers import (
 )
 from accounts.models import ApiToken
 from base.api_schema import error_response
+from base.parsers import JSONParser
 from base.permissions import is_platform_admin
 
 

@@ -5,11 +5,11 @@ from typing import Any
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from base.api_schema import error_response
+from base.parsers import JSONParser
 from base.permissions import IsPlatformAdmin
 from clusters import attributes, services
 from clusters.api.serializers import (

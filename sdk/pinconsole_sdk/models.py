@@ -124,12 +124,14 @@ class ErrorDetail(Model):
     """The one error body's ``error`` (``{"error": {...}}``)."""
 
     schema = "Error"
+    omit_none = frozenset({"more"})
 
     status: int
     code: str
     message: str
     fields: list[FieldError] = field(default_factory=list)
     request_id: str | None = field(default=None, metadata={"wire": "request_id"})
+    more: int | None = None  # problems not listed in ``fields`` (an answer lists at most 20)
 
 
 @dataclass(frozen=True)

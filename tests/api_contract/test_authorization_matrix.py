@@ -251,3 +251,33 @@ def test_another_tenants_objects_are_404_with_none_of_their_data(operation, worl
         text = str(body)
         assert "secret-train" not in text and "ml-secret" not in text and "proj-ml" not in text
     assert state(web) == before
+
+
+# Bodies no operation takes: not JSON, the wrong shape, a field of no body, nested past the limit.
+MALFORMED = {
+    "not JSON": "{not json",
+    "wrong shape": "[1, 2, 3]",
+    "unknown fields": '{"no-such-field": 1, "cpu": [], "spec": "x", "replicas": "many", "role": {}}',
+    "nested too deep": "[" * 10_000 + "]" * 10_000,
+}
+
+
+@pytest.mark.parametrize("operation", sorted(op for op, who in MATRIX.items() if not op.startswith("GET ")))
+def test_a_refused_caller_is_refused_before_the_body_is_read(operation, world, web):
+    """Authorization first: whoever may not call the operation gets the same refusal whatever the body holds."""
+    tokens = {role: create_api_token(user=user, name="matrix", days=1) for role, user in world["users"].items()}
+    refused = REFUSED[MATRIX[operation]]
+    before = state(web)
+
+    for role in ("outsider", *MEMBERS):
+        expected = refused.get(role)
+        if expected is None:
+            continue
+        token, raw = tokens[role]
+        method, url = url_of(operation, world, token.pk)
+        for label, body in MALFORMED.items():
+            response = getattr(bearer(raw), method.lower())(url, body, content_type="application/json")
+            assert response.status_code == expected, (role, label, response.status_code, response.content[:200])
+            error_only(response, expected)
+
+    assert state(web) == before

@@ -326,7 +326,7 @@ async def test_a_read_only_token_follows_no_undeclared_file(fake_member, project
 
     await database_sync_to_async(member)(project, user, "developer")  # a developer, through a read-only token
     _, raw = await database_sync_to_async(create_api_token)(user=user, name="ro", days=1, scope="read")
-    headers = [(b"origin", b"http://127.0.0.1"), (b"authorization", f"Bearer {raw}".encode())]
+    headers = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1"), (b"authorization", f"Bearer {raw}".encode())]
 
     status, frame = await closed("/ws/logs/member-x/proj-ads/web-1/app/?file=/etc/passwd", headers)
 

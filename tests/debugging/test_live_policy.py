@@ -24,7 +24,15 @@ from debugging.models import DebugSession
 from devtools.localcp.nodes import api_client
 from projects.lifecycle import archive_project
 from projects.members import MemberInput, remove_member, set_member
-from tests.support.debugging import closed_with, collect_lines, member, open_shell, read_until, ws_headers
+from tests.support.debugging import (
+    closed_with,
+    collect_lines,
+    http_origin,
+    member,
+    open_shell,
+    read_until,
+    ws_headers,
+)
 from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
@@ -119,7 +127,11 @@ async def test_signing_out_closes_the_sessions_sockets(live_pods, project, user)
     await database_sync_to_async(member)(project, user, "developer")
     browser = Client()
     await database_sync_to_async(browser.force_login)(user)
-    cookie = [(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={browser.cookies['sessionid'].value}".encode())]
+    cookie = [
+        (b"host", b"127.0.0.1"),
+        (b"origin", b"http://127.0.0.1"),
+        (b"cookie", f"sessionid={browser.cookies['sessionid'].value}".encode()),
+    ]
     shell = await open_shell(f"/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/", cookie)
 
     response = await database_sync_to_async(browser.post)("/logout/")
@@ -257,7 +269,7 @@ async def test_a_shell_that_ends_by_itself_is_audited_before_the_client_closes_i
     url = f"{uvicorn_default_ws}/ws/exec/member-a/{project.namespace}/{live_pods['names'][0]}/app/"
 
     def run_and_exit() -> int:
-        ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"], origin="http://127.0.0.1", timeout=20)
+        ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"], origin=http_origin(url), timeout=20)
         ws.send(json.dumps({"type": "stdin", "data": "exit 3\r"}))
         while True:
             opcode, frame = ws.recv_data_frame(True)

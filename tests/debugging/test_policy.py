@@ -17,7 +17,7 @@ from debugging.logs.options import RESUME_MAX_SECONDS, LogOptions, parse_log_opt
 from debugging.logs.streams import LOG_BUFFER_LINES
 from debugging.models import DebugSession
 from debugging.policy import platform_containers
-from tests.support.debugging import member, refused_with, ws_headers
+from tests.support.debugging import http_origin, member, refused_with, ws_headers
 from tests.support.fakes import fake_pod
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
@@ -191,7 +191,9 @@ def test_under_uvicorn_a_malformed_path_is_a_close_code_not_an_http_500(
     member(project, user, "owner")
     cookie = dict(ws_headers(user))[b"cookie"].decode()
 
-    ws = websocket.create_connection(uvicorn_default_ws + path, header=[f"Cookie: {cookie}"], origin="http://127.0.0.1")
+    ws = websocket.create_connection(
+        uvicorn_default_ws + path, header=[f"Cookie: {cookie}"], origin=http_origin(uvicorn_default_ws)
+    )
     frames = []
     while True:
         opcode, frame = ws.recv_data_frame(True)

@@ -10,13 +10,13 @@ from channels.db import database_sync_to_async
 
 from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
-from tests.support.debugging import EXEC, LOGS, ORIGIN, member, refused_with
+from tests.support.debugging import EXEC, HOST, LOGS, ORIGIN, member, refused_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_thread_connections")]
 
 
 def bearer(raw: str) -> list[tuple[bytes, bytes]]:
-    return [(b"origin", ORIGIN), (b"authorization", f"Bearer {raw}".encode())]
+    return [(b"host", HOST), (b"origin", ORIGIN), (b"authorization", f"Bearer {raw}".encode())]
 
 
 @database_sync_to_async

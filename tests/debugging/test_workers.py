@@ -19,7 +19,7 @@ import websocket
 from django.db import connection
 
 from projects.members import remove_member
-from tests.support.debugging import member, ws_headers
+from tests.support.debugging import http_origin, member, ws_headers
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +64,7 @@ def open_stream(url: str, cookie: str) -> websocket.WebSocket:
     deadline = time.monotonic() + 60
     while True:
         try:
-            ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"], origin="http://127.0.0.1", timeout=20)
+            ws = websocket.create_connection(url, header=[f"Cookie: {cookie}"], origin=http_origin(url), timeout=20)
         except (OSError, websocket.WebSocketException):
             assert time.monotonic() < deadline, "the workers did not start"
             time.sleep(0.3)

@@ -82,28 +82,30 @@ def test_a_crafted_value_is_a_400_message_not_a_page(project, owner_client, path
 
 
 def test_a_body_over_the_limit_is_a_message_for_htmx(project, owner_client, settings):
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
+    settings.REQUEST_BODY_MAX_BYTES = 2000
     data = {"display_name": "x" * 5000, "team": "ads", "cost_center": "CC-1", "description": ""}
 
     swapped = owner_client.post("/projects/ads/basics/", data, **HX)
     plain = owner_client.post("/projects/ads/basics/", data)
 
-    assert swapped.status_code == 400 and not is_document(swapped) and swapped["HX-Reswap"] == "none"
-    assert "too large" in shown_message(swapped)["text"]
-    assert plain.status_code == 400 and is_document(plain)
+    assert swapped.status_code == 413 and not is_document(swapped) and swapped["HX-Reswap"] == "none"
+    assert "over the limit of 2000 bytes" in shown_message(swapped)["text"]
+    assert plain.status_code == 413 and is_document(plain) and b"over the limit" in plain.content
 
 
-def test_a_body_over_the_limit_refused_by_the_csrf_check_before_the_view_is_a_message_too(project, owner, settings):
+def test_a_body_over_the_limit_is_refused_before_the_csrf_check_reads_the_form(project, owner, settings):
     browser = Client(enforce_csrf_checks=True)  # as a browser: the CSRF check reads the form before any view
     browser.force_login(owner)
     token = browser.get("/projects/ads/").cookies["csrftoken"].value
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
+    settings.REQUEST_BODY_MAX_BYTES = 2000
     data = {"display_name": "x" * 5000, "team": "ads", "cost_center": "CC-1", "description": ""}
 
     response = browser.post("/projects/ads/basics/", data, HTTP_X_CSRFTOKEN=token, **HX)
 
-    assert response.status_code == 400 and not is_document(response) and response["HX-Reswap"] == "none"
-    assert shown_message(response)["text"] == "What was sent is too large (over 1.95 KiB); nothing was saved."
+    assert response.status_code == 413 and not is_document(response) and response["HX-Reswap"] == "none"
+    assert shown_message(response)["text"] == (
+        "The request body is over the limit of 2000 bytes (REQUEST_BODY_MAX_BYTES); nothing was read or saved."
+    )
 
 
 def test_a_refusal_the_view_answers_inline_is_left_as_it_is(project, owner_client):

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
@@ -27,6 +28,7 @@ from tests.support.fakes import FilledCache, fake_pod
 from tests.support.wsclient import WebsocketCommunicator
 
 ORIGIN = b"http://127.0.0.1"
+HOST = b"127.0.0.1"  # a handshake's Origin must be the portal's own origin (console.websocket_origin)
 
 
 WORKLOAD = "pincompute.io/workload"
@@ -46,9 +48,15 @@ def member(project: Project, user: Any, role: str) -> Membership:
     return Membership.objects.create(project=project, user=user, role=role)
 
 
+def http_origin(url: str) -> str:
+    """The origin a browser sends with a handshake to ``url`` (``ws://127.0.0.1:8001/ws/...``: ``http://127.0.0.1:8001``)."""
+    parts = urlsplit(url)
+    return f"{'https' if parts.scheme in ('wss', 'https') else 'http'}://{parts.netloc}"
+
+
 def ws_headers(user: Any | None, origin: bytes = ORIGIN) -> list[tuple[bytes, bytes]]:
-    """Headers of a browser websocket handshake: Origin plus the session cookie of a force_login."""
-    headers = [(b"origin", origin)]
+    """Headers of a browser websocket handshake: Host and Origin plus the session cookie of a force_login."""
+    headers = [(b"host", HOST), (b"origin", origin)]
     if user is not None:
         client = Client()
         client.force_login(user)

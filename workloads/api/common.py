@@ -21,6 +21,7 @@ from base.errors import Invalid, NotFound
 from base.throttling import api_throttles
 from pincompute.errors import FieldError
 from pincompute.kinds import KINDS
+from projects.access import require_role
 from projects.models import Project
 from workloads import paging
 from workloads.api import representation as rep
@@ -36,6 +37,7 @@ from workloads.api.serializers import (
 )
 from workloads.lookup import kind_named
 from workloads.reads import Filters
+from workloads.submission import WRITE_ROLES
 
 # --- helpers ----------------------------------------------------------------------------------------------
 
@@ -69,6 +71,12 @@ def flag(request: Request, name: str) -> bool:
 
 def bounded_int(request: Request, name: str, default: int, maximum: int) -> int:
     return query_int(request, name, default=default, minimum=1, maximum=maximum) or default
+
+
+def may_write(request: Request, project: Project) -> None:
+    """Authorization before the body is read: a caller who may not write gets 403 whatever the body holds (a
+    malformed one was a 400 first). The service authorizes again; this only puts the refusal first."""
+    require_role(project, request.user, WRITE_ROLES)
 
 
 def document_of(request: Request, shape: type[Serializer] = DocumentSerializer) -> dict[str, Any]:

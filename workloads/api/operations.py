@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 
 from workloads import services
-from workloads.api.common import ApiView, answer, if_match, input_of
+from workloads.api.common import ApiView, answer, if_match, input_of, may_write
 from workloads.api.schema import IF_MATCH, KIND_PARAM, NAME_PARAM, PROJECT_PARAM, WORKLOAD_EXAMPLE, error_codes
 from workloads.api.serializers import (
     NoInputSerializer,
@@ -49,6 +49,7 @@ class OperationView(ApiView):
 
     def run(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
+        may_write(request, found.project)
         body = input_of(request, _BODIES.get(self.operation, NoInputSerializer))
         outcome = services.operate_workload(
             found.project, found.kind, found.name, self.operation, actor=request.user, version=if_match(request), **body

@@ -34,6 +34,7 @@ from workloads.api.common import (
     flag,
     if_match,
     if_none_match,
+    may_write,
     same_object,
     workload_page,
 )
@@ -109,6 +110,7 @@ class ProjectWorkloadsView(ApiView):
     )
     def post(self, request: Request, project: str) -> Response:
         found = visible_project(request.user, project)
+        may_write(request, found)
         dry_run = flag(request, "dryRun")
         document = document_of(request, NewDocumentSerializer)
         accepted = services.submit_workload(found, document, actor=request.user, dry_run=dry_run, create_only=True)
@@ -154,6 +156,7 @@ class WorkloadDetailView(ApiView):
     )
     def put(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = visible_project(request.user, project)
+        may_write(request, found)
         document = same_object(document_of(request), kind_named(kind), name)
         dry_run = flag(request, "dryRun")
         version = if_match(request)
@@ -187,6 +190,7 @@ class WorkloadDetailView(ApiView):
     )
     def patch(self, request: Request, project: str, kind: str, name: str) -> Response:
         found = find_workload(request.user, project, kind, name)
+        may_write(request, found.project)
         patch = document_of(request, PatchSerializer)
         try:
             live = host.get(found.kind, found.project.namespace, found.name)  # the write's base: the live object

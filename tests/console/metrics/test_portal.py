@@ -148,7 +148,9 @@ async def test_refused_websockets_are_counted_by_reason(scraper):
     before = await sync_to_async(scrape)(scraper)
 
     for path in ("/ws/exec/member-x/proj-ads/web-1/app/", "/ws/no-such-endpoint/"):
-        comm = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
+        comm = WebsocketCommunicator(
+            application, path, headers=[(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
+        )
         assert (await comm.connect())[0]
         await comm.receive_json_from(timeout=5)
         closed = await comm.receive_output(timeout=5)
