@@ -163,7 +163,7 @@ class DevRun:
             self._stack()
         except KeyboardInterrupt:
             return
-        except Exception as exc:  # every step's failure, whatever raised it: recorded by its step, shown here
+        except Exception as exc:  # noqa: BLE001 - any step's failure: its step recorded it; the portal serves on
             if not self._stopping.is_set():
                 self.progress.say(
                     f"{type(exc).__name__}: the portal keeps serving; the page {PROGRESS_PATH} shows the failed "

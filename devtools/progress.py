@@ -58,7 +58,13 @@ def fmt_seconds(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s"
 
 
-NOISE = ("go: downloading ", "go: finding ", "go: extracting ")  # kept in the log, left out of the tail
+NOISE = (
+    "go: downloading ",
+    "go: finding ",
+    "go: extracting ",
+    "go: added ",
+    "go: upgraded ",
+)  # kept in the log, left out of the tail
 
 
 def log_tail(path: Path, lines: int = TAIL_LINES) -> str:

@@ -243,7 +243,12 @@ class LocalControlPlane:
         return clusters
 
     def _start_cluster(
-        self, c: ClusterInfo, bins: _binaries.Binaries, t0: float, timeout: float, on_ready: Callable[[ClusterInfo], None]
+        self,
+        c: ClusterInfo,
+        bins: _binaries.Binaries,
+        t0: float,
+        timeout: float,
+        on_ready: Callable[[ClusterInfo], None],
     ) -> None:
         env = {"PATH": SAFE_PATH, "HOME": c.dir, "LANG": "C.UTF-8"}
         deadline = t0 + timeout

@@ -29,8 +29,7 @@ class StartingBanner:
             or response.streaming
             or not response.get("Content-Type", "").startswith("text/html")
             or is_partial(request)
-            or request.resolver_match is not None
-            and request.resolver_match.url_name == "dev-progress"
+            or (request.resolver_match is not None and request.resolver_match.url_name == "dev-progress")
         ):
             return response
         current = status.current()

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from console.urls import handler400, handler403, handler404, handler500, urlpatterns as portal_urlpatterns
+from console.urls import handler400, handler403, handler404, handler500
+from console.urls import urlpatterns as portal_urlpatterns
 from devtools.startup import views
 
 urlpatterns = [path("dev/progress/", views.progress, name="dev-progress"), *portal_urlpatterns]
