@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from devtools.devbuilds import DevBuilds
 from devtools.progress import LIVE, STOPPED, Progress, dev_steps, fmt_seconds
 
 
@@ -96,8 +97,6 @@ class DevRun:
     progress page (``PROGRESS_PATH``) shows each step as the terminal does."""
 
     def __init__(self, args: argparse.Namespace, progress: Progress) -> None:
-        from devtools.devbuilds import DevBuilds
-
         self.args, self.progress = args, progress
         self.builds = DevBuilds(progress)
         self.cp: Any = None
