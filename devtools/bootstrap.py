@@ -1,4 +1,7 @@
-"""Make a fresh machine ready: system packages, .venv, front-end build, control-plane binaries.
+"""Make a fresh machine ready: system packages, .venv, front-end build; for ``test``, the control-plane binaries.
+
+``dev`` leaves the binaries to the dev command, which serves the portal first and builds only the ones its
+clusters need behind it (devtools/devbuilds.py).
 
 Standard library only: manage.py runs it with the system Python before any dependency exists (the
 ``devtools`` package's ``__init__`` imports nothing). Each step is skipped when its inputs have not
@@ -16,10 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from devtools.progress import Progress, StepFailed, dev_steps, fmt_seconds, short_path
+from devtools.progress import BINARIES, Progress, StepFailed, dev_steps, fmt_seconds, short_path
 
 BUILD_SCRIPT = Path(__file__).resolve().parent / "localcp" / "build_binaries.sh"
-BINARIES = "control-plane binaries"
 
 
 class BootstrapFailed(SystemExit):
@@ -46,7 +48,7 @@ def run_logged(cmd: list[str], log: Path, **kwargs: object) -> None:
         raise StepFailed(f"{Path(cmd[0]).name} exited with {done.returncode}")
 
 
-def _fresh_log(name: str) -> Path:
+def fresh_log(name: str) -> Path:
     log = log_dir() / f"{name}.log"
     log.write_text("")
     return log
@@ -100,7 +102,7 @@ def ensure_system_packages(purpose: str, progress: Progress) -> None:
             return
         if os.geteuid() != 0:
             raise BootstrapFailed(f"Missing system packages: {' '.join(missing)}. Install them (apt-get install ...).")
-        step.log = _fresh_log("apt")
+        step.log = fresh_log("apt")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         run_logged(["apt-get", "update", "-q"], step.log, env=env)
         run_logged(["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing], step.log, env=env)
@@ -116,7 +118,7 @@ def ensure_venv(root: Path, progress: Progress) -> str:
         if python.exists() and _fresh(marker, digest):
             step.outcome = "up to date"
             return str(python)
-        step.log = _fresh_log("pip")
+        step.log = fresh_log("pip")
         if not python.exists():
             run_logged([sys.executable, "-m", "venv", str(venv)], step.log)
         run_logged([str(python), "-m", "pip", "install", "--upgrade", "pip"], step.log)
@@ -135,7 +137,7 @@ def ensure_frontend(root: Path, progress: Progress) -> None:
         if _fresh(lock_marker, lock_digest) and (static / "node_modules").exists():
             step.outcome = "up to date"
         else:
-            step.log = _fresh_log("npm-ci")
+            step.log = fresh_log("npm-ci")
             run_logged(["npm", "ci", "--no-audit", "--no-fund"], step.log, cwd=static)
             lock_marker.write_text(lock_digest)
             step.outcome = "installed"
@@ -144,7 +146,7 @@ def ensure_frontend(root: Path, progress: Progress) -> None:
         if _fresh(build_marker, build_digest) and (static / "dist" / "app.js").exists():
             step.outcome = "up to date"
         else:
-            step.log = _fresh_log("npm-build")
+            step.log = fresh_log("npm-build")
             run_logged(["npm", "run", "build"], step.log, cwd=static)
             build_marker.write_text(build_digest)
             step.outcome = "built"
@@ -171,7 +173,7 @@ def ensure_binaries(progress: Progress) -> str:
         f"{short_path(Path(bin_dir).parent.parent)} (1 to 3 minutes each on 2 cores)"
     )
     for name, title in zip(missing, titles, strict=True):
-        with progress.step(title, log=_fresh_log(f"build-{name}")) as step:
+        with progress.step(title, log=fresh_log(f"build-{name}")) as step:
             run_logged(["bash", str(BUILD_SCRIPT), name], step.log)  # type: ignore[arg-type]
             step.outcome = "built"
     return bin_dir
@@ -179,10 +181,10 @@ def ensure_binaries(progress: Progress) -> str:
 
 def plan(purpose: str, argv: list[str]) -> list[str]:
     """What the bootstrap runs, then what the command runs after it (shown as what remains)."""
-    steps = ["system packages", "python packages (.venv)", "npm packages", "front-end build", BINARIES]
+    steps = ["system packages", "python packages (.venv)", "npm packages", "front-end build"]
     if purpose == "dev":
-        steps += dev_steps(clusters="--no-clusters" not in argv)
-    return steps
+        return steps + dev_steps(clusters="--no-clusters" not in argv)
+    return [*steps, BINARIES]
 
 
 def ensure_environment(root: Path, purpose: str, argv: list[str] | None = None) -> str:
@@ -194,7 +196,8 @@ def ensure_environment(root: Path, purpose: str, argv: list[str] | None = None) 
         ensure_system_packages(purpose, progress)
         python = ensure_venv(root, progress)
         ensure_frontend(root, progress)
-        os.environ["PINCONSOLE_BIN_DIR"] = ensure_binaries(progress)
+        if purpose == "test":
+            os.environ["PINCONSOLE_BIN_DIR"] = ensure_binaries(progress)
     except StepFailed as exc:
         raise BootstrapFailed(1) from exc
     except subprocess.CalledProcessError as exc:

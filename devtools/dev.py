@@ -2,7 +2,8 @@
 
 manage.py runs the bootstrap (devtools/bootstrap.py), re-executes itself in .venv and then calls
 ``main`` here, which sets up Django itself. It is deliberately not a Django management command: the
-portal's settings and INSTALLED_APPS know nothing about dev tooling, whether or not it is installed.
+portal's settings and INSTALLED_APPS know nothing about dev tooling, whether or not it is installed; the dev
+command runs the portal with ``devtools.startup.settings``, the portal's settings plus its progress page.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import ipaddress
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
-from devtools.progress import Progress, dev_steps
+from devtools.devbuilds import DevBuilds
+from devtools.progress import LIVE, STOPPED, Progress, dev_steps, fmt_seconds
 
 
 def parser() -> argparse.ArgumentParser:
@@ -56,6 +59,10 @@ def bind_refusal(host: str, allow_remote: bool) -> str | None:
     )
 
 
+SETTINGS = "devtools.startup.settings"  # the portal's own settings plus the progress page (devtools/startup)
+PROGRESS_PATH = "/dev/progress/"
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     refusal = bind_refusal(args.host, args.allow_remote)
@@ -63,7 +70,7 @@ def main(argv: list[str]) -> int:
         print(refusal, file=sys.stderr)
         return 2
     # The embedded default: debug on, local password sign-in with the demo users.
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
+    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
     import django
@@ -74,26 +81,39 @@ def main(argv: list[str]) -> int:
     if not settings.DEBUG:
         print("manage.py dev is the embedded default and needs DEBUG=true.", file=sys.stderr)
         return 2
-    progress = Progress.resume("dev", dev_steps(clusters=not args.no_clusters))
+    progress = Progress.resume(
+        "dev",
+        dev_steps(clusters=not args.no_clusters),
+        status_file=settings.DEV_PROGRESS_FILE,
+        retry="python3 manage.py dev",
+    )
     DevRun(args, progress).run()
     return 0
 
 
 class DevRun:
+    """The database and the portal first (sign-in works at once), then, on a thread behind the serving portal,
+    the binaries the clusters lack, the clusters, their registration, the demo data and the operator: the
+    progress page (``PROGRESS_PATH``) shows each step as the terminal does."""
+
     def __init__(self, args: argparse.Namespace, progress: Progress) -> None:
         self.args, self.progress = args, progress
+        self.builds = DevBuilds(progress)
         self.cp: Any = None
         self.operator: Any = None
         self.reconcile: Any = None
+        self._stopping = threading.Event()
+        self._behind: threading.Thread | None = None
 
     def run(self) -> None:
         from django.core.management.color import color_style
 
         from devtools import demo
 
-        say, style = self.progress.say, color_style()
+        say, style, args = self.progress.say, color_style(), self.args
+        url = f"http://{args.host}:{args.port}/"
         # uvicorn re-raises SIGTERM after its graceful shutdown; turn it (and a SIGTERM during set-up) into
-        # the same path as Ctrl-C so the operator and the clusters are stopped either way.
+        # the same path as Ctrl-C so the builds, the operator and the clusters are stopped either way.
         signal.signal(signal.SIGTERM, _interrupt)
         try:
             with self.progress.step("database") as step:
@@ -102,24 +122,59 @@ class DevRun:
                 call_command("migrate", verbosity=0, interactive=False)
                 logins = demo.ensure_users()
                 step.outcome = "migrated, demo users ready"
-            if not self.args.no_clusters:
+            if args.no_serve and not args.no_clusters:
                 self._stack()
-            url = f"http://{self.args.host}:{self.args.port}/"
             with self.progress.step("portal") as step:
-                step.outcome = "starting uvicorn" if not self.args.no_serve else "not served (--no-serve)"
+                if args.no_serve:
+                    step.outcome = "not served (--no-serve)"
+                elif args.no_clusters:
+                    step.outcome = f"serving {url}"
+                else:
+                    step.outcome = f"serving {url}; the clusters come up behind it ({url.rstrip('/')}{PROGRESS_PATH})"
             say(style.SUCCESS(f"PinConsole is ready at {url}"))
-            if bind_refusal(self.args.host, allow_remote=False):
-                say(style.WARNING(f"  --allow-remote: {self.args.host} is reachable from the network"))
+            if bind_refusal(args.host, allow_remote=False):
+                say(style.WARNING(f"  --allow-remote: {args.host} is reachable from the network"))
             for login in logins:
                 say(f"  sign in as {login.username} / {login.password}   ({login.role})")
-            if self.cp is not None:
-                say(f"  kubeconfig: {self.cp.kubeconfig_path}   (stop clusters: {_down_command(self.cp.state_dir)})")
-            if not self.args.no_serve:
-                _serve(self.args.host, self.args.port)
+            if args.no_serve or args.no_clusters:
+                self._live()
+            else:
+                say(f"  the platform is starting: {url.rstrip('/')}{PROGRESS_PATH} shows each step")
+                self._behind = threading.Thread(target=self._stack_behind, name="dev-stack", daemon=True)
+                self._behind.start()
+            if not args.no_serve:
+                _serve(args.host, args.port)
         except KeyboardInterrupt:
             say("interrupted")
         finally:
             self._stop()
+
+    def _live(self) -> None:
+        self.progress.finish(LIVE)
+        if self.cp is not None:
+            self.progress.say(
+                f"  kubeconfig: {self.cp.kubeconfig_path}   (stop clusters: {_down_command(self.cp.state_dir)})"
+            )
+
+    def _stack_behind(self) -> None:
+        """The stack on its thread: a failed step stays on the page and the terminal; the portal keeps serving."""
+        try:
+            self._stack()
+        except KeyboardInterrupt:
+            return
+        except Exception as exc:  # noqa: BLE001 - any step's failure: its step recorded it; the portal serves on
+            if not self._stopping.is_set():
+                self.progress.say(
+                    f"{type(exc).__name__}: the portal keeps serving; the page {PROGRESS_PATH} shows the failed "
+                    f"step, its log and how to retry (Ctrl-C, then {self.progress.retry})"
+                )
+            return
+        self.progress.say(f"everything is live in {fmt_seconds(self.progress.elapsed())}")
+        self._live()
+
+    def _check_stopping(self) -> None:
+        if self._stopping.is_set():
+            raise KeyboardInterrupt
 
     def _stack(self) -> None:
         from django.conf import settings
@@ -127,14 +182,18 @@ class DevRun:
         from devtools import demo, devstack
 
         args, step = self.args, self.progress.step
+        os.environ["PINCONSOLE_BIN_DIR"] = str(self.builds.run())
+        self._check_stopping()
         with step("clusters up") as s:
             self.cp = devstack.control_plane(args.members, args.nodes)
-            self.cp.up()
+            self.cp.up(on_ready=lambda c: self.progress.cluster_ready(c.name, c.role, c.zone, c.server))
             how = "reused" if "reused" in self.cp.timings else "started"
             s.outcome = f"{how} host + {args.members} members x {args.nodes} nodes"
+        self._check_stopping()
         with step("register clusters") as s:
             clusters = devstack.register(self.cp)
             s.outcome = ", ".join(f"{c.name} ({c.role}, {c.zone})" for c in clusters)
+        self._check_stopping()
         with step("CRDs and PriorityClasses") as s:
             for cluster in clusters:
                 devstack.install_platform(cluster)
@@ -143,6 +202,7 @@ class DevRun:
                 f"installed on {', '.join(c.name for c in clusters)} (+ ClusterRoles; host: ProjectQuota, "
                 f"MemberCluster CRDs); MemberCluster objects: {'; '.join(f'{h}: {o}' for h, o in synced.items())}"
             )
+        self._check_stopping()
         with step("demo data") as s:
             problems = demo.seed(clusters)
             self.reconcile = devstack.ReconcileLoop().start()
@@ -152,10 +212,12 @@ class DevRun:
             )
         for problem in problems:
             self.progress.say(f"warning: {problem}")
+        self._check_stopping()
         with step("operator") as s:
             log_dir = settings.VAR_DIR / "logs"
             self.operator = devstack.OperatorSupervisor(self.cp, clusters, log_dir)
             s.outcome = f"running, federation on {devstack.host_of(clusters).name} (log: {log_dir / 'operator.log'})"
+        self._check_stopping()
         with step("watch caches") as s:
             devstack.wait_for_caches()
             kind, namespace, name = demo.first_workload()
@@ -169,6 +231,10 @@ class DevRun:
     def _stop(self) -> None:
         from clusters import runtime as cluster_runtime
 
+        self._stopping.set()
+        self.builds.stop()
+        if self._behind is not None:
+            self._behind.join(STACK_STOP_SECONDS)
         if self.reconcile is not None:
             self.reconcile.stop()
         cluster_runtime.shutdown()
@@ -177,6 +243,10 @@ class DevRun:
         if self.cp is not None and not self.args.keep_clusters and not self.args.no_serve:
             self.progress.say("stopping local clusters")
             self.cp.down()
+        self.progress.finish(STOPPED)
+
+
+STACK_STOP_SECONDS = 120  # a step under way when the command stops (clusters starting) ends within this
 
 
 def _down_command(state_dir: Path) -> str:

@@ -33,8 +33,9 @@ DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", DEFAULT_DEV_STATE))
 
 
 def control_plane(members: int, nodes: int) -> LocalControlPlane:
-    """The dev control plane (not started: ``up()`` reuses a healthy running one)."""
-    return LocalControlPlane(DEV_STATE, members=members, nodes_per_member=nodes)
+    """The dev control plane (not started: ``up()`` reuses a healthy running one); the dev command built its
+    binaries first."""
+    return LocalControlPlane(DEV_STATE, members=members, nodes_per_member=nodes, build_missing=False)
 
 
 def register(cp: LocalControlPlane) -> list[Cluster]:

@@ -4,6 +4,8 @@
 #        build_binaries.sh NAME       one binary (dex, etcd, kwok, kube-apiserver, kube-controller-manager,
 #                                     kube-scheduler, kubectl, helm; or k8s for the four kubernetes ones)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
+#        build_binaries.sh missing dev   the same, of the binaries the dev command's clusters run (no kubectl, dex
+#                                     or helm: the tests' only), in the order it builds them
 #        build_binaries.sh bindir     prints the bin dir (builds nothing)
 #        build_binaries.sh helmpath   prints helm's path (builds nothing): bin/helm-<v>/helm, keyed by its own
 #                                     version so a new helm never invalidates the control plane's bin dir
@@ -20,13 +22,16 @@ CACHE="${PINCONSOLE_CACHE:-$HOME/.cache/pinconsole}"
 BIN="$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-dex-${DEX_VERSION: -12}"
 SRC="$CACHE/src"
 HELM="$CACHE/bin/helm-$HELM_VERSION/helm"
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod"
+# -gcflags=all=-dwarf=false: the compiler skips the DWARF that `-ldflags -w` drops at link anyway (kube-apiserver, cold
+# GOCACHE: 457 CPU-seconds instead of 503, bench/README.md's dev_builds section)
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod -gcflags=all=-dwarf=false"
 mkdir -p "$BIN" "$SRC"
 
 log() { echo "[build_binaries] $*" >&2; }
 
 K8S_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
 ALL_BINS=(dex etcd kwok "${K8S_BINS[@]}")   # build order of `all` (then helm, which lives outside $BIN)
+DEV_BINS=(etcd kwok kube-apiserver kube-controller-manager kube-scheduler)   # what `manage.py dev` runs
 
 build_k8s() {
   local want=("$@") missing=()
@@ -112,7 +117,13 @@ case "$what" in
   k8s) build_k8s ;;
   helm) build_helm ;;
   kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) build_k8s "$what" ;;
-  missing) for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm; exit 0 ;;
+  missing)
+    if [[ "${2:-all}" == dev ]]; then
+      for b in "${DEV_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done
+    else
+      for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm
+    fi
+    exit 0 ;;
   helmpath) echo "$HELM"; exit 0 ;;
   bindir) ;;
   *) echo "unknown target $what" >&2; exit 2 ;;

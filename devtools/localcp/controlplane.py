@@ -19,7 +19,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -181,17 +181,18 @@ class LocalControlPlane:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def up(self, timeout: float = 300.0) -> list[ClusterInfo]:
-        """Start everything (or reuse a healthy running control plane). Returns the clusters."""
+    def up(self, timeout: float = 300.0, on_ready: Callable[[ClusterInfo], None] | None = None) -> list[ClusterInfo]:
+        """Start everything (or reuse a healthy running control plane). Returns the clusters; ``on_ready`` is
+        called with each cluster once it answers (from the thread that started it)."""
         with self._locked():
-            return self._up(timeout)
+            return self._up(timeout, on_ready or (lambda cluster: None))
 
     def down(self) -> list[str]:
         """Stop every component of every cluster (reverse order). Returns leftover pids (empty on success)."""
         with self._locked():
             return self._down()
 
-    def _up(self, timeout: float) -> list[ClusterInfo]:
+    def _up(self, timeout: float, on_ready: Callable[[ClusterInfo], None]) -> list[ClusterInfo]:
         t0 = time.monotonic()
         previous = read_layout(self.state_dir)
         want = [HOST, *member_names(self.members)]
@@ -201,6 +202,7 @@ class LocalControlPlane:
             for c in previous.clusters:
                 if c.role == "member" and c.nodes != self.nodes_per_member:
                     ensure_nodes(self, c, self.nodes_per_member)
+                on_ready(c)
             write_layout(self.state_dir, previous)
             self.timings["reused"] = time.monotonic() - t0
             return previous.clusters
@@ -230,7 +232,7 @@ class LocalControlPlane:
         write_kubeconfig(self.kubeconfig_path, clusters, self.pki.ca_crt, self.pki.admin_token)
         try:
             with ThreadPoolExecutor(max_workers=len(clusters)) as pool:
-                list(pool.map(lambda c: self._start_cluster(c, bins, t0, timeout), clusters))
+                list(pool.map(lambda c: self._start_cluster(c, bins, t0, timeout, on_ready), clusters))
         except BaseException:
             # Leave nothing half-started behind; the error carries the log tail.
             self._down()
@@ -240,7 +242,14 @@ class LocalControlPlane:
         self.timings["total"] = layout.startup_seconds
         return clusters
 
-    def _start_cluster(self, c: ClusterInfo, bins: _binaries.Binaries, t0: float, timeout: float) -> None:
+    def _start_cluster(
+        self,
+        c: ClusterInfo,
+        bins: _binaries.Binaries,
+        t0: float,
+        timeout: float,
+        on_ready: Callable[[ClusterInfo], None],
+    ) -> None:
         env = {"PATH": SAFE_PATH, "HOME": c.dir, "LANG": "C.UTF-8"}
         deadline = t0 + timeout
         for comp in cluster_components(c, bins, self.pki, write=True, **self._component_opts()):
@@ -261,6 +270,7 @@ class LocalControlPlane:
         wait_default_service_account(self, c, deadline=deadline)
         with _TIMINGS_LOCK:
             self.timings[f"{c.name}/ready"] = round(time.monotonic() - t0, 2)
+        on_ready(c)
 
     def _down(self) -> list[str]:
         layout = read_layout(self.state_dir)

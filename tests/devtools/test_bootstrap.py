@@ -51,13 +51,17 @@ def test_the_build_script_lists_missing_binaries_in_build_order_without_building
 def test_the_dev_plan_names_what_runs_after_the_bootstrap():
     plan = bootstrap.plan("dev", ["--port", "8001"])
 
-    assert plan[:5] == [
-        "system packages",
-        "python packages (.venv)",
-        "npm packages",
-        "front-end build",
-        "control-plane binaries",
-    ]
-    assert plan[5:] == dev_steps()
-    assert bootstrap.plan("dev", ["--no-clusters"])[5:] == ["database", "portal"]
-    assert bootstrap.plan("test", [])[5:] == []
+    assert plan[:4] == ["system packages", "python packages (.venv)", "npm packages", "front-end build"]
+    assert plan[4:] == dev_steps()
+    assert plan[4:7] == ["database", "portal", "control-plane binaries"]  # the portal before any Go build
+    assert bootstrap.plan("dev", ["--no-clusters"])[4:] == ["database", "portal"]
+    assert bootstrap.plan("test", [])[4:] == ["control-plane binaries"]
+
+
+def test_the_dev_command_builds_only_what_its_clusters_run(tmp_path):
+    env = {**os.environ, "PINCONSOLE_CACHE": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", str(bootstrap.BUILD_SCRIPT), "missing", "dev"], env=env, capture_output=True, text=True, check=True
+    )
+
+    assert done.stdout.split() == ["etcd", "kwok", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]

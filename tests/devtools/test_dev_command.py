@@ -64,7 +64,7 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
     try:
         url = re.search(r"ready at (\S+)", _wait_for_line(proc, r"ready at http", lines, 240)).group(1)
         login = re.search(r"sign in as demo / (\S+)", _wait_for_line(proc, r"sign in as demo", lines, 10)).group(1)
-        _wait_for_line(proc, r"Uvicorn running", lines, 60)
+        _wait_for_line(proc, r"everything is live in", lines, 240)  # the portal answered long before
 
         with httpx.Client(base_url=url, follow_redirects=False, timeout=20) as http:
             page = http.get("/login/")
@@ -91,15 +91,16 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
     steps = re.findall(r"^\[dev\] +(\d+)/(\d+) ([^:]+): .* \(\S+, total \S+\)$", output, re.MULTILINE)
     assert [title for _, _, title in steps] == [
         "database",
+        "portal",  # answers first; the rest comes up behind it
+        "control-plane binaries",
         "clusters up",
         "register clusters",
         "CRDs and PriorityClasses",
         "demo data",
         "operator",
         "watch caches",
-        "portal",
     ]
-    assert [int(n) for n, _, _ in steps] == list(range(1, 9)) and {total for _, total, _ in steps} == {"8"}
+    assert [int(n) for n, _, _ in steps] == list(range(1, 10)) and {total for _, total, _ in steps} == {"9"}
     # the federation: members registered as MemberCluster objects on the host before the operator starts with
     # --host-context, and the demo PinApp written once on the host, sharded onto both members
     assert re.search(r"CRDs and PriorityClasses: .*MemberCluster objects: host: applied \d+, deleted 0", output)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from devtools.progress import ENV, Progress, StepFailed, fmt_seconds
+from devtools.progress import ENV, FAILED, LIVE, Progress, StepFailed, fmt_seconds, read_status
 
 
 def lines(stream: io.StringIO) -> list[str]:
@@ -94,3 +94,47 @@ def test_live_mode_rewrites_one_line_and_ends_it():
 def test_durations_read_like_a_clock_past_a_minute():
     assert fmt_seconds(4.25) == "4.2s"
     assert fmt_seconds(754) == "12m34s"
+
+
+def test_the_status_file_tells_what_the_terminal_tells(tmp_path, monkeypatch):
+    bootstrap = Progress("dev", ["venv", "database", "build x", "clusters up"], stream=io.StringIO(), live=False)
+    with bootstrap.step("venv") as step:
+        step.outcome = "up to date"
+    monkeypatch.setenv(ENV, bootstrap.export()[ENV])
+    log = tmp_path / "build-x.log"
+    log.write_text("go: added example.com/m v1.0.0\nx.go:1: undefined: y\n")
+    status_file = tmp_path / "var" / "dev-progress.json"
+    dev = Progress.resume(
+        "dev",
+        ["database", "build x", "clusters up"],
+        stream=io.StringIO(),
+        live=False,
+        status_file=status_file,
+        retry="python3 manage.py dev",
+    )
+    with dev.step("database"):
+        running = read_status(status_file)
+    dev.cluster_ready("host", "host", "local-1a", "https://127.0.0.1:1")
+    with pytest.raises(StepFailed), dev.step("build x", log=log) as step:
+        step.retry = "bash build.sh x"
+        raise StepFailed("bash exited with 1")
+    dev.finish(LIVE)  # a failed run stays failed
+    status = read_status(status_file)
+
+    assert [(s["title"], s["state"]) for s in running["steps"]] == [
+        ("venv", "done"),  # the bootstrap's, carried over the re-exec
+        ("database", "running"),
+        ("build x", "pending"),
+        ("clusters up", "pending"),
+    ]
+    assert status["state"] == FAILED
+    assert [(s["title"], s["state"]) for s in status["steps"]] == [
+        ("venv", "done"),
+        ("database", "done"),
+        ("build x", "failed"),
+        ("clusters up", "pending"),
+    ]
+    failed = status["steps"][2]
+    assert failed["retry"] == "bash build.sh x" and failed["error"] == "bash exited with 1"
+    assert failed["tail"] == "x.go:1: undefined: y"  # go's module chatter left out
+    assert [c["name"] for c in status["clusters"]] == ["host"] and status["retry"] == "python3 manage.py dev"
