@@ -176,9 +176,18 @@ def _pod(obj: Mapping[str, Any]) -> ShardStatus:
 
 
 def derive_status(
-    kind: str, cr: Mapping[str, Any], owned_objects: Sequence[Mapping[str, Any]], *, now: datetime
+    kind: str,
+    cr: Mapping[str, Any],
+    owned_objects: Sequence[Mapping[str, Any]],
+    *,
+    now: datetime,
+    refusals: Mapping[str, str] = MappingProxyType({}),
 ) -> WorkloadStatus:
-    """The CR's status block from its owned objects (Deployments, Jobs, DaemonSets, Pods, CronJobs...)."""
+    """The CR's status block from its owned objects (Deployments, Jobs, DaemonSets, Pods, CronJobs...).
+
+    ``refusals``: what the member said refusing the pods of an object, by the object's name (``pod_refusals``: a
+    Job's or DaemonSet's FailedCreate, a CronJob's run's, the operator's own create refused); such an object is a
+    ``Refused`` shard, present or not (a refused Pod never exists)."""
     metadata = cr.get("metadata") or {}
     generation = int(metadata.get("generation") or 0)
     operations = (cr.get("spec") or {}).get("operations") or {}
@@ -213,6 +222,15 @@ def derive_status(
                     "Available",
                 )
             )
+    for shard in shards:
+        if refusals.get(shard["name"]):
+            shard.update({"state": REFUSED, "message": refusals[shard["name"]], "updatedReplicas": 0})
+    seen = {s["name"] for s in shards}
+    shards += [
+        _shard({"metadata": {"name": n}}, 0, 0, 0, REFUSED, m)
+        for n, m in sorted(refusals.items())
+        if m and n not in seen
+    ]
     ready, progressing, degraded, reason, message = _verdict(kind, shards, operations)
     conditions: list[dict[str, Any]] = list((cr.get("status") or {}).get("conditions") or [])
     for type_, value in (("Ready", ready), ("Progressing", progressing), ("Degraded", degraded)):

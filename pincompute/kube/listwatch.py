@@ -100,6 +100,7 @@ class ListWatch:
         *,
         name: str,
         label_selector: str | None = None,
+        field_selector: str | None = None,
         optional: bool = False,
         max_objects: int | None = None,
         on_event: Handler | None = None,
@@ -112,6 +113,7 @@ class ListWatch:
     ) -> None:
         self.api, self.store, self.kind, self.path, self.name = api, store, kind, path, name
         self.label_selector, self.optional, self.max_objects = label_selector, optional, max_objects
+        self.field_selector = field_selector
         self.on_event, self.gate, self.timeout = on_event, gate, timeout
         self.page_size, self.watch_timeout = page_size, watch_timeout
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
@@ -248,7 +250,9 @@ class ListWatch:
         while True:
 
             def page_fn(c: str | None = cont) -> Obj:
-                return rawapi.list_page(api, self.path, self.timeout, self.page_size, c, self.label_selector)
+                return rawapi.list_page(
+                    api, self.path, self.timeout, self.page_size, c, self.label_selector, self.field_selector
+                )
 
             page = self.gate(page_fn, attempts=3, sleep=self._stop.wait)
             kind = str(page.get("kind", "")).removesuffix("List")
@@ -282,7 +286,9 @@ class ListWatch:
             rv, self._forced_rv = self._forced_rv or self._rv, None
 
         def open_fn() -> BaseHTTPResponse:
-            return rawapi.open_watch(api, self.path, rv, self.watch_timeout, self.timeout[0], self.label_selector)
+            return rawapi.open_watch(
+                api, self.path, rv, self.watch_timeout, self.timeout[0], self.label_selector, self.field_selector
+            )
 
         resp = self.gate(open_fn, attempts=1, sleep=self._stop.wait)
         with self._lock:

@@ -105,11 +105,19 @@ def get_json(api: ApiCaller, path: str, query: Query, timeout: Timeout) -> Obj:
 
 
 def list_page(
-    api: ApiCaller, path: str, timeout: Timeout, limit: int, cont: str | None, label_selector: str | None = None
+    api: ApiCaller,
+    path: str,
+    timeout: Timeout,
+    limit: int,
+    cont: str | None,
+    label_selector: str | None = None,
+    field_selector: str | None = None,
 ) -> Obj:
     query: list[tuple[str, str | int]] = [("limit", limit)]
     if label_selector:
         query.append(("labelSelector", label_selector))
+    if field_selector:
+        query.append(("fieldSelector", field_selector))
     if cont:
         query.append(("continue", cont))
     return get_json(api, path, query, timeout)
@@ -125,6 +133,7 @@ def open_watch(
     timeout_seconds: int,
     connect_timeout: float,
     label_selector: str | None = None,
+    field_selector: str | None = None,
 ) -> BaseHTTPResponse:
     query: list[tuple[str, str | int]] = [
         ("watch", "true"),
@@ -134,6 +143,8 @@ def open_watch(
     ]
     if label_selector:
         query.append(("labelSelector", label_selector))
+    if field_selector:
+        query.append(("fieldSelector", field_selector))
     # Read timeout just past the server's own timeout: a healthy watch ends (cleanly) before it, even on a quiet
     # collection, so a read that outlasts it means the link died silently (no reset): reconnect.
     return open_get(api, path, query, (connect_timeout, timeout_seconds + WATCH_READ_MARGIN))

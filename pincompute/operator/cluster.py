@@ -6,7 +6,9 @@ LIST per reconcile, which is what lets one process handle thousands of custom re
 owner-uid and label indexes make the per-reconcile lookup O(objects of that workload).
 
 Owned-object events are mapped back to the owning CR's key (controller ownerReference with the
-pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired.
+pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired. The
+``FailedCreate`` Events of the controllers (``pod_refusals``) are watched too, and requeue the CR whose Job,
+DaemonSet or CronJob run they are about.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from pincompute.kube.rawapi import Obj
 from pincompute.kube.store import Store
 from pincompute.labels import KIND_LABEL, MANAGED_SELECTOR, NODE_REGION_LABEL, NODE_ZONE_LABEL, WORKLOAD_LABEL
 from pincompute.operator.events import EventRecorder
-from pincompute.operator.kubeio import KUBEFLOW, NATIVE, NODE, Kube, Resource, cr_resource
+from pincompute.operator.kubeio import EVENT, KUBEFLOW, NATIVE, NODE, Kube, Resource, cr_resource
+from pincompute.pod_refusals import EVENT_FIELD_SELECTOR
 
 log = logging.getLogger(__name__)
 REQUEST_TIMEOUT = (5.0, 30.0)  # LIST pages and the watch's connect
@@ -93,6 +96,7 @@ class ClusterRuntime:
             self.topology = self._discover_topology()
         for res in NATIVE.values():
             self._start_native(res)
+        self._watch(EVENT, self._on_failed_create, fields=EVENT_FIELD_SELECTOR)
         self._discover()
         threading.Thread(target=self._discovery_loop, name=f"discovery-{self.name}", daemon=True).start()
 
@@ -100,16 +104,25 @@ class ClusterRuntime:
         self.native[res.kind] = res
         self._watch(res, self._on_owned, MANAGED_SELECTOR)
 
-    def _watch(self, res: Resource, handler: Callable[[str, Obj], None], selector: str | None = None) -> None:
-        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector)
+    def _watch(
+        self,
+        res: Resource,
+        handler: Callable[[str, Obj], None],
+        selector: str | None = None,
+        *,
+        fields: str | None = None,
+    ) -> None:
+        self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector, fields=fields)
 
     def _restart_crashed(self) -> None:
         """A list-watch whose thread died of a bug (recorded in its last_error) starts again, relisting."""
         for kind, watch in list(self.watches.items()):
             if watch.crashed and not self.stop.is_set():
-                res = self.native.get(kind) or self.crs[kind]
+                res = self.native.get(kind) or self.crs.get(kind) or EVENT
                 log.warning("%s: restarting the %s watch (%s)", self.name, kind, watch.last_error)
-                if kind in self.native:
+                if kind == EVENT.kind:
+                    self._watch(EVENT, self._on_failed_create, fields=EVENT_FIELD_SELECTOR)
+                elif kind in self.native:
                     self._watch(res, self._on_owned, MANAGED_SELECTOR)
                 else:
                     self._watch(res, self._on_cr)
@@ -187,12 +200,33 @@ class ClusterRuntime:
                 self.enqueue(Key(self.name, "PinApp", namespace, str(target)))
 
     def _on_owned(self, event: str, obj: dict[str, Any]) -> None:
+        key = self._owning_key(obj)
+        if key is not None:
+            self.enqueue(key)
+
+    def _owning_key(self, obj: Mapping[str, Any], *, through_cronjob: bool = False) -> Key | None:
+        """The CR controlling ``obj``; with ``through_cronjob``, also the one controlling the CronJob whose run it
+        is."""
         metadata = obj.get("metadata") or {}
+        namespace = str(metadata.get("namespace") or "")
         for ref in metadata.get("ownerReferences") or []:
-            if ref.get("controller") and ref.get("apiVersion") == API_VERSION and ref.get("kind") in KINDS:
-                self.enqueue(
-                    Key(self.name, str(ref["kind"]), str(metadata.get("namespace") or ""), str(ref.get("name")))
-                )
+            if not ref.get("controller"):
+                continue
+            if ref.get("apiVersion") == API_VERSION and ref.get("kind") in KINDS:
+                return Key(self.name, str(ref["kind"]), namespace, str(ref.get("name")))
+            if through_cronjob and ref.get("kind") == "CronJob":
+                cronjob = self.live("CronJob", namespace, str(ref.get("name")))
+                return None if cronjob is None else self._owning_key(cronjob)
+        return None
+
+    def _on_failed_create(self, event: str, obj: dict[str, Any]) -> None:
+        """A controller could not create pods: requeue the CR of the object it is about (its status says so)."""
+        about = obj.get("involvedObject") or {}
+        subject = self.live(str(about.get("kind")), str(about.get("namespace") or ""), str(about.get("name")))
+        if event != "DELETED" and subject is not None and subject["metadata"].get("uid") == about.get("uid"):
+            key = self._owning_key(subject, through_cronjob=True)
+            if key is not None:
+                self.enqueue(key)
 
     # -- reads for the reconciler ---------------------------------------------------------------
 
@@ -214,6 +248,22 @@ class ClusterRuntime:
             for obj in self.store.list(kind, owner_uid=uid)
             if controller_uid(obj) == uid
         ]
+
+    def failed_creates(self, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The ``FailedCreate`` Events about ``obj`` (its namespace's, matched by uid)."""
+        metadata = obj.get("metadata") or {}
+        return [
+            e
+            for e in self.store.list(EVENT.kind, str(metadata.get("namespace") or ""))
+            if (e.get("involvedObject") or {}).get("uid") == metadata.get("uid")
+        ]
+
+    def runs_of(self, cronjob: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The Jobs a CronJob made (managed: they carry its template's labels)."""
+        metadata = cronjob.get("metadata") or {}
+        uid = str(metadata.get("uid"))
+        jobs = self.store.list("Job", str(metadata.get("namespace") or ""), owner_uid=uid)
+        return [j for j in jobs if controller_uid(j) == uid]
 
     def workload_pods(self, namespace: str, workload: str, kind: str) -> list[dict[str, Any]]:
         if "Pod" not in self.native:
@@ -245,7 +295,13 @@ class ClusterRuntime:
 
 
 def start_watch(
-    kube: Kube, store: Store, res: Resource, handler: Callable[[str, Obj], None] | None, selector: str | None = None
+    kube: Kube,
+    store: Store,
+    res: Resource,
+    handler: Callable[[str, Obj], None] | None,
+    selector: str | None = None,
+    *,
+    fields: str | None = None,
 ) -> ListWatch:
     """The operator's list-watch of one collection on one cluster (members and the host alike), started."""
     watch = ListWatch(
@@ -255,6 +311,7 @@ def start_watch(
         res.path(),
         name=f"{kube.name}-{res.plural}",
         label_selector=selector,
+        field_selector=fields,
         on_event=handler,
         timeout=REQUEST_TIMEOUT,
         watch_timeout=WATCH_TIMEOUT,

@@ -25,6 +25,7 @@ from pincompute.errors import CoreError, Invalid, NotFound, PermanentError
 from pincompute.kube import apierrors, rawapi
 from pincompute.kube.client import new_api_client
 from pincompute.kube.rawapi import Timeout
+from pincompute.pod_refusals import is_admission_refusal
 
 T = TypeVar("T")
 FIELD_MANAGER = "pincompute-operator"
@@ -83,13 +84,24 @@ def cr_resource(kind: str, plural: str) -> Resource:
     return Resource(f"{GROUP}/{VERSION}", kind, plural)
 
 
+class AdmissionRefused(PermanentError):
+    """A write an admission refused (403: Pod Security, ResourceQuota): the member will not run what was asked, and
+    ``said`` is its own message (the workload's ``Refused`` condition), not a fault of the operator."""
+
+    def __init__(self, message: str, *, said: str) -> None:
+        super().__init__(message)
+        self.said = said
+
+
 def classify(exc: ApiException | Urllib3Error | OSError) -> CoreError:
     """The core error a failed call means for the operator: the one mapping (``apierrors.service_error``), except
     that a manifest the apiserver refuses as invalid is the operator's own to fix, so a ``PermanentError``
-    (Degraded) like any other refusal, never the user's 400."""
+    (Degraded) like any other refusal, never the user's 400, and that an admission's 403 is ``AdmissionRefused``."""
     mapped = apierrors.service_error(exc, delay=1.0)
     if isinstance(mapped, Invalid):
         return PermanentError(mapped.message, fields=mapped.fields)
+    if isinstance(exc, ApiException) and is_admission_refusal(exc.status or 0, apierrors.said(exc)):
+        return AdmissionRefused(mapped.message, said=apierrors.said(exc))
     return mapped
 
 

@@ -15,8 +15,9 @@ from typing import Any
 from pincompute.errors import FieldError, NotFound, PermanentError, SpecInvalid
 from pincompute.operator.apply import WritePlan, plan_writes
 from pincompute.operator.cluster import ClusterRuntime, Key
-from pincompute.operator.kubeio import KUBEFLOW, NATIVE, Resource
+from pincompute.operator.kubeio import KUBEFLOW, NATIVE, AdmissionRefused, Resource
 from pincompute.operator.placement_annotations import placement_for
+from pincompute.pod_refusals import FAILED_CREATE, current_run, refusal
 from pincompute.runtime import RuntimeProfile
 from pincompute.specs import validate
 from pincompute.status import derive_status, set_condition
@@ -43,6 +44,19 @@ def _resource(kind: str) -> Resource:
 
 def _ref(obj: Mapping[str, Any]) -> str:
     return f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}"
+
+
+def controller_refusals(cluster: ClusterRuntime, owned: list[dict[str, Any]]) -> dict[str, str]:
+    """What the member said refusing the pods of each owned Job or DaemonSet, or of a CronJob's present run, by the
+    owned object's name (a Deployment says it in its own ReplicaFailure)."""
+    said: dict[str, str] = {}
+    for obj in owned:
+        name = obj["metadata"]["name"]
+        if obj.get("kind") in ("Job", "DaemonSet"):
+            said[name] = refusal(obj, cluster.failed_creates(obj))
+        elif obj.get("kind") == "CronJob" and (run := current_run(obj, cluster.runs_of(obj))) is not None:
+            said[name] = refusal(run, cluster.failed_creates(run))
+    return {name: message for name, message in said.items() if message}
 
 
 class Reconciler:
@@ -72,9 +86,11 @@ class Reconciler:
         uid = str(metadata.get("uid"))
         live = cluster.owned(uid)
         plan = plan_writes(desired, live, owner_uid=uid, owner_name=str(metadata["name"]))
-        wrote = self._execute(cluster, cr, plan, desired)
+        refused: dict[str, str] = {}  # objects an admission refused to create, by name: what it said
+        wrote = self._execute(cluster, cr, plan, refused)
         restarted = self._restart_container(cluster, cr)
-        self._write_status(cluster, cr, cluster.owned(uid), now, restarted)
+        owned = cluster.owned(uid)
+        self._write_status(cluster, cr, owned, now, restarted, {**controller_refusals(cluster, owned), **refused})
         requeue = RECREATE_POLL if (plan.recreate or plan.waiting) else None
         if key.kind == "PinScaler" and (cr.get("spec") or {}).get("schedules"):
             requeue = min(requeue or 60.0, 60.5 - now.second - now.microsecond / 1e6)  # next minute boundary
@@ -108,9 +124,10 @@ class Reconciler:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def _execute(
-        self, cluster: ClusterRuntime, cr: Mapping[str, Any], plan: WritePlan, desired: list[dict[str, Any]]
-    ) -> int:
+    def _execute(self, cluster: ClusterRuntime, cr: Mapping[str, Any], plan: WritePlan, refused: dict[str, str]) -> int:
+        """Apply, patch, recreate and prune as planned; an object an admission refuses (a PinPod's Pod under Pod
+        Security) goes into ``refused`` and the rest of the plan goes on: the status says why, and the next try
+        comes with a change or the resync, never in a loop."""
         kube = cluster.kube
         wrote = 0
         for obj in plan.apply:
@@ -127,7 +144,12 @@ class Reconciler:
                 cluster.events.record(cr, "Normal", "Replaced", f"deleted {_ref(obj)} to change its pod template")
                 wrote += 1
                 continue
-            result = kube.apply(obj, res)
+            try:
+                result = kube.apply(obj, res)
+            except AdmissionRefused as exc:
+                refused[obj["metadata"]["name"]] = exc.said
+                cluster.events.record(cr, "Warning", FAILED_CREATE, f"{_ref(obj)}: {exc.said}")
+                continue
             cluster.remember(result)
             wrote += 1
             cluster.events.record(cr, "Normal", "Updated" if live else "Created", f"applied {_ref(obj)}")
@@ -187,9 +209,10 @@ class Reconciler:
         owned: list[dict[str, Any]],
         now: datetime,
         restarted: str | None,
+        refusals: Mapping[str, str],
     ) -> None:
         old = dict(cr.get("status") or {})
-        status = derive_status(cr["kind"], cr, owned, now=now)
+        status = derive_status(cr["kind"], cr, owned, now=now, refusals=refusals)
         last_restart = restarted or old.get(LAST_RESTART_STATUS)
         if last_restart:
             status[LAST_RESTART_STATUS] = last_restart

@@ -284,6 +284,7 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create ingresses.networking.k8s.io",
             "create horizontalpodautoscalers.autoscaling",
             "create events",
+            "watch events -A",
             "list nodes",
         ],
         [

@@ -8,7 +8,7 @@ import threading
 from pincompute.errors import Conflict, NotFound
 from pincompute.kinds import KINDS
 from pincompute.operator.cluster import ClusterRuntime, Topology
-from pincompute.operator.kubeio import NATIVE, cr_resource
+from pincompute.operator.kubeio import NATIVE, AdmissionRefused, cr_resource
 
 
 class FakeKube:
@@ -18,6 +18,7 @@ class FakeKube:
         self.calls = []
         self.conflicts = 0
         self.crs = {}  # name -> CR, for status patch responses
+        self.refuse = {}  # name -> the admission's message: applying that object is refused (a 403)
         self._rv = itertools.count(100)
 
     def _stamp(self, obj):
@@ -30,6 +31,9 @@ class FakeKube:
             self.conflicts -= 1
             raise Conflict("409 AlreadyExists")
         self.calls.append(("apply", obj["kind"], obj["metadata"]["name"]))
+        said = self.refuse.get(obj["metadata"]["name"])
+        if said:
+            raise AdmissionRefused(f"403 Forbidden: {said}", said=said)
         return self._stamp(obj)
 
     def patch(self, res, namespace, name, body, *, sub=None, strategic=False):

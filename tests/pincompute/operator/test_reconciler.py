@@ -47,6 +47,21 @@ def test_new_pinpod_is_applied_and_status_says_creating():
     assert ready["status"] == "False"
 
 
+def test_a_pod_the_member_refuses_to_create_is_a_refused_pinpod_retried_only_on_a_change():
+    kube = FakeKube()
+    cluster = fake_cluster(kube)
+    said = 'pods "notebook" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true'
+    kube.refuse["notebook"] = said
+
+    outcome = _reconcile(cluster, _cr("PinPod"))
+
+    conditions = {c["type"]: c for c in _status_patch(kube)["conditions"]}
+    assert conditions["Refused"]["status"] == "True" and conditions["Refused"]["reason"] == "PodSecurity"
+    assert conditions["Refused"]["message"] == f"notebook: {said}"
+    assert conditions["Degraded"]["reason"] == "Refused"
+    assert outcome.requeue_after is None  # no loop: the next try comes with a change or the resync
+
+
 def test_running_pod_makes_the_pinpod_ready_and_a_second_pass_writes_nothing():
     kube = FakeKube()
     cluster = fake_cluster(kube)
