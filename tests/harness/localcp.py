@@ -54,7 +54,11 @@ def local_control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lo
             members = sum(1 for c in layout.clusters if c.role == "member")
     else:
         # A killed earlier session left its control plane running (its down() never ran): stop it first.
-        reap_abandoned(tmp_path_factory.getbasetemp().parent)
+        # Under pytest-xdist each worker's temp dir is one level deeper (pytest-N/popen-gwK).
+        base = tmp_path_factory.getbasetemp()
+        root = base.parent.parent if os.environ.get("PYTEST_XDIST_WORKER") else base.parent
+        for pattern in ("pytest-*/localcp*", "pytest-*/popen-gw*/localcp*"):
+            reap_abandoned(root, pattern)
         state_dir = tmp_path_factory.mktemp("localcp")
         claim(state_dir)
     cp = LocalControlPlane(state_dir, members=members, nodes_per_member=nodes)

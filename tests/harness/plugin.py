@@ -44,6 +44,15 @@ _postgres: Postgres | None = None
 _redis: Redis | None = None
 
 
+def _runs_tests(early_config: pytest.Config) -> bool:
+    """False in pytest-xdist's controller: it only hands tests to its workers, and each worker (a pytest
+    session of its own) starts its own PostgreSQL, Redis and control plane, so workers share nothing."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return True
+    workers = getattr(early_config.known_args_namespace, "numprocesses", None)
+    return not workers
+
+
 def _start_backing_services() -> None:
     global _postgres, _redis
     if LIGHT:
@@ -103,7 +112,8 @@ def pytest_load_initial_conftests(
         }
     )
     (SESSION_DIR / "var" / "staticfiles").mkdir(parents=True, exist_ok=True)
-    _start_backing_services()
+    if _runs_tests(early_config):
+        _start_backing_services()
     atexit.register(_stop_backing_services)
     return (yield)
 
@@ -114,10 +124,31 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 
+# The files that take longest (each a minute or more on 2 cores: `--durations` at the end of every run says which),
+# started first so that no worker is left with one of them while the others are done.
+LONGEST_FIRST = (
+    "tests/load/test_load.py",
+    "tests/api_contract/test_schemathesis.py",
+    "tests/devtools/test_dev_command.py",
+    "tests/pincompute/operator/federation/test_federation_crash.py",
+    "tests/devtools/test_dev_fresh_machine.py",
+    "tests/clusters/test_member_stopped.py",
+    "tests/pincompute/operator/federation/test_member_refused.py",
+)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Browser tests last: Playwright's sync API keeps an event loop running in the main thread for the
-    rest of the session, and async tests (websocket consumers) cannot start their own after that."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    rest of the session, and async tests (websocket consumers) cannot start their own after that. Under
+    pytest-xdist (``--dist loadfile --no-loadscope-reorder``, pyproject) each worker runs whole files in
+    this order, so the same holds per worker; the longest files go first."""
+
+    def order(item: pytest.Item) -> tuple[bool, int]:
+        path = item.nodeid.split("::", 1)[0]
+        first = LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+        return item.get_closest_marker("browser") is not None, first
+
+    items.sort(key=order)
 
 
 @pytest.fixture(scope="session")

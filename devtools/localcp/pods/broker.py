@@ -109,7 +109,14 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: Path, lookup: Callable[[str], Any], bwrap: str) -> None:
         path.unlink(missing_ok=True)
-        super().__init__(str(path), _Handler)
+        # A unix socket's path is at most 107 bytes, and a state dir under a deep temp dir (pytest-xdist's
+        # popen-gwN level) is longer: bind through the directory's fd (/proc/self/fd/N/broker.sock), as short
+        # whatever the directory's path; the socket still appears at ``path``.
+        directory = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            super().__init__(f"/proc/self/fd/{directory}/{path.name}", _Handler)
+        finally:
+            os.close(directory)
         os.chmod(path, 0o666)  # noqa: S103 - podshim, run as the pod user in kwok's jail, connects
         self.lookup = lookup  # "<namespace>/<name>" -> the set-up pod (with .fs) or None
         self.bwrap = bwrap
