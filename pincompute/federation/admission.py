@@ -27,6 +27,14 @@ carries only an admitted spec to the members) and says that the change waits, wi
 admitted total never exceeds a grant, whatever is written to the host and in whatever order (as Kubernetes
 keeps a pod at its old size while a resize is pending, and Kueue admits a grown workload slice before it
 replaces the old one).
+
+PinScaler bounds (``federation.autoscaling``): a PinApp targeted by PinScalers claims ``max(replicas, reach)``
+replicas, ``reach`` being the most its scalers' HPAs may run on its zones (the largest ``maxReplicas`` of base bounds
+and schedule windows, at least one per zone). The claim is the PinApp's, so the admitted total stays one sum over
+the records; a scaler's record holds nothing and names the target and ``maxReplicas`` admitted. A new scaler, a raise
+or a retarget is a growth of its PinApp's claim (counted at the larger of old and new until admitted), admitted with
+the PinApp's change or waiting (``ChangePending``; the members' HPAs keep the admitted bounds); a lower max is
+admitted at once.
 """
 
 from __future__ import annotations
