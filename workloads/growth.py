@@ -88,7 +88,7 @@ def _claim(project: Project, held: Claim, workload: Workload) -> Claim:
     """What ``workload`` would hold: a daemon on the nodes admitted, a PinApp with its admitted scalers' reach."""
     nodes = held.request.pods if workload.kind == "PinterestDaemon" else 1  # a daemon's pods: the nodes admitted
     if isinstance(workload, PinApp):
-        scalers = [o for o in host.list_namespace(project.namespace) if o.get("kind") == "PinScaler"]
+        scalers = host.list_kind("PinScaler", project.namespace)
         replicas = reach(workload.meta.name, len(workload.zones), _steering(scalers), asked=False)
         workload = autoscaled(workload, replicas)
     return claim_of(workload, held.created, profile=load_profile(), node_count=nodes)
