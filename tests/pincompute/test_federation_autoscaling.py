@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pincompute.federation.admission import QUOTA_EXCEEDED, Claim, ScalerBounds, claim_of
+from pincompute.federation.admission import QUOTA_EXCEEDED, Admission, Claim, ScalerBounds, claim_of, recorded_admission
 from pincompute.federation.autoscaling import Steering, admit_scaled, autoscaled, bounds_of, reach
 from pincompute.grants import Allocation
 from pincompute.placement import Placement
@@ -88,6 +88,13 @@ def test_a_pinapp_claims_the_larger_of_its_replicas_and_its_scalers_reach():
 
     assert claim_of(autoscaled(app, 12), T0, profile=profile).request.cpu_milli == 12 * per_pod
     assert autoscaled(app, 3) is app  # below its own replicas the autoscaler never takes it: its replicas count
+
+
+def test_a_scalers_record_names_the_target_and_max_admitted_and_reads_back():
+    record = Admission(3, "0123abcd", TIER, Allocation(), ScalerBounds("web", 8))
+
+    assert record.to_status()["scaler"] == {"target": "web", "maxReplicas": 8}
+    assert recorded_admission({"status": {"admission": record.to_status()}}) == record
 
 
 # -- admission of a scaler's bounds ------------------------------------------------------------------------------
