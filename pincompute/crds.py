@@ -88,6 +88,15 @@ _ADMISSION = obj(
             description="The claim it holds on the project's grant.",
         ),
     ),
+    Field(
+        "scaler",
+        obj(
+            Field("target", Str()),
+            Field("maxReplicas", Int()),
+            description="A PinScaler's: the PinApp and the largest maxReplicas admitted (its PinApp's claim counts "
+            "them).",
+        ),
+    ),
     description="What federation admission admitted (host objects only): a newer generation waits until it fits.",
 )
 STATUS = obj(

@@ -30,6 +30,13 @@ def split_counts(total: int, parts: int) -> list[int]:
     return [base + (1 if index < extra else 0) for index in range(parts)]
 
 
+def hpa_max_per_shard(max_replicas: int, shards: int) -> list[int]:
+    """Each zone shard's HorizontalPodAutoscaler ``maxReplicas`` for a PinScaler's ``max_replicas`` over ``shards``
+    shards: its balanced share, at least one (an HPA runs at least one pod). Translation writes these and admission
+    counts their sum, so what the members may run is what is admitted."""
+    return [max(1, share) for share in split_counts(max_replicas, shards)]
+
+
 def split_replicas(total: int, zones: Sequence[str]) -> dict[str, int]:
     """Replicas per zone in the given zone order (deterministic: the first zones take the remainder)."""
     return dict(zip(zones, split_counts(total, len(zones)), strict=True))

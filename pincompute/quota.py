@@ -203,7 +203,7 @@ def workload_request(
     Pods: PinPod 1; PinApp and PinterestService ``replicas``; PinterestJobSet ``parallelism`` (pods
     running at once); PinterestCronJob 1 run; PinterestTrainingJob master + workers; PinterestDaemon one
     per node, so ``node_count`` is the node count of the target cluster. PinScaler itself requests
-    nothing (its PinApp is counted, and the ResourceQuota bounds scale-ups). Paused or stopped
+    nothing (admission counts its bounds in its PinApp's claim: ``federation.autoscaling``). Paused or stopped
     workloads still count: resuming them must not break the quota. With a ``profile``, the platform
     sidecars and init containers are counted too, exactly as the ResourceQuota will; ``overhead`` is
     each pod's RuntimeClass overhead.

@@ -130,14 +130,14 @@ def get(kind: str, namespace: str, name: str) -> dict[str, Any]:
 
 def list_namespace(namespace: str) -> list[dict[str, Any]]:
     """Every workload object in ``namespace``, read live (one list per kind), each with its kind set."""
-    found: list[dict[str, Any]] = []
-    for kind, info in KINDS.items():
-        listed = _call(
-            f"list {info.plural}",
-            lambda api, plural=info.plural: api.list_namespaced_custom_object(GROUP, VERSION, namespace, plural),
-        )
-        found += [{**item, "kind": kind} for item in listed.get("items") or []]
-    return found
+    return [obj for kind in KINDS for obj in list_kind(kind, namespace)]
+
+
+def list_kind(kind: str, namespace: str) -> list[dict[str, Any]]:
+    """The ``kind`` objects in ``namespace``, read live, each with its kind set."""
+    plural = _plural(kind)
+    listed = _call(f"list {plural}", lambda api: api.list_namespaced_custom_object(GROUP, VERSION, namespace, plural))
+    return [{**item, "kind": kind} for item in listed.get("items") or []]
 
 
 def create(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -245,7 +245,8 @@ def _create(project: Project, manifest: dict[str, Any], workload: Workload, *, a
     manifest["metadata"]["finalizers"] = [FEDERATION_FINALIZER]
     request = _marked(manifest["metadata"])
     try:
-        written = host.create(manifest)
+        with growth_checked(project, None, workload):  # a new PinScaler grows its admitted PinApp's claim
+            written = host.create(manifest)
     except host.OutcomeUnknown as lost:
         written = _own_create(project, manifest, request, lost)
     except Conflict:

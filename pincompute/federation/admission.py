@@ -27,6 +27,14 @@ carries only an admitted spec to the members) and says that the change waits, wi
 admitted total never exceeds a grant, whatever is written to the host and in whatever order (as Kubernetes
 keeps a pod at its old size while a resize is pending, and Kueue admits a grown workload slice before it
 replaces the old one).
+
+PinScaler bounds (``federation.autoscaling``): a PinApp targeted by PinScalers claims ``max(replicas, reach)``
+replicas, ``reach`` being the most its scalers' HPAs may run on its zones (the largest ``maxReplicas`` of base bounds
+and schedule windows, at least one per zone). The claim is the PinApp's, so the admitted total stays one sum over
+the records; a scaler's record holds nothing and names the target and ``maxReplicas`` admitted. A new scaler, a raise
+or a retarget is a growth of its PinApp's claim (counted at the larger of old and new until admitted), admitted with
+the PinApp's change or waiting (``ChangePending``; the members' HPAs keep the admitted bounds); a lower max is
+admitted at once.
 """
 
 from __future__ import annotations
@@ -93,6 +101,26 @@ def claim_of(
 
 
 @dataclass(frozen=True)
+class ScalerBounds:
+    """What a PinScaler may make its target run: the PinApp it targets and the largest ``maxReplicas`` it applies."""
+
+    target: str
+    max_replicas: int
+
+    def to_status(self) -> dict[str, Any]:
+        return {"target": self.target, "maxReplicas": self.max_replicas}
+
+    @classmethod
+    def from_status(cls, raw: object) -> ScalerBounds | None:
+        if not isinstance(raw, Mapping) or not raw.get("target"):
+            return None
+        try:
+            return cls(str(raw["target"]), int(raw.get("maxReplicas") or 0))
+        except (TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
 class Admission:
     """What admission granted a workload, as its host object's ``status.admission`` records it: the generation
     and spec (by hash) admitted, and the claim they hold."""
@@ -101,9 +129,11 @@ class Admission:
     spec_hash: str
     tier: Tier
     request: Allocation
+    scaler: ScalerBounds | None = None  # a PinScaler's: the target and bounds admitted (``federation.autoscaling``)
 
     def to_status(self) -> dict[str, Any]:
         amounts = self.request
+        scaler = {"scaler": self.scaler.to_status()} if self.scaler else {}
         return {
             "generation": self.generation,
             "specHash": self.spec_hash,
@@ -114,6 +144,7 @@ class Admission:
                 GPU_RESOURCE: str(amounts.gpu),
                 "pods": amounts.pods,
             },
+            **scaler,
         }
 
 
@@ -130,6 +161,7 @@ def recorded_admission(obj: Mapping[str, Any] | None) -> Admission | None:
             str(raw.get("specHash") or ""),
             Tier(raw.get("tier")),
             Allocation.of(resources, int(request.get("pods") or 0)),
+            ScalerBounds.from_status(raw.get("scaler")),
         )
     except (QuantityError, ValueError, TypeError):
         return None

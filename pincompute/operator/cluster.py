@@ -76,6 +76,7 @@ class ClusterRuntime:
     ) -> None:
         self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
+        self._targets: dict[Key, str] = {}  # each PinScaler's target PinApp, as last seen
         self.events = EventRecorder(kube, instance, background=background_events)
         self.topology = topology or Topology()
         self.store = Store()  # full objects: the SSA plan reads managedFields, so nothing is slimmed
@@ -188,16 +189,26 @@ class ClusterRuntime:
         if event == "DELETED":
             self.events.forget(str(metadata.get("uid") or ""))
             self._fingerprints.pop(key, None)
+            if kind == "PinScaler":
+                self._scaler_targets(key, obj, gone=True)
             return  # the apiserver's garbage collector removes what it owned
         fingerprint = _spec_fingerprint(metadata)
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
             return  # only status changed (usually our own write): nothing to reconcile
         self._fingerprints[key] = fingerprint
         self.enqueue(key)
-        if kind == "PinScaler":  # the target PinApp must stop (or start) setting replicas
-            target = ((obj.get("spec") or {}).get("targetRef") or {}).get("name")
-            if target:
-                self.enqueue(Key(self.name, "PinApp", namespace, str(target)))
+        if kind == "PinScaler":
+            self._scaler_targets(key, obj, gone=False)
+
+    def _scaler_targets(self, key: Key, obj: Mapping[str, Any], *, gone: bool) -> None:
+        """A scaler's PinApps (the one it targets and the one it targeted before, or the last when it is deleted)
+        must stop or start setting replicas: left to an HPA that no longer drives them, they would keep what it set."""
+        target = str(((obj.get("spec") or {}).get("targetRef") or {}).get("name") or "")
+        before = self._targets.pop(key, "") if gone else self._targets.get(key, "")
+        if not gone and target:
+            self._targets[key] = target
+        for name in {before, target} - {""}:
+            self.enqueue(Key(self.name, "PinApp", key.namespace, name))
 
     def _on_owned(self, event: str, obj: dict[str, Any]) -> None:
         key = self._owning_key(obj)

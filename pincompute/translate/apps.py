@@ -7,7 +7,7 @@ from typing import Any
 
 from pincompute.errors import PermanentError
 from pincompute.labels import CONFIG_HASH_ANNOTATION, NODE_ZONE_LABEL, ZONE_LABEL
-from pincompute.placement import split_counts, split_replicas
+from pincompute.placement import hpa_max_per_shard, split_counts, split_replicas
 from pincompute.scaler_windows import active_schedule_bounds
 from pincompute.specs import Metric, PinApp, PinPod, PinScaler, PinterestService
 from pincompute.translate.common import Context, W, add_volume, content_hash
@@ -121,7 +121,7 @@ def pinscaler(
     objects = []
     for zone, index, count in shards:
         shard_min = max(1, split_counts(low, count)[index])
-        shard_max = max(shard_min, split_counts(high, count)[index])
+        shard_max = max(shard_min, hpa_max_per_shard(high, count)[index])
         spec: dict[str, Any] = {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": f"{scaler.target}-{zone}"},
             "minReplicas": shard_min,

@@ -54,7 +54,7 @@ def fake_host(project, caches, monkeypatch) -> ApiHost:
     make_cluster("host", role="host")
     make_quota("ondemand", 16, project="ads", mem_gib=64)
     fake = ApiHost(caches.setdefault(HOST, FilledCache({})))
-    for name in ("get", "list_namespace", "create", "patch", "replace", "delete"):
+    for name in ("get", "list_namespace", "list_kind", "create", "patch", "replace", "delete"):
         monkeypatch.setattr(f"workloads.host.{name}", getattr(fake, name))
     return fake
 

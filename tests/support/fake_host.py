@@ -58,6 +58,9 @@ class FakeHost:
         self._check()
         return [copy.deepcopy(obj) for (_, ns, _), obj in self.objects.items() if ns == namespace]
 
+    def list_kind(self, kind: str, namespace: str) -> list[dict[str, Any]]:
+        return [obj for obj in self.list_namespace(namespace) if obj["kind"] == kind]
+
     def patch(self, kind: str, namespace: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
         live = self.get(kind, namespace, name)
         if body.get("metadata", {}).get("resourceVersion") not in (None, live["metadata"]["resourceVersion"]):
@@ -90,7 +93,7 @@ def fake_host(project, caches, monkeypatch):
     make_cluster("host", role="host")
     make_quota("ondemand", 16, project="ads", mem_gib=64)
     fake = FakeHost(caches.setdefault(HOST, FilledCache({})))
-    for name in ("get", "list_namespace", "patch", "replace", "delete"):
+    for name in ("get", "list_namespace", "list_kind", "patch", "replace", "delete"):
         monkeypatch.setattr(f"workloads.host.{name}", getattr(fake, name))
     return fake
 

@@ -207,3 +207,43 @@ def test_a_scale_beyond_the_room_left_is_refused_with_the_numbers_and_writes_not
     after = host.get("PinApp", project.namespace, "small")
     assert after["metadata"]["generation"] == before["metadata"]["generation"]
     services.operate_workload(project, "PinApp", "small", "scale", actor=user, replicas=2)  # 1 CPU: fits
+
+
+@pytest.mark.usefixtures("operator")
+def test_a_scaler_edit_beyond_the_room_left_is_refused_with_the_numbers_and_writes_nothing(created, admin_user, user):  # noqa: F811
+    project = team_project("hpa", admin_user, user, grants={"ondemand": ("4", "8Gi", "0", "0")})
+    services.submit_workload(project, app("web", replicas=2), actor=user)  # 2 x 500m
+    created.append(("PinApp", project.namespace, "web"))
+    scaler = {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": "PinScaler",
+        "metadata": {"name": "web-hpa"},
+        "spec": {"tier": "OnDemand", "targetRef": {"name": "web"}, "minReplicas": 1, "maxReplicas": 6},
+    }
+    services.submit_workload(project, scaler, actor=user)  # the HPAs may run 6 x 500m: fits
+    created.append(("PinScaler", project.namespace, "web-hpa"))
+
+    def admitted() -> dict[str, Any] | None:
+        obj = host.get("PinScaler", project.namespace, "web-hpa")
+        return obj if ((obj.get("status") or {}).get("admission") or {}).get("scaler") else None
+
+    before = wait_for(admitted, 60, what="the scaler admitted")
+    assert host.get("PinApp", project.namespace, "web")["status"]["admission"]["request"]["pods"] == 6
+
+    with pytest.raises(services.ExceedsGrant) as refused:
+        services.submit_workload(project, {**scaler, "spec": {**scaler["spec"], "maxReplicas": 10}}, actor=user)
+
+    assert refused.value.status == 403 and refused.value.code == "quota_exceeded"
+    assert str(refused.value).startswith(
+        f"maxReplicas 10 of PinScaler web-hpa grows PinApp web's claim (its autoscaler's reach) beyond what project "
+        f"{project.name}'s grant has room for now; nothing was changed"
+    )
+    (field,) = refused.value.fields
+    assert field.path == "OnDemand.cpu"
+    assert field.message == (
+        "OnDemand cpu: it would hold 5 (admitted: 3); the project's other admitted workloads hold 0 of the grant of "
+        "4, so 4 is left"
+    )
+    after = host.get("PinScaler", project.namespace, "web-hpa")
+    assert after["metadata"]["generation"] == before["metadata"]["generation"]
+    services.submit_workload(project, {**scaler, "spec": {**scaler["spec"], "maxReplicas": 8}}, actor=user)  # fits

@@ -15,6 +15,10 @@ the namespace) come first: an object that fails them is never admitted, and an a
 fails them is refused the same way, with every field path in the condition. A workload a member refuses at its
 present generation (``federation.refusal``: ``MemberRefused``) holds nothing and waits for nothing until its spec
 changes (``Admitted=False``, reason ``MemberRefused``): its release is written first, like a shrink's.
+
+A PinApp's claim counts the reach of the PinScalers targeting it (``federation.autoscaling``): a scaler's new bounds
+are a change of its PinApp's claim, and a scaler's record (which lets the propagator carry its bounds to the members)
+is written only after the PinApp's record that holds them.
 """
 
 from __future__ import annotations
@@ -32,13 +36,14 @@ from pincompute.federation.admission import (
     CONDITION,
     Admission,
     Claim,
+    ScalerBounds,
     Verdict,
-    admit,
     claim_of,
     created_at,
     is_admitted,
     recorded_admission,
 )
+from pincompute.federation.autoscaling import Steering, admit_scaled, autoscaled, bounds_of, reach
 from pincompute.federation.host_checks import HostProblems, host_problems, namespace_project, verdict_message
 from pincompute.federation.propagation import spec_hash
 from pincompute.federation.refusal import admission_refused, current_refusal
@@ -47,7 +52,7 @@ from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.revisions_io import ensure_revision
 from pincompute.runtime import RuntimeProfile
-from pincompute.specs import parse
+from pincompute.specs import PinApp, PinScaler, Workload, parse
 from pincompute.status import condition_of, set_condition
 from pincompute.tenancy import grants_of_quota
 
@@ -66,6 +71,19 @@ class Judged:
     claim: Claim | None
     problems: HostProblems
     spec_hash: str
+    workload: Workload | None = None  # parsed, when the host's checks pass
+    scaler: ScalerBounds | None = None  # a PinScaler's bounds
+
+    def scaled(self, steering: list[Steering], *, asked: bool, profile: RuntimeProfile) -> Claim | None:
+        """A PinApp's claim with its scalers' reach (``asked`` False: only their admitted bounds); another kind's
+        claim as it is."""
+        app = self.workload
+        if self.claim is None or not isinstance(app, PinApp):
+            return self.claim
+        replicas = reach(app.meta.name, len(app.zones), steering, asked=asked)
+        if replicas <= app.replicas:
+            return self.claim
+        return claim_of(autoscaled(app, replicas), self.claim.created, profile=profile)
 
 
 @dataclass(frozen=True)
@@ -115,10 +133,12 @@ class Admitter:
         if known is not None and known[0] == stamp:
             return known[1]
         problems = host_problems(obj, quota)
-        claim = None
+        claim, workload = None, None
         if not problems:
-            claim = claim_of(parse(obj), created_at(obj), profile=self.profile, node_count=nodes)
-        judged = Judged(claim, problems, spec_hash(obj.get("spec") or {}))
+            workload = parse(obj)
+            claim = claim_of(workload, created_at(obj), profile=self.profile, node_count=nodes)
+        bounds = bounds_of(workload) if isinstance(workload, PinScaler) else None
+        judged = Judged(claim, problems, spec_hash(obj.get("spec") or {}), workload, bounds)
         if len(self._judged) > CLAIM_CACHE:
             self._judged.clear()
         self._judged[uid] = (stamp, judged)
@@ -131,22 +151,36 @@ class Admitter:
         owner = namespace_project(quota)
         judged = {key: self._judge(obj, owner, quota) for key, obj in objects.items()}
         refused = {key: refusal for key, obj in objects.items() if (refusal := current_refusal(obj))}
+        steering = [_steering(key, obj, judged[key]) for key, obj in objects.items() if obj["kind"] == "PinScaler"]
         held: dict[str, Claim] = {}
         waiting: list[Claim] = []
         changes: list[Claim] = []
+        without_raises: dict[str, Claim | None] = {}
         for key, obj in objects.items():
             now = judged[key]
             if key in refused:
                 continue
             holds = _held(obj, now)
+            claim = now.scaled(steering, asked=True, profile=self.profile)
             if holds is not None:
                 held[key] = holds
-                if now.claim is not None and _changed(obj):
-                    changes.append(now.claim)
-            elif now.claim is not None and not obj["metadata"].get("deletionTimestamp"):
-                waiting.append(now.claim)
-        decision = admit(grants_of_quota(quota), list(held.values()), waiting, changes)
-        changed = {claim.key for claim in decision.changed}
+                if claim is not None and _changed(obj, holds, claim):
+                    changes.append(claim)
+                    alone = now.scaled(steering, asked=False, profile=self.profile)
+                    if alone != claim:
+                        without_raises[key] = alone if alone is not None and _changed(obj, holds, alone) else None
+            elif claim is not None and not obj["metadata"].get("deletionTimestamp"):
+                waiting.append(claim)
+        scaled = admit_scaled(grants_of_quota(quota), list(held.values()), waiting, changes, without_raises, steering)
+        decision = scaled.decision
+        claims = {claim.key: claim for claim in (*decision.admit, *decision.changed)}
+        verdicts, pending = dict(decision.verdicts), dict(decision.pending)
+        for key, why in scaled.scalers_waiting.items():  # its PinApp does not hold its bounds: it keeps what it has
+            claims.pop(key, None)
+            if key in held:
+                pending[key] = why
+            else:
+                verdicts[key] = why
         writes = []
         for key, obj in objects.items():
             if obj["metadata"].get("deletionTimestamp"):
@@ -158,7 +192,7 @@ class Admitter:
                     _condition("False", refusal["reason"], refusal["message"], generation), None, None
                 )
             else:
-                wanted = self._wanted(obj, judged[key], decision.verdicts.get(key), key in changed, decision.pending)
+                wanted = self._wanted(obj, judged[key], verdicts.get(key), claims.get(key), pending)
             if wanted is None:
                 continue
             if quota is None and wanted.admitted["status"] == "False":
@@ -170,14 +204,18 @@ class Admitter:
             if not wanted.holds(obj):
                 writes.append((obj, wanted))
         # The decision is made; recording it is one write per workload, done in parallel: first what releases
-        # room (a shrink, a reclaim), then the rest, and only once every release landed, so the host never records
-        # an admission in room still recorded as held. A write that fails leaves a state the next pass decides
-        # from (what is recorded admitted holds its claim), so the grant is never exceeded whichever writes land.
+        # room (a shrink, a reclaim), then the rest, then the scalers' (their bounds reach the members once their
+        # PinApps' records hold them), each step only once every write of the one before landed, so the host never
+        # records an admission in room still recorded as held. A write that fails leaves a state the next pass
+        # decides from (what is recorded admitted holds its claim), so the grant is never exceeded whichever writes
+        # land.
         releases = [item for item in writes if _releases(item[0], judged[_key(item[0])], item[1])]
-        outcomes = list(self.pool.map(lambda item: self._record(*item), releases))
-        if not any(isinstance(o, Exception) for o in outcomes):
-            rest = [item for item in writes if item not in releases]
-            outcomes += list(self.pool.map(lambda item: self._record(*item), rest))
+        scalers = [item for item in writes if item not in releases and item[0]["kind"] == "PinScaler"]
+        outcomes: list[bool | Exception] = []
+        for step in (releases, [item for item in writes if item not in releases and item not in scalers], scalers):
+            if any(isinstance(o, Exception) for o in outcomes):
+                break
+            outcomes += list(self.pool.map(lambda item: self._record(*item), step))
         failures = [o for o in outcomes if isinstance(o, Exception)]
         count = sum(1 for o in outcomes if o is True)
         if count:
@@ -191,11 +229,11 @@ class Admitter:
         obj: dict[str, Any],
         now: Judged,
         verdict: Verdict | None,
-        change_admitted: bool,
+        claim: Claim | None,
         pending: Mapping[str, Verdict],
     ) -> Wanted | None:
-        """What ``obj``'s status must say; None: leave it (an admitted object from before admission records,
-        whose spec cannot be judged: nothing known to record)."""
+        """What ``obj``'s status must say (``claim``: what was admitted now, afresh or as a change); None: leave it
+        (an admitted object from before admission records, whose spec cannot be judged: nothing known to record)."""
         generation = int(obj["metadata"].get("generation") or 0)
         record = recorded_admission(obj) if is_admitted(obj) else None
         if verdict is None:
@@ -206,9 +244,10 @@ class Admitter:
             return Wanted(condition, None, None)
         if not verdict.admitted:
             return Wanted(_condition("False", verdict.reason, verdict.message, generation), None, None)
-        if record is None or change_admitted:
-            assert now.claim is not None  # admitted afresh or changed: from a claim of this generation
-            record = Admission(generation, now.spec_hash, now.claim.tier, now.claim.request)
+        if record is None or claim is not None:
+            claim = claim or now.claim
+            assert claim is not None  # admitted afresh or changed: from a claim of this generation
+            record = Admission(generation, now.spec_hash, claim.tier, claim.request, now.scaler)
         waits: dict[str, Any] | None = None
         key = f"{obj['kind']}/{obj['metadata']['name']}"
         if key in pending:
@@ -294,10 +333,23 @@ def _releases(obj: Mapping[str, Any], now: Judged, wanted: Wanted) -> bool:
     return all(want[r] <= have[r] for r in have) and want != have
 
 
-def _changed(obj: Mapping[str, Any]) -> bool:
-    """Whether the spec moved past the generation its admission records."""
+def _changed(obj: Mapping[str, Any], holds: Claim, claim: Claim) -> bool:
+    """Whether the spec moved past the generation its admission records, or (a PinApp) its scalers' reach moved
+    the replicas its claim counts."""
     record = recorded_admission(obj)
-    return record is not None and record.generation != int(obj["metadata"].get("generation") or 0)
+    if record is None:
+        return False
+    moved = obj["kind"] == "PinApp" and claim.request.pods != holds.request.pods
+    return moved or record.generation != int(obj["metadata"].get("generation") or 0)
+
+
+def _steering(key: str, obj: Mapping[str, Any], now: Judged) -> Steering:
+    """A PinScaler's bounds now and as admitted (an admission recorded without them, from before they were: as
+    now)."""
+    if not is_admitted(obj):
+        return Steering(key, now.scaler, None)
+    record = recorded_admission(obj)
+    return Steering(key, now.scaler, record.scaler if record is not None and record.scaler else now.scaler)
 
 
 def _condition(status: str, reason: str, message: str, generation: int) -> dict[str, Any]:

@@ -142,15 +142,32 @@ def test_pinscaler_drives_the_hpa_and_the_app_leaves_replicas_alone(operator, me
     hpa = client.AutoscalingV2Api(api).read_namespaced_horizontal_pod_autoscaler("it-app-scaler-local-1a", NS)
     assert (hpa.spec.scale_target_ref.name, hpa.spec.min_replicas, hpa.spec.max_replicas) == ("it-app-local-1a", 2, 5)
 
-    def replica_managers():
-        deployment = client.AppsV1Api(api).read_namespaced_deployment("it-app-local-1a", NS)
-        return {
-            f.manager
-            for f in deployment.metadata.managed_fields
-            if f.fields_v1 and "f:replicas" in (f.fields_v1.get("f:spec") or {})
-        }
+    wait_for(lambda: "pincompute-operator" not in replica_managers(api, "it-app-local-1a"), 20, what="released")
 
-    wait_for(lambda: "pincompute-operator" not in replica_managers(), 20, what="operator releases replicas")
+
+def replica_managers(api: client.ApiClient, deployment: str) -> set[str]:
+    """The field managers that set the Deployment's ``spec.replicas``."""
+    found = client.AppsV1Api(api).read_namespaced_deployment(deployment, NS)
+    return {
+        f.manager
+        for f in found.metadata.managed_fields
+        if f.fields_v1 and "f:replicas" in (f.fields_v1.get("f:spec") or {})
+    }
+
+
+def test_a_deleted_scaler_gives_its_pinapp_back_its_own_replicas(operator, members):
+    api = members["member-a"]
+    apps = client.AppsV1Api(api)
+    create_cr(api, cr("PinApp", "it-hpa", replicas=1, zones=["local-1a"], template={"containers": [APP]}))
+    create_cr(api, cr("PinScaler", "it-hpa-scaler", targetRef={"name": "it-hpa"}, minReplicas=1, maxReplicas=4))
+    wait_for(lambda: is_ready(api, "PinApp", NS, "it-hpa"), 60, what="PinApp Ready")
+    wait_for(lambda: "pincompute-operator" not in replica_managers(api, "it-hpa-local-1a"), 60, what="released")
+    apps.patch_namespaced_deployment_scale("it-hpa-local-1a", NS, {"spec": {"replicas": 4}})  # as its HPA may
+    wait_for(lambda: apps.read_namespaced_deployment("it-hpa-local-1a", NS).status.ready_replicas == 4, 60)
+
+    delete_cr(api, "PinScaler", NS, "it-hpa-scaler")  # nothing else about the PinApp changes now
+
+    wait_for(lambda: apps.read_namespaced_deployment("it-hpa-local-1a", NS).spec.replicas == 1, 30, what="1 replica")
 
 
 def test_edits_converge_and_pod_images_update_in_place(operator, members):
