@@ -10,13 +10,21 @@ import pytest
 from asgiref.sync import SyncToAsync, async_to_sync
 from asgiref.testing import ApplicationCommunicator
 
+from base.bodies import BodyLimit
 from console.asgi import application
 from console.httphandler import SyncChainASGIHandler
 from console.syncthreads import SyncThreadPool
 
 
+def _http_pool() -> SyncThreadPool:
+    """The thread pool under the body limit (base.bodies), the outermost layer of every HTTP request."""
+    limit = application.application_mapping["http"]
+    assert isinstance(limit, BodyLimit)
+    return limit.app  # type: ignore[return-value]
+
+
 def test_the_chain_is_entered_once():
-    pool = application.application_mapping["http"]
+    pool = _http_pool()
     handler = pool.app
 
     assert isinstance(pool, SyncThreadPool) and isinstance(handler, SyncChainASGIHandler)
@@ -58,7 +66,7 @@ def test_a_page_passes_every_middleware_and_its_view_in_one_thread(monkeypatch):
         return {"status": start["status"], "headers": dict(start["headers"]), "body": body["body"]}
 
     got = async_to_sync(get)()
-    pool_size = len(application.application_mapping["http"].threads)
+    pool_size = len(_http_pool().threads)
     for _ in range(pool_size + 5):
         async_to_sync(get)()
 

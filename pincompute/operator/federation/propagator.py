@@ -21,8 +21,8 @@ from typing import Any
 
 from pincompute.cluster_scheduling import ClusterCandidate, PlacementDecision, place
 from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, TemporaryError
-from pincompute.federation.admission import CHANGE_PENDING, is_admitted, recorded_admission
 from pincompute.federation.admission import CONDITION as ADMITTED
+from pincompute.federation.admission import is_admitted, recorded_admission
 from pincompute.federation.aggregation import ShardObservation, aggregate
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import (
@@ -31,7 +31,6 @@ from pincompute.federation.propagation import (
     placements_of,
     shard_manifest,
 )
-from pincompute.federation.refusal import is_current
 from pincompute.federation.revisions import admitted_view
 from pincompute.federation.rollout import LiveShard, shard_specs
 from pincompute.federation.stickiness import stabilize, staying_clusters
@@ -40,6 +39,7 @@ from pincompute.labels import FEDERATED_LABEL, FEDERATION_FINALIZER, REPLACE_PLA
 from pincompute.operator.cluster import ClusterRuntime, Key
 from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.host import HostRuntime
+from pincompute.operator.federation.host_status import host_status, same_status, where
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.revisions_io import ensure_revision
 from pincompute.operator.federation.usage import PlacedUsage
@@ -48,7 +48,7 @@ from pincompute.operator.reconciler import Outcome
 from pincompute.placement import Placement
 from pincompute.runtime import RuntimeProfile
 from pincompute.specs import PinApp, Workload, parse
-from pincompute.status import condition_of, set_condition, set_conditions
+from pincompute.status import condition_of
 
 log = logging.getLogger(__name__)
 SCHEDULED = "Scheduled"
@@ -195,7 +195,7 @@ class Propagator:
         before = [p.cluster for p in placements_of(obj.get("status"))]
         self._status(obj, shards, extra={"placement": record})
         if before != [p.cluster for p in shards]:
-            self.events.record(obj, "Normal", "Scheduled", f"placed {_where(shards)}")
+            self.events.record(obj, "Normal", "Scheduled", f"placed {where(shards)}")
 
     # -- propagation ---------------------------------------------------------------------------------
 
@@ -309,42 +309,19 @@ class Propagator:
             )
         federated = aggregate(observations)
         old = obj.get("status") or {}
-        # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
-        ours = {ADMITTED, CHANGE_PENDING, SCHEDULED, *(c["type"] for c in federated["conditions"])}
-        # a member's refusal outlives the shards it prunes: admission holds no claim until the spec changes
-        conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours or is_current(c, obj)]
-        conditions = set_conditions(conditions, federated["conditions"], generation, now)
-        scheduled = ("True", "Scheduled", _where(shards)) if shards else ("False", "Unschedulable", unschedulable)
-        if problem and shards:
-            scheduled = ("True", "PlacementKept", f"{_where(shards)}; could not place afresh: {problem}")
-        if queued:
-            admitted = condition_of(obj, ADMITTED)
-            scheduled = ("False", "NotAdmitted", admitted.get("message") or "waiting for admission")
-        if invalid:
-            scheduled = ("False", "InvalidSpec", invalid)
-            conditions = set_condition(conditions, "Degraded", "True", "InvalidSpec", invalid, generation, now)
-        conditions = set_condition(conditions, SCHEDULED, *scheduled, generation, now)
-        status: dict[str, Any] = {
-            "observedGeneration": generation,
-            "phase": _phase(
-                federated,
-                queued=queued,
-                unschedulable=not shards and not queued,
-                invalid=bool(invalid),
-                operations=(obj.get("spec") or {}).get("operations") or {},
-            ),
-            "replicas": federated["replicas"],
-            "readyReplicas": federated["readyReplicas"],
-            "updatedReplicas": federated["updatedReplicas"],
-            "shards": federated["shards"],
-            "conditions": conditions,
-        }
-        if revision:
-            status["currentRevision"] = revision
-        if not shards:
-            status["placement"] = None
+        status = host_status(
+            obj,
+            federated,
+            shards,
+            now,
+            revision=revision,
+            problem=problem,
+            queued=queued,
+            unschedulable=unschedulable,
+            invalid=invalid,
+        )
         status.update(extra or {})
-        if _same(old, status):
+        if same_status(old, status):
             return Outcome()
         written = self.host.patch_status(obj, status)
         # ``obj`` may be the admitted view: it keeps its spec and generation, and takes the write's status and version
@@ -373,37 +350,3 @@ def _federated(obj: Mapping[str, Any] | None) -> bool:
 
 def _plural(kind: str) -> str:
     return KINDS[kind].plural
-
-
-def _where(shards: list[Placement]) -> str:
-    return "on " + ", ".join(f"{p.cluster}/{p.zone}" if p.zone else p.cluster for p in shards)
-
-
-def _phase(
-    federated: Mapping[str, Any], *, queued: bool, unschedulable: bool, invalid: bool, operations: Mapping[str, Any]
-) -> str:
-    if invalid:
-        return "Invalid"
-    if queued:
-        return "Queued"
-    if unschedulable:
-        return "Unschedulable"
-    if operations.get("stopped"):
-        return "Stopped"
-    if operations.get("paused"):
-        return "Paused"
-    ready: Mapping[str, Any] = next((c for c in federated["conditions"] if c["type"] == "Ready"), {})
-    phases = {s["phase"] for s in federated["shards"]}
-    if phases == {"Succeeded"}:
-        return "Succeeded"
-    if ready.get("status") == "True":
-        return "Running"
-    if ready.get("status") == "Unknown":
-        return "Unknown"
-    return "Progressing"
-
-
-def _same(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    return all(old.get(k) == v for k, v in new.items() if v is not None) and all(
-        k not in old for k, v in new.items() if v is None
-    )

@@ -89,13 +89,22 @@ def test_killed_mid_propagation_of_200_it_converges_with_no_duplicate_or_orphan_
         for member in MEMBERS:
             assert on_members[member] == {n for n, c in placed.items() if c == member}  # no orphan, no stray
         assert not set(gone) & set().union(*on_members.values())
-        pods = [
-            p.metadata.name
-            for m in MEMBERS
-            for p in client.CoreV1Api(federation_clusters[m]).list_namespaced_pod(ns).items
-            if not p.metadata.deletion_timestamp
-        ]
-        assert len(pods) == len(set(pods)) == expected  # one pod per workload, none twice
+
+        def pods() -> list[str]:
+            return [
+                p.metadata.name
+                for m in MEMBERS
+                for p in client.CoreV1Api(federation_clusters[m]).list_namespaced_pod(ns).items
+                if not p.metadata.deletion_timestamp
+            ]
+
+        # a pruned shard's pod goes with it through the members' garbage collector, a moment after the shard
+        def at_most_expected() -> list[str] | None:
+            found = pods()
+            return found if len(found) <= expected else None
+
+        settled = wait_for(at_most_expected, 60, what="the pruned shards' pods gone")
+        assert len(settled) == len(set(settled)) == expected  # one pod per workload, none twice
         time.sleep(1)
         assert second.proc is not None and second.proc.poll() is None
     finally:
