@@ -10,11 +10,13 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_SCRIPT = Path(__file__).with_name("build_binaries.sh")
 PODSHIM_SRC = Path(__file__).with_name("podshim")
+_PODSHIM_BUILD = threading.Lock()
 K8S_VERSION = os.environ.get("K8S_VERSION", "v1.34.10")
 ETCD_VERSION = os.environ.get("ETCD_VERSION", "v3.6.5")
 KWOK_VERSION = os.environ.get("KWOK_VERSION", "v0.8.0")
@@ -98,15 +100,18 @@ def podshim() -> Path:
     for name in ("go.mod", "main.go"):
         digest.update((PODSHIM_SRC / name).read_bytes())
     out = cache_dir() / "bin" / f"podshim-{digest.hexdigest()[:12]}"
-    if os.access(out, os.X_OK):
+    # The members come up in parallel threads and each asks for podshim: on a fresh cache the first builds it and
+    # the others wait for it (they used to build into the same per-process temp name, and the second rename failed).
+    with _PODSHIM_BUILD:
+        if os.access(out, os.X_OK):
+            return out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".tmp{os.getpid()}-{threading.get_ident()}")
+        env = dict(os.environ, CGO_ENABLED="0", GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+        cmd = ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(tmp), "."]
+        subprocess.run(cmd, cwd=PODSHIM_SRC, env=env, check=True, stdout=subprocess.DEVNULL)
+        tmp.replace(out)
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".tmp{os.getpid()}")
-    env = dict(os.environ, CGO_ENABLED="0", GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    cmd = ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(tmp), "."]
-    subprocess.run(cmd, cwd=PODSHIM_SRC, env=env, check=True, stdout=subprocess.DEVNULL)
-    tmp.replace(out)
-    return out
 
 
 def bwrap() -> str:

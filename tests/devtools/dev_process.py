@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "PINCONSOLE_PROGRESS", "PINCONSOLE_BIN_DIR"}
 
 
+STEP_FAILED = re.compile(r"^\[dev\] +\d+/\d+ [^:]+: FAILED after", re.MULTILINE)
+
+
 class DevProcess:
     def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
@@ -63,11 +66,17 @@ class DevProcess:
         return "".join(self.lines)
 
     def wait_for_line(self, pattern: str, timeout: float) -> re.Match[str]:
+        """The first line matching ``pattern``; a step that fails meanwhile (the portal serves on, so the process
+        does not exit) fails the wait at once unless ``pattern`` is what it waits for."""
+
         def found() -> re.Match[str] | None:
             assert self.proc is not None
-            if self.proc.poll() is not None and not re.search(pattern, self.output, re.MULTILINE):
+            match = re.search(pattern, self.output, re.MULTILINE)
+            if match is None and self.proc.poll() is not None:
                 raise AssertionError(f"manage.py dev exited ({self.proc.returncode}):\n{self.output[-4000:]}")
-            return re.search(pattern, self.output, re.MULTILINE)
+            if match is None and STEP_FAILED.search(self.output):
+                raise AssertionError(f"a step failed while waiting for {pattern!r}:\n{self.output[-4000:]}")
+            return match
 
         try:
             return wait_for(found, timeout=timeout, interval=0.2, what=pattern)
