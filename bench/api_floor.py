@@ -34,41 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from provisioning import Backing  # noqa: E402
+from served_portal import api_token, serve, wait_until_healthy  # noqa: E402
 
 from tests.harness.services import free_port  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "api_floor.json"
 PROJECT = "floor"
-
-
-def setup() -> str:
-    """The project, its owner and an API token; the token."""
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    from accounts.services import create_api_token
-    from projects.models import Membership, Project
-
-    call_command("migrate", verbosity=0, interactive=False)
-    user, _ = get_user_model().objects.get_or_create(username="floor-dev")
-    project, _ = Project.objects.get_or_create(name=PROJECT, defaults={"team": "bench", "cost_center": "CC-1"})
-    Membership.objects.get_or_create(project=project, user=user, defaults={"role": "owner"})
-    return create_api_token(user=user, name=f"floor-{time.time_ns()}", days=1)[1]
-
-
-def serve(port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ) | {
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-" + "x" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "WATCH_CACHE_ENABLED": "false",
-    }
-    args = ["console.asgi:application", "--port", str(port), "--log-level", "warning", "--no-access-log"]
-    return subprocess.Popen([sys.executable, "-m", "uvicorn", *args], cwd=ROOT, env=env, start_new_session=True)
 
 
 def bare_floor(reps: int) -> dict[str, Any]:
@@ -126,18 +97,11 @@ def main() -> int:
     results: dict[str, Any] = {"load_at_start": [round(x, 2) for x in os.getloadavg()], "backing": args.backing}
     proc = None
     try:
-        token = setup()
+        token = api_token(PROJECT, "floor-dev")
         port = free_port()
         proc = serve(port)
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the portal did not start"
-                time.sleep(0.2)
+        wait_until_healthy(proc, base)
         paths = [
             "/healthz",
             "/api/v1/me/",

@@ -26,7 +26,6 @@ import gzip
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,45 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from provisioning import Backing  # noqa: E402
+from served_portal import api_token, serve, wait_until_healthy  # noqa: E402
 
 from tests.harness.services import free_port  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "bad_bodies.json"
 PROJECT = "bodies"
 MB = 2**20
-
-
-def setup() -> str:
-    """A project, a platform admin (a superuser) and their API token; the token."""
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    from accounts.services import create_api_token
-    from projects.models import Membership, Project
-
-    call_command("migrate", verbosity=0, interactive=False)
-    user, _ = get_user_model().objects.get_or_create(username="bodies-admin", defaults={"is_superuser": True})
-    project, _ = Project.objects.get_or_create(name=PROJECT, defaults={"team": "bench", "cost_center": "CC-1"})
-    Membership.objects.get_or_create(project=project, user=user, defaults={"role": "owner"})
-    return create_api_token(user=user, name=f"bodies-{time.time_ns()}", days=1)[1]
-
-
-def serve(root: Path, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ) | {
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-" + "x" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "WATCH_CACHE_ENABLED": "false",
-        "API_WRITE_RATE_LIMIT": "1000000/min",
-        "API_RATE_LIMIT": "1000000/min",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    args = ["console.asgi:application", "--port", str(port), "--log-level", "critical", "--no-access-log"]
-    return subprocess.Popen([sys.executable, "-m", "uvicorn", *args], cwd=root, env=env, start_new_session=True)
 
 
 def rss_mib(pid: int, field: str = "VmRSS") -> float:
@@ -150,18 +117,16 @@ def main() -> int:
     }
     proc = None
     try:
-        token = setup()
+        token = api_token(PROJECT, "bodies-admin", superuser=True)
         port = free_port()
-        proc = serve(args.root.resolve(), port)
+        unlimited = {
+            "API_WRITE_RATE_LIMIT": "1000000/min",
+            "API_RATE_LIMIT": "1000000/min",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        proc = serve(port, root=args.root.resolve(), log_level="critical", env=unlimited)
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the portal did not start"
-                time.sleep(0.2)
+        wait_until_healthy(proc, base)
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=120) as client:
             for _ in range(50):
                 assert client.get(f"/api/v1/projects/{PROJECT}/").status_code == 200
