@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
 from accounts import views as accounts_views
+from base.schema_view import RenderedOnceSchemaView
 from console.metrics import metrics_view
 from console.views import dashboard, health
 from console.views.oidc import oidc_enabled
@@ -23,7 +24,7 @@ urlpatterns = [
     path("debug/", include("debugging.urls")),
     path("usage/", include("usage.urls")),
     path("api/v1/", include("console.api.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", RenderedOnceSchemaView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("admin/", admin.site.urls),
