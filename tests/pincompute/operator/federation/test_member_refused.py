@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from kubernetes import client
 
+from devtools.operator_process import OperatorProcess
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.federation.admission import claim_of
@@ -82,6 +83,32 @@ def with_condition(
     return obj if condition(obj, type_).get("status") == status else None
 
 
+def wait_condition(
+    federation: OperatorProcess,
+    clusters: dict[str, client.ApiClient],
+    namespace: str,
+    name: str,
+    type_: str,
+    *,
+    status: str = "True",
+    kind: str = "PinApp",
+    timeout: float = 120,
+) -> dict:
+    """The host object once its condition says ``status``, or a failure that shows where it stopped: the host
+    status, each member's shard and the federation operator's log."""
+    host = clusters["host"]
+    try:
+        return wait_for(
+            lambda: with_condition(host, namespace, name, type_, status, kind=kind), timeout, what=f"{name} {type_}"
+        )
+    except AssertionError as timeout_error:
+        shards = {m: (get(clusters[m], kind, namespace, name) or {}).get("status") for m in MEMBERS}
+        host_status = (get(host, kind, namespace, name) or {}).get("status")
+        raise AssertionError(
+            f"{timeout_error}\nhost status: {host_status}\nshards: {shards}\noperator log:\n{federation.log()}"
+        ) from None
+
+
 def test_a_member_refusing_the_pods_shows_on_the_host_and_frees_the_quota(federation, federation_clusters, project):
     # given a project granted 1 CPU, whose member namespaces enforce restricted while the host expected baseline
     ns = project(cpu="1", memory="4Gi")
@@ -90,7 +117,7 @@ def test_a_member_refusing_the_pods_shows_on_the_host_and_frees_the_quota(federa
     plural = KINDS["PinApp"].plural
     # when a baseline PinApp taking 900m of it is admitted, then a restricted one of the same size comes
     custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, plural, pinapp("loose", ns, restricted=False))
-    wait_for(lambda: with_condition(host, ns, "loose", "Admitted", "True"), 60, what="loose admitted")
+    wait_condition(federation, federation_clusters, ns, "loose", "Admitted")
     custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, plural, pinapp("strict", ns, restricted=True))
 
     # then the members' refusal is on the host object, with their message, for this generation
@@ -104,7 +131,7 @@ def test_a_member_refusing_the_pods_shows_on_the_host_and_frees_the_quota(federa
     loose = wait_for(lambda: with_condition(host, ns, "loose", "Admitted", "False"), 60, what="loose released")
     assert condition(loose, "Admitted")["reason"] == "MemberRefused"
     assert condition(loose, "MemberRefused")["status"] == "True"  # kept once its shards are pruned
-    wait_for(lambda: with_condition(host, ns, "strict", "Ready", "True"), 120, what="strict Ready")
+    wait_condition(federation, federation_clusters, ns, "strict", "Ready", timeout=180)
     wait_for(
         lambda: all(get(federation_clusters[m], "PinApp", ns, "loose") is None for m in MEMBERS),
         60,
@@ -146,4 +173,4 @@ def test_every_kind_a_member_refuses_says_so_on_the_host_and_holds_no_quota(fede
     # and the grant they held is whole again: a restricted PinPod claiming all of it is admitted and runs
     strict["metadata"]["namespace"] = strict["spec"]["project"] = ns
     custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, KINDS["PinPod"].plural, strict)
-    wait_for(lambda: with_condition(host, ns, "strict", "Ready", "True", kind="PinPod"), 120, what="strict Ready")
+    wait_condition(federation, federation_clusters, ns, "strict", "Ready", kind="PinPod", timeout=180)
