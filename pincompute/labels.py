@@ -42,6 +42,10 @@ FEDERATED_LABEL: Final = "pincompute.io/federated"  # value "true" on every shar
 HOST_UID_ANNOTATION: Final = "pincompute.io/host-uid"  # a shard's host object
 SPEC_HASH_ANNOTATION: Final = "pincompute.io/spec-hash"  # the host spec a shard carries (rollout progress)
 REPLACE_PLACEMENT_ANNOTATION: Final = "pincompute.io/replace-placement"  # a new value asks for a fresh placement
+# A platform admin's write the host's admission webhook lets through (value: the reason), audited in the apiserver's
+# audit log; only honoured for members of BREAK_GLASS_GROUP.
+BREAK_GLASS_ANNOTATION: Final = "pincompute.io/break-glass"
+BREAK_GLASS_GROUP: Final = "pincompute:break-glass"
 
 # -- pod template annotations -------------------------------------------------------------------------
 RESTARTED_AT_ANNOTATION: Final = "pincompute.io/restartedAt"

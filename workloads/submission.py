@@ -25,12 +25,12 @@ from base import audit, metrics
 from base.api import DATABASE_DOWN
 from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
 from pincompute.errors import FieldError, SpecInvalid
-from pincompute.federation.admission import claim_of, shortfalls
+from pincompute.federation.admission import claim_of
+from pincompute.federation.host_review import never_fits
 from pincompute.grants import Allocation
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
 from pincompute.podsecurity import pod_security_violations
-from pincompute.quantity import format_amount
 from pincompute.runtime import RuntimeProfile, load_profile
 from pincompute.specs import Workload, parse, validate
 from pincompute.specs.metadata import TOTAL_ANNOTATION_SIZE
@@ -139,17 +139,11 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
     claim = claim_of(workload, timezone.now(), profile=profile())
     tier = workload.meta.tier
     grant = admission_grant(grants_of(project).get(tier, Allocation()))
-    missing = shortfalls(tier, grant, Allocation(), claim.request)
-    if missing:
-        said = {
-            f"{s.tier.value}.{s.resource}": f"{s.tier.value} {s.resource}: it alone requests "
-            f"{format_amount(s.resource, s.requested)}, more than the project's whole grant of "
-            f"{format_amount(s.resource, s.grant)}"
-            for s in missing
-        }
+    beyond = never_fits(tier, grant, claim.request)
+    if beyond:
         raise NeverFits(
-            "It can never be admitted, even with nothing else running: " + "; ".join(said.values()),
-            fields=[FieldError(path, text) for path, text in said.items()],
+            "It can never be admitted, even with nothing else running: " + "; ".join(e.message for e in beyond),
+            fields=beyond,
         )
     return workload
 

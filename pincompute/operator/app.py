@@ -30,6 +30,9 @@ from pincompute.operator.install import install
 from pincompute.operator.kubeio import Kube, operator_client
 from pincompute.operator.leader import KubeLeaseStore, LeaderElector
 from pincompute.operator.metrics import Metrics, parse_address, serve
+from pincompute.operator.webhook import WebhookSettings
+from pincompute.operator.webhook import start as start_webhook
+from pincompute.operator.webhook.registration import ServiceRef
 from pincompute.runtime import load_profile
 
 log = logging.getLogger("pincompute.operator")
@@ -58,6 +61,7 @@ class Settings:
     metrics_port: int | None = None  # the older form of metrics_address: 127.0.0.1:PORT
     metrics_address: str | None = None  # host:port of /metrics; None (and no metrics_port): not served
     host: ClusterTarget | None = None  # the federation's host cluster; None: members only
+    webhook: WebhookSettings | None = None  # the host's admission webhook (with ``host``); None: not served
 
 
 def build_operator(settings: Settings, stop: threading.Event) -> Operator:
@@ -144,8 +148,44 @@ def parser() -> argparse.ArgumentParser:
         help="serve /metrics (Prometheus format) there, e.g. 0.0.0.0:9090 in a pod (port 0 = any free port)",
     )
     p.add_argument("--metrics-port", type=int, help="the older form of --metrics-bind-address 127.0.0.1:PORT")
+    p.add_argument(
+        "--webhook-bind-address",
+        metavar="HOST:PORT",
+        help="serve the host's admission webhook there (with --host-context) and register it on the host",
+    )
+    p.add_argument("--webhook-url", help="the URL the host's apiserver calls (default: https://BIND/validate)")
+    p.add_argument(
+        "--webhook-service",
+        metavar="NAMESPACE/NAME[:PORT]",
+        help="the Service in front of the webhook in a cluster (instead of --webhook-url)",
+    )
+    p.add_argument("--webhook-failure-policy", choices=("Fail", "Ignore"), default="Fail")
+    p.add_argument(
+        "--webhook-secret-namespace", help="where its certificate's Secret lives (default: --lease-namespace)"
+    )
     p.add_argument("--log-level", default="INFO")
     return p
+
+
+def webhook_from_args(args: argparse.Namespace) -> WebhookSettings | None:
+    if not args.webhook_bind_address:
+        return None
+    if not args.host_context:
+        raise SystemExit("--webhook-bind-address: the webhook guards the host, so --host-context is required")
+    try:
+        bind = parse_address(args.webhook_bind_address)
+        service = ServiceRef.parse(args.webhook_service) if args.webhook_service else None
+    except ValueError as exc:
+        raise SystemExit(f"--webhook-*: {exc}") from None
+    if service is None and not args.webhook_url and bind[0] in ("0.0.0.0", "::", ""):
+        raise SystemExit("--webhook-bind-address on every interface needs --webhook-url or --webhook-service")
+    return WebhookSettings(
+        bind,
+        args.webhook_secret_namespace or args.lease_namespace,
+        url=args.webhook_url,
+        service=service,
+        failure_policy=args.webhook_failure_policy,
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -175,6 +215,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         metrics_port=args.metrics_port,
         metrics_address=args.metrics_bind_address,
         host=host,
+        webhook=webhook_from_args(args),
         **extra,
     )
 
@@ -194,6 +235,10 @@ def run(settings: Settings) -> int:
     if address is not None:
         server = serve(operator.metrics, *address)
         log.info("metrics on http://%s:%d/metrics", address[0], server.server_port)
+    if settings.webhook is not None and settings.host is not None:
+        host = Kube(operator_client(settings.host.kubeconfig, settings.host.context), settings.host.name)
+        webhook = start_webhook(settings.webhook, host, load_profile())
+        log.info("host admission webhook on %s:%d", settings.webhook.bind[0], webhook.server_port)
     log.info("operator %s for %s", settings.identity, ", ".join(c.name for c in settings.clusters))
     return operator.run()
 

@@ -1,0 +1,114 @@
+"""One ``AdmissionReview`` (admission.k8s.io/v1) answered: a workload write on the host judged by
+``pincompute.federation.host_review`` with what the host holds around it, read fresh for each request.
+
+Let through without judging: deletes and connects (not registered anyway), an object being deleted, an update
+that leaves ``spec`` as it was (the federation's finalizers and annotations, a label change: an object admitted
+before the webhook existed must still be deletable and labelable), and a break-glass write (a member of
+``BREAK_GLASS_GROUP`` setting ``BREAK_GLASS_ANNOTATION`` to a reason), which carries an audit annotation into the
+apiserver's audit log and a warning back to the client. A host read that fails refuses the write (the same as the
+``Fail`` failure policy would): nothing unjudged gets in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pincompute.errors import CoreError
+from pincompute.federation.host_review import Surroundings, enforced_level, member_zones, review
+from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP
+from pincompute.operator.federation.host import MEMBERS, QUOTA
+from pincompute.operator.kubeio import Kube, Resource
+from pincompute.runtime import RuntimeProfile
+
+log = logging.getLogger("pincompute.operator.webhook")
+NAMESPACES = Resource("v1", "Namespace", "namespaces", namespaced=False)
+AUDIT_KEY = "break-glass"
+
+
+@dataclass(frozen=True)
+class Answer:
+    allowed: bool
+    message: str = ""
+    reason: str = ""
+    causes: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()
+    audit: Mapping[str, str] = field(default_factory=dict)
+
+    def response(self, uid: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"uid": uid, "allowed": self.allowed}
+        if not self.allowed:
+            out["status"] = {
+                "status": "Failure",
+                "code": 422,
+                "reason": "Invalid",
+                "message": self.message,
+                "details": {"causes": [{"field": f, "message": m, "reason": self.reason} for f, m in self.causes]},
+            }
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        if self.audit:
+            out["auditAnnotations"] = dict(self.audit)
+        return out
+
+
+def surroundings(host: Kube, namespace: str) -> Surroundings:
+    """The namespace's quota and Pod Security level and the members' zones, as the host holds them now."""
+    labels = (host.get(NAMESPACES, None, namespace).get("metadata") or {}).get("labels") or {}
+    quotas = host.list(QUOTA, namespace=namespace).get("items") or []
+    members = host.list(MEMBERS).get("items") or []
+    return Surroundings(quotas[0] if quotas else None, enforced_level(labels), member_zones(members))
+
+
+def answer(
+    request: Mapping[str, Any],
+    around: Callable[[str], Surroundings],
+    profile: RuntimeProfile,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> Answer:
+    obj = request.get("object") or {}
+    old = request.get("oldObject") or {}
+    meta = obj.get("metadata") or {}
+    if request.get("operation") not in ("CREATE", "UPDATE") or meta.get("deletionTimestamp"):
+        return Answer(True)
+    if request.get("operation") == "UPDATE" and old.get("spec") == obj.get("spec"):
+        return Answer(True)
+    user = request.get("userInfo") or {}
+    reason = str((meta.get("annotations") or {}).get(BREAK_GLASS_ANNOTATION) or "").strip()
+    if reason and BREAK_GLASS_GROUP in (user.get("groups") or []):
+        said = f"{user.get('username')} wrote {obj.get('kind')} {request.get('namespace')}/{meta.get('name')}: {reason}"
+        log.warning("break-glass: %s", said)
+        return Answer(
+            True,
+            warnings=(f"break-glass: the platform's checks were skipped for this write ({reason})",),
+            audit={AUDIT_KEY: said},
+        )
+    namespace = str(request.get("namespace") or meta.get("namespace") or "")
+    try:
+        held = around(namespace)
+    except CoreError as exc:
+        return Answer(False, f"the platform could not read what the host holds for namespace {namespace}: {exc}")
+    problems = review(obj, held, profile, now())
+    if not problems:
+        return Answer(True)
+    return Answer(
+        False,
+        f"{obj.get('kind')} {meta.get('name')} refused ({problems.reason}): {problems.message}",
+        problems.reason,
+        tuple((e.path, e.message) for e in problems.errors),
+    )
+
+
+def admission_review(
+    body: Mapping[str, Any], around: Callable[[str], Surroundings], profile: RuntimeProfile
+) -> dict[str, Any]:
+    """The AdmissionReview to send back for the one received."""
+    request = body.get("request") or {}
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "response": answer(request, around, profile).response(str(request.get("uid") or "")),
+    }
