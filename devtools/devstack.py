@@ -132,6 +132,10 @@ def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str
         cmd += ["--context", cluster.kube_context]
     host = host_of(clusters)
     cmd += ["--host-context", host.kube_context, "--lease-context", host.kube_context]
+    # The host's admission webhook, as in production, but failing open: the dev stack serves the portal before the
+    # operator is up and restarts a crashed operator after a backoff, and a stale registration from the last run
+    # would refuse every write until then (the portal checks first, the federation's admission after).
+    cmd += ["--webhook-bind-address", "127.0.0.1:0", "--webhook-failure-policy", "Ignore"]
     return cmd
 
 

@@ -14,10 +14,25 @@ from typing import TypeVar
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from devtools.localcp.binaries import default_bin_dir
 from devtools.localcp.procs import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
+WEBHOOK_ARGS = ("--webhook-bind-address", "127.0.0.1:0")
+"""The host's admission webhook on a free local port, registered on the host by URL (the dev stack's way)."""
+
+
+def unregister_webhook(kubeconfig: Path | str, context: str = "host") -> None:
+    """Remove the webhook's registration (idempotent): with failure policy Fail, a registered webhook that no
+    process serves any more refuses every workload write on the host."""
+    args = ["delete", "validatingwebhookconfiguration", "pincompute-host-admission", "--ignore-not-found"]
+    subprocess.run(
+        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", context, *args],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def install_crds(

@@ -177,7 +177,7 @@ def webhook_from_args(args: argparse.Namespace) -> WebhookSettings | None:
         service = ServiceRef.parse(args.webhook_service) if args.webhook_service else None
     except ValueError as exc:
         raise SystemExit(f"--webhook-*: {exc}") from None
-    if service is None and not args.webhook_url and bind[0] in ("0.0.0.0", "::", ""):
+    if service is None and not args.webhook_url and bind[0] in ("0.0.0.0", "::", ""):  # noqa: S104 - refusing it
         raise SystemExit("--webhook-bind-address on every interface needs --webhook-url or --webhook-service")
     return WebhookSettings(
         bind,

@@ -1,0 +1,215 @@
+"""``kubectl apply`` on the host meets the portal's checks: the operator's admission webhook refuses each bad
+workload with the portal's field paths and messages, lets a platform admin's break-glass write through with a
+warning, and (failure policy ``Fail``) refuses writes while no replica answers.
+
+Run alone: .venv/bin/pytest tests/pincompute/operator/federation/test_host_admission_webhook.py -n 0
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from kubernetes import client
+
+from devtools.localcp.binaries import default_bin_dir
+from devtools.operator_process import OperatorProcess
+from devtools.waiting import wait_for
+from pincompute import GROUP, VERSION
+from pincompute.federation.admission import claim_of
+from pincompute.federation.host_review import never_fits
+from pincompute.grants import Allocation
+from pincompute.operator.webhook.registration import NAME, WEBHOOK
+from pincompute.operator.webhook.tls import SECRET_NAME
+from pincompute.podsecurity import pod_security_violations
+from pincompute.quantity import Resources
+from pincompute.runtime import load_profile
+from pincompute.specs import parse
+from pincompute.tenancy import PodSecurity
+from pincompute.tiers import Tier
+from tests.support.federation import get
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
+DENIED = "The request is invalid: "  # kubectl's words for the webhook's 422, each field's message after them
+PROFILE = load_profile()
+
+
+def kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", "host", *args],
+        input=yaml.safe_dump(manifest) if manifest is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def pinapp(namespace: str, name: str = "web", **spec: object) -> dict:
+    container = {"name": "app", "image": "registry.local/search/web:1.0", "resources": {"requests": {"cpu": "100m"}}}
+    return {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": "PinApp",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "project": namespace,
+            "team": "team",
+            "tier": "OnDemand",
+            "replicas": 2,
+            "zones": ["local-1a", "local-1b"],
+            "template": {"containers": [container]},
+            **spec,
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def guarded(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iterator[tuple[Path, OperatorProcess]]:
+    """The federation's operator serving the webhook on 127.0.0.1 and registering it on the host; afterwards the
+    configuration and its certificate are removed (a dead webhook with ``Fail`` would refuse every later write)."""
+    kubeconfig, _ = forwarded_kubeconfig
+    proc = OperatorProcess(
+        kubeconfig,
+        tmp_path_factory.mktemp("webhook"),
+        "webhook-op",
+        f"webhook-{uuid.uuid4().hex[:8]}",
+        "--webhook-bind-address",
+        "127.0.0.1:0",
+        federation=True,
+    )
+    proc.start()
+    host = federation_clusters["host"]
+    try:
+        wait_for(lambda: _registered(host), 60, what="the webhook registered")
+        yield kubeconfig, proc
+    finally:
+        if proc.proc is not None and proc.proc.poll() is None:
+            proc.terminate()
+        client.AdmissionregistrationV1Api(host).delete_validating_webhook_configuration(NAME)
+        client.CoreV1Api(host).delete_namespaced_secret(SECRET_NAME, "kube-system")
+
+
+def _registered(host: client.ApiClient) -> bool:
+    try:
+        client.AdmissionregistrationV1Api(host).read_validating_webhook_configuration(NAME)
+    except client.ApiException as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True
+
+
+def refused(kubeconfig: Path, manifest: dict) -> str:
+    """kubectl's error for ``manifest`` once the apiserver sends writes to the webhook (it reads the configuration
+    asynchronously, so the first writes after registering may still pass: those are deleted and retried)."""
+
+    def attempt() -> str | None:
+        done = kubectl(kubeconfig, "apply", "-f", "-", manifest=manifest)
+        if done.returncode != 0:
+            return done.stderr
+        meta = manifest["metadata"]
+        kubectl(kubeconfig, "delete", "pinapp", "-n", meta["namespace"], meta["name"], "--wait=false")
+        return None
+
+    return wait_for(attempt, 30, interval=0.5, what="kubectl refused")
+
+
+def privileged(namespace: str) -> dict:
+    manifest = pinapp(namespace)
+    manifest["spec"]["template"]["containers"][0]["securityContext"] = {"privileged": True}
+    return manifest
+
+
+def test_each_bad_workload_is_refused_by_kubectl_with_the_portals_message(guarded, project, federation_clusters):
+    kubeconfig, _ = guarded
+    ns = project(cpu="2", memory="4Gi")
+    host = federation_clusters["host"]
+    huge = pinapp(ns, replicas=40)
+    cases = {
+        "other project": (pinapp(ns, project="someone-else"), "spec.project: names project 'someone-else'"),
+        "privileged": (
+            privileged(ns),
+            str(pod_security_violations(privileged(ns), PodSecurity.BASELINE, PROFILE)[0]),
+        ),
+        "unknown zone": (
+            pinapp(ns, zones=["local-1a", "mars-1a"]),
+            "spec.zones[1]: no member cluster serves zone 'mars-1a' (zones served: local-1a, local-1b)",
+        ),
+        "never fits": (
+            huge,
+            str(never_fits(Tier.ONDEMAND, Allocation.of(Resources(2000, 4 << 30), 0), _request(huge))[0]),
+        ),
+        "invalid": (pinapp(ns, zones=["local-1a", "local-1a"]), "spec.zones[1]: zone 'local-1a' is listed twice"),
+    }
+
+    said = {case: refused(kubeconfig, manifest) for case, (manifest, _) in cases.items()}
+
+    for case, (_, message) in cases.items():
+        assert DENIED in said[case], (case, said[case])
+        assert message in said[case], (case, said[case])
+    assert get(host, "PinApp", ns, "web") is None
+    nowhere = kubectl(kubeconfig, "apply", "-f", "-", manifest=pinapp("default"))
+    assert nowhere.returncode != 0 and "namespace default has no ProjectQuota" in nowhere.stderr
+
+
+def _request(manifest: dict) -> Allocation:
+    from datetime import UTC, datetime
+
+    return claim_of(parse(manifest), datetime.now(UTC), profile=PROFILE).request
+
+
+def test_a_good_workload_applies_unchanged_reapplies_pass_and_a_bad_edit_is_refused(guarded, project):
+    kubeconfig, _ = guarded
+    ns = project(cpu="4", memory="8Gi")
+    good = pinapp(ns)
+    refused(kubeconfig, privileged(ns))  # the webhook is live
+
+    created = kubectl(kubeconfig, "apply", "-f", "-", manifest=good)
+    again = kubectl(kubeconfig, "apply", "-f", "-", manifest=good)
+    labelled = kubectl(kubeconfig, "label", "pinapp", "-n", ns, "web", "team-note=on-call")
+    worse = kubectl(kubeconfig, "apply", "-f", "-", manifest=privileged(ns))
+    dry = kubectl(kubeconfig, "apply", "--dry-run=server", "-f", "-", manifest=pinapp(ns, zones=["mars-1a"]))
+
+    assert created.returncode == 0 and "created" in created.stdout, created.stderr
+    assert again.returncode == 0 and "unchanged" in again.stdout, again.stderr
+    assert labelled.returncode == 0, labelled.stderr
+    assert worse.returncode != 0 and DENIED in worse.stderr and "privileged" in worse.stderr
+    assert dry.returncode != 0 and "no member cluster serves zone 'mars-1a'" in dry.stderr
+
+
+def test_break_glass_lets_a_platform_admin_through_with_a_warning_and_nobody_else(
+    guarded, project, federation_clusters
+):
+    kubeconfig, _ = guarded
+    ns = project(cpu="4", memory="8Gi")
+    manifest = privileged(ns)
+    manifest["metadata"]["annotations"] = {"pincompute.io/break-glass": "INC-42 debug the node agent"}
+    refused(kubeconfig, privileged(ns))  # the webhook is live
+    as_admin = ("--as", "ops", "--as-group", "system:masters")
+
+    without_group = kubectl(kubeconfig, "apply", *as_admin, "-f", "-", manifest=manifest)
+    broken = kubectl(
+        kubeconfig, "apply", *as_admin, "--as-group", "pincompute:break-glass", "-f", "-", manifest=manifest
+    )
+
+    assert without_group.returncode != 0 and DENIED in without_group.stderr
+    assert broken.returncode == 0, broken.stderr
+    assert "break-glass: the platform's checks were skipped for this write (INC-42 debug the node agent)" in (
+        broken.stderr
+    )
+    assert get(federation_clusters["host"], "PinApp", ns, "web") is not None
+
+
+def test_with_no_replica_answering_writes_are_refused(guarded, project):
+    """Last in the module: it stops the webhook's only replica."""
+    kubeconfig, proc = guarded
+    ns = project(cpu="4", memory="8Gi")
+    refused(kubeconfig, privileged(ns))  # the webhook is live
+    proc.kill()
+
+    done = kubectl(kubeconfig, "apply", "-f", "-", manifest=pinapp(ns))
+
+    assert done.returncode != 0 and f'failed calling webhook "{WEBHOOK}"' in done.stderr, done.stderr
