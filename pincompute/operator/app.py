@@ -141,7 +141,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metrics-bind-address",
         metavar="HOST:PORT",
-        help="serve /metrics (Prometheus format) there, e.g. 0.0.0.0:9090 in a pod (port 0 = any free port)",
+        help="serve /metrics (Prometheus format), /healthz and /readyz there, e.g. 0.0.0.0:9090 in a pod (port 0 = any "
+        "free port)",
     )
     p.add_argument("--metrics-port", type=int, help="the older form of --metrics-bind-address 127.0.0.1:PORT")
     p.add_argument("--log-level", default="INFO")
@@ -192,8 +193,8 @@ def run(settings: Settings) -> int:
     signal.signal(signal.SIGINT, on_signal)
     address = metrics_address(settings)
     if address is not None:
-        server = serve(operator.metrics, *address)
-        log.info("metrics on http://%s:%d/metrics", address[0], server.server_port)
+        server = serve(operator.metrics, *address, probes=operator)
+        log.info("metrics, /healthz and /readyz on http://%s:%d", address[0], server.server_port)
     log.info("operator %s for %s", settings.identity, ", ".join(c.name for c in settings.clusters))
     return operator.run()
 
