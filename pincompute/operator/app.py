@@ -7,6 +7,7 @@ With ``--host-context`` the process is also the federation controller: workloads
 are admitted, placed, propagated to the members given by ``--context`` (named as in the host's
 MemberCluster objects) and their status aggregated back; the lease then lives on the host by default.
 ``python -m pincompute.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
+``python -m pincompute.operator export-crds --output-dir DIR``: the same CRDs as files (the chart's ``crds/``)
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pincompute.errors import CoreError
 from pincompute.kinds import InstalledOn
 from pincompute.operator.cluster import ClusterRuntime, Key, Topology
 from pincompute.operator.controller import Operator, Options
+from pincompute.operator.crd_files import write_crd_files
 from pincompute.operator.federation.controller import Federation
 from pincompute.operator.install import install
 from pincompute.operator.kubeio import Kube, operator_client
@@ -114,7 +117,8 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds"))
+    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds", "export-crds"))
+    p.add_argument("--output-dir", help="export-crds: the directory the CRD files are written to")
     p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig file (or $KUBECONFIG)")
     p.add_argument("--context", action="append", default=[], help="member cluster context; repeat for each")
     p.add_argument(
@@ -232,6 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s",
     )
     logging.getLogger("urllib3").setLevel(logging.ERROR)
+    if args.command == "export-crds":
+        if not args.output_dir:
+            raise SystemExit("export-crds: --output-dir is required (the chart's: deploy/helm/pinconsole/crds)")
+        written = write_crd_files(Path(args.output_dir))
+        log.info("%d CRD files written to %s", len(written), args.output_dir)
+        return 0
     if args.command == "install-crds":
         if not args.kubeconfig or not (args.context or args.host_context):
             raise SystemExit("--kubeconfig and at least one --context or --host-context are required")
