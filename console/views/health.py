@@ -3,9 +3,9 @@
 /healthz (liveness) answers while the process can answer HTTP at all; it checks nothing else, so an outage of
 something the portal talks to never gets its pods restarted. /readyz (readiness) answers 503 only when this process
 cannot serve (the database: ``console.health``); a cluster, Redis or the broker that fails is *degraded*: 200 with
-``"status": "degraded"``. Anyone learns the status; only platform admins (signed in or by API token) or a holder of the configured probe token
-learn what failed and why (exception texts and cluster names are internals): ``failed`` (what makes it unready),
-``degraded`` (the rest) and every check."""
+``"status": "degraded"``. Anyone learns the status; only platform admins (signed in or by API token) or a holder of
+the configured probe token learn what failed and why (exception texts and cluster names are internals): ``failed``
+(what makes it unready), ``degraded`` (the rest) and every check."""
 
 from __future__ import annotations
 
