@@ -365,3 +365,20 @@ def test_every_rendered_object_is_valid_for_the_apiserver(
         assert "readinessProbe.periodSecond: field not declared in schema" in refused.stderr
     finally:
         release.delete()
+
+
+def test_helm_install_refuses_a_bad_value_and_prints_the_notes(local_control_plane: LocalControlPlane, helm: Path):
+    """`helm install` (a dry run against the host) validates the values before anything else, naming the field; a
+    good install prints NOTES.txt: where the portal is and what to do next."""
+    install = [str(helm), "install", "pc", str(CHART), "--dry-run=server", "-n", "default", "--kube-context", "host",
+               "--kubeconfig", str(local_control_plane.kubeconfig_path), "-f", str(PRODUCTION_VALUES)]  # fmt: skip
+
+    bad = subprocess.run([*install, "--set", "web.replicas=abc"], capture_output=True, text=True, timeout=120)
+    good = subprocess.run(install, capture_output=True, text=True, timeout=120)
+
+    assert bad.returncode != 0 and "at '/web/replicas': got string, want integer" in bad.stderr
+    assert good.returncode == 0, good.stderr
+    notes = good.stdout.split("NOTES:", 1)[1]
+    assert "https://portal.example.com/oidc/callback/" in notes
+    assert "exec deploy/pc-pinconsole-web -- python manage.py import_clusters" in notes
+    assert "WARNING" not in notes  # OIDC is configured in the production values
