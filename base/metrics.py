@@ -18,7 +18,17 @@ import time
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, multiprocess
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    multiprocess,
+)
 
 from pincompute.errors import ServiceError
 
@@ -30,6 +40,12 @@ if MULTIPROC_DIR:  # a process that died with our (reused) pid must not lend us 
 
 disable_created_metrics()  # no *_created series: multiprocess mode has none either, so one shape everywhere
 REGISTRY = CollectorRegistry()
+# prometheus-client's standard families of the process that answers a scrape (process_* from /proc: CPU, resident
+# memory, open files; python_info; python_gc_*): read at scrape time, never summed across processes.
+STANDARD = CollectorRegistry()
+ProcessCollector(registry=STANDARD)
+PlatformCollector(registry=STANDARD)
+GCCollector(registry=STANDARD)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 TASK_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)

@@ -45,8 +45,10 @@ class RequestMetricsMiddleware:
 
 
 def collected(*extra: Collector) -> CollectorRegistry:
-    """A registry for one scrape: every process's values (multiprocess mode) or this process's, plus ``extra``."""
+    """A registry for one scrape: every process's values (multiprocess mode) or this process's, the standard process
+    and Python families of this process, plus ``extra``."""
     registry = CollectorRegistry(auto_describe=False)
+    registry.register(metrics.STANDARD)
     if metrics.MULTIPROC_DIR:
         forget_dead_processes(metrics.MULTIPROC_DIR)
         multiprocess.MultiProcessCollector(registry, metrics.MULTIPROC_DIR)

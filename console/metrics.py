@@ -3,8 +3,12 @@ read when scraped (``ProcessState``): watch-cache objects, their memory estimate
 cluster's circuit breaker, and the time the cyclic GC stopped the process (``base.gcpauses``). Nothing polls; a
 scrape costs a look at the caches' counters and a small sample.
 
-Who may scrape: a holder of ``METRICS_TOKEN`` (``Authorization: Bearer``; defaults to ``READYZ_PROBE_TOKEN``) or a
-signed-in platform admin, as for /readyz's details. Anyone else gets a 404 with the one JSON error body, no data.
+prometheus-client's standard process and Python families (``base.metrics.STANDARD``) come from the process that
+answers.
+
+Who may scrape: a holder of ``METRICS_TOKEN`` (``Authorization: Bearer``; defaults to ``READYZ_PROBE_TOKEN``), a
+platform admin signed in or with a personal API token (read scope is enough), as for /readyz's details. Anyone else,
+a developer's API token included, gets a 404 with the one JSON error body, no data.
 """
 
 from __future__ import annotations

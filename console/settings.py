@@ -28,6 +28,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # --- security posture: production values unless DEBUG, each overridable --------------------------
 _secure_default = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _secure_default)
+# A scraper reaches /metrics on the pod's address in plain HTTP, with a bearer token: not redirected to https.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", _secure_default)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", _secure_default)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _secure_default else 0)
@@ -192,6 +194,7 @@ PROVISIONING_RESYNC_MINUTES = env_int("PROVISIONING_RESYNC_MINUTES", 30)
 PROVISIONING_STUCK_SECONDS = env_int("PROVISIONING_STUCK_SECONDS", 180)
 # The registry's MemberCluster objects on the host: a level-triggered pass (clusters.tasks.sync_member_clusters).
 MEMBER_CLUSTER_SYNC_SECONDS = env_int("MEMBER_CLUSTER_SYNC_SECONDS", 60)
+CELERY_BEAT_MAX_INTERVAL = 60  # beat ticks at least this often: its heartbeat's age (console/beat.py) stays under it
 CELERY_BEAT_SCHEDULE = {
     "probe-clusters": {"task": "clusters.probe_all", "schedule": env_int("CLUSTER_PROBE_SECONDS", 30)},
     "reconcile-provisioning": {"task": "projects.reconcile_all", "schedule": PROVISIONING_RECONCILE_SECONDS},

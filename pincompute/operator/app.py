@@ -7,6 +7,7 @@ With ``--host-context`` the process is also the federation controller: workloads
 are admitted, placed, propagated to the members given by ``--context`` (named as in the host's
 MemberCluster objects) and their status aggregated back; the lease then lives on the host by default.
 ``python -m pincompute.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
+``python -m pincompute.operator export-crds --output-dir DIR``: the same CRDs as files (the chart's ``crds/``)
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pincompute.errors import CoreError
 from pincompute.kinds import InstalledOn
 from pincompute.operator.cluster import ClusterRuntime, Key, Topology
 from pincompute.operator.controller import Operator, Options
+from pincompute.operator.crd_files import write_crd_files
 from pincompute.operator.federation.controller import Federation
 from pincompute.operator.install import install
 from pincompute.operator.kubeio import Kube, operator_client
@@ -118,7 +121,8 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds"))
+    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds", "export-crds"))
+    p.add_argument("--output-dir", help="export-crds: the directory the CRD files are written to")
     p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig file (or $KUBECONFIG)")
     p.add_argument("--context", action="append", default=[], help="member cluster context; repeat for each")
     p.add_argument(
@@ -145,7 +149,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metrics-bind-address",
         metavar="HOST:PORT",
-        help="serve /metrics (Prometheus format) there, e.g. 0.0.0.0:9090 in a pod (port 0 = any free port)",
+        help="serve /metrics (Prometheus format), /healthz and /readyz there, e.g. 0.0.0.0:9090 in a pod (port 0 = any "
+        "free port)",
     )
     p.add_argument("--metrics-port", type=int, help="the older form of --metrics-bind-address 127.0.0.1:PORT")
     p.add_argument(
@@ -233,8 +238,8 @@ def run(settings: Settings) -> int:
     signal.signal(signal.SIGINT, on_signal)
     address = metrics_address(settings)
     if address is not None:
-        server = serve(operator.metrics, *address)
-        log.info("metrics on http://%s:%d/metrics", address[0], server.server_port)
+        server = serve(operator.metrics, *address, probes=operator)
+        log.info("metrics, /healthz and /readyz on http://%s:%d", address[0], server.server_port)
     if settings.webhook is not None and settings.host is not None:
         host = Kube(operator_client(settings.host.kubeconfig, settings.host.context), settings.host.name)
         webhook = start_webhook(settings.webhook, host, load_profile())
@@ -276,6 +281,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s",
     )
     logging.getLogger("urllib3").setLevel(logging.ERROR)
+    if args.command == "export-crds":
+        if not args.output_dir:
+            raise SystemExit("export-crds: --output-dir is required (the chart's: deploy/helm/pinconsole/crds)")
+        written = write_crd_files(Path(args.output_dir))
+        log.info("%d CRD files written to %s", len(written), args.output_dir)
+        return 0
     if args.command == "install-crds":
         if not args.kubeconfig or not (args.context or args.host_context):
             raise SystemExit("--kubeconfig and at least one --context or --host-context are required")

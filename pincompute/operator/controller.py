@@ -96,6 +96,17 @@ class Operator:
                 self._workers.append(thread)
         threading.Thread(target=self._resync_loop, name="resync", daemon=True).start()
 
+    @property
+    def started(self) -> bool:
+        """True once this replica leads (or runs without election) and its informers and workers started."""
+        return self._started
+
+    def dead_workers(self) -> list[str]:
+        """Reconcile threads that ended while the operator runs (a bug escaped a reconcile): liveness fails."""
+        if self.stop.is_set():
+            return []
+        return [thread.name for thread in self._workers if not thread.is_alive()]
+
     def _lost(self) -> None:
         """Another replica may already be reconciling: stop at once; a supervisor restarts us as standby."""
         log.error("leadership lost; stopping")

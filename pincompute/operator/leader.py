@@ -67,13 +67,14 @@ class LeaderElector:
         self._observed: LeaseRecord | None = None
         self._observed_at = 0.0
         self._last_renew = 0.0
+        self.last_step_at: float | None = None  # clock() of the latest round: liveness (health.py)
 
     def _now_string(self) -> str:
         return self._wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
     def step(self) -> bool:
         """One attempt to acquire or renew; returns whether we lead afterwards."""
-        now = self._clock()
+        now = self.last_step_at = self._clock()
         try:
             ok = self._try_acquire_or_renew(now)
         except CoreError as exc:

@@ -11,11 +11,17 @@ import socket
 import threading
 from collections.abc import Callable, Iterable
 from http.server import ThreadingHTTPServer
+from typing import TYPE_CHECKING
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, make_wsgi_app
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from pincompute.operator.health import with_probes
+
+if TYPE_CHECKING:
+    from pincompute.operator.controller import Operator
 
 PREFIX = "pincompute_operator"
 # Reconciles take milliseconds (a diff that writes nothing) to seconds (a burst of server-side applies).
@@ -120,9 +126,13 @@ def parse_address(value: str) -> tuple[str, int]:
     return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - ":PORT" asks for every address
 
 
-def serve(metrics: Metrics, host: str, port: int) -> WSGIServer:
-    """Serve /metrics on ``host:port`` in a daemon thread; port 0 picks a free port (``server.server_port``)."""
+def serve(metrics: Metrics, host: str, port: int, *, probes: Operator | None = None) -> WSGIServer:
+    """Serve /metrics on ``host:port`` in a daemon thread; port 0 picks a free port (``server.server_port``). With
+    ``probes``, also that operator's /healthz and /readyz (``health``)."""
     server_class = _Server6 if ":" in host else _Server
-    server = make_server(host, port, make_wsgi_app(metrics.registry), server_class, handler_class=_QuietHandler)
+    app = make_wsgi_app(metrics.registry)
+    if probes is not None:
+        app = with_probes(app, probes)
+    server = make_server(host, port, app, server_class, handler_class=_QuietHandler)
     threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return server

@@ -8,6 +8,7 @@ release to member-b (the members' CRDs installed). Each release has a namespace 
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import uuid
@@ -23,7 +24,7 @@ from devtools.localcp import LocalControlPlane, binaries
 from devtools.localcp.pods.watch import SANDBOX_LABEL
 from devtools.operator_process import install_crds
 from devtools.waiting import wait_for
-from tests.support.helm import PRODUCTION_VALUES, Render
+from tests.support.helm import CHART, PRODUCTION_VALUES, Render
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -328,3 +329,56 @@ def test_host_service_accounts_have_what_they_need_and_nothing_more(host_release
 @pytest.mark.parametrize("component", sorted(MEMBER_RIGHTS))
 def test_member_service_accounts_have_what_they_need_and_nothing_more(member_release: Release, component: str) -> None:
     assert _check(member_release, MEMBER_RIGHTS[component], component) == []
+
+
+def _dry_run(release: Release, objects: list[dict[str, object]]) -> subprocess.CompletedProcess[str]:
+    return release.run("apply", "--server-side", "--dry-run=server", "--validate=strict", "--force-conflicts",
+                       "--field-manager=pinconsole-chart-test", "-n", release.namespace, "-f", "-",
+                       stdin=yaml.safe_dump_all(objects), check=False)  # fmt: skip
+
+
+def test_every_rendered_object_is_valid_for_the_apiserver(
+    local_control_plane: LocalControlPlane, helm: Path, crds: None
+) -> None:
+    """Everything the chart can render (the CRDs of crds/, every option on, production values) checked by the host's
+    apiserver against its OpenAPI schemas, unknown fields refused (a server-side dry run: nothing is written). The
+    ServiceMonitors are the one exception: their CRD is prometheus-operator's, not installed here."""
+    release = _release(local_control_plane, "host")
+    on = ["--set", "serviceMonitor.enabled=true,networkPolicy.enabled=true"]
+    try:
+        args = [str(helm), "template", release.name, str(CHART), "--include-crds", "-n", release.namespace]
+        done = subprocess.run([*args, "-f", str(PRODUCTION_VALUES), *on], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        objects = [o for o in yaml.safe_load_all(done.stdout) if o]
+        checked = [o for o in objects if o["kind"] != "ServiceMonitor"]
+        assert {o["kind"] for o in objects} - {o["kind"] for o in checked} == {"ServiceMonitor"}
+        assert {"CustomResourceDefinition", "NetworkPolicy", "Deployment", "Job"} <= {o["kind"] for o in checked}
+
+        valid = _dry_run(release, checked)
+        assert valid.returncode == 0, valid.stderr
+        assert valid.stdout.count("(server dry run)") == len(checked)
+
+        broken = copy.deepcopy(next(o for o in checked if o["kind"] == "Deployment"))
+        broken["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["periodSecond"] = 5
+        refused = _dry_run(release, [broken])
+        assert refused.returncode != 0
+        assert "readinessProbe.periodSecond: field not declared in schema" in refused.stderr
+    finally:
+        release.delete()
+
+
+def test_helm_install_refuses_a_bad_value_and_prints_the_notes(local_control_plane: LocalControlPlane, helm: Path):
+    """`helm install` (a dry run against the host) validates the values before anything else, naming the field; a
+    good install prints NOTES.txt: where the portal is and what to do next."""
+    install = [str(helm), "install", "pc", str(CHART), "--dry-run=server", "-n", "default", "--kube-context", "host",
+               "--kubeconfig", str(local_control_plane.kubeconfig_path), "-f", str(PRODUCTION_VALUES)]  # fmt: skip
+
+    bad = subprocess.run([*install, "--set", "web.replicas=abc"], capture_output=True, text=True, timeout=120)
+    good = subprocess.run(install, capture_output=True, text=True, timeout=120)
+
+    assert bad.returncode != 0 and "at '/web/replicas': got string, want integer" in bad.stderr
+    assert good.returncode == 0, good.stderr
+    notes = good.stdout.split("NOTES:", 1)[1]
+    assert "https://portal.example.com/oidc/callback/" in notes
+    assert "exec deploy/pc-pinconsole-web -- python manage.py import_clusters" in notes
+    assert "WARNING" not in notes  # OIDC is configured in the production values

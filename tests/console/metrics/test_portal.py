@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
+from accounts.models import READ, ApiToken
+from accounts.services import create_api_token, revoke_api_token
 from clusters.models import Cluster
 from console.asgi import application
 from pincompute.errors import NotFound, ServiceError, Unprocessable
@@ -50,6 +52,45 @@ def test_a_platform_admin_and_the_token_holder_may_scrape(scraper, admin_client_
     assert as_admin.status_code == 200 and as_admin["Content-Type"].startswith("text/plain")
     assert "pinconsole_http_requests" in families(as_admin.content.decode())
     assert "pinconsole_http_requests" in scrape(scraper)
+
+
+@pytest.mark.django_db
+def test_a_platform_admins_api_token_may_scrape_a_developers_gets_a_404(scraper, admin_user, user):
+    admin_token = create_api_token(user=admin_user, name="prometheus", days=1, scope=READ)[1]
+    developer_token = create_api_token(user=user, name="curious", days=1)[1]
+
+    as_admin = Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {admin_token}")
+    as_developer = Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {developer_token}")
+
+    assert as_admin.status_code == 200, as_admin.content[:300]
+    assert "pinconsole_http_requests" in families(as_admin.content.decode())
+    assert as_developer.status_code == 404 and b"pinconsole_" not in as_developer.content
+    revoke_api_token(user=admin_user, token_id=ApiToken.objects.get(name="prometheus").pk, actor=admin_user)
+    assert Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {admin_token}").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_standard_process_and_python_families_are_exposed(scraper):
+    found = scrape(scraper)
+
+    assert found["process_resident_memory_bytes"].type == "gauge"
+    assert value(found, "process_resident_memory_bytes") > 0
+    assert found["process_cpu_seconds"].type == "counter" and found["process_open_fds"].type == "gauge"
+    assert found["python_gc_objects_collected"].type == "counter"
+    assert label_sets(found, "python_gc_collections") == {("generation",)}
+    assert {s.labels["implementation"] for s in found["python_info"].samples} == {"CPython"}
+
+
+@pytest.mark.django_db
+def test_a_scraper_on_the_pods_address_in_plain_http_is_answered_not_redirected(scraper, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.ALLOWED_HOSTS = ["portal.example.com", "10.1.2.3"]  # the chart adds the pod's IP (web.yaml)
+
+    scraped = Client().get("/metrics", HTTP_HOST="10.1.2.3:8000", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    page = Client().get("/healthz", HTTP_HOST="portal.example.com")
+
+    assert scraped.status_code == 200
+    assert page.status_code == 301 and page["Location"].startswith("https://")  # everything else still redirected
 
 
 @override_settings(METRICS_TOKEN="")

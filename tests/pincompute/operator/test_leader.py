@@ -1,9 +1,13 @@
 """Leader election state machine against a fake Lease store and a fake clock."""
 
+import threading
 from dataclasses import replace
 
 from pincompute.errors import Conflict, TemporaryError
+from pincompute.operator.controller import Operator
+from pincompute.operator.health import ELECTION_STALL, liveness
 from pincompute.operator.leader import LeaderElector, LeaseRecord
+from pincompute.runtime import load_profile
 
 
 class FakeLeases:
@@ -118,3 +122,16 @@ def test_two_candidates_racing_for_an_expired_lease_cannot_both_win():
 
     assert b._try_acquire_or_renew(clock.now) is False
     assert store.record.holder == "a"
+
+
+def test_an_election_that_stopped_stepping_fails_the_operators_liveness():
+    clock = Clock()
+    candidate = elector(FakeLeases(), "a", clock)
+    op = Operator({}, load_profile(), threading.Event(), elector=candidate)
+    assert liveness(op, clock=clock) == []  # no round yet: the process is starting
+
+    candidate.step()
+    clock.now += ELECTION_STALL - 1
+    assert liveness(op, clock=clock) == []
+    clock.now += 2
+    assert liveness(op, clock=clock) == [f"leader election: no round for {ELECTION_STALL + 1:.0f}s"]

@@ -5,6 +5,8 @@ move when a real PinPod is reconciled."""
 from __future__ import annotations
 
 import copy
+import json
+import urllib.error
 import urllib.request
 import uuid
 
@@ -87,6 +89,23 @@ def test_every_family_has_help_and_type_and_its_labels(operator):
     assert value(found, "pincompute_operator_leader") == 1.0
     assert label_sets(found, "pincompute_operator_queue_depth") == {("queue", "state")}
     assert {s.labels["queue"] for s in found["pincompute_operator_queue_depth"].samples} == {"member", "federation"}
+
+
+def test_the_leader_is_alive_and_ready_on_the_same_address(operator):
+    url, _ = operator
+    base = url.removesuffix("/metrics")
+
+    def answer(path: str) -> tuple[int, dict]:
+        try:
+            with urllib.request.urlopen(base + path, timeout=5) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as refused:
+            return refused.code, json.loads(refused.read())
+
+    status, body = answer("/healthz")
+    assert (status, body) == (200, {"status": "ok", "problems": []}), body
+    # Leading, so ready only once every watch it started has listed (they have, or it would not have reconciled).
+    wait_for(lambda: answer("/readyz") == (200, {"status": "ok", "problems": []}), 60, what="operator ready")
 
 
 def test_a_reconciled_pinpod_moves_the_counters_and_the_histogram(operator):

@@ -169,3 +169,8 @@ automountServiceAccountToken: {{ .automount }}
 - name: metrics
   mountPath: /run/prometheus
 {{- end }}
+
+{{/* ALLOWED_HOSTS: ingress.host and config.allowedHosts. */}}
+{{- define "pinconsole.allowedHosts" -}}
+{{- concat (list .Values.ingress.host) .Values.config.allowedHosts | compact | uniq | join "," }}
+{{- end }}

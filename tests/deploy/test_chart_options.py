@@ -1,0 +1,81 @@
+"""The chart's optional objects (off by default): the ServiceMonitors and the NetworkPolicies deploy/README.md and
+docs/metrics.md promise, rendered and asserted on; what a scraper needs from the web pods (their own address as a
+host). Their schema against a real apiserver: test_chart_cluster.py (server-side dry run)."""
+
+from __future__ import annotations
+
+from tests.support.helm import PRODUCTION_VALUES, Render, by_kind
+
+ON = {"serviceMonitor": {"enabled": True, "labels": {"release": "prom"}}, "networkPolicy": {"enabled": True}}
+
+
+def test_both_are_off_by_default(render: Render) -> None:
+    kinds = {o["kind"] for o in render(PRODUCTION_VALUES)}
+    assert "ServiceMonitor" not in kinds and "NetworkPolicy" not in kinds
+
+
+def test_a_service_monitor_scrapes_each_component_where_it_serves_metrics(render: Render) -> None:
+    objects = render(PRODUCTION_VALUES, values=ON)
+    monitors = by_kind(objects, "ServiceMonitor")
+    services = by_kind(objects, "Service")
+    deployments = by_kind(objects, "Deployment")
+    assert set(monitors) == {f"pc-pinconsole-{c}" for c in ("web", "worker", "operator")}
+    for name, monitor in monitors.items():
+        assert monitor["metadata"]["labels"]["release"] == "prom"
+        endpoint = monitor["spec"]["endpoints"][0]
+        assert endpoint["path"] == "/metrics"
+        selected = [
+            s
+            for s in services.values()
+            if monitor["spec"]["selector"]["matchLabels"].items() <= s["spec"]["selector"].items()
+        ]
+        assert len(selected) == 1, name
+        service = selected[0]
+        port = {p["name"]: p for p in service["spec"]["ports"]}[endpoint["port"]]
+        pod = deployments[name]["spec"]["template"]
+        assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+        container_ports = {p["name"] for p in pod["spec"]["containers"][0]["ports"]}
+        assert port["targetPort"] in container_ports, name
+    web = monitors["pc-pinconsole-web"]["spec"]["endpoints"][0]
+    # the web's /metrics wants the token (console/metrics.py): the Secret the pods read their settings from
+    assert web["authorization"]["credentials"] == {"name": "pinconsole-settings", "key": "READYZ_PROBE_TOKEN"}
+    # a leader whose member is down is unready, and exactly then its metrics matter
+    assert services["pc-pinconsole-operator-metrics"]["spec"]["publishNotReadyAddresses"] is True
+
+
+def test_network_policies_admit_only_the_web_port_and_the_metrics_ports(render: Render) -> None:
+    objects = render(PRODUCTION_VALUES, values=ON)
+    policies = by_kind(objects, "NetworkPolicy")
+    pods = {n.removeprefix("pc-pinconsole-"): d["spec"]["template"] for n, d in by_kind(objects, "Deployment").items()}
+
+    def admitted(component: str) -> set[str]:
+        labels = pods[component]["metadata"]["labels"]
+        ports: set[str] = set()
+        for policy in policies.values():
+            selector = policy["spec"]["podSelector"]
+            if not selector["matchLabels"].items() <= labels.items():
+                continue
+            if any(labels.get(e["key"]) not in e["values"] for e in selector.get("matchExpressions", [])):
+                continue
+            ports |= {p["port"] for rule in policy["spec"].get("ingress", []) for p in rule["ports"]}
+        return ports
+
+    assert {c: admitted(c) for c in pods} == {
+        "web": {"http"},
+        "worker": {"metrics"},
+        "operator": {"metrics"},
+        "beat": set(),
+    }
+    metrics = policies["pc-pinconsole-metrics"]["spec"]["ingress"][0]
+    assert metrics["from"] == [{"namespaceSelector": {}}]  # inside the cluster only
+    assert "from" not in policies["pc-pinconsole-web"]["spec"]["ingress"][0]  # the ingress controller, wherever
+    assert {p["spec"]["policyTypes"][0] for p in policies.values()} == {"Ingress"}
+
+
+def test_the_web_answers_its_pod_address_beside_the_public_hosts(render: Render) -> None:
+    web = by_kind(render(PRODUCTION_VALUES), "Deployment")["pc-pinconsole-web"]["spec"]["template"]["spec"]
+    env = {e["name"]: e for e in web["containers"][0]["env"]}
+    assert env["POD_IP"]["valueFrom"] == {"fieldRef": {"fieldPath": "status.podIP"}}
+    assert env["ALLOWED_HOSTS"]["value"] == "portal.example.com,portal.internal.example.com,$(POD_IP)"
+    names = list(env)
+    assert names.index("POD_IP") < names.index("ALLOWED_HOSTS")  # $(POD_IP) expands only from an earlier variable
