@@ -27,7 +27,7 @@ def test_a_service_monitor_scrapes_each_component_where_it_serves_metrics(render
         selected = [
             s
             for s in services.values()
-            if monitor["spec"]["selector"]["matchLabels"].items() <= s["spec"]["selector"].items()
+            if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()
         ]
         assert len(selected) == 1, name
         service = selected[0]
@@ -43,7 +43,9 @@ def test_a_service_monitor_scrapes_each_component_where_it_serves_metrics(render
     assert services["pc-pinconsole-operator-metrics"]["spec"]["publishNotReadyAddresses"] is True
 
 
-def test_network_policies_admit_only_the_web_port_and_the_metrics_ports(render: Render) -> None:
+def test_network_policies_admit_only_the_web_port_the_metrics_ports_and_the_admission_webhook(
+    render: Render,
+) -> None:
     objects = render(PRODUCTION_VALUES, values=ON)
     policies = by_kind(objects, "NetworkPolicy")
     pods = {n.removeprefix("pc-pinconsole-"): d["spec"]["template"] for n, d in by_kind(objects, "Deployment").items()}
@@ -63,9 +65,10 @@ def test_network_policies_admit_only_the_web_port_and_the_metrics_ports(render: 
     assert {c: admitted(c) for c in pods} == {
         "web": {"http"},
         "worker": {"metrics"},
-        "operator": {"metrics"},
+        "operator": {"metrics", "webhook"},  # the webhook from anywhere: the apiserver is outside the pod network
         "beat": set(),
     }
+    assert "from" not in policies["pc-pinconsole-operator-webhook"]["spec"]["ingress"][0]
     metrics = policies["pc-pinconsole-metrics"]["spec"]["ingress"][0]
     assert metrics["from"] == [{"namespaceSelector": {}}]  # inside the cluster only
     assert "from" not in policies["pc-pinconsole-web"]["spec"]["ingress"][0]  # the ingress controller, wherever
@@ -79,3 +82,42 @@ def test_the_web_answers_its_pod_address_beside_the_public_hosts(render: Render)
     assert env["ALLOWED_HOSTS"]["value"] == "portal.example.com,portal.internal.example.com,$(POD_IP)"
     names = list(env)
     assert names.index("POD_IP") < names.index("ALLOWED_HOSTS")  # $(POD_IP) expands only from an earlier variable
+
+
+def test_the_operator_serves_the_admission_webhook_behind_its_service_with_the_rights_it_needs(render: Render) -> None:
+    objects = render(PRODUCTION_VALUES)
+    operator = by_kind(objects, "Deployment")["pc-pinconsole-operator"]["spec"]["template"]
+    container = operator["spec"]["containers"][0]
+    args = dict(a.removeprefix("--").split("=", 1) for a in container["args"] if "=" in a)
+    service = by_kind(objects, "Service")["pc-pinconsole-operator-webhook"]
+    namespace = args["lease-namespace"]
+
+    assert args["webhook-service"] == f"{namespace}/pc-pinconsole-operator-webhook:443"
+    assert args["webhook-failure-policy"] == "Fail"
+    port = {p["name"]: p["containerPort"] for p in container["ports"]}["webhook"]
+    assert args["webhook-bind-address"] == f"0.0.0.0:{port}"
+    assert service["spec"]["selector"].items() <= operator["metadata"]["labels"].items()
+    assert service["spec"]["ports"] == [{"name": "webhook", "port": 443, "targetPort": "webhook", "protocol": "TCP"}]
+    rules = [r for role in by_kind(objects, "ClusterRole").values() for r in role["rules"]]
+    rules += [r for role in by_kind(objects, "Role").values() for r in role["rules"]]
+
+    def allowed(resource: str, verb: str, name: str | None = None) -> bool:
+        return any(
+            resource in r["resources"]
+            and verb in r["verbs"]
+            and (name is None or name in r.get("resourceNames", [name]))
+            for r in rules
+        )
+
+    assert allowed("validatingwebhookconfigurations", "create")
+    assert allowed("validatingwebhookconfigurations", "patch", "pincompute-host-admission")
+    assert allowed("secrets", "create") and allowed("secrets", "get", "pincompute-admission-webhook")
+    assert allowed("namespaces", "get")
+    off = render(PRODUCTION_VALUES, values={"operator": {"federation": {"admissionWebhook": {"enabled": False}}}})
+    assert "pc-pinconsole-operator-webhook" not in by_kind(off, "Service")
+    assert not any(
+        "webhook" in a
+        for a in by_kind(off, "Deployment")["pc-pinconsole-operator"]["spec"]["template"]["spec"]["containers"][0][
+            "args"
+        ]
+    )
