@@ -39,6 +39,7 @@ from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project, ProjectRole
 from workloads import host
+from workloads.coexist import defaults_as_live, keep_foreign_metadata
 from workloads.conflicts import raced, retried_on_conflict
 from workloads.documents import REQUEST_ANNOTATION
 from workloads.growth import growth_checked
@@ -170,6 +171,7 @@ def submit_workload(
     manifest = complete(project, document)
     workload = check(project, manifest)
     kind, name = manifest["kind"], manifest["metadata"]["name"]
+    asked = list(document["spec"]) if isinstance(document.get("spec"), dict) else []
     if create_only and not dry_run:
         return _create(project, manifest, workload, actor=actor)  # the host's own 409 says it exists: one round trip
     live = _live(kind, project.namespace, name)
@@ -183,6 +185,7 @@ def submit_workload(
         )
     if live is not None:
         _still_at(live, version)
+        defaults_as_live(manifest, asked, live)  # what a dry run shows is what the update would write
     if dry_run:
         return Accepted(manifest, workload, live is None, dry_run=True)
     if live is None:
@@ -194,6 +197,8 @@ def submit_workload(
         current = next(reads, None) or _live(kind, project.namespace, name)
         if current is None:
             raise NotFound(f"No {kind} named {name} in project {project.name}: it was deleted meanwhile.")
+        defaults_as_live(manifest, asked, current)
+        keep_foreign_metadata(current, manifest["metadata"], host.FIELD_MANAGER)
         if sent and _holds(current, manifest):
             # An earlier replace of this request landed (its answer lost, the transport's resend then stale): it
             # is written, once; never a 409 against this request's own new version.

@@ -23,6 +23,7 @@ from kubernetes import client as k8s
 from accounts.services import create_api_token
 from base.models import AuditEvent
 from clusters import runtime
+from devtools.localcp.binaries import default_bin_dir
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
@@ -179,3 +180,52 @@ def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
     held = {cluster: custom_objects(api, ns) for cluster, api in cluster_api_clients.items()}
     assert held == {cluster: [] for cluster in cluster_api_clients}, held  # no orphan on the host or a member
     assert pincompute("delete", "pinapp", name, *p)[0] == 3
+
+
+def test_kubectl_then_the_cli_then_the_portal_each_change_only_what_they_say(
+    operator, created, project, user, pincompute, cluster_api_clients, local_control_plane, tmp_path: Path
+):
+    """As a GitOps tool and a person share a workload: applied with kubectl on the host, applied again unchanged with
+    the CLI (no new generation, revision or pod, kubectl's last-applied annotation kept, no portal defaults added),
+    then one field edited in the portal (one new generation and revision, still nothing else added)."""
+    ns, name = project.namespace, f"gitops-{uuid.uuid4().hex[:6]}"
+    document: dict[str, Any] = example("PinApp", project=project.name)
+    document["metadata"].update(name=name, namespace=ns)
+    manifest = tmp_path / "app.yaml"
+    manifest.write_text(yaml.safe_dump(document, sort_keys=False))
+    host_api = cluster_api_clients["host"]
+    kubectl = [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(local_control_plane.kubeconfig_path)]
+
+    applied = subprocess.run(
+        [*kubectl, "--context", "host", "apply", "-f", str(manifest)], capture_output=True, text=True
+    )
+    assert applied.returncode == 0, applied.stderr
+    created.append(("PinApp", ns, name))
+
+    def live() -> dict[str, Any]:
+        return k8s.CustomObjectsApi(host_api).get_namespaced_custom_object(GROUP, VERSION, ns, PLURAL, name)
+
+    def revisions() -> int:
+        return len(k8s.AppsV1Api(host_api).list_namespaced_controller_revision(ns).items)
+
+    wait_for(lambda: all(len(running_pods(ns, name).get(m, [])) == 1 for m in MEMBERS), 150, what="pods Running")
+    before, pods = live(), running_pods(ns, name)
+    wait_for(lambda: revisions() == 1, 30, what="the accepted spec's revision")
+
+    assert pincompute("apply", "-f", str(manifest), "-p", project.name) == (0, f"pinapp/{name} unchanged\n", "")
+    again = live()
+    assert again["metadata"]["generation"] == before["metadata"]["generation"]
+    assert again["spec"] == before["spec"] and "costCenter" not in again["spec"] and "team" not in again["spec"]
+    assert "kubectl.kubernetes.io/last-applied-configuration" in again["metadata"]["annotations"]
+    assert revisions() == 1 and running_pods(ns, name) == pods
+
+    edited = yaml.safe_load(manifest.read_text())
+    edited["spec"]["template"]["containers"][0]["env"] = [{"name": "LOG_LEVEL", "value": "debug"}]
+    (tmp_path / "edited.yaml").write_text(yaml.safe_dump(edited, sort_keys=False))
+    code, out, err = pincompute("apply", "-f", str(tmp_path / "edited.yaml"), "-p", project.name)
+    assert (code, out) == (0, f"pinapp/{name} configured\n"), err
+    after = live()
+    assert after["metadata"]["generation"] == before["metadata"]["generation"] + 1
+    assert "costCenter" not in after["spec"] and "team" not in after["spec"]
+    assert "kubectl.kubernetes.io/last-applied-configuration" in after["metadata"]["annotations"]
+    wait_for(lambda: revisions() == 2, 60, what="the edit's revision")
