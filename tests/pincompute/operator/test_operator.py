@@ -16,6 +16,7 @@ from kubernetes import client
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
 from tests.support.operator import (
+    as_shard,
     condition,
     create_cr,
     delete_cr,
@@ -38,12 +39,15 @@ JOB = {"name": "worker", "image": "registry.local/batch/worker:1", "resources": 
 
 
 def cr(kind: str, name: str, **spec) -> dict:
-    return {
-        "apiVersion": "pincompute.io/v1",
-        "kind": kind,
-        "metadata": {"name": name, "namespace": NS},
-        "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec},
-    }
+    """A shard as the federation writes it (the member operator runs nothing else)."""
+    return as_shard(
+        {
+            "apiVersion": "pincompute.io/v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec},
+        }
+    )
 
 
 MANIFESTS = {
