@@ -35,8 +35,11 @@ from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.nodes import api_client  # noqa: E402
 from devtools.operator_process import OperatorProcess, install_crds  # noqa: E402
 from devtools.waiting import wait_for  # noqa: E402
+from pincompute.labels import FEDERATED_LABEL, HOST_UID_ANNOTATION  # noqa: E402
 
 APP = {"name": "app", "image": "registry.local/bench/app:1", "resources": {"requests": {"cpu": "10m"}}}
+# the marks the federation puts on a shard: the member operator runs nothing without them
+SHARD_MARKS = {"labels": {FEDERATED_LABEL: "true"}, "annotations": {HOST_UID_ANNOTATION: "bench-host"}}
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -116,7 +119,7 @@ def run_size(n: int, apis: dict[str, client.ApiClient], op: OperatorProcess, rat
         body = {
             "apiVersion": "pincompute.io/v1",
             "kind": "PinPod",
-            "metadata": {"name": name, "namespace": namespace},
+            "metadata": {"name": name, "namespace": namespace, **SHARD_MARKS},
             "spec": {"project": "bench", "containers": [APP]},
         }
         client.CustomObjectsApi(apis[cluster]).create_namespaced_custom_object(

@@ -1,14 +1,17 @@
 """Who may do what in a project's namespace on a member cluster: three ClusterRoles and the RoleBindings.
 
 The ClusterRoles are cluster-wide and identical everywhere (applied at cluster registration, like the
-tier PriorityClasses); each project namespace gets one RoleBinding per project role listing the users
-and OIDC groups that hold it. Kubernetes authenticates the same identities the portal does (the OIDC
-username and groups claims), so a member's kubectl sees what the portal shows.
+tier PriorityClasses, and again by every provisioning run on a member, so an upgrade reaches existing
+projects); each project namespace gets one RoleBinding per project role listing the users and OIDC groups
+that hold it. Kubernetes authenticates the same identities the portal does (the OIDC username and groups
+claims), so a member's kubectl sees what the portal shows.
 
-Viewers read everything of a workload, its native objects, events and logs. Developers also manage the
-workload custom resources (and their scale subresource) and open shells (``pods/exec``, ``pods/attach``).
-Owners are developers who may also read who has access (RoleBindings). Nobody gets write access to
-native objects: the operator owns them, and a hand edit would be reverted.
+Members obey the host: tenants write nothing there. Workloads are submitted on the host, where admission,
+policy, placement, quota and audit apply; the federation writes the shards and the member operator the native
+objects. Every role reads its workloads' shards, native objects, events and console logs; shells go through
+the portal only (authorized, audited, recorded), so nobody gets ``pods/exec`` or ``pods/attach`` here. Owners
+also read who has access (RoleBindings). The member operator refuses a workload object the federation did not
+place (``pincompute.federation.propagation.unplaced_reason``), so an admin's hand-written one runs nothing either.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
 RBAC_GROUP = "rbac.authorization.k8s.io"
 _READ = ["get", "list", "watch"]
-_WRITE = ["create", "update", "patch", "delete", "deletecollection"]
 
 
 class ProjectRole(enum.Enum):
@@ -52,17 +54,13 @@ class Subject:
         return {"kind": self.kind, "apiGroup": RBAC_GROUP, "name": self.name}
 
 
-def _workload_rules(verbs: list[str]) -> list[dict[str, Any]]:
+def _workload_rules() -> list[dict[str, Any]]:
     plurals = [info.plural for info in KINDS.values()]
-    scalable = [f"{info.plural}/scale" for info in KINDS.values() if info.scalable]
     status = [f"{info.plural}/status" for info in KINDS.values()]
-    rules: list[dict[str, Any]] = [
-        {"apiGroups": [GROUP], "resources": plurals, "verbs": verbs},
+    return [
+        {"apiGroups": [GROUP], "resources": plurals, "verbs": _READ},
         {"apiGroups": [GROUP], "resources": status, "verbs": ["get"]},
     ]
-    if verbs != _READ:
-        rules.append({"apiGroups": [GROUP], "resources": scalable, "verbs": ["get", "update", "patch"]})
-    return rules
 
 
 _NATIVE_READ: list[dict[str, Any]] = [
@@ -88,18 +86,14 @@ _NATIVE_READ: list[dict[str, Any]] = [
     {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": _READ},
     {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs", "tfjobs"], "verbs": _READ},
 ]
-_SHELL: list[dict[str, Any]] = [
-    {"apiGroups": [""], "resources": ["pods/exec", "pods/attach"], "verbs": ["get", "create"]}
-]
 _ACCESS_READ: list[dict[str, Any]] = [{"apiGroups": [RBAC_GROUP], "resources": ["rolebindings"], "verbs": _READ}]
 
 
 def role_rules(role: ProjectRole) -> list[dict[str, Any]]:
-    """The policy rules of ``role``'s ClusterRole (each role includes the one below it)."""
-    if role is ProjectRole.VIEWER:
-        return [*_workload_rules(_READ), *_NATIVE_READ]
-    developer = [*_workload_rules([*_READ, *_WRITE]), *_NATIVE_READ, *_SHELL]
-    return developer if role is ProjectRole.DEVELOPER else [*developer, *_ACCESS_READ]
+    """The policy rules of ``role``'s ClusterRole: reads only (viewers and developers alike on a member; owners
+    also read the project's RoleBindings)."""
+    reads = [*_workload_rules(), *_NATIVE_READ]
+    return [*reads, *_ACCESS_READ] if role is ProjectRole.OWNER else reads
 
 
 def cluster_role_manifests() -> list[dict[str, Any]]:

@@ -2,7 +2,9 @@
 
 On the host: the project's namespace and its ``ProjectQuota`` (the regional grant per tier, what
 federation admission counts against). On every member: the namespace (identity labels and Pod Security
-admission at the project's level), one RoleBinding per project role, one ResourceQuota per tier scoped
+admission at the project's level), the three project ClusterRoles (read-only: tenants write nothing on a
+member; re-applied with every project, so an upgrade's rules reach every existing RoleBinding), one
+RoleBinding per project role, one ResourceQuota per tier scoped
 by the tier's PriorityClass (the same grant, as a backstop: a workload may land on any member), and the
 LimitRange that gives containers the default requests the quota arithmetic assumes.
 
@@ -34,7 +36,7 @@ from pincompute.labels import (
 )
 from pincompute.quantity import GPU_RESOURCE, Resources, format_cpu, format_memory
 from pincompute.quota import TierQuota, limit_range_manifest, resource_quota_manifests
-from pincompute.rbac import ProjectRole, Subject, role_binding_manifests
+from pincompute.rbac import ProjectRole, Subject, cluster_role_manifests, role_binding_manifests
 from pincompute.specs.schema import Field, Int, IntOrStr, Obj, Str, obj
 from pincompute.tiers import Tier
 
@@ -179,6 +181,7 @@ def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
     )
     return [
         namespace_manifest(tenant),
+        *cluster_role_manifests(),
         *role_binding_manifests(tenant.namespace, tenant.subjects),
         *resource_quota_manifests(tenant.namespace, quota),
         limit_range_manifest(tenant.namespace),

@@ -2,7 +2,8 @@
 
 What a cluster holds for a project is decided in ``pincompute.tenancy``: on the host, the namespace
 and the ``ProjectQuota`` federation admission counts against; on every member, the namespace (identity
-and Pod Security labels), RoleBindings per project role, one ResourceQuota per tier and the LimitRange.
+and Pod Security labels), the project ClusterRoles (read-only: tenants write nothing on members) and a
+RoleBinding per project role, one ResourceQuota per tier and the LimitRange.
 Everything is server-side applied by name with the portal's field manager (``clusters.provision``), so
 running it again converges to the same objects: idempotent, safe to retry after a crash half-way.
 

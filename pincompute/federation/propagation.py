@@ -94,6 +94,30 @@ def shard_manifest(host: Mapping[str, Any], placement: Placement, spec: Mapping[
     }
 
 
+NOT_FEDERATED = "NotFederated"
+"""The reason a member operator gives for a workload object on its member that no federation placed."""
+
+
+def unplaced_reason(obj: Mapping[str, Any]) -> str | None:
+    """Why a workload object on a member is no shard of the federation's, or None for a shard.
+
+    ``shard_manifest`` stamps every shard with the federated label and its host object's uid. Anything else was
+    written on the member directly (around the host's admission, policy, placement, quota and audit): the member
+    operator runs nothing from it."""
+    meta = obj.get("metadata") or {}
+    missing = []
+    if (meta.get("labels") or {}).get(FEDERATED_LABEL) != "true":
+        missing.append(f"label {FEDERATED_LABEL}=true")
+    if not (meta.get("annotations") or {}).get(HOST_UID_ANNOTATION):
+        missing.append(f"annotation {HOST_UID_ANNOTATION}")
+    if not missing:
+        return None
+    return (
+        f"not placed by the federation (no {' and no '.join(missing)}): workloads are submitted on the host, "
+        "where they are admitted against the project's quota and placed; nothing runs from this object here"
+    )
+
+
 def placement_status(
     shards: Sequence[Placement],
     decision: PlacementDecision | None,

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pincompute.errors import FieldError, NotFound, PermanentError, SpecInvalid
+from pincompute.federation.propagation import NOT_FEDERATED, unplaced_reason
 from pincompute.operator.apply import WritePlan, plan_writes
 from pincompute.operator.cluster import ClusterRuntime, Key
 from pincompute.operator.kubeio import KUBEFLOW, NATIVE, AdmissionRefused, Resource
@@ -74,6 +75,9 @@ class Reconciler:
         cr = cluster.get_cr(key.kind, key.namespace, key.name)
         if cr is None or (cr.get("metadata") or {}).get("deletionTimestamp"):
             return Outcome()
+        unplaced = unplaced_reason(cr)
+        if unplaced is not None:
+            return self._refuse_unplaced(cluster, cr, unplaced)
         errors = validate(cr)
         if errors:
             return self._invalid(cluster, cr, errors)
@@ -107,6 +111,7 @@ class Reconciler:
             autoscaled = any(
                 not ((s.get("spec") or {}).get("operations") or {}).get("paused")
                 and not ((s.get("spec") or {}).get("operations") or {}).get("stopped")
+                and unplaced_reason(s) is None
                 for s in cluster.scalers_of(cr["metadata"].get("namespace", ""), cr["metadata"]["name"])
             )
         elif kind == "PinScaler":
@@ -238,6 +243,16 @@ class Reconciler:
             return False  # deleted while we worked: nothing left to report on
         cluster.remember(result)
         return True
+
+    def _refuse_unplaced(self, cluster: ClusterRuntime, cr: Mapping[str, Any], reason: str) -> Outcome:
+        """Run nothing from an object the federation did not place (``Degraded``/``NotFederated`` and a Warning
+        Event), and remove what an earlier operator made from it: the member ResourceQuotas are only a backstop,
+        each as large as the project's whole regional grant."""
+        uid = str(cr["metadata"].get("uid"))
+        plan = plan_writes([], cluster.owned(uid), owner_uid=uid, owner_name=str(cr["metadata"]["name"]))
+        wrote = self._execute(cluster, cr, plan, {})
+        self.degrade(cluster, cr, NOT_FEDERATED, reason)
+        return Outcome(wrote=wrote)
 
     def _invalid(self, cluster: ClusterRuntime, cr: Mapping[str, Any], errors: list[FieldError]) -> Outcome:
         """Degraded/InvalidSpec with every field error; nothing is created or changed (no retry)."""

@@ -19,6 +19,7 @@ class FakeKube:
         self.conflicts = 0
         self.crs = {}  # name -> CR, for status patch responses
         self.refuse = {}  # name -> the admission's message: applying that object is refused (a 403)
+        self.created = []  # the bodies of create calls (Events)
         self._rv = itertools.count(100)
 
     def _stamp(self, obj):
@@ -55,6 +56,7 @@ class FakeKube:
 
     def create(self, res, namespace, body):
         self.calls.append(("create", res.kind, body["metadata"]["name"]))
+        self.created.append(body)
         return body
 
     def get(self, res, namespace, name):

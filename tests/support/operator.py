@@ -8,7 +8,7 @@ from kubernetes import client
 
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
-from pincompute.labels import WORKLOAD_LABEL
+from pincompute.labels import FEDERATED_LABEL, HOST_UID_ANNOTATION, WORKLOAD_LABEL
 
 ROOT = Path(__file__).resolve().parents[2]
 PLURALS = {kind: info.plural for kind, info in KINDS.items()}
@@ -25,6 +25,15 @@ def get_cr(api: client.ApiClient, kind: str, namespace: str, name: str) -> dict 
         if exc.status == 404:
             return None
         raise
+
+
+def as_shard(cr: dict, host_uid: str = "3f0c2a4e-host") -> dict:
+    """``cr`` marked as the federation marks the shards it propagates (``propagation.shard_manifest``): the member
+    operator runs nothing from a workload object without these marks."""
+    meta = cr.setdefault("metadata", {})
+    meta["labels"] = {**(meta.get("labels") or {}), FEDERATED_LABEL: "true"}
+    meta["annotations"] = {**(meta.get("annotations") or {}), HOST_UID_ANNOTATION: host_uid}
+    return cr
 
 
 def create_cr(api: client.ApiClient, cr: dict) -> dict:

@@ -16,6 +16,7 @@ from kubernetes import client
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
 from tests.support.operator import (
+    as_shard,
     condition,
     create_cr,
     delete_cr,
@@ -38,12 +39,15 @@ JOB = {"name": "worker", "image": "registry.local/batch/worker:1", "resources": 
 
 
 def cr(kind: str, name: str, **spec) -> dict:
-    return {
-        "apiVersion": "pincompute.io/v1",
-        "kind": kind,
-        "metadata": {"name": name, "namespace": NS},
-        "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec},
-    }
+    """A shard as the federation writes it (the member operator runs nothing else)."""
+    return as_shard(
+        {
+            "apiVersion": "pincompute.io/v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {"project": "search", "team": "discovery", "tier": "OnDemand", **spec},
+        }
+    )
 
 
 MANIFESTS = {
@@ -261,6 +265,39 @@ def test_invalid_cr_is_degraded_and_creates_nothing(operator, members):
     assert "spec.containers[0].volumeMounts[0].name" in condition(degraded, "Degraded")["message"]
     time.sleep(1)
     assert owned(api, NS, "it-bad") == {}
+
+
+def _not_federated(api: client.ApiClient, name: str) -> dict | None:
+    obj = get_cr(api, "PinPod", NS, name)
+    return obj if condition(obj, "Degraded").get("reason") == "NotFederated" else None
+
+
+def _warnings(api: client.ApiClient, name: str) -> list[str]:
+    events = client.CoreV1Api(api).list_namespaced_event(NS, field_selector=f"involvedObject.name={name}").items
+    return [e.message for e in events if e.type == "Warning" and e.reason == "NotFederated"]
+
+
+def test_a_workload_object_written_on_a_member_without_placement_runs_nothing(operator, members):
+    api = members["member-a"]
+    stray = cr("PinPod", "it-stray", containers=[APP], restartPolicy="Always")
+    stray["metadata"] = {"name": "it-stray", "namespace": NS}  # an admin's kubectl on the member: no federation marks
+    create_cr(api, stray)
+
+    refused = wait_for(lambda: _not_federated(api, "it-stray"), 30, what="Degraded/NotFederated")
+    warnings = wait_for(lambda: _warnings(api, "it-stray"), 30, what="the Warning Event")
+
+    degraded = condition(refused, "Degraded")
+    assert degraded["status"] == "True" and "not placed by the federation" in degraded["message"]
+    assert condition(refused, "Ready")["status"] == "False"
+    assert warnings == [degraded["message"]]
+    assert owned(api, NS, "it-stray") == {}  # no pod, nothing else
+
+    patch_cr(api, "PinPod", NS, "it-stray", {"metadata": as_shard({})["metadata"]})  # marked as the federation does
+    wait_for(lambda: is_ready(api, "PinPod", NS, "it-stray"), 60, what="the marked PinPod Ready")
+    assert owned(api, NS, "it-stray")["Pod"]
+
+    patch_cr(api, "PinPod", NS, "it-stray", {"metadata": {"labels": {"pincompute.io/federated": None}}})
+    wait_for(lambda: _not_federated(api, "it-stray") and not owned(api, NS, "it-stray"), 60, what="its pod removed")
 
 
 def test_deleting_the_cr_garbage_collects_its_objects(operator, members):

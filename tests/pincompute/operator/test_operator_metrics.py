@@ -17,21 +17,23 @@ from devtools.localcp.procs import free_port
 from devtools.operator_process import OperatorProcess, install_crds
 from devtools.waiting import wait_for
 from tests.support.metrics import families, label_sets, value
-from tests.support.operator import create_cr, is_ready
+from tests.support.operator import as_shard, create_cr, is_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(240)]
 NS = f"pc-metrics-{uuid.uuid4().hex[:6]}"
-POD = {
-    "apiVersion": "pincompute.io/v1",
-    "kind": "PinPod",
-    "metadata": {"name": "metered", "namespace": NS},
-    "spec": {
-        "project": "search",
-        "team": "discovery",
-        "tier": "OnDemand",
-        "containers": [{"name": "app", "image": "registry.local/app:1", "resources": {"requests": {"cpu": "10m"}}}],
-    },
-}
+POD = as_shard(
+    {
+        "apiVersion": "pincompute.io/v1",
+        "kind": "PinPod",
+        "metadata": {"name": "metered", "namespace": NS},
+        "spec": {
+            "project": "search",
+            "team": "discovery",
+            "tier": "OnDemand",
+            "containers": [{"name": "app", "image": "registry.local/app:1", "resources": {"requests": {"cpu": "10m"}}}],
+        },
+    }
+)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from pincompute.operator.reconciler import Reconciler
 from pincompute.runtime import load_profile
 from tests.support.examples import example
 from tests.support.kubeio import FakeKube, fake_cluster
+from tests.support.operator import as_shard
 
 NOW = datetime(2030, 1, 1, 12, 0, 30, tzinfo=UTC)
 CONFLICT_RETRIES_METRIC = "pincompute_operator_retries_total"
@@ -20,7 +21,7 @@ def _cr(kind, **labels):
     cr = example(kind)
     cr["spec"].pop("persistence", None)
     cr["metadata"]["labels"] = labels
-    return cr
+    return as_shard(cr)
 
 
 def _reconcile(cluster, cr):
@@ -100,6 +101,40 @@ def test_invalid_spec_is_degraded_with_field_paths_and_creates_nothing():
     assert degraded["status"] == "True" and degraded["reason"] == "InvalidSpec"
     assert "spec.containers[0].name" in degraded["message"]
     assert ("create", "Event", kube.writes("create")[0][2]) == kube.writes("create")[0]
+
+
+def test_a_workload_object_the_federation_did_not_place_runs_nothing_and_says_why():
+    kube = FakeKube()
+    cluster = fake_cluster(kube)
+    cr = _cr("PinPod")
+    _reconcile(cluster, cr)  # placed: its pod is made
+    assert cluster.store.get("Pod", "search", "notebook") is not None
+    del cr["metadata"]["labels"]["pincompute.io/federated"]  # as if written on the member directly
+    before = len(kube.calls)
+
+    outcome = _reconcile(cluster, cr)
+
+    calls = kube.calls[before:]
+    assert [c for c in calls if c[0] == "apply"] == []
+    assert ("delete", "Pod", "notebook") in calls  # what an earlier run made from it is removed
+    degraded = {c["type"]: c for c in _status_patch(kube)["conditions"]}["Degraded"]
+    assert degraded["status"] == "True" and degraded["reason"] == "NotFederated"
+    assert "label pincompute.io/federated=true" in degraded["message"] and "host" in degraded["message"]
+    warnings = [(e["reason"], e["message"]) for e in kube.created if e.get("type") == "Warning"]
+    assert warnings == [("NotFederated", degraded["message"])] and outcome.requeue_after is None
+
+
+def test_an_unplaced_scaler_does_not_take_a_placed_apps_replicas():
+    kube = FakeKube()
+    cluster = fake_cluster(kube)
+    scaler = _cr("PinScaler")
+    del scaler["metadata"]["annotations"]["pincompute.io/host-uid"]
+    cluster.store.apply("PinScaler", "ADDED", scaler)
+
+    _reconcile(cluster, _cr("PinApp", **{"pincompute.io/zone": "us-east-1b"}))
+
+    deployment = cluster.store.get("Deployment", "search", "web-us-east-1b")
+    assert deployment is not None and deployment["spec"]["replicas"] >= 1
 
 
 def test_pinapp_uses_the_placement_zone_and_leaves_replicas_to_a_scaler():
