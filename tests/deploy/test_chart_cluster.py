@@ -249,6 +249,8 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create rolebindings",
             "bind clusterroles/pincompute-project-owner",
             "bind clusterroles/pincompute-project-viewer",
+            "patch clusterroles/pincompute-project-developer",  # provisioning re-applies the tenants' rules
+            "escalate clusterroles/pincompute-project-viewer",
             "get pods --subresource=log",
             "create pods --subresource=exec",
         ],
@@ -259,6 +261,8 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "list secrets",
             "bind clusterroles/cluster-admin",
             "escalate clusterroles",
+            "escalate clusterroles/cluster-admin",
+            "patch clusterroles/admin",
             "create clusterrolebindings",
             f"create {WORKLOAD}",
             "delete pods",
