@@ -13,6 +13,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,8 @@ def portal(
     container_kubeconfig: str,
     federation: Any,  # noqa: F811 - the fixture: the registry's clusters with the platform installed
     pools: Any,  # noqa: F811 - the fixture: room in every member's pools
-) -> Iterator[str]:
-    """web, worker, beat and the federation operator from the image; the web's URL once it answers /healthz."""
+) -> Iterator[Portal]:
+    """web, worker, beat and the federation operator from the image, once the web answers /healthz."""
     sync_member_clusters()
     web_port, metrics_port, tag = free_port(), free_port(), uuid.uuid4().hex[:8]
     run = {"env": portal_env(), "volumes": [container_kubeconfig]}
@@ -103,6 +104,7 @@ def portal(
                 "--lease-namespace", "default", "--lease-name", f"image-{tag}", "--identity", f"image-{tag}",
                 "--metrics-bind-address", f"127.0.0.1:{metrics_port}"]  # fmt: skip
     with ExitStack() as stack:
+        names = []
         for role, memory, command in (
             ("web", "768m", ["uvicorn", "console.asgi:application", "--host", "127.0.0.1", "--port", str(web_port)]),
             ("worker", "512m", ["celery", "-A", "console", "worker", "-l", "info", "--concurrency", "2"]),
@@ -112,10 +114,23 @@ def portal(
             name = f"pc-{role}-{tag}"
             stack.enter_context(podman.running(name, project_image.image_id, command, memory=memory, **run))
             stack.callback(lambda n=name: print(f"--- {n}\n{podman.logs(n)}"))  # on the report when a test fails
+            names.append(name)
         url = f"http://127.0.0.1:{web_port}"
         wait_for(lambda: answers(f"{url}/healthz"), 120, interval=0.5, what="the containerized web's /healthz")
-        yield url
+        yield Portal(url, podman, names)
     assert podman.owned_containers(owner=os.getpid()) == []
+
+
+@dataclass(frozen=True)
+class Portal:
+    url: str
+    podman: Podman
+    containers: list[str]
+
+    def states(self) -> dict[str, str]:
+        """{container: "<running> <memory limit in bytes>"}."""
+        inspect = ("inspect", "--format", "{{.State.Running}} {{.HostConfig.Memory}}")
+        return {name: self.podman(*inspect, name).stdout.strip() for name in self.containers}
 
 
 def answers(url: str) -> bool:
@@ -141,9 +156,9 @@ def shell_echo(url: str, path: str, cookie: dict[str, str]) -> str:
 
 
 def test_a_user_goes_through_the_containerized_portal_worker_and_operator(
-    portal: str, local_control_plane: Any, admin_user: Any, user: Any
+    portal: Portal, local_control_plane: Any, admin_user: Any, user: Any
 ) -> None:
-    http = httpx.Client(base_url=portal, timeout=30)
+    http = httpx.Client(base_url=portal.url, timeout=30)
     sign_in = http.get("/login/")
     assert sign_in.status_code == 200 and "Sign in" in sign_in.text
 
@@ -174,13 +189,18 @@ def test_a_user_goes_through_the_containerized_portal_worker_and_operator(
     assert pods, f"no pod of the PinApp on {member}"
 
     shell = f"/ws/exec/{member}/{project.namespace}/{pods[0].metadata.name}/app/"
-    assert "hello-42" in shell_echo(portal, shell, session_for(user))
+    assert "hello-42" in shell_echo(portal.url, shell, session_for(user))
 
     assert http.delete(f"{workloads}PinApp/shop/", headers=api).status_code in (200, 202, 204)
     wait_for(
         lambda: not core.list_namespaced_pod(project.namespace, label_selector=f"{WORKLOAD_LABEL}=shop").items,
         120, interval=1, what="the PinApp's pods removed by the operator",
     )  # fmt: skip
+    # All four still up (none crashed or was killed at its memory limit), each under a limit.
+    states = {name: state.split() for name, state in portal.states().items()}
+    assert {name: (running, int(limit) > 0) for name, (running, limit) in states.items()} == {
+        name: ("true", True) for name in portal.containers
+    }
 
 
 def test_the_migration_command_migrates_a_fresh_database(podman: Podman, project_image: BuiltImage) -> None:
