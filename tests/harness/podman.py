@@ -28,6 +28,15 @@ OWNER_LABEL = "pinconsole.owner"
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 
 
+def _write_if_changed(path: Path, text: str) -> None:
+    """Atomically, and only when different: other sessions' podman commands read these files at any moment."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 @dataclass(frozen=True)
 class Podman:
     root: Path
@@ -39,12 +48,13 @@ class Podman:
         return podman
 
     def configure(self) -> None:
-        for tool in ("podman", "buildah", "runc"):
+        for tool in ("podman", "buildah", "runc", "mmdebstrap"):
             if shutil.which(tool) is None:
-                raise ComponentFailed(f"{tool} not found (apt-get install podman buildah runc)")
+                raise ComponentFailed(f"{tool} not found (apt-get install podman buildah runc mmdebstrap)")
         for sub in ("storage", "run", "tmp", "cni", "volumes"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        (self.root / "containers.conf").write_text(
+        _write_if_changed(
+            self.root / "containers.conf",
             "[containers]\n"
             'default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n'
             "[engine]\n"
@@ -55,10 +65,11 @@ class Podman:
             f'tmp_dir = "{self.root / "tmp"}"\n'
             f'volume_path = "{self.root / "volumes"}"\n'
             "[network]\n"
-            f'network_config_dir = "{self.root / "cni"}"\n'
+            f'network_config_dir = "{self.root / "cni"}"\n',
         )
-        (self.root / "storage.conf").write_text(
-            f'[storage]\ndriver = "overlay"\ngraphroot = "{self.root / "storage"}"\nrunroot = "{self.root / "run"}"\n'
+        _write_if_changed(
+            self.root / "storage.conf",
+            f'[storage]\ndriver = "overlay"\ngraphroot = "{self.root / "storage"}"\nrunroot = "{self.root / "run"}"\n',
         )
 
     @property
