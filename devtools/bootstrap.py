@@ -85,6 +85,8 @@ def missing_system_packages(purpose: str) -> list[str]:
             missing.append("redis-server")
         if not Path("/usr/bin/chromium").exists():
             missing.append("chromium")
+        # The image built and run as containers (tests/harness/image.py): no registry, bases made with mmdebstrap.
+        missing += [tool for tool in ("podman", "buildah", "runc", "mmdebstrap") if shutil.which(tool) is None]
     if shutil.which("npm") is None:
         missing.append("npm")
     if shutil.which("bwrap") is None:
@@ -114,7 +116,8 @@ def ensure_venv(root: Path, progress: Progress) -> str:
     python = venv / "bin" / "python"
     with progress.step("python packages (.venv)") as step:
         marker = venv / ".pinconsole-deps"
-        digest = _digest(root / "pyproject.toml")
+        lock = root / "deploy" / "requirements.lock"
+        digest = _digest(root / "pyproject.toml", lock)
         if python.exists() and _fresh(marker, digest):
             step.outcome = "up to date"
             return str(python)
@@ -122,6 +125,8 @@ def ensure_venv(root: Path, progress: Progress) -> str:
         if not python.exists():
             run_logged([sys.executable, "-m", "venv", str(venv)], step.log)
         run_logged([str(python), "-m", "pip", "install", "--upgrade", "pip"], step.log)
+        # The image's packages exactly as the image installs them (hash-checked), then the dev tools around them.
+        run_logged([str(python), "-m", "pip", "install", "--require-hashes", "--no-deps", "-r", str(lock)], step.log)
         run_logged([str(python), "-m", "pip", "install", "-e", f"{root}[dev]"], step.log)
         marker.write_text(digest)
         step.outcome = "installed"

@@ -134,6 +134,7 @@ LONGEST_FIRST = (
     "tests/devtools/test_dev_fresh_machine.py",
     "tests/clusters/test_member_stopped.py",
     "tests/pincompute/operator/federation/test_member_refused.py",
+    "tests/deploy/test_image_runs.py",
 )
 
 
