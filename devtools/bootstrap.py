@@ -87,6 +87,12 @@ def missing_system_packages(purpose: str) -> list[str]:
             missing.append("chromium")
         # The image built and run as containers (tests/harness/image.py): no registry, bases made with mmdebstrap.
         missing += [tool for tool in ("podman", "buildah", "runc", "mmdebstrap") if shutil.which(tool) is None]
+        # What podman recommends and --no-install-recommends leaves out (its networks, rootless helpers): the suite
+        # runs with host networking as root, but was only proven on a machine that had them.
+        helpers = {"containernetworking-plugins": "/usr/lib/cni/bridge", "uidmap": "/usr/bin/newuidmap",
+                   "fuse-overlayfs": "/usr/bin/fuse-overlayfs", "slirp4netns": "/usr/bin/slirp4netns",
+                   "iptables": "/usr/sbin/iptables"}  # fmt: skip
+        missing += [package for package, path in helpers.items() if not Path(path).exists()]
     if shutil.which("npm") is None:
         missing.append("npm")
     if shutil.which("bwrap") is None:
