@@ -103,10 +103,6 @@ class Postgres:
                 "full_page_writes=off",
                 "-c",
                 "max_connections=200",
-                # A connection a test leaves idle inside a transaction holds its locks, and the next transactional
-                # test's flush (TRUNCATE) would wait for them until the test timeout: end such sessions instead.
-                "-c",
-                "idle_in_transaction_session_timeout=60s",
             ],
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
