@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -91,9 +93,22 @@ async def close_thread_connections() -> Any:
     from console.asgi import application
 
     yield
-    await database_sync_to_async(connections.close_all)()
+    await _within(database_sync_to_async(connections.close_all)(), "asgiref's sync thread")
     for thread in application.application_mapping["websocket"].threads:
-        await asyncio.wrap_future(thread.submit(connections.close_all))
+        await _within(asyncio.wrap_future(thread.submit(connections.close_all)), f"websocket thread {thread}")
+
+
+async def _within(step: Any, what: str, seconds: float = 60) -> None:
+    """``step`` awaited, or a failure that shows every thread's stack (a CI run once hung here for 600 s)."""
+    try:
+        await asyncio.wait_for(step, seconds)
+    except TimeoutError:
+        stacks = "\n".join(
+            f"--- {thread}\n" + "".join(traceback.format_stack(sys._current_frames()[thread.ident]))
+            for thread in threading.enumerate()
+            if thread.ident in sys._current_frames()
+        )
+        raise AssertionError(f"closing the database connections of {what} took over {seconds}s:\n{stacks}") from None
 
 
 @pytest.fixture
