@@ -136,6 +136,22 @@ def test_an_existing_name_is_a_409_inline(host, developer, client):
     assert again.status_code == 409 and "already exists" in text(again) and len(host) == 1
 
 
+def test_after_a_refusal_both_panes_show_the_document_refused(host, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)))
+    client.post(f"{URL}create/", data, **HX)
+    data["document"] = data["document"].replace("replicas: 2", "replicas: 7")  # typed, the form not synced yet
+
+    again = client.post(f"{URL}create/", data, **HX)
+
+    page = text(again)
+    assert again.status_code == 409 and "already exists" in page
+    assert re.search(r'name="f~spec~replicas"[^>]*value="7"', page)  # the form shows what the YAML pane holds
+    assert "replicas: 7" in page.split('name="document"')[1].split("</textarea>")[0]
+    base = re.search(r'name="yaml_base" value="(.*?)">', page, re.S).group(1)
+    assert "replicas: 7" in base  # the next form change merges over the document shown
+
+
 def test_spec_errors_show_beside_their_fields(host, developer, client):
     client.force_login(developer)
     data = posted(text(client.get(URL)), f__spec__replicas="-3", f__spec__template__containers__0__image="")

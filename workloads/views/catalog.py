@@ -196,11 +196,12 @@ def kind_create(request: HttpRequest, kind: str) -> HttpResponse:
         if form is None:
             form, _, _ = _read(request, entry)
         status = 404 if isinstance(exc, NotFound) else exc.status
-        text = None if document is not None else request.POST.get("document", "")
         fields = [f for f in exc.fields if f.path not in form.aliases and f.path not in form.fields]
-        context = _state(request, entry, document, text=text, form=form, refusal=exc, problems=fields)
-        if document is not None:
-            context["yaml_base"] = request.POST.get("yaml_base", "")
+        if document is not None:  # both panes show the document refused (the form's changes merged into the YAML)
+            context = _state(request, entry, document, refusal=exc, problems=fields)
+        else:  # YAML that does not parse: as typed, beside the fields it could not change
+            text = request.POST.get("document", "")
+            context = _state(request, entry, None, text=text, form=form, refusal=exc, problems=fields)
         if request.headers.get("HX-Request"):
             return render(request, EDITOR, context, status=status)
         context |= {"pick": PICK.get(entry.kind, ""), "example_yaml": dump_document(example(entry.kind))}
