@@ -13,6 +13,7 @@ import yaml
 
 from pincompute.kinds import KINDS
 from tests.support.kinds import *  # noqa: F403
+from tests.support.factories import make_project
 from tests.support.kinds import posted
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +43,25 @@ def test_every_catalog_card_leads_to_its_kind_page_with_example_form_and_editor(
         assert 'name="document"' in body and 'name="f~metadata~name"' in body and 'name="project"' in body
         assert f"A valid {info.kind}." in body
     assert client.get("/workloads/catalog/nothings/").status_code == 404
+
+
+def shown_project(page: str) -> str:
+    document = page.split('name="document"')[1].split("</textarea>")[0]
+    return re.search(r"^  project: (\S+)$", document, re.M).group(1)
+
+
+def test_the_project_is_the_one_just_made_then_the_one_last_used(granted, members, developer, client):
+    client.force_login(developer)
+    make_project("zz-new", developer)  # after ads; ads comes first by name
+
+    made = text(client.get(URL))
+    client.post(f"{URL}preview/", posted(text(client.get(f"{URL}?project=ads"))), **HX)  # ads used since
+    used = text(client.get(URL))
+    make_project("zz-newer", developer)
+    newer = text(client.get(URL))
+
+    assert shown_project(made) == "zz-new" and shown_project(used) == "ads" and shown_project(newer) == "zz-newer"
+    assert shown_project(text(client.get(f"{URL}?project=zz-new"))) == "zz-new"  # a link's choice wins
 
 
 def test_a_yaml_edit_re_renders_the_form(granted, developer, client):
