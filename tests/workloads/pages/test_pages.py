@@ -48,6 +48,20 @@ def test_the_list_filters_by_status_kind_tier_and_project_and_answers_htmx_with_
     assert bogus.status_code == 200 and "ads/PinApp/web" in text(bogus)
 
 
+def test_the_list_filters_by_a_part_of_the_name_in_any_case(web, owner, client):
+    client.force_login(owner)
+
+    page = text(client.get("/workloads/?name=WAIT"))
+    partial = text(client.get("/workloads/?name=we", **HX))
+    nothing = text(client.get("/workloads/?name=nope", **HX))
+
+    assert "ads/PinApp/waiting" in page and "ads/PinApp/web" not in page
+    assert 'id="f-name" name="name" value="wait"' in page and "Clear filters" in page
+    assert "ads/PinApp/web" in partial and "ads/PinApp/waiting" not in partial
+    assert 'hx-get="/workloads/?name=we"' in partial  # the poll keeps the filter
+    assert "No workload matches these filters" in nothing
+
+
 def test_another_tenants_workloads_are_not_listed(web, other_user, other_project, client):
     client.force_login(other_user)
     page = text(client.get("/workloads/"))
