@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from tests.support.kinds import *  # noqa: F403
@@ -75,3 +77,27 @@ def test_the_preview_draws_its_placement_and_quota_charts(page, live_server, gra
     assert drawn(page, "preview-scores") and drawn(page, "preview-quota-cpu")
     assert errors == []
     page.locator("#preview").screenshot(path=str(screenshot_dir / "partial-charts-preview.png"))
+
+
+PIXEL = """async ([png, x, fromBottom]) => {
+  const img = new Image();
+  img.src = "data:image/png;base64," + png;
+  await img.decode();
+  const canvas = Object.assign(document.createElement("canvas"), {width: img.width, height: img.height});
+  const ctx = canvas.getContext("2d");
+  ctx.drawImage(img, 0, 0);
+  return {height: img.height, rgb: Array.from(ctx.getImageData(x, img.height - fromBottom, 1, 1).data.slice(0, 3))};
+}"""
+
+
+def test_the_dark_sidebar_reaches_the_bottom_of_a_long_page(page, live_server, granted, members, developer, screenshot_dir):
+    sign_in(page, live_server, developer, "pw-devi-Secret!")
+    page.goto(f"{live_server.url}/workloads/catalog/pinapps/")
+    page.click("#preview-button")
+    page.wait_for_selector("#preview [data-verdict]")
+
+    shot = page.screenshot(path=str(screenshot_dir / "sidebar-long-page.png"), full_page=True)
+    bottom_left = page.evaluate(PIXEL, [base64.b64encode(shot).decode(), 20, 5])
+
+    assert bottom_left["height"] > 2 * 900  # a long page, in one picture
+    assert bottom_left["rgb"] == [0x11, 0x18, 0x27]  # the sidebar's colour (--pc-sidebar-bg) down to the end

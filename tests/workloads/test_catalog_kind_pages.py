@@ -6,6 +6,7 @@ inline with its field paths: spec errors, never fits, an existing name (409), a 
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -130,6 +131,16 @@ def test_preview_shows_placement_quota_and_the_objects(granted, members, develop
     assert 'data-verdict="fits"' in page and 'data-cluster="member-a" data-chosen="true"' in page
     assert 'id="quota-fit"' in page and "data-injected" in page and "config-init" in page
     assert 'id="preview-quota-cpu"' in page and 'id="preview-scores"' in page
+
+
+def test_the_pods_chart_draws_no_grant_mark_for_a_tier_without_a_pod_cap(granted, members, developer, client):
+    client.force_login(developer)
+
+    page = text(client.post(f"{URL}preview/", posted(text(client.get(URL))), **HX))
+
+    chart = json.loads(re.search(r'id="preview-quota-pods" data-chart="(.*?)" role="img"', page).group(1))
+    grant = next(d for d in chart["data"]["datasets"] if d["label"] == "Granted")
+    assert grant["data"] == [10, 20, None]  # Preemptible has no pod grant: no cap, not a bar of a billion pods
 
 
 def test_create_writes_once_and_redirects_to_the_workload(host, members, developer, client):

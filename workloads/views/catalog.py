@@ -294,7 +294,7 @@ def preview_charts(shown: previews.Preview) -> dict[str, Any]:
                     {
                         "type": "line",
                         "label": "Granted",
-                        "data": [r.shown(r.granted) for r in rows],
+                        "data": [None if r.uncapped else r.shown(r.granted) for r in rows],  # no mark: no cap
                         "showLine": False,
                         "fill": False,
                         "pointStyle": "line",
