@@ -147,7 +147,9 @@ def parse_log_options(raw_query: str) -> LogOptions:
         "previous": checked(lambda: _flag(query, "previous", False)),
         "follow": checked(lambda: _flag(query, "follow", True)),
         **{
-            name: checked(lambda name=name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None)
+            name: checked(
+                lambda name=name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None
+            )
             for name in ("include", "exclude")
         },
         "file": checked(lambda: valid_file_path(path) if path else None),

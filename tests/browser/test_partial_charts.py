@@ -65,7 +65,9 @@ def test_the_quota_charts_are_drawn_again_after_a_grant_change(page, live_server
     page.locator("#quota").screenshot(path=str(screenshot_dir / "partial-charts-quota.png"))
 
 
-def test_the_preview_draws_its_placement_and_quota_charts(page, live_server, granted, members, developer, screenshot_dir):
+def test_the_preview_draws_its_placement_and_quota_charts(
+    page, live_server, granted, members, developer, screenshot_dir
+):
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     sign_in(page, live_server, developer, "pw-devi-Secret!")
@@ -90,7 +92,9 @@ PIXEL = """async ([png, x, fromBottom]) => {
 }"""
 
 
-def test_the_dark_sidebar_reaches_the_bottom_of_a_long_page(page, live_server, granted, members, developer, screenshot_dir):
+def test_the_dark_sidebar_reaches_the_bottom_of_a_long_page(
+    page, live_server, granted, members, developer, screenshot_dir
+):
     sign_in(page, live_server, developer, "pw-devi-Secret!")
     page.goto(f"{live_server.url}/workloads/catalog/pinapps/")
     page.click("#preview-button")

@@ -41,6 +41,8 @@ def test_the_pod_page_offers_logs_not_a_shell(finished, project, user, client):
 async def test_the_exec_websocket_refuses_a_finished_pod(finished, project, user):
     await database_sync_to_async(member)(project, user, "developer")
 
-    status, code = await refused_with("/ws/exec/member-x/proj-ads/job-1/app/", await database_sync_to_async(ws_headers)(user))
+    status, code = await refused_with(
+        "/ws/exec/member-x/proj-ads/job-1/app/", await database_sync_to_async(ws_headers)(user)
+    )
 
     assert code == 4409 and "has finished (Succeeded)" in status["message"]

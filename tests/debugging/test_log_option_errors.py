@@ -36,7 +36,9 @@ def test_a_bad_log_option_is_an_inline_error_naming_it(
 
     body = html.unescape(response.content.decode())
     assert response.status_code == 400 and response["Content-Type"].startswith("text/html")
-    assert f'<li data-log-error="{name}"><label for="log-{name}" class="fw-semibold">{name.capitalize()}</label>' in body
+    assert (
+        f'<li data-log-error="{name}"><label for="log-{name}" class="fw-semibold">{name.capitalize()}</label>' in body
+    )
     assert said in body and f"{name}={value!r}" in body
     assert f'name="{name}" id="log-{name}"' in body and f'value="{value}"' in body  # the form keeps what was typed
     assert "data-logstream" not in body and "Traceback" not in body

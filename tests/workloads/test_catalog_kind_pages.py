@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from pincompute.kinds import KINDS
-from tests.support.kinds import *  # noqa: F403
 from tests.support.factories import make_project
+from tests.support.kinds import *  # noqa: F403
 from tests.support.kinds import posted
 
 pytestmark = pytest.mark.django_db

@@ -116,9 +116,9 @@ def _default_project(request: HttpRequest, projects: list[str]) -> str:
         .first()
     )
     last = request.session.get(LAST_PROJECT)
-    if isinstance(last, dict) and last.get("name") in projects:
-        if newest is None or newest[1].timestamp() <= float(last.get("at") or 0):
-            return str(last["name"])
+    used = isinstance(last, dict) and last.get("name") in projects
+    if used and (newest is None or newest[1].timestamp() <= float(last.get("at") or 0)):
+        return str(last["name"])
     return newest[0] if newest else "my-project"
 
 
