@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 
 from console.views.errors import page_not_found
 
 
-class ApiNotFoundMiddleware:
-    """With DEBUG on (the embedded default), Django answers a path no route matches with its HTML technical 404,
-    before the project's ``handler404`` is asked: under /api/ that is the one JSON error body instead, as
-    production answers (a client such as the CLI reads it)."""
+class NotFoundMiddleware:
+    """With DEBUG on (the embedded default, ``manage.py dev``), Django answers a 404 with its HTML technical page
+    (the URL patterns, the view that raised) before the project's ``handler404`` is asked. This answers as
+    production does instead: the portal's 404 page, and under /api/ the one JSON error body (a client such as the
+    CLI reads it)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if (
-            response.status_code == 404
-            and request.path.startswith("/api/")
-            and response.get("Content-Type", "").startswith("text/html")
-        ):
-            return page_not_found(request)
+        if response.status_code == 404 and getattr(request, "resolver_match", None) is None:
+            return page_not_found(request)  # no route matched: Django's technical 404 was rendered already
         return response
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        """A view's Http404 (a route matched, the object did not)."""
+        return page_not_found(request, exc) if isinstance(exc, Http404) else None

@@ -86,8 +86,8 @@ MIDDLEWARE = [
     # form gets the message as a toast
     "base.bodies.BodyGateMiddleware",
 ]
-if DEBUG:  # Django's technical 404 page would answer unmatched /api/ paths in HTML
-    MIDDLEWARE.append("console.middleware.ApiNotFoundMiddleware")
+if DEBUG:  # Django's technical 404 page (its URL list) would answer instead of the portal's 404 page
+    MIDDLEWARE.append("console.middleware.NotFoundMiddleware")
 
 ROOT_URLCONF = "console.urls"
 ASGI_APPLICATION = "console.asgi.application"

@@ -6,6 +6,7 @@ from accounts import views as accounts_views
 from base.schema_view import RenderedOnceSchemaView
 from console.metrics import metrics_view
 from console.views import dashboard, health
+from console.views.favicon import favicon
 from console.views.oidc import oidc_enabled
 
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
+    path("favicon.ico", favicon, name="favicon"),
     path("audit/", include("base.audit.urls")),
     path("tokens/", include("accounts.urls")),
     path("projects/", include("projects.urls")),
@@ -25,7 +27,11 @@ urlpatterns = [
     path("usage/", include("usage.urls")),
     path("api/v1/", include("console.api.urls")),
     path("api/schema/", RenderedOnceSchemaView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="console/api_docs.html"),
+        name="api-docs",
+    ),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("admin/", admin.site.urls),
 ]

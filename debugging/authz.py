@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from base.errors import Forbidden, NotFound, Unauthenticated
+from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
 from debugging.policy import platform_containers, valid_name
@@ -26,6 +26,9 @@ from projects.models import Project, ProjectRole
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 MAX_STREAM_PODS = 20
 PROJECT_PREFIX = "proj-"
+
+
+FINISHED_PHASES = ("Succeeded", "Failed")
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,13 @@ class PodRef:
     sidecars: frozenset[str] = frozenset()
     is_admin: bool = False
 
+    @property
+    def finished(self) -> bool:
+        """Its containers have ended for good (a job's pod): there is nothing to open a shell in, only logs."""
+        return self.phase in FINISHED_PHASES
+
     def may_exec(self, container: str) -> bool:
-        return self.can_exec and (container not in self.sidecars or self.is_admin)
+        return self.can_exec and not self.finished and (container not in self.sidecars or self.is_admin)
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,11 @@ def resolve_pod(
     if need_exec and container in sidecars and not admin:
         raise Forbidden(f"{container} is a platform sidecar: only platform admins may open a shell in it.")
     phase = (pod.get("status") or {}).get("phase", "")
+    if need_exec and phase in FINISHED_PHASES:
+        raise Conflict(
+            f"Pod {pod_name} has finished ({phase}): its containers have ended, so there is no shell to open; "
+            "its logs remain."
+        )
     return PodRef(cluster, project, namespace, pod_name, pod, names, can_exec, phase, sidecars, admin)
 
 

@@ -4,6 +4,7 @@
 //   src/app.css -> dist/app.css  (bootstrap + bootstrap-icons + xterm + ours)
 //   src/player.js/.css -> dist/player.* (asciinema-player, loaded by the recording page only)
 //   icon fonts  -> dist/fonts/   (url() in app.css is rewritten to ./fonts/...)
+//   src/img/favicon.svg -> dist/favicon.svg (copied as is)
 //
 // Deterministic: fixed target, no hashes/timestamps/banners in the output,
 // dist/ is wiped first so stale files never linger. Usage:
@@ -11,7 +12,7 @@
 //   node build.mjs --watch    rebuild on change (development)
 //   node build.mjs --clean    remove dist/
 import * as esbuild from "esbuild";
-import { rm, mkdir, readdir, stat } from "node:fs/promises";
+import { rm, mkdir, readdir, stat, copyFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,6 +23,7 @@ const args = new Set(process.argv.slice(2));
 await rm(dist, { recursive: true, force: true });
 if (args.has("--clean")) process.exit(0);
 await mkdir(dist, { recursive: true });
+await copyFile(path.join(here, "src/img/favicon.svg"), path.join(dist, "favicon.svg"));
 
 const common = {
   absWorkingDir: here,

@@ -34,7 +34,7 @@ from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import placement_request, placements_of
 from pincompute.federation.revisions import Change, spec_changes
 from pincompute.federation.stickiness import stabilize, staying_clusters
-from pincompute.grants import Allocation
+from pincompute.grants import NO_POD_CAP, Allocation
 from pincompute.kinds import KINDS as KIND_INFO
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.placement import Placement
@@ -115,11 +115,18 @@ class QuotaRow:
     def over(self) -> bool:
         return self.this > 0 and self.held + self.this > self.granted
 
+    @property
+    def uncapped(self) -> bool:
+        """A pod grant of 0 means no cap: admission counts it as ``NO_POD_CAP``, not a number to draw or show."""
+        return self.resource == "pods" and self.granted >= NO_POD_CAP
+
     def shown(self, amount: int) -> float:
         return round(amount / self.scale, 2)
 
     def text(self, amount: int) -> str:
-        return str(amount) if self.resource == "pods" else format_amount(self.resource, amount)
+        if self.resource == "pods":
+            return "no cap" if amount >= NO_POD_CAP else str(amount)
+        return format_amount(self.resource, amount)
 
     @property
     def texts(self) -> dict[str, str]:

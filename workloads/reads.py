@@ -155,12 +155,16 @@ def _row_of(obj: Obj, info: KindInfo, project: str) -> Row:
     )
 
 
+MAX_NAME_FILTER = 63  # a Kubernetes name is at most this long
+
+
 @dataclass(frozen=True)
 class Filters:
     project: str = ""
     kind: str = ""
     tier: str = ""
     status: str = ""
+    name: str = ""  # a part of the name, any case
 
     @classmethod
     def from_query(cls, query: Any) -> Filters:
@@ -172,6 +176,7 @@ class Filters:
             kind=kind if kind in KINDS else "",
             tier=tier if tier in {t.value for t in Tier} else "",
             status=status if status in _LABEL else "",
+            name=str(query.get("name", "")).strip().lower()[:MAX_NAME_FILTER],
         )
 
     def matches(self, row: Row) -> bool:
@@ -179,11 +184,12 @@ class Filters:
             (not self.kind or row.kind == self.kind)
             and (not self.tier or row.tier == self.tier)
             and (not self.status or row.status == self.status)
+            and self.name in row.name.lower()
         )
 
     @property
     def active(self) -> bool:
-        return bool(self.project or self.kind or self.tier or self.status)
+        return bool(self.project or self.kind or self.tier or self.status or self.name)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -23,7 +24,7 @@ from urllib.parse import parse_qs
 import re2
 
 from base.digits import whole_number
-from base.errors import Invalid
+from base.errors import FieldError, Invalid
 from debugging.logs.streams import LOG_BUFFER_LINES
 
 MAX_TAIL = 10_000
@@ -104,36 +105,58 @@ def _shown(value: str) -> str:
     return repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
 
 
+def _tail(query: dict[str, list[str]]) -> int | None:
+    value = query.get("tail", [""])[-1].strip()
+    if not value:
+        return None
+    tail = whole_number(value, max_digits=len(str(MAX_TAIL)))
+    if tail is None or tail > MAX_TAIL:
+        raise Invalid.on("tail", f"tail={_shown(value)}: give a number of lines from 0 to {MAX_TAIL}.")
+    return tail
+
+
+def _since(query: dict[str, list[str]]) -> int | None:
+    value = query.get("since", [""])[-1].strip().lower()
+    if not value:
+        return None
+    found = _DURATION.fullmatch(value)
+    since = int(found.group(1)) * _UNITS[found.group(2) or "s"] if found else None
+    if since is None or not 0 < since <= MAX_SINCE:
+        raise Invalid.on("since", f"since={_shown(value)}: give seconds (or 30s, 10m, 2h, 1d), at most 7 days.")
+    return since
+
+
 def parse_log_options(raw_query: str) -> LogOptions:
-    """``Invalid`` (close 4400) for a value out of range or not a number."""
+    """``Invalid`` (close 4400) for a value out of range or not a number, one field error per bad option (a page
+    marks each of its inputs)."""
     query = parse_qs(raw_query, keep_blank_values=True)
-    tail = since = None
-    if query.get("tail", [""])[-1].strip():
-        value = query["tail"][-1].strip()
-        tail = whole_number(value, max_digits=len(str(MAX_TAIL)))
-        if tail is None or tail > MAX_TAIL:
-            raise Invalid.on("tail", f"tail={_shown(value)}: give a number of lines from 0 to {MAX_TAIL}.")
-    if query.get("since", [""])[-1].strip():
-        value = query["since"][-1].strip().lower()
-        found = _DURATION.fullmatch(value)
-        since = int(found.group(1)) * _UNITS[found.group(2) or "s"] if found else None
-        if since is None or not 0 < since <= MAX_SINCE:
-            raise Invalid.on("since", f"since={_shown(value)}: give seconds (or 30s, 10m, 2h, 1d), at most 7 days.")
-    patterns = {
-        name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None
-        for name in ("include", "exclude")
-    }
+    problems: list[FieldError] = []
+
+    def checked(read: Callable[[], Any]) -> Any:
+        try:
+            return read()
+        except Invalid as exc:
+            problems.extend(exc.fields)
+            return None
+
     path = query.get("file", [""])[-1].strip()
-    return LogOptions(
-        tail=tail,
-        since_seconds=since,
-        timestamps=_flag(query, "timestamps", False),
-        previous=_flag(query, "previous", False),
-        follow=_flag(query, "follow", True),
-        include=patterns["include"],
-        exclude=patterns["exclude"],
-        file=valid_file_path(path) if path else None,
-    )
+    found = {
+        "tail": checked(lambda: _tail(query)),
+        "since_seconds": checked(lambda: _since(query)),
+        "timestamps": checked(lambda: _flag(query, "timestamps", False)),
+        "previous": checked(lambda: _flag(query, "previous", False)),
+        "follow": checked(lambda: _flag(query, "follow", True)),
+        **{
+            name: checked(
+                lambda name=name: compile_pattern(name, query[name][-1]) if query.get(name, [""])[-1] else None
+            )
+            for name in ("include", "exclude")
+        },
+        "file": checked(lambda: valid_file_path(path) if path else None),
+    }
+    if problems:
+        raise Invalid(" ".join(p.message for p in problems), fields=problems)
+    return LogOptions(**found)
 
 
 def resume_window(after_seq: int, now: float, streams: int) -> tuple[int, int, int]:

@@ -10,8 +10,8 @@ from django.shortcuts import render
 
 from base.errors import NotFound
 from debugging.authz import resolve_namespace, resolve_selector
-from debugging.logs.options import parse_log_options
 from debugging.policy import valid_name
+from debugging.views.common import log_options
 
 
 @login_required
@@ -31,10 +31,11 @@ def workload_logs_everywhere(request: HttpRequest, namespace: str, workload: str
     if not valid_name(workload):
         raise NotFound("No such workload.")
     project = resolve_namespace(request.user, namespace)
-    log = parse_log_options(request.GET.urlencode())
+    log, log_errors = log_options(request)
     query = {k: request.GET.get(k, "") for k in ("tail", "since", "include", "exclude") if request.GET.get(k, "")}
     if log.timestamps:
         query["timestamps"] = "1"
     logs_url = f"/ws/workload-logs/{namespace}/{workload}/" + (f"?{urlencode(query)}" if query else "")
     context = {"project": project, "namespace": namespace, "workload": workload, "logs_url": logs_url, "q": query}
-    return render(request, "debugging/workload_logs.html", context)
+    context["log_errors"] = log_errors
+    return render(request, "debugging/workload_logs.html", context, status=400 if log_errors else 200)

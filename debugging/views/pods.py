@@ -14,15 +14,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from debugging.logs.files import declared_log_files
-from debugging.logs.options import parse_log_options
-from debugging.views.common import pod_and_container, websocket_urls
+from debugging.views.common import log_options, pod_and_container, websocket_urls
 
 
 @login_required
 def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> HttpResponse:
     ref, container = pod_and_container(request, cluster, namespace, pod)
     options = [{"name": c, "sidecar": c in ref.sidecars, "exec": ref.may_exec(c)} for c in ref.containers]
-    log = parse_log_options(request.GET.urlencode())  # Invalid -> 400, like the websocket's 4400
+    log, log_errors = log_options(request)
     query = {
         k: v
         for k, v in (
@@ -32,7 +31,7 @@ def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> H
             ("previous", "1" if log.previous else ""),
             ("include", request.GET.get("include", "")),
             ("exclude", request.GET.get("exclude", "")),
-            ("file", log.file or ""),
+            ("file", request.GET.get("file", "").strip()),
         )
         if v
     }
@@ -46,4 +45,5 @@ def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> H
         "may_exec": ref.may_exec(container),
         "log_files": declared_log_files(ref.pod),
     }
-    return render(request, "debugging/pod.html", {**context, **urls, "log": log, "log_query": query})
+    context |= {**urls, "log": log, "log_query": query, "log_errors": log_errors}
+    return render(request, "debugging/pod.html", context, status=400 if log_errors else 200)

@@ -9,6 +9,7 @@ import { setupHtmx } from "./js/htmx-setup.js";
 import { initCharts } from "./js/charts.js";
 import { initTerminals } from "./js/terminal.js";
 import { initLogStreams } from "./js/logstream.js";
+import { initDrafts } from "./js/drafts.js";
 import { initConveniences, setupConveniences } from "./js/conveniences.js";
 import { onContent } from "./js/lifecycle.js";
 import { setupPicker } from "./js/picker.js";
@@ -27,4 +28,5 @@ onContent((root) => {
   initTerminals(root);
   initLogStreams(root);
   initConveniences(root);
+  initDrafts(root);
 });

@@ -3,7 +3,8 @@
 
 1. A refusal raised to the error middleware (a project archived in another tab, then "Record shells") shows
    its message as one toast; no error page lands in the Basics card.
-2. A workload page whose viewer loses access (or whose workload is deleted elsewhere) stops polling at the
+2. The error toast goes when the user acts again: it never stands beside the next action's success.
+3. A workload page whose viewer loses access (or whose workload is deleted elsewhere) stops polling at the
    first 404 and shows one message, instead of a new toast every few seconds.
 """
 
@@ -54,6 +55,23 @@ def test_a_refusal_from_a_stale_tab_is_a_toast_and_the_card_stays(page, live_ser
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / "htmx-refusal-toast.png"))
     assert page.locator("#messages .alert").count() == 1
+
+
+def test_an_error_toast_goes_when_the_next_action_succeeds(page, live_server, project, owner, screenshot_dir):
+    sign_in(page, live_server, owner, "pw-dev1-Secret!")
+    page.goto(f"{live_server.url}/projects/ads/")
+    page.wait_for_selector("#basics [data-shell-recording] button")
+    Project.objects.filter(pk=project.pk).update(state=ProjectState.ARCHIVED, archived_at=timezone.now())  # another tab
+    page.click("#basics [data-shell-recording] button")
+    page.wait_for_selector("#messages .alert-danger")
+    Project.objects.filter(pk=project.pk).update(state=ProjectState.ACTIVE, archived_at=None)  # restored there
+
+    page.click("#basics [data-shell-recording] button")
+    page.wait_for_selector("#basics [data-shell-recording] button:has-text('Stop recording')")
+
+    assert page.locator("#messages .alert-danger").count() == 0
+    assert Project.objects.get(pk=project.pk).record_shells
+    page.screenshot(path=str(screenshot_dir / "htmx-toast-after-success.png"))
 
 
 def test_a_workload_page_that_loses_its_workload_stops_polling_with_one_message(

@@ -50,6 +50,7 @@ def page_urls() -> dict[str, list[str]]:
         "logout": ["/logout/"],
         "healthz": ["/healthz"],
         "readyz": ["/readyz"],
+        "favicon": ["/favicon.ico"],
         "audit:list": ["/audit/", "/audit/?action=x"],
         "audit:detail": ["/audit/{event}/"],
         "tokens:list": ["/tokens/"],

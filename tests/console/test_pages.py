@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +67,25 @@ def test_static_assets_are_served_by_the_app(client):
     assert response.status_code == 200
     body = b"".join(response.streaming_content) if response.streaming else response.content
     assert b"htmx" in body
+
+
+def test_every_page_links_the_favicon_and_favicon_ico_leads_to_it(user_client, client):
+    page = user_client.get("/").content.decode()
+    old_style = client.get("/favicon.ico")  # asked by browsers on documents that link no icon
+
+    assert '<link rel="icon" href="/static/dist/favicon.svg" type="image/svg+xml">' in page
+    assert old_style.status_code == 301 and old_style["Location"] == "/static/dist/favicon.svg"
+    icon = client.get("/static/dist/favicon.svg")
+    body = b"".join(icon.streaming_content) if icon.streaming else icon.content
+    assert icon.status_code == 200 and body.startswith(b"<svg")
+
+
+def test_the_api_docs_lead_back_to_the_portal(user_client):
+    page = user_client.get("/api/docs/").content.decode()
+
+    assert '<nav aria-label="Portal" data-portal-bar' in page
+    assert re.search(r'<a href="/"[^>]*>&larr; PinConsole</a>', page) and 'href="/tokens/"' in page
+    assert 'id="swagger-ui"' in page  # the docs themselves still there
 
 
 def test_token_page_revokes_only_my_tokens(user_client, user, other_user):

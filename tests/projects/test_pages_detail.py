@@ -240,7 +240,7 @@ def test_the_quota_section_shows_grant_usage_running_and_headroom_per_cluster_wi
     page = text(as_(owner).get("/projects/ads/quota/", **HX))
 
     assert "<html" not in page and 'id="quota"' in page
-    chart = json.loads(re.search(r'<script id="quota-cpu-chart" type="application/json">(.*?)</script>', page).group(1))
+    chart = json.loads(re.search(r'id="quota-cpu-chart" data-chart="(.*?)" role="img"', page).group(1))
     assert chart["data"]["labels"] == ["Reserved", "OnDemand", "Preemptible"]
     by_label = {d["label"]: d["data"] for d in chart["data"]["datasets"]}
     assert by_label["Granted"] == [0, 8, 0]

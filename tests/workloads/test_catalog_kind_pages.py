@@ -6,12 +6,14 @@ inline with its field paths: spec errors, never fits, an existing name (409), a 
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
 import yaml
 
 from pincompute.kinds import KINDS
+from tests.support.factories import make_project
 from tests.support.kinds import *  # noqa: F403
 from tests.support.kinds import posted
 
@@ -42,6 +44,25 @@ def test_every_catalog_card_leads_to_its_kind_page_with_example_form_and_editor(
         assert 'name="document"' in body and 'name="f~metadata~name"' in body and 'name="project"' in body
         assert f"A valid {info.kind}." in body
     assert client.get("/workloads/catalog/nothings/").status_code == 404
+
+
+def shown_project(page: str) -> str:
+    document = page.split('name="document"')[1].split("</textarea>")[0]
+    return re.search(r"^  project: (\S+)$", document, re.M).group(1)
+
+
+def test_the_project_is_the_one_just_made_then_the_one_last_used(granted, members, developer, client):
+    client.force_login(developer)
+    make_project("zz-new", developer)  # after ads; ads comes first by name
+
+    made = text(client.get(URL))
+    client.post(f"{URL}preview/", posted(text(client.get(f"{URL}?project=ads"))), **HX)  # ads used since
+    used = text(client.get(URL))
+    make_project("zz-newer", developer)
+    newer = text(client.get(URL))
+
+    assert shown_project(made) == "zz-new" and shown_project(used) == "ads" and shown_project(newer) == "zz-newer"
+    assert shown_project(text(client.get(f"{URL}?project=zz-new"))) == "zz-new"  # a link's choice wins
 
 
 def test_a_yaml_edit_re_renders_the_form(granted, developer, client):
@@ -112,6 +133,16 @@ def test_preview_shows_placement_quota_and_the_objects(granted, members, develop
     assert 'id="preview-quota-cpu"' in page and 'id="preview-scores"' in page
 
 
+def test_the_pods_chart_draws_no_grant_mark_for_a_tier_without_a_pod_cap(granted, members, developer, client):
+    client.force_login(developer)
+
+    page = text(client.post(f"{URL}preview/", posted(text(client.get(URL))), **HX))
+
+    chart = json.loads(re.search(r'id="preview-quota-pods" data-chart="(.*?)" role="img"', page).group(1))
+    grant = next(d for d in chart["data"]["datasets"] if d["label"] == "Granted")
+    assert grant["data"] == [10, 20, None]  # Preemptible has no pod grant: no cap, not a bar of a billion pods
+
+
 def test_create_writes_once_and_redirects_to_the_workload(host, members, developer, client):
     client.force_login(developer)
     data = posted(text(client.get(URL)), f__metadata__name="shop")
@@ -134,6 +165,22 @@ def test_an_existing_name_is_a_409_inline(host, developer, client):
     again = client.post(f"{URL}create/", data, **HX)
 
     assert again.status_code == 409 and "already exists" in text(again) and len(host) == 1
+
+
+def test_after_a_refusal_both_panes_show_the_document_refused(host, developer, client):
+    client.force_login(developer)
+    data = posted(text(client.get(URL)))
+    client.post(f"{URL}create/", data, **HX)
+    data["document"] = data["document"].replace("replicas: 2", "replicas: 7")  # typed, the form not synced yet
+
+    again = client.post(f"{URL}create/", data, **HX)
+
+    page = text(again)
+    assert again.status_code == 409 and "already exists" in page
+    assert re.search(r'name="f~spec~replicas"[^>]*value="7"', page)  # the form shows what the YAML pane holds
+    assert "replicas: 7" in page.split('name="document"')[1].split("</textarea>")[0]
+    base = re.search(r'name="yaml_base" value="(.*?)">', page, re.S).group(1)
+    assert "replicas: 7" in base  # the next form change merges over the document shown
 
 
 def test_spec_errors_show_beside_their_fields(host, developer, client):

@@ -8,6 +8,7 @@ Nothing here writes but ``create``, through ``services.submit_workload``; refusa
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -30,6 +31,7 @@ from workloads.examples import PICK, example
 from workloads.forms import PROJECT_FIELD, WorkloadForm, add_item, get_path, remove_item
 
 EDITOR = "workloads/partials/catalog_editor.html"
+LAST_PROJECT = "catalog_project"  # session: {"name", "at" (epoch seconds)} of the last preview or create
 THIS = "#6f42c1"  # the workload previewed, in the quota charts (tiers keep their own colours)
 GRANT = "#212529"  # the grant: a bar-wide mark over each tier's stack
 
@@ -94,13 +96,34 @@ def _state(
 @login_required
 def kind_page(request: HttpRequest, kind: str) -> HttpResponse:
     entry = _entry(kind)
-    projects = _projects(request.user)
-    chosen = request.GET.get("project", "")
-    project = chosen if chosen in projects else (projects[0] if projects else "my-project")
-    document = example(entry.kind, project=project)
+    document = example(entry.kind, project=_default_project(request, _projects(request.user)))
     context = _state(request, entry, document)
     context |= {"pick": PICK.get(entry.kind, ""), "example_yaml": dump_document(example(entry.kind))}
     return render(request, "workloads/catalog_kind.html", context)
+
+
+def _default_project(request: HttpRequest, projects: list[str]) -> str:
+    """``?project=``; else the project last used here (previewed or created in), unless the user has a newer one
+    (the project just made); else the newest they may submit to."""
+    chosen = request.GET.get("project", "")
+    if chosen in projects:
+        return chosen
+    newest = (
+        Project.objects.for_role(request.user, services.WRITE_ROLES)
+        .active()
+        .order_by("-created_at", "-id")
+        .values_list("name", "created_at")
+        .first()
+    )
+    last = request.session.get(LAST_PROJECT)
+    used = isinstance(last, dict) and last.get("name") in projects
+    if used and (newest is None or newest[1].timestamp() <= float(last.get("at") or 0)):
+        return str(last["name"])
+    return newest[0] if newest else "my-project"
+
+
+def _used(request: HttpRequest, project: Project) -> None:
+    request.session[LAST_PROJECT] = {"name": project.name, "at": time.time()}
 
 
 def _read(request: HttpRequest, entry: CatalogEntry) -> tuple[WorkloadForm, dict[str, Any] | None, Invalid | None]:
@@ -175,6 +198,7 @@ def kind_preview(request: HttpRequest, kind: str) -> HttpResponse:
         _, document, _ = _merged(request, entry)
         project = _project_of(request, document)
         shown = previews.preview(project, document, actor=request.user, version=request.POST.get("version") or None)
+        _used(request, project)
     except ServiceError as exc:
         context = {"entry": entry, "error": exc, "fields": previews.field_errors(exc)}
         return render(request, "workloads/partials/preview_refused.html", context, status=exc.status)
@@ -192,15 +216,17 @@ def kind_create(request: HttpRequest, kind: str) -> HttpResponse:
         form, document, _ = _merged(request, entry)
         project = _project_of(request, document)
         accepted = services.submit_workload(project, document, actor=request.user, create_only=True)
+        _used(request, project)
     except ServiceError as exc:
         if form is None:
             form, _, _ = _read(request, entry)
         status = 404 if isinstance(exc, NotFound) else exc.status
-        text = None if document is not None else request.POST.get("document", "")
         fields = [f for f in exc.fields if f.path not in form.aliases and f.path not in form.fields]
-        context = _state(request, entry, document, text=text, form=form, refusal=exc, problems=fields)
-        if document is not None:
-            context["yaml_base"] = request.POST.get("yaml_base", "")
+        if document is not None:  # both panes show the document refused (the form's changes merged into the YAML)
+            context = _state(request, entry, document, refusal=exc, problems=fields)
+        else:  # YAML that does not parse: as typed, beside the fields it could not change
+            text = request.POST.get("document", "")
+            context = _state(request, entry, None, text=text, form=form, refusal=exc, problems=fields)
         if request.headers.get("HX-Request"):
             return render(request, EDITOR, context, status=status)
         context |= {"pick": PICK.get(entry.kind, ""), "example_yaml": dump_document(example(entry.kind))}
@@ -268,7 +294,7 @@ def preview_charts(shown: previews.Preview) -> dict[str, Any]:
                     {
                         "type": "line",
                         "label": "Granted",
-                        "data": [r.shown(r.granted) for r in rows],
+                        "data": [None if r.uncapped else r.shown(r.granted) for r in rows],  # no mark: no cap
                         "showLine": False,
                         "fill": False,
                         "pointStyle": "line",

@@ -261,6 +261,16 @@ def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> Http
     return response
 
 
+def _container_restart_said(what: str, container: str, pod: str) -> str:
+    """What a container restart does, said as the operator does it (``reconciler._restart_container``): it deletes
+    the pods running the container and their controller starts new ones, so the restart count starts again at 0."""
+    where = f"pod {pod}" if pod else "every pod"
+    return (
+        f"Restart of container {container} requested for {what}: the operator deletes {where} running it on its "
+        "cluster and the controller starts a new one (a new pod: its restart count starts again at 0)."
+    )
+
+
 @login_required
 @require_POST
 def edit_preview(request: HttpRequest, project: str, kind: str, name: str) -> HttpResponse:
@@ -353,7 +363,9 @@ def operate(request: HttpRequest, project: str, kind: str, name: str, operation:
     except _INLINE as exc:
         return _answer_refusal(request, found, exc, "workloads/partials/actions.html", _actions_context(found))
     what = f"{found.kind} {found.name}"
-    if outcome.changed:
+    if outcome.changed and operation == "restart-container":
+        done = _container_restart_said(what, request.POST.get("container", ""), request.POST.get("pod", ""))
+    elif outcome.changed:
         done = f"{operation.replace('-', ' ').capitalize()} requested for {what}."
     else:  # the spec already says so: nothing was written
         done = f"Nothing changed: {what} is already as {operation.replace('-', ' ')} would make it."

@@ -77,7 +77,7 @@ class LogPump:
             cri_line("stderr", f"[{self.cluster}] no log: this pod is not set up yet (or it is labelled {OPT_OUT})")
         )
         while not self.stop.is_set():
-            pods = self.registry.all()
+            pods = self.registry.running()
             period = max(self.interval, len(pods) / MAX_LINES_PER_SECOND)
             started = time.monotonic()
             for pod in pods:

@@ -33,6 +33,7 @@ SANDBOX_ANNOTATION = "pods.pinconsole.dev/sandbox"
 SANDBOX_LABEL = SANDBOX_ANNOTATION
 OPT_OUT = f"{SANDBOX_LABEL}=off"
 WORKERS = 6
+FINISHED_PHASES = ("Succeeded", "Failed")  # its program has ended: the log pump writes no more for it
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Registry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pods: dict[str, Pod] = {}
+        self._finished: set[tuple[str, str]] = set()  # (key, uid) of pods whose phase is Succeeded or Failed
 
     def get(self, key: str) -> Pod | None:
         with self._lock:
@@ -74,11 +76,21 @@ class Registry:
 
     def pop(self, key: str) -> Pod | None:
         with self._lock:
+            self._finished = {f for f in self._finished if f[0] != key}
             return self._pods.pop(key, None)
+
+    def finish(self, key: str, uid: str) -> None:
+        with self._lock:
+            self._finished.add((key, uid))
 
     def all(self) -> list[Pod]:
         with self._lock:
             return list(self._pods.values())
+
+    def running(self) -> list[Pod]:
+        """The pods whose program still runs (it prints): not those that finished."""
+        with self._lock:
+            return [p for p in self._pods.values() if (p.key, p.uid) not in self._finished]
 
 
 class PodWatcher:
@@ -121,7 +133,10 @@ class PodWatcher:
 
     def _submit_obj(self, kind: str, obj: dict[str, Any]) -> None:
         meta = obj["metadata"]
-        known = self.registry.get(f"{meta['namespace']}/{meta['name']}")
+        key = f"{meta['namespace']}/{meta['name']}"
+        known = self.registry.get(key)
+        if kind != "DELETED" and (obj.get("status") or {}).get("phase") in FINISHED_PHASES:
+            self.registry.finish(key, meta["uid"])  # also one found finished on a relist, before it is set up
         if kind != "DELETED" and known and known.uid == meta["uid"]:
             return  # set up already: most events are kwok's status patches
         if kind != "DELETED" and (meta.get("labels") or {}).get(SANDBOX_LABEL) == "off":

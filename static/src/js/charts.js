@@ -1,5 +1,5 @@
 // <canvas data-chart='{"type":"bar","data":{...},"options":{...}}'>
-// <canvas data-chart-src="#id-of-json-script">   ({{ value|json_script:"id" }})
+// (templates/partials/chart.html writes it: not a json_script, which htmx strips from swapped-in content)
 //
 // Extra (non-Chart.js) options understood here:
 //   options.unit:    "cores" | "GiB" | ...  appended to tooltips and value-axis ticks
@@ -13,7 +13,7 @@
 import Chart from "chart.js/auto";
 import { findAll, track } from "./lifecycle.js";
 
-const SELECTOR = "canvas[data-chart], canvas[data-chart-src]";
+const SELECTOR = "canvas[data-chart]";
 const owned = new WeakMap(); // canvas -> {source, untrack}
 
 const PALETTE = ["#4f46e5", "#0d9488", "#d97706", "#2563eb", "#db2777", "#65a30d", "#7c3aed", "#0891b2"];
@@ -44,16 +44,6 @@ function withAlpha(hex, alpha) {
   if (!m) return hex;
   const n = parseInt(m[1], 16);
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
-}
-
-function readConfig(canvas) {
-  const src = canvas.dataset.chartSrc;
-  if (src) {
-    const node = document.querySelector(src);
-    if (!node) throw new Error(`data-chart-src ${src} not found`);
-    return node.textContent;
-  }
-  return canvas.dataset.chart;
 }
 
 function formatValue(value, unit) {
@@ -189,16 +179,9 @@ export function initCharts(root) {
   if (!canvases.length) return;
   applyGlobalDefaults();
   for (const canvas of canvases) {
-    let source;
-    try {
-      source = readConfig(canvas);
-    } catch (err) {
-      console.error("[pinconsole]", err);
-      continue;
-    }
+    const source = canvas.dataset.chart;
     if (!source) continue;
-    // Rebuild only when new or when the data behind it changed (e.g. an
-    // out-of-band swap replaced the json_script block).
+    // Rebuild only when new or when the data behind it changed (an attribute rewritten in place).
     if (owned.get(canvas)?.source === source && Chart.getChart(canvas)) continue;
     build(canvas, source);
   }

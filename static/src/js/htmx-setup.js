@@ -1,7 +1,7 @@
 // htmx configuration: CSRF header, global progress bar, error reporting,
 // and hx-confirm through a Bootstrap modal.
 import { Modal } from "bootstrap";
-import { showMessage } from "./messages.js";
+import { dismissProblems, showMessage } from "./messages.js";
 
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
@@ -45,6 +45,12 @@ export function setupHtmx(htmx) {
   });
 
   setupProgressBar();
+
+  // A new action supersedes what the last one was told: its error toast goes when the user acts again, so it never
+  // stands beside the next action's success (a poll, which the user did not ask for, leaves it).
+  document.addEventListener("htmx:beforeRequest", (evt) => {
+    if (!isPoll(evt.detail.elt)) dismissProblems();
+  });
 
   // A message the server sends with its answer: HX-Trigger {"show-message": {"level": "danger", "text": "..."}}
   // (base/middleware.py answers an htmx request that way instead of with a whole error page).

@@ -31,6 +31,13 @@ export function showMessage(level, text) {
   autohide(box);
 }
 
+/** Remove the error and warning alerts: what they said was about an earlier request. */
+export function dismissProblems() {
+  const box = document.getElementById("messages");
+  if (!box) return;
+  for (const el of box.querySelectorAll(".alert-danger, .alert-warning")) el.remove();
+}
+
 /** Success/info alerts with data-autohide fade out after a few seconds. */
 export function autohide(root) {
   for (const el of root.querySelectorAll(".alert[data-autohide]:not([data-autohide-armed])")) {

@@ -48,6 +48,20 @@ def test_the_list_filters_by_status_kind_tier_and_project_and_answers_htmx_with_
     assert bogus.status_code == 200 and "ads/PinApp/web" in text(bogus)
 
 
+def test_the_list_filters_by_a_part_of_the_name_in_any_case(web, owner, client):
+    client.force_login(owner)
+
+    page = text(client.get("/workloads/?name=WAIT"))
+    partial = text(client.get("/workloads/?name=we", **HX))
+    nothing = text(client.get("/workloads/?name=nope", **HX))
+
+    assert "ads/PinApp/waiting" in page and "ads/PinApp/web" not in page
+    assert 'id="f-name" name="name" value="wait"' in page and "Clear filters" in page
+    assert "ads/PinApp/web" in partial and "ads/PinApp/waiting" not in partial
+    assert 'hx-get="/workloads/?name=we"' in partial  # the poll keeps the filter
+    assert "No workload matches these filters" in nothing
+
+
 def test_another_tenants_workloads_are_not_listed(web, other_user, other_project, client):
     client.force_login(other_user)
     page = text(client.get("/workloads/"))
@@ -154,6 +168,8 @@ def test_a_developer_operates_and_it_is_written_and_audited(web, developer, clie
     if op == "restart-container":
         assert spec["operations"]["restartContainer"]["container"] == "app"
         assert spec["operations"]["restartContainer"]["pod"] == "web-local-1a-abc"
+        assert "deletes pod web-local-1a-abc running it" in text(response)  # says what the operator does
+        assert "restart count starts again at 0" in text(response)
     assert AuditEvent.objects.filter(action=f"workload.{op}", target_name="web").count() == 1
 
 
