@@ -13,11 +13,11 @@ the stack (``console.asgi``) still applies (the client sends its portal's own or
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
+from django.http import HttpRequest
 from rest_framework.exceptions import AuthenticationFailed
 
 
@@ -25,7 +25,9 @@ def user_for_authorization(header: bytes) -> Any:
     """The user of an ``Authorization`` header value, else an AnonymousUser (never raises)."""
     from accounts.authentication import ApiTokenAuthentication
 
-    request = SimpleNamespace(META={"HTTP_AUTHORIZATION": header.decode("latin1")})
+    request = HttpRequest()  # what DRF's authentication reads: the header, through META and ``headers``
+    request.method = "GET"  # a socket's handshake; what a read-only token may open is the consumer's to decide
+    request.META["HTTP_AUTHORIZATION"] = header.decode("latin1")
     try:
         found = ApiTokenAuthentication().authenticate(request)
     except AuthenticationFailed:

@@ -149,9 +149,11 @@ def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
     code, out, err = pincompute("logs", pods[0], *p, "--cluster", member, "--tail", "3")
     assert code == 0 and 1 <= len(out.splitlines()) <= 3, (code, out, err)
     container = next(c["name"] for c in document["spec"]["template"]["containers"])
-    direct = k8s.CoreV1Api(cluster_api_clients[member]).read_namespaced_pod_log(
-        pods[0], ns, container=container, tail_lines=200
-    )
+    direct = (
+        k8s.CoreV1Api(cluster_api_clients[member])
+        .read_namespaced_pod_log(pods[0], ns, container=container, tail_lines=200, _preload_content=False)
+        .data.decode()
+    )  # raw: the client's preloaded str is the repr of the bytes (kubernetes 36)
     assert set(out.splitlines()) <= set(direct.splitlines()), (out, direct[-500:])  # the pod's own log lines
     code, out, err = pincompute("exec", pods[0], *p, "--cluster", member, "--", "echo", "hello")
     assert (code, out) == (0, "hello\n"), err

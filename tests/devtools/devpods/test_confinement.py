@@ -147,7 +147,7 @@ async def test_echo_hello_through_the_portal_exec_session(
 
 
 def console_lines(api: client.ApiClient, ns: str, pod: str) -> list[str]:
-    text = client.CoreV1Api(api).read_namespaced_pod_log(pod, ns, tail_lines=5)
+    text = client.CoreV1Api(api).read_namespaced_pod_log(pod, ns, tail_lines=5, _preload_content=False).data.decode()
     return [line for line in text.splitlines() if line.strip()]
 
 
