@@ -21,7 +21,6 @@ import asyncio
 import codecs
 import contextlib
 import json
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -32,6 +31,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
 
 from debugging.upstream import StreamFailure, lost, tls_context
+from pincompute.kube.podexec import exit_code
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 SUBPROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
@@ -77,24 +77,6 @@ def resize_message(cols: int, rows: int) -> bytes:
 def close_message(channel: int) -> bytes:
     """v5 only: half-close ``channel`` (``STDIN``: the process reads end of input)."""
     return encode(CLOSE, bytes((channel,)))
-
-
-def exit_code(status_json: bytes) -> int | None:
-    """Exit status from the error channel's ``v1.Status``: 0 on Success, else details.causes[ExitCode]; some
-    runtimes (kwok) only say "exit status N" in the message. ``None`` when it says nothing usable."""
-    try:
-        status = json.loads(status_json or b"null")
-    except ValueError:
-        return None
-    if not isinstance(status, dict):
-        return None
-    if status.get("status") == "Success":
-        return 0
-    for cause in (status.get("details") or {}).get("causes") or []:
-        if isinstance(cause, dict) and cause.get("reason") == "ExitCode" and str(cause.get("message", "")).isdigit():
-            return int(cause["message"])
-    found = re.search(r"exit (?:status|code) (\d+)", str(status.get("message", "")))
-    return int(found.group(1)) if found else None
 
 
 def exec_url(host: str, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool) -> str:

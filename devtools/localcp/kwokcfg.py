@@ -77,11 +77,19 @@ def _local_exec(pod: str | None, pod_uid: int) -> dict[str, Any]:
     return {"workDir": "/", "envs": envs, "securityContext": {"runAsUser": pod_uid, "runAsGroup": pod_uid}}
 
 
-def pod_rules(namespace: str, name: str, pod_uid_k8s: str, log_file: str, run_as: int) -> dict[str, dict[str, Any]]:
-    """The pod's own kwok rules by kind: exec in its sandbox, its console log; owned by the pod (GC)."""
+def pod_rules(
+    namespace: str, name: str, pod_uid_k8s: str, log_file: str, run_as: int, containers: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
+    """The pod's own kwok rules by kind: exec in its sandbox, its console log; owned by the pod (GC).
+
+    One exec target per container, naming it after the pod (``PINCONSOLE_POD=<namespace>/<pod>/<container>``), so
+    that the broker knows which container an exec is for (a ``kill`` of its PID 1 restarts that container); the
+    last target, with no container, covers any other."""
     owner = {"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod_uid_k8s, "blockOwnerDeletion": False}
+    pod = f"{namespace}/{name}"
+    execs = [{"containers": [c], "local": _local_exec(f"{pod}/{c}", run_as)} for c in containers]
     specs: dict[str, dict[str, Any]] = {
-        "Exec": {"execs": [{"local": _local_exec(f"{namespace}/{name}", run_as)}]},
+        "Exec": {"execs": [*execs, {"local": _local_exec(pod, run_as)}]},
         "Logs": {"logs": [{"logsFile": log_file, "follow": True}]},
         "Attach": {"attaches": [{"logsFile": log_file}]},
     }

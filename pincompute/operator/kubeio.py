@@ -22,7 +22,7 @@ from urllib3.exceptions import HTTPError as Urllib3Error
 
 from pincompute import GROUP, VERSION
 from pincompute.errors import CoreError, Invalid, NotFound, PermanentError
-from pincompute.kube import apierrors, rawapi
+from pincompute.kube import apierrors, podexec, rawapi
 from pincompute.kube.client import new_api_client
 from pincompute.kube.rawapi import Timeout
 from pincompute.pod_refusals import is_admission_refusal
@@ -215,6 +215,10 @@ class Kube:
             self.request("DELETE", res.path(namespace, name), body=body)
         except NotFound:
             return
+
+    def exec(self, namespace: str, pod: str, container: str, command: tuple[str, ...]) -> podexec.ExecResult:
+        """Run a short command in a container (``pods/exec``); the result says how it ended or why it could not."""
+        return podexec.run(self.api.configuration, namespace, pod, container, command)
 
     def served_kinds(self, group_version: str) -> dict[str, str]:
         """{kind: plural} served under ``group_version`` (subresources skipped); {} when the group is absent."""

@@ -24,7 +24,7 @@ from pincompute.specs import validate
 from pincompute.status import derive_status, set_condition
 from pincompute.translate import restart_container_plan, translate
 from pincompute.translate.compare import is_subset
-from pincompute.translate.pods import LAST_RESTART_STATUS
+from pincompute.translate.pods import LAST_RESTART_STATUS, restart_summary
 
 log = logging.getLogger(__name__)
 RECREATE_POLL = 1.0
@@ -180,11 +180,10 @@ class Reconciler:
         return wrote
 
     def _restart_container(self, cluster: ClusterRuntime, cr: Mapping[str, Any]) -> str | None:
-        """restartContainer by deleting the pod (its controller, or this operator, recreates it).
-
-        The core suggests exec ``kill -TERM 1``; we never exec, because on kwok an exec runs on the
-        machine hosting the simulator, and a deleted pod restarts every container the same way.
-        """
+        """restartContainer as the plan says: SIGTERM to PID 1 of the container through ``pods/exec`` (the kubelet
+        restarts it in place: same pod, its restartCount rises), or, where that cannot be done or did not work
+        (restartPolicy Never, the container not running, the exec refused or failing), delete the pod for its
+        controller (or this operator) to make a new one. One Event per pod deleted says why, one says the whole."""
         request = ((cr.get("spec") or {}).get("operations") or {}).get("restartContainer")
         if not request:
             return None
@@ -194,15 +193,24 @@ class Reconciler:
         if not actions and (cr.get("status") or {}).get(LAST_RESTART_STATUS) == request.get("requestedAt"):
             return None
         by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
+        restarted: list[str] = []
+        deleted: dict[str, str] = {}
         for action in actions:
+            why = action.why
+            if action.action == "exec-kill":
+                result = cluster.kube.exec(meta.get("namespace", ""), action.pod, action.container, action.command)
+                if result.ok:
+                    restarted.append(action.pod)
+                    continue
+                why = f"no exec ({result.said or f'exit code {result.exit_code}'})"
             pod = by_name[action.pod]
             cluster.kube.delete(NATIVE["Pod"], meta.get("namespace"), action.pod, uid=pod["metadata"].get("uid"))
+            deleted[action.pod] = why
             cluster.events.record(
-                cr,
-                "Normal",
-                "ContainerRestarted",
-                f"restarted container {action.container} of pod {action.pod} (pod deleted)",
+                cr, "Normal", "PodDeleted", f"deleted pod {action.pod} to restart container {action.container}: {why}"
             )
+        summary = restart_summary(str(request["container"]), restarted, deleted)
+        cluster.events.record(cr, "Normal", "ContainerRestarted", summary)
         return str(request.get("requestedAt"))
 
     # -- status ---------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ from pincompute.translate import (
     split_replicas,
     translate,
 )
+from pincompute.translate.pods import KILL_COMMAND as KILL
+from pincompute.translate.pods import restart_summary
 from tests.support.examples import EXAMPLES, example, pod_specs
 
 PROFILE = load_profile()
@@ -224,14 +226,45 @@ def test_image_only_change_is_patched_in_place():
     assert container_image_patch(live, recreate) is None
 
 
+def _running(pod, *running):
+    """The pod as a kubelet reports it: Running, with ``running`` containers started."""
+    started = {"running": {"startedAt": "2024-05-01T00:00:00Z"}}
+    states = [{"name": c, "restartCount": 0, "state": started} for c in running]
+    return {**pod, "status": {"phase": "Running", "containerStatuses": states, "initContainerStatuses": []}}
+
+
 def test_restart_container_plan_is_idempotent():
     cr = example("PinPod")
     cr["spec"]["operations"] = {"restartContainer": {"container": "sync", "requestedAt": "2024-05-01T00:00:00Z"}}
-    pods = by_kind(translate(cr, PROFILE, HERE), "Pod")
+    [pod] = by_kind(translate(cr, PROFILE, HERE), "Pod")
+    pods = [_running(pod, "sync")]
     [action] = restart_container_plan(cr, pods)
-    assert (action.pod, action.container, action.action) == ("notebook", "sync", "exec-kill")
+    assert (action.pod, action.container, action.action, action.command) == ("notebook", "sync", "exec-kill", KILL)
     cr["status"] = {"lastContainerRestart": "2024-05-01T00:00:00Z"}
     assert restart_container_plan(cr, pods) == []
+
+
+def test_restart_container_plan_leaves_pods_not_running_and_deletes_where_no_restart_in_place():
+    cr = example("PinPod")
+    cr["spec"]["operations"] = {"restartContainer": {"container": "sync", "requestedAt": "2024-05-01T00:00:00Z"}}
+    [pod] = by_kind(translate(cr, PROFILE, HERE), "Pod")
+    assert restart_container_plan(cr, [pod]) == []  # pending: nothing runs to restart
+    assert restart_container_plan(cr, [{**_running(pod, "sync"), "status": {"phase": "Succeeded"}}]) == []
+    [waiting] = restart_container_plan(cr, [_running(pod)])  # running pod, the container is not (crash loop)
+    assert (waiting.action, waiting.why) == ("delete-pod", "the container is not running")
+    never = _running({**pod, "spec": {**pod["spec"], "restartPolicy": "Never"}}, "sync", "jupyter")
+    assert [a.action for a in restart_container_plan(cr, [never])] == ["exec-kill"]  # a sidecar restarts anyway
+    cr["spec"]["operations"]["restartContainer"]["container"] = "jupyter"
+    [deleted] = restart_container_plan(cr, [never])
+    assert (deleted.action, deleted.why) == ("delete-pod", "restartPolicy Never")
+
+
+def test_restart_summary_says_what_was_done():
+    assert restart_summary("app", ["a", "b"], {}) == "restarted container app in 2 pods"
+    assert restart_summary("app", [], {"a": "no exec (403 forbidden)"}) == "deleted 1 pod: no exec (403 forbidden)"
+    both = restart_summary("app", ["a"], {"b": "restartPolicy Never", "c": "restartPolicy Never"})
+    assert both == "restarted container app in 1 pod; deleted 2 pods: restartPolicy Never"
+    assert restart_summary("app", [], {}) == "container app: no running pod runs it"
 
 
 def test_diff_creates_updates_and_prunes_only_owned_objects():

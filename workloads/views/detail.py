@@ -262,12 +262,14 @@ def spec_panel(request: HttpRequest, project: str, kind: str, name: str) -> Http
 
 
 def _container_restart_said(what: str, container: str, pod: str) -> str:
-    """What a container restart does, said as the operator does it (``reconciler._restart_container``): it deletes
-    the pods running the container and their controller starts new ones, so the restart count starts again at 0."""
-    where = f"pod {pod}" if pod else "every pod"
+    """What a container restart does, said as the operator does it (``reconciler._restart_container``): SIGTERM to
+    the container's PID 1 through exec, so the kubelet restarts it in the same pod (its restart count rises); the
+    pod is deleted only where that cannot be done. The workload's events then say which it was."""
+    where = f"pod {pod}" if pod else "each running pod"
     return (
-        f"Restart of container {container} requested for {what}: the operator deletes {where} running it on its "
-        "cluster and the controller starts a new one (a new pod: its restart count starts again at 0)."
+        f"Restart of container {container} requested for {what}: the operator restarts it in place in {where} "
+        "(SIGTERM to its PID 1; the restart count rises), or deletes the pod where it cannot exec (a new pod). "
+        "The events say which was done."
     )
 
 

@@ -16,6 +16,7 @@ from ..nodes import api_client
 from .broker import BrokerServer
 from .jail import PODLOGS
 from .pump import LogPump
+from .restart import Restarter
 from .watch import PodWatcher, Registry
 
 
@@ -36,9 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         d.mkdir(parents=True, exist_ok=True)
     args.pods_dir.chmod(0o700)
     registry = Registry()
-    broker = BrokerServer(args.broker_socket, registry.get, args.bwrap)
     api = api_client(args.kubeconfig, args.context)
     pump = LogPump(args.cluster, registry, args.podlogs_dir / PENDING_LOG, args.interval)
+    restarter = Restarter(api, registry, on_restart=pump.restarted)
+    broker = BrokerServer(args.broker_socket, registry.get, args.bwrap, restarter.restart)
 
     def on_delete(key: str) -> None:
         broker.sessions.kill_pod(key)

@@ -1,9 +1,10 @@
 """The broker: runs what podshim asks for inside the named pod's sandbox, as the pod user (podfs).
 
 One unix socket per member cluster, bound into kwok's jail. A request is one JSON line
-``{"pod": "<namespace>/<name>", "argv": [...]}`` carrying podshim's stdin/stdout/stderr (SCM_RIGHTS); the
-answer is ``{"exit": N}`` once the command ended, or ``{"error": "..."}``. podshim going away (kwok ended
-the stream) kills the sandbox. The pod name comes from the pod's kwok Exec rule, never from the client.
+``{"pod": "<namespace>/<name>[/<container>]", "argv": [...]}`` carrying podshim's stdin/stdout/stderr (SCM_RIGHTS);
+the answer is ``{"exit": N}`` once the command ended, or ``{"error": "..."}``. podshim going away (kwok ended
+the stream) kills the sandbox. The pod name comes from the pod's kwok Exec rule, never from the client. A ``kill``
+of PID 1 in a named container starts no sandbox: that container restarts (``restart``), as on a kubelet.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import podfs
+from .restart import kills_pid_1
 
 log = logging.getLogger(__name__)
 MAX_REQUEST = 256 * 1024
@@ -77,6 +79,14 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
     return json.loads(data), fds
 
 
+def _target(value: object) -> tuple[str | None, str]:
+    """("<namespace>/<name>", the container or "") from the Exec rule's ``PINCONSOLE_POD``."""
+    if not isinstance(value, str):
+        return None, ""
+    parts = value.split("/")
+    return "/".join(parts[:2]), (parts[2] if len(parts) > 2 else "")
+
+
 def _exit_code(rc: int) -> int:
     return 128 - rc if rc < 0 else rc
 
@@ -107,7 +117,9 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     # connect failed with EAGAIN (exit 126, "broker unavailable"), which capped the idle-shell bench at 69-444.
     request_queue_size = 1024
 
-    def __init__(self, path: Path, lookup: Callable[[str], Any], bwrap: str) -> None:
+    def __init__(
+        self, path: Path, lookup: Callable[[str], Any], bwrap: str, restart: Callable[[str, str], str | None]
+    ) -> None:
         path.unlink(missing_ok=True)
         # A unix socket's path is at most 107 bytes, and a state dir under a deep temp dir (pytest-xdist's
         # popen-gwN level) is longer: bind through the directory's fd (/proc/self/fd/N/broker.sock), as short
@@ -120,17 +132,22 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         os.chmod(path, 0o666)  # noqa: S103 - podshim, run as the pod user in kwok's jail, connects
         self.lookup = lookup  # "<namespace>/<name>" -> the set-up pod (with .fs) or None
         self.bwrap = bwrap
+        self.restart = restart  # ("<namespace>/<name>", container) -> None once restarted, else why not
         self.sessions = Sessions()
 
     def run(self, req: dict[str, object], fds: list[int], conn: socket.socket) -> dict[str, object]:
         _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
         if uid != podfs.POD_UID:  # every kwok Exec rule of ours runs podshim as the pod user; nothing else asks
             return {"error": f"refused: only the pod user may start commands (uid {uid})"}
-        pod, argv = req.get("pod"), req.get("argv")
+        target, argv = req.get("pod"), req.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and "\0" not in a for a in argv):
             return {"error": "no command"}
         if len(fds) != 3:
             return {"error": "stdin, stdout and stderr are required"}
+        pod, container = _target(target)
+        if pod is not None and container and kills_pid_1(argv):
+            why = self.restart(pod, container)
+            return {"exit": 0} if why is None else {"error": why}
         found = self.lookup(pod) if isinstance(pod, str) else None
         if found is None:
             return {"error": "this pod's sandbox is not set up yet (try again in a moment), or the pod opted out"}

@@ -89,6 +89,11 @@ class LogPump:
         for stream, msg in _STARTUP:
             self._append(pod, self._next_seq(pod), stream, msg)
 
+    def restarted(self, pod: Pod) -> None:
+        """Its program ended on SIGTERM and started again (a container restart): the last line, then the first."""
+        self._append(pod, self._next_seq(pod), "stderr", 'level=info msg="terminated" signal=SIGTERM')
+        self.start(pod)
+
     def write(self, pod: Pod) -> None:
         seq = self._next_seq(pod)
         stream, tmpl = _MESSAGES[0] if seq % 5 else _MESSAGES[self._rnd.randrange(len(_MESSAGES))]

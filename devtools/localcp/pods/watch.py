@@ -56,6 +56,14 @@ class _Event:
     name: str
     uid: str
     annotations: dict[str, str]
+    containers: tuple[str, ...] = ()
+
+
+def container_names(pod: dict[str, Any]) -> tuple[str, ...]:
+    """The pod's containers and sidecars (init containers that keep running): those an exec can be for."""
+    spec = pod.get("spec") or {}
+    sidecars = [c["name"] for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+    return (*[c["name"] for c in spec.get("containers") or []], *sidecars)
 
 
 class Registry:
@@ -127,8 +135,10 @@ class PodWatcher:
             for q in self._queues:
                 q.put(None)
 
-    def _submit(self, kind: str, namespace: str, name: str, uid: str = "", annotations: Any = None) -> None:
-        ev = _Event(kind, namespace, name, uid, dict(annotations or {}))
+    def _submit(
+        self, kind: str, namespace: str, name: str, uid: str = "", annotations: Any = None, containers: Any = ()
+    ) -> None:
+        ev = _Event(kind, namespace, name, uid, dict(annotations or {}), tuple(containers))
         self._queues[zlib.crc32(f"{namespace}/{name}".encode()) % WORKERS].put(ev)
 
     def _submit_obj(self, kind: str, obj: dict[str, Any]) -> None:
@@ -141,7 +151,7 @@ class PodWatcher:
             return  # set up already: most events are kwok's status patches
         if kind != "DELETED" and (meta.get("labels") or {}).get(SANDBOX_LABEL) == "off":
             return
-        self._submit(kind, meta["namespace"], meta["name"], meta["uid"], meta.get("annotations"))
+        self._submit(kind, meta["namespace"], meta["name"], meta["uid"], meta.get("annotations"), container_names(obj))
 
     def _work(self, q: queue.Queue[_Event | None]) -> None:
         while (ev := q.get()) is not None:
@@ -149,7 +159,7 @@ class PodWatcher:
                 if ev.kind == "DELETED":
                     self._forget(ev.namespace, ev.name)
                 else:
-                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations)
+                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations, ev.containers)
             except (ApiException, OSError) as exc:  # e.g. its namespace is terminating; the next event retries
                 log.warning("pod %s/%s: %s", ev.namespace, ev.name, exc)
 
@@ -188,7 +198,9 @@ class PodWatcher:
             if ev["type"] != "BOOKMARK":
                 self._submit_obj(ev["type"], ev["object"])
 
-    def _ensure(self, namespace: str, name: str, uid: str, annotations: dict[str, str]) -> None:
+    def _ensure(
+        self, namespace: str, name: str, uid: str, annotations: dict[str, str], containers: tuple[str, ...]
+    ) -> None:
         known = self.registry.get(f"{namespace}/{name}")
         if known and known.uid == uid:
             return
@@ -202,7 +214,7 @@ class PodWatcher:
             console.with_name(console.name + ".1").unlink(missing_ok=True)
             console.touch(mode=0o644)
         jail_log = f"{self.podlogs_in_jail}/{namespace}/{name}.log"
-        for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID).items():
+        for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID, containers).items():
             self._apply(kind, namespace, name, uid, body)
         pod = Pod(namespace, name, uid, fs, console)
         if fresh:

@@ -225,29 +225,42 @@ def test_operations_stop_and_restart(operator, members):
     assert condition(wait_for(lambda: is_ready(api, "PinPod", NS, "it-pod"), 30), "Ready")["reason"] == "Stopped"
 
     patch_cr(api, "PinPod", NS, "it-pod", {"spec": {"operations": {"stopped": False}}})
-    old = wait_for(lambda: owned(api, NS, "it-pod").get("Pod"), 30, what="pod back")[0]["metadata"]["uid"]
+
+
+def _app_status(pod: dict) -> dict:
+    return next(s for s in (pod.get("status") or {}).get("containerStatuses") or [] if s["name"] == "app")
+
+
+def test_restart_container_restarts_it_in_place(operator, members):
+    """The operator's exec of ``kill -TERM 1`` reaches the local pods, which restart the container as a kubelet
+    would: the same pod (name and uid), its restartCount from 0 to 1, the Event saying it was restarted in place."""
+    api = members["member-a"]
+    create_cr(api, cr("PinPod", "it-restart", containers=[APP], restartPolicy="Always"))
+    wait_for(lambda: is_ready(api, "PinPod", NS, "it-restart"), 60, what="it-restart Ready")
+    [before] = owned(api, NS, "it-restart")["Pod"]
+    assert _app_status(before)["restartCount"] == 0
     stamp = "2030-01-01T00:00:00Z"
-    patch_cr(
-        api,
-        "PinPod",
-        NS,
-        "it-pod",
-        {"spec": {"operations": {"restartContainer": {"container": "app", "requestedAt": stamp}}}},
-    )
+    body = {"spec": {"operations": {"restartContainer": {"container": "app", "requestedAt": stamp}}}}
+    patch_cr(api, "PinPod", NS, "it-restart", body)
     wait_for(
-        lambda: (get_cr(api, "PinPod", NS, "it-pod").get("status") or {}).get("lastContainerRestart") == stamp,
+        lambda: (get_cr(api, "PinPod", NS, "it-restart").get("status") or {}).get("lastContainerRestart") == stamp,
         30,
         what="restart recorded",
     )
-    wait_for(
-        lambda: [
-            p
-            for p in owned(api, NS, "it-pod").get("Pod", [])
-            if p["metadata"]["uid"] != old and not p["metadata"].get("deletionTimestamp")
-        ],
+    after = wait_for(
+        lambda: next(
+            (p for p in owned(api, NS, "it-restart").get("Pod", []) if _app_status(p).get("restartCount") == 1), None
+        ),
         30,
-        what="pod recreated for the restart",
+        what="restartCount 1",
     )
+    assert (after["metadata"]["name"], after["metadata"]["uid"]) == (
+        before["metadata"]["name"],
+        before["metadata"]["uid"],
+    )
+    assert _app_status(after)["lastState"]["terminated"]["exitCode"] == 143
+    said = client.CoreV1Api(api).list_namespaced_event(NS, field_selector="involvedObject.name=it-restart").items
+    assert "restarted container app in 1 pod" in [e.message for e in said if e.reason == "ContainerRestarted"]
 
 
 def test_invalid_cr_is_degraded_and_creates_nothing(operator, members):

@@ -168,8 +168,8 @@ def test_a_developer_operates_and_it_is_written_and_audited(web, developer, clie
     if op == "restart-container":
         assert spec["operations"]["restartContainer"]["container"] == "app"
         assert spec["operations"]["restartContainer"]["pod"] == "web-local-1a-abc"
-        assert "deletes pod web-local-1a-abc running it" in text(response)  # says what the operator does
-        assert "restart count starts again at 0" in text(response)
+        assert "restarts it in place in pod web-local-1a-abc" in text(response)  # says what the operator does
+        assert "deletes the pod where it cannot exec" in text(response)
     assert AuditEvent.objects.filter(action=f"workload.{op}", target_name="web").count() == 1
 
 
