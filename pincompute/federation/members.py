@@ -34,15 +34,16 @@ _AMOUNTS = obj(
 MEMBER_CLUSTER_SPEC = obj(
     Field("region", Str(description="The member's region."), required=True),
     Field("zone", Str(description="The member's zone (one zone per member)."), required=True),
-    Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer.")),
+    Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer."), nullable=True),
     Field(
         "pools",
         obj(*(Field(kind, _AMOUNTS) for kind in POOL_KINDS), description="Requests capacity per pool kind."),
     ),
-    Field("labels", MapOf(description="Cluster labels a workload's placement may select on.")),
+    Field("labels", MapOf(description="Cluster labels a workload's placement may select on."), nullable=True),
     Field(
         "taints",
         Arr(items=obj(Field("key", Str(), required=True), Field("value", Str()), Field("effect", Str()))),
+        nullable=True,
     ),
     Field("schedulable", Bool(description="False: closed to new shards (running shards stay).")),
     description="A member cluster's attributes, written by the portal's cluster registry.",
@@ -85,6 +86,17 @@ def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
             "schedulable": member.schedulable,
         },
     }
+
+
+_CLEARED = {"labels": {}, "taints": [], "hardwareFamilies": []}
+"""The spec's nullable collections and the value null stands for (see ``Field.nullable``)."""
+
+
+def stored_spec(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``MemberCluster``'s spec as the manifest spells it: a cleared collection the apiserver stored as null
+    (or dropped) reads as empty, so a live object compares equal to the manifest that wrote it."""
+    spec = dict(obj.get("spec") or {})
+    return {**spec, **{key: spec.get(key) or empty for key, empty in _CLEARED.items()}}
 
 
 @dataclass(frozen=True)

@@ -131,9 +131,18 @@ class IntOrStr(Node):
 
 @dataclass(frozen=True)
 class Field:
+    """``nullable``: the apiserver may store null here. Server-side apply turns a map or list whose every item
+    the applier removed into null rather than ``{}`` (kubernetes/kubernetes#104694), so an optional collection
+    the portal clears by apply must accept null; validation reads null as absent either way."""
+
     name: str
     node: Node
     required: bool = False
+    nullable: bool = False
+
+    def openapi(self) -> dict[str, Any]:
+        schema = self.node.openapi()
+        return {**schema, "nullable": True} if self.nullable else schema
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,7 @@ class Obj(Node):
     def openapi(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object"}
         if self.fields:
-            schema["properties"] = {f.name: f.node.openapi() for f in self.fields}
+            schema["properties"] = {f.name: f.openapi() for f in self.fields}
             required = [f.name for f in self.fields if f.required]
             if required:
                 schema["required"] = required
