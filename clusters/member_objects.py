@@ -24,7 +24,7 @@ from typing import Any
 from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
 from pincompute.errors import ServiceError
-from pincompute.federation.members import MemberSpec, member_cluster_manifest, stored_spec
+from pincompute.federation.members import MemberSpec, member_cluster_manifest
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.kube import rawapi
 from pincompute.labels import MANAGED_SELECTOR
@@ -117,7 +117,7 @@ def _list(api: Any) -> dict[str, dict[str, Any]]:
 
 
 def _matches(live: dict[str, Any] | None, wanted: dict[str, Any]) -> bool:
-    if live is None or stored_spec(live) != wanted["spec"]:
+    if live is None or live.get("spec") != wanted["spec"]:
         return False
     labels = (live.get("metadata") or {}).get("labels") or {}
     return all(labels.get(k) == v for k, v in wanted["metadata"]["labels"].items())

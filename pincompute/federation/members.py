@@ -88,17 +88,6 @@ def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
     }
 
 
-_CLEARED = {"labels": {}, "taints": [], "hardwareFamilies": []}
-"""The spec's nullable collections and the value null stands for (see ``Field.nullable``)."""
-
-
-def stored_spec(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A ``MemberCluster``'s spec as the manifest spells it: a cleared collection the apiserver stored as null
-    (or dropped) reads as empty, so a live object compares equal to the manifest that wrote it."""
-    spec = dict(obj.get("spec") or {})
-    return {**spec, **{key: spec.get(key) or empty for key, empty in _CLEARED.items()}}
-
-
 @dataclass(frozen=True)
 class NodeSummary:
     """A member's nodes as last listed."""

@@ -131,9 +131,10 @@ class IntOrStr(Node):
 
 @dataclass(frozen=True)
 class Field:
-    """``nullable``: the apiserver may store null here. Server-side apply turns a map or list whose every item
-    the applier removed into null rather than ``{}`` (kubernetes/kubernetes#104694), so an optional collection
-    the portal clears by apply must accept null; validation reads null as absent either way."""
+    """``nullable``: the schema admits null here. Server-side apply of ``{}`` over a map whose every item the
+    applier owned and removed passes null to the schema check (kubernetes/kubernetes#104694: 422 "must be of type
+    object"); with ``nullable`` the apply goes through and the object keeps ``{}``. So every optional collection
+    the portal may clear by apply is nullable. Validation reads null as absent either way."""
 
     name: str
     node: Node
