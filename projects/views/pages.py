@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from clusters import runtime
-from clusters.models import Cluster, FederationRole
+from clusters.models import Cluster
 from pincompute import API_VERSION
 from pincompute.tiers import Tier as CoreTier
 from projects.access import roles_of
@@ -91,10 +91,12 @@ def tutorial(request: HttpRequest) -> HttpResponse:
         or next((p for p in visible if p.pk in deployable), None)
         or next(iter(visible), None)
     )
-    context: dict[str, Any] = {"projects": visible, "project": project, "deployable": deployable}
-    member = Cluster.objects.members().first()
-    context["member"] = member
-    context["host"] = Cluster.objects.exclude(role=FederationRole.MEMBER).first()
+    context: dict[str, Any] = {
+        "projects": visible,
+        "project": project,
+        "deployable": deployable,
+        "portal_url": request.build_absolute_uri("/").rstrip("/"),
+    }
     if project is not None:
         manifest = first_workload(project)
         context.update(
