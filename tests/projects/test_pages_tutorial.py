@@ -10,7 +10,7 @@ import yaml
 
 from pincompute.specs import parse
 from projects.views.pages import first_workload
-from tests.support.factories import fill
+from tests.support.factories import fill, make_project
 from tests.support.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +88,11 @@ def test_the_first_workload_is_a_valid_pinpod(project):
     workload = parse(manifest)
 
     assert workload.meta.tier.value == "OnDemand" and manifest["metadata"]["namespace"] == "proj-ads"
+
+
+def test_the_first_workload_spells_a_team_with_spaces_as_a_label_value(db):
+    project = make_project("ranking", team="Ads Ranking")
+
+    workload = parse(yaml.safe_load(yaml.safe_dump(first_workload(project))))
+
+    assert workload.meta.team == "Ads-Ranking"
