@@ -4,8 +4,8 @@ under uvicorn, the registry's host and members with the platform installed, the 
 shards): from the dashboard to the tutorial; the first workload's YAML taken from the page; an API token created on
 the tokens page; the CLI commands the page prints run as printed (``pincompute`` as a process, pointed at the URL the
 page gives); the workload's page and its logs on every member cluster; a shell in its pod; the CLI's logs and exec
-lines with the pod and cluster ``get pods`` named. Screenshots: tutorial.png, tutorial-logs-every-cluster.png,
-tutorial-shell.png."""
+lines with the pod and cluster ``get pods`` named. Screenshots: tutorial.png, dashboard-developer.png,
+tutorial-logs-every-cluster.png, tutorial-shell.png."""
 
 from __future__ import annotations
 
@@ -97,6 +97,10 @@ def test_the_tutorial_works_as_written(page, asgi_portal, project, user, tmp_pat
         return (running[0]["name"], running[0]["cluster"]) if running else None
 
     pod, cluster = wait_for(running_pod, timeout=120, interval=2)
+
+    page.goto(f"{base}/")  # the dashboard now shows what the workload holds of the grant
+    page.screenshot(path=str(screenshot_dir / "dashboard-developer.png"), full_page=True)
+    assert page.locator(f"#quota-use tr[data-use='{project.name}/ondemand']").is_visible()
 
     page.goto(f"{base}/projects/tutorial/?project={project.name}")
     page.click("[data-step=workload-page]")
