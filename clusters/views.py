@@ -58,9 +58,7 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     if form.is_valid():
         try:
             changes, unparsed = attributes.attributes_from_text(form.cleaned_data)
-            cluster = services.update_cluster_attributes(
-                cluster.pk, changes, actor=request.user, parse_errors=unparsed
-            )
+            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user, parse_errors=unparsed)
             notice = f"Saved the attributes of {cluster.name}."
         except Invalid as exc:
             add_to_form(form, exc)

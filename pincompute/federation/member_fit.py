@@ -29,9 +29,7 @@ class NodeFit:
 
     @classmethod
     def of(cls, nodes: Sequence[Mapping[str, Any]]) -> NodeFit:
-        zones = Counter(
-            str(((n.get("metadata") or {}).get("labels") or {}).get(NODE_ZONE_LABEL) or "") for n in nodes
-        )
+        zones = Counter(str(((n.get("metadata") or {}).get("labels") or {}).get(NODE_ZONE_LABEL) or "") for n in nodes)
         zones.pop("", None)
         return cls(NodeSummary.of(nodes), dict(sorted(zones.items())))
 
