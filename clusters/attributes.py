@@ -49,26 +49,37 @@ def _items(text: str) -> list[str]:
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
-    """Validate structured labels (API) as the page's text form is validated."""
+    """Validate structured labels (API) as the page's text form is validated; every bad label named at once."""
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in [*labels, *labels.values()]):
         raise Invalid.on_fields({"labels": "Labels are a mapping of text keys to text values."})
+    problems = []
     for key, value in labels.items():
         if not _LABEL_KEY.fullmatch(key):
-            raise Invalid.on_fields({"labels": f"{key!r} is not a valid label key."})
-        if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
-            raise Invalid.on_fields({"labels": f"The value of {key} ({value!r}) is not a valid label value."})
+            problems.append(f"{key!r} is not a valid label key.")
+        elif len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
+            problems.append(f"The value of {key} ({value!r}) is not a valid label value.")
+    if problems:
+        raise Invalid.on_fields({"labels": " ".join(problems)})
     return dict(labels)
 
 
 def parse_labels(text: str) -> dict[str, str]:
     """`key=value` pairs separated by commas or newlines."""
     labels: dict[str, str] = {}
+    unpaired = []
     for item in _items(text):
         if "=" not in item:
-            raise Invalid.on_fields({"labels": f"{item!r} is not key=value."})
+            unpaired.append(f"{item!r} is not key=value.")
+            continue
         key, value = (part.strip() for part in item.split("=", 1))
         labels[key] = value
-    return check_labels(labels)
+    try:
+        checked = check_labels(labels)
+    except Invalid as exc:
+        unpaired.extend(f.message for f in exc.fields)
+    if unpaired:
+        raise Invalid.on_fields({"labels": " ".join(unpaired)})
+    return checked
 
 
 def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -78,16 +89,17 @@ def check_taints(taints: list[dict[str, str]]) -> list[dict[str, str]]:
     ):
         raise Invalid.on_fields({"taints": "Taints are a list of {key, value, effect} with text values."})
     out: list[dict[str, str]] = []
+    problems = []
     for taint in taints:
         key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
         shown = f"{key}{'=' + value if value else ''}:{effect}"
         if effect not in TAINT_EFFECTS:
-            raise Invalid.on_fields(
-                {"taints": f"{shown!r}: write key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}."}
-            )
-        if not _LABEL_KEY.fullmatch(key) or (value and not _LABEL_VALUE.fullmatch(value)):
-            raise Invalid.on_fields({"taints": f"{shown!r}: the key or value is not a valid label key/value."})
+            problems.append(f"{shown!r}: write key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}.")
+        elif not _LABEL_KEY.fullmatch(key) or (value and not _LABEL_VALUE.fullmatch(value)):
+            problems.append(f"{shown!r}: the key or value is not a valid label key/value.")
         out.append({"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect})
+    if problems:
+        raise Invalid.on_fields({"taints": " ".join(problems)})
     return out
 
 
@@ -115,16 +127,17 @@ def parse_families(text: str) -> list[str]:
     return check_families(re.split(r"[,\s]+", text or ""))
 
 
-def attributes_from_text(data: dict[str, Any]) -> dict[str, Any]:
-    """The page's text fields (families, labels, taints as lines) -> structured attribute changes."""
-    return {
-        "region": data["region"],
-        "zone": data["zone"],
-        "hardware_families": parse_families(data["hardware_families"]),
-        "labels": parse_labels(data["labels"]),
-        "taints": parse_taints(data["taints"]),
-        "schedulable": data["schedulable"],
-    }
+def attributes_from_text(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The page's text fields (families, labels, taints as lines) -> structured attribute changes, and the fields
+    that did not parse (field: why; left out of the changes), so the service can report them with its own."""
+    changes = {"region": data["region"], "zone": data["zone"], "schedulable": data["schedulable"]}
+    errors: dict[str, str] = {}
+    for name, parse in (("hardware_families", parse_families), ("labels", parse_labels), ("taints", parse_taints)):
+        try:
+            changes[name] = parse(data[name])
+        except Invalid as exc:
+            errors.update((f.path, f.message) for f in exc.fields)
+    return changes, errors
 
 
 def is_location(value: Any) -> bool:
@@ -132,8 +145,9 @@ def is_location(value: Any) -> bool:
     return isinstance(value, str) and 0 < len(value.strip()) <= 63 and bool(_FAMILY.fullmatch(value.strip()))
 
 
-def validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
-    """Every attribute change checked and normalised here, whichever page, API or command sent it."""
+def check_attributes(changes: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Every attribute change checked and normalised here, whichever page, API or command sent it: the changes that
+    passed, and every problem (field: why) at once."""
     errors: dict[str, str] = {}
     unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
     if unknown:
@@ -143,13 +157,15 @@ def validate_attributes(changes: dict[str, Any]) -> dict[str, Any]:
             errors[name] = "Use 1-63 lowercase letters, digits and '-'."
     if "schedulable" in changes and not isinstance(changes["schedulable"], bool):
         errors["schedulable"] = "Schedulable is true or false."
-    if errors:
-        raise Invalid.on_fields(errors)
-    checked = dict(changes)
+    checked = {name: value for name, value in changes.items() if name in EDITABLE_FIELDS and name not in errors}
     for name, check in (("hardware_families", check_families), ("labels", check_labels), ("taints", check_taints)):
         if name in checked:
-            checked[name] = check(checked[name])
-    return checked
+            try:
+                checked[name] = check(checked[name])
+            except Invalid as exc:
+                errors.update((f.path, f.message) for f in exc.fields)
+                del checked[name]
+    return checked, errors
 
 
 def parse_pool(data: PoolInput) -> Resources:

@@ -7,8 +7,10 @@ from clusters.models import Cluster
 
 
 class ClusterAttributesForm(forms.Form):
-    region = forms.CharField(max_length=63)
-    zone = forms.CharField(max_length=63)
+    """Shape only, every field optional: the service checks the values, so one submit shows every problem."""
+
+    region = forms.CharField(required=False)
+    zone = forms.CharField(required=False)
     hardware_families = forms.CharField(required=False, help_text="Comma separated, e.g. general, gpu")
     labels = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="key=value, one per line"
@@ -37,6 +39,8 @@ class ClusterAttributesForm(forms.Form):
 
 
 class PoolForm(forms.Form):
-    cpu = forms.CharField(max_length=32, help_text="cores, e.g. 64 or 64000m")
-    memory = forms.CharField(max_length=32, help_text="e.g. 256Gi")
-    gpu = forms.CharField(max_length=16, help_text="whole GPUs")
+    """Shape only: ``clusters.attributes.parse_pool`` says what is wrong with every field at once."""
+
+    cpu = forms.CharField(required=False, help_text="cores, e.g. 64 or 64000m")
+    memory = forms.CharField(required=False, help_text="e.g. 256Gi")
+    gpu = forms.CharField(required=False, help_text="whole GPUs")

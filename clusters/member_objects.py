@@ -10,17 +10,20 @@ the host's circuit breaker (``clusters.remote``): idempotent, safe to repeat. Tw
 - ``sync_host(host)``: the level-triggered pass (``clusters.tasks.sync_member_clusters``, on beat): one LIST
   of the host's MemberCluster objects, an apply for every member whose object is missing or differs, and a
   delete of the portal's object of a registered cluster that is no longer a member (re-registered as the
-  host). The registry has no removal; an object named after a cluster the registry does not know is left
-  alone (someone else wrote it).
+  host). A member the host refuses is reported on its own (``HostSync.failed``) and the others still applied.
+  The registry has no removal; an object named after a cluster the registry does not know is left alone
+  (someone else wrote it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from clusters import provision, remote
 from clusters.models import Cluster, FederationRole
+from pincompute.errors import ServiceError
 from pincompute.federation.members import MemberSpec, member_cluster_manifest
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.kube import rawapi
@@ -55,11 +58,12 @@ def hosts() -> list[Cluster]:
 
 @dataclass(frozen=True)
 class HostSync:
-    """What one pass changed on one host."""
+    """What one pass changed on one host, and the members it could not write (name: why)."""
 
     host: str
     applied: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
+    failed: Mapping[str, str] = field(default_factory=dict)
 
 
 def sync_member(host: Cluster, cluster: Cluster) -> str:
@@ -77,7 +81,8 @@ def sync_member(host: Cluster, cluster: Cluster) -> str:
 
 def sync_host(host: Cluster) -> HostSync:
     """The level-triggered pass on one host: apply what is missing or differs, delete what is no longer a
-    member's; an object that already matches is not written."""
+    member's; an object that already matches is not written. Each member is applied on its own, so one the
+    host refuses (``failed``) never holds the others back. Raises when the host cannot be listed."""
     where = f"MemberCluster objects on {host.name}"
     api = remote.client(host, where)
     live = remote.guarded(where, lambda: remote.through_breaker(host, lambda: _list(api)))
@@ -85,11 +90,20 @@ def sync_host(host: Cluster) -> HostSync:
     wanted = [manifest_for(c) for c in clusters if c.role == FederationRole.MEMBER]
     stale = [m for m in wanted if not _matches(live.get(m["metadata"]["name"]), m)]
     gone = sorted(c.name for c in clusters if c.role != FederationRole.MEMBER and c.name in live)
-    if stale:
-        remote.guarded(where, lambda: provision.apply_all(api, stale, call=_breaker(host)))
+    applied, failed = [], {}
+    for manifest in stale:
+        name = manifest["metadata"]["name"]
+        try:
+            remote.guarded(
+                f"MemberCluster {name} on {host.name}",
+                lambda m=manifest: provision.apply_all(api, [m], call=_breaker(host)),
+            )
+            applied.append(name)
+        except ServiceError as exc:
+            failed[name] = exc.message
     for name in gone:
         remote.guarded(where, lambda name=name: remote.through_breaker(host, lambda: _delete(api, name)))
-    return HostSync(host.name, tuple(m["metadata"]["name"] for m in stale), tuple(gone))
+    return HostSync(host.name, tuple(applied), tuple(gone), failed)
 
 
 def _breaker(host: Cluster) -> Any:

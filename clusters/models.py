@@ -48,6 +48,9 @@ class Cluster(models.Model):
     last_probe_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
     version = models.CharField(max_length=40, blank=True)
+    # a member's MemberCluster on the hosts, written by the sync tasks: why it is not there ("" once it is), since when
+    host_sync_error = models.CharField(max_length=500, blank=True)
+    host_sync_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

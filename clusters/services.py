@@ -2,12 +2,13 @@
 
 Each is ``verb_noun(target, *, actor)``: validated (``clusters.attributes``, so the page, the API and the management
 commands agree), written in one transaction, audited with before/after, and followed on the host once it commits.
-An edit that lowers what the region's pools hold is refused when the grants would no longer fit
-(``clusters.capacity``).
+An edit is refused with every problem at once: what the input says, what the member's nodes cannot hold or are not
+(``clusters.node_fit``), and what lowers the region's pools below the grants (``clusters.capacity``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -19,38 +20,51 @@ from base.errors import Invalid, NotFound
 from base.queueing import enqueue
 from clusters.attributes import (
     PoolInput,
+    check_attributes,
     check_families,
     check_labels,
     is_location,
     parse_pool,
     pool_snapshot,
     snapshot,
-    validate_attributes,
 )
 from clusters.capacity import leaving_message, lock_pools, region_lowered_by, shrink_errors
 from clusters.hooks import project_hooks
 from clusters.models import Cluster, ClusterPool, FederationRole, PoolKind
+from clusters.node_fit import pool_errors, zone_error
+from pincompute.quantity import Resources
 from pincompute.tiers import Tier
 
 
 @transaction.atomic
-def update_cluster_attributes(cluster_id: int, changes: dict[str, Any], *, actor: Any) -> Cluster:
-    """Apply attribute ``changes`` (validated). Closing a member to scheduling takes its pools out of the
-    region's capacity: refused, naming each tier left short, when the grants would no longer fit
-    (``clusters.capacity``); re-opening one only adds capacity and is always allowed."""
-    changes = validate_attributes(changes)
+def update_cluster_attributes(
+    cluster_id: int, changes: dict[str, Any], *, actor: Any, parse_errors: Mapping[str, str] | None = None
+) -> Cluster:
+    """Apply attribute ``changes`` (validated), or refuse them with every problem at once: the input's own
+    (``parse_errors``: what the page's text fields could not even parse), a zone none of the member's nodes is
+    in (``clusters.node_fit``), and closing a member to scheduling when it takes capacity the grants need: its
+    pools leave the region's capacity, refused naming each tier left short (``clusters.capacity``); re-opening
+    one only adds capacity and is always allowed."""
+    checked, errors = check_attributes(changes)
+    errors = {**(parse_errors or {}), **errors}
     cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
     if cluster is None:
         raise NotFound("No such cluster.")
+    if "zone" in checked and "zone" not in errors:
+        moved = zone_error(cluster, checked["zone"].strip())
+        if moved:
+            errors["zone"] = f"{cluster.name} cannot move to zone {checked['zone'].strip()}: {moved}"
     before = snapshot(cluster)
-    for name, value in changes.items():
+    for name, value in checked.items():
         setattr(cluster, name, value.strip() if isinstance(value, str) else value)
     after = snapshot(cluster)
-    lowered = region_lowered_by(cluster.save)
+    lowered = region_lowered_by(cluster.save)  # rolled back with the transaction when anything is refused
     if lowered:
         field = next((f for f in ("schedulable", "region") if before[f] != after[f]), "schedulable")
         doing = {"schedulable": "stop being schedulable", "region": f"move to region {cluster.region}"}[field]
-        raise Invalid.on_fields({field: leaving_message(cluster.name, doing, lowered)})
+        errors.setdefault(field, leaving_message(cluster.name, doing, lowered))
+    if errors:
+        raise Invalid.on_fields(errors)
     old, new = audit.changed_fields(before, after)
     if old or new:
         audit.record(
@@ -86,9 +100,11 @@ def _queue_sync(cluster_id: int, *, everything: bool) -> None:
 
 @transaction.atomic
 def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> ClusterPool:
-    """Set one pool's capacity. Grants are regional, so a shrink is refused when a tier's grants would
-    no longer fit that tier's pools summed over the schedulable members (``clusters.capacity``); the pools
-    of a member that is not schedulable are not part of that sum, before or after."""
+    """Set one pool's capacity, or refuse it with every resource's problem at once. A member's pools together
+    cannot grow past what its schedulable nodes hold (``clusters.node_fit``). Grants are regional, so a shrink is
+    refused when a tier's grants would no longer fit that tier's pools summed over the schedulable members
+    (``clusters.capacity``); the pools of a member that is not schedulable are not part of that sum, before or
+    after."""
     if kind not in PoolKind.values:
         raise Invalid.on_fields({"kind": f"{kind!r} is not a pool; use one of {', '.join(PoolKind.values)}."})
     cluster = Cluster.objects.select_for_update().filter(pk=cluster_id).first()
@@ -98,10 +114,15 @@ def update_pool(cluster_id: int, kind: str, data: PoolInput, *, actor: Any) -> C
     lock_pools(Tier)  # before this pool's row, in the order grant changes lock them
     pool, _ = ClusterPool.objects.select_for_update().get_or_create(cluster=cluster, kind=kind)
     before = pool_snapshot(pool)
+    grown = new.exceeded_by(Resources(pool.cpu_milli, pool.memory_bytes, pool.gpu))
+    pools = {p.kind: Resources(p.cpu_milli, p.memory_bytes, p.gpu) for p in cluster.pools.all()}
+    overflow = pool_errors(cluster, kind, {**pools, kind: new}) if grown else {}
+    errors = {name: text for name, text in overflow.items() if name in grown}  # a shrink toward fitting may stay
     pool.cpu_milli, pool.memory_bytes, pool.gpu = new.cpu_milli, new.memory_bytes, new.gpu
-    errors = shrink_errors(pool, region_lowered_by(pool.save))
+    for name, text in shrink_errors(pool, region_lowered_by(pool.save)).items():
+        errors[name] = f"{errors[name]} {text}" if name in errors else text
     if errors:
-        raise Invalid.on_fields(errors)
+        raise Invalid.on_fields(errors)  # the transaction rolls the pool back
     after = pool_snapshot(pool)
     if before != after:
         audit.record(
@@ -207,3 +228,13 @@ def record_probe(cluster: Cluster, *, ok: bool, version: str = "", error: str = 
             after=found,
             summary=f"probed {cluster.name}: {result}",
         )
+
+
+def record_host_sync(outcomes: Mapping[str, str]) -> None:
+    """Record each member's last MemberCluster sync (name: why it failed, "" once in sync). Status, as probes
+    are: no audit row; a row is written only when its error changes or it had never been synced."""
+    now = timezone.now()
+    for name, error in outcomes.items():
+        error = error[:500]
+        rows = Cluster.objects.filter(name=name).exclude(host_sync_error=error, host_sync_at__isnull=False)
+        rows.update(host_sync_error=error, host_sync_at=now)

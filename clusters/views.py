@@ -57,8 +57,8 @@ def cluster_attributes(request: HttpRequest, name: str) -> HttpResponse:
     notice = ""
     if form.is_valid():
         try:
-            changes = attributes.attributes_from_text(form.cleaned_data)
-            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user)
+            changes, unparsed = attributes.attributes_from_text(form.cleaned_data)
+            cluster = services.update_cluster_attributes(cluster.pk, changes, actor=request.user, parse_errors=unparsed)
             notice = f"Saved the attributes of {cluster.name}."
         except Invalid as exc:
             add_to_form(form, exc)

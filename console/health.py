@@ -6,6 +6,8 @@ a platform admin or the probe token, and never fails the probe:
 
 - each registered cluster, the host included: pages and read APIs come from the watch caches (marked stale when a
   cluster is gone), writes to a cluster that does not answer fail on their own with a 503;
+- ``member_sync``: the members whose MemberCluster the hosts do not hold as the registry says (the last sync's
+  error, from the registry: placement runs on stale attributes until it is fixed);
 - Redis (the channel layer) and the Celery broker: rate limits and queueing fail open, live sessions refuse.
 
 Taking every pod out of the Service for one member's outage, or a Redis restart, would turn a partial outage into
@@ -119,10 +121,10 @@ def _dependency_checks() -> list[tuple[str, Callable[[], str]]]:
 
 def _cluster_checks() -> list[tuple[str, Callable[[], str]]]:
     """One check per registered cluster, the registry read on the caller's thread (its transaction)."""
-    from clusters.health import cluster_checks
+    from clusters.health import check_host_sync, cluster_checks
 
     with contextlib.suppress(DatabaseError):
-        return [(f"cluster:{name}", probe) for name, probe in cluster_checks()]
+        return [*((f"cluster:{name}", probe) for name, probe in cluster_checks()), ("member_sync", check_host_sync)]
     return []
 
 

@@ -11,6 +11,7 @@ from console.views.oidc import oidc_enabled
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
+    path("dashboard/attention/", dashboard.dashboard_attention, name="dashboard-attention"),
     path("login/", accounts_views.login_view, name="login"),
     path("logout/", accounts_views.logout_view, name="logout"),
     path("oidc/", oidc_enabled(include("mozilla_django_oidc.urls"))),

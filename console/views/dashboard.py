@@ -1,57 +1,47 @@
+"""The dashboard: what needs the user's attention first (``console.overview``). The workload panel refreshes
+itself through htmx (``dashboard_attention``), the rest is rendered with the page."""
+
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
-from base.models import AuditEvent
 from base.permissions import is_platform_admin
-from clusters.health import health_of
-from clusters.models import Cluster
-from pincompute.tiers import Tier
-from projects.headroom import quota_rows_for
+from console import overview
 from projects.models import Project
 
 
+def _projects(request: HttpRequest) -> list[Project]:
+    return list(Project.objects.visible_to(request.user).active()[:20])
+
+
 @login_required
+@require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    projects = list(Project.objects.visible_to(request.user)[:20])
-    quotas = quota_rows_for(projects)
-    quota_chart = {
-        "type": "bar",
-        "data": {
-            "labels": [p.name for p in projects],
-            "datasets": [
-                {
-                    "label": tier.value,
-                    "stack": "q",
-                    "tier": tier.label,
-                    "alpha": 1,  # colour: app.css --tier-*
-                    "data": [round(_tier(quotas[p.pk], tier.label)["cpu_milli"] / 1000, 1) for p in projects],
-                }
-                for tier in Tier
-            ],
-        },
-        "options": {
-            "unit": "cores",
-            "stacked": True,
-            "plugins": {"title": {"display": True, "text": "Granted CPU quota per tier"}},
-        },
+    projects = _projects(request)
+    admin = is_platform_admin(request.user)
+    context: dict[str, Any] = {
+        "projects": projects,
+        "attention": overview.workloads_needing_attention(projects),
+        "requests": overview.requests_for(request.user),
+        "recent": overview.recent_activity(request.user, projects),
+        "admin": admin,
+        "clusters": overview.clusters_needing_attention() if admin else [],
     }
-    recent = AuditEvent.objects.filter(actor=request.user)[:10]
-    if is_platform_admin(request.user):
-        recent = AuditEvent.objects.all()[:10]
-    return render(
-        request,
-        "console/dashboard.html",
-        {
-            "projects": projects,
-            "quota_chart": quota_chart,
-            "clusters": [{"cluster": c, "health": health_of(c)} for c in Cluster.objects.members()],
-            "recent": recent,
-        },
-    )
+    if projects:
+        uses, problems = overview.quota_use(projects)
+        context.update({"uses": uses, "use_problems": problems, "use_chart": overview.use_chart(uses)})
+    return render(request, "console/dashboard.html", context)
 
 
-def _tier(rows: list[dict], tier: str) -> dict:
-    return next(row for row in rows if row["tier"] == tier)
+@login_required
+@require_GET
+def dashboard_attention(request: HttpRequest) -> HttpResponse:
+    """The workloads panel alone: the dashboard's htmx poll."""
+    projects = _projects(request)
+    context = {"attention": overview.workloads_needing_attention(projects), "projects": projects}
+    return render(request, "console/partials/attention.html", context)

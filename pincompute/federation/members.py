@@ -34,15 +34,16 @@ _AMOUNTS = obj(
 MEMBER_CLUSTER_SPEC = obj(
     Field("region", Str(description="The member's region."), required=True),
     Field("zone", Str(description="The member's zone (one zone per member)."), required=True),
-    Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer.")),
+    Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer."), nullable=True),
     Field(
         "pools",
         obj(*(Field(kind, _AMOUNTS) for kind in POOL_KINDS), description="Requests capacity per pool kind."),
     ),
-    Field("labels", MapOf(description="Cluster labels a workload's placement may select on.")),
+    Field("labels", MapOf(description="Cluster labels a workload's placement may select on."), nullable=True),
     Field(
         "taints",
         Arr(items=obj(Field("key", Str(), required=True), Field("value", Str()), Field("effect", Str()))),
+        nullable=True,
     ),
     Field("schedulable", Bool(description="False: closed to new shards (running shards stay).")),
     description="A member cluster's attributes, written by the portal's cluster registry.",

@@ -131,9 +131,19 @@ class IntOrStr(Node):
 
 @dataclass(frozen=True)
 class Field:
+    """``nullable``: the schema admits null here. Server-side apply of ``{}`` over a map whose every item the
+    applier owned and removed passes null to the schema check (kubernetes/kubernetes#104694: 422 "must be of type
+    object"); with ``nullable`` the apply goes through and the object keeps ``{}``. So every optional collection
+    the portal may clear by apply is nullable. Validation reads null as absent either way."""
+
     name: str
     node: Node
     required: bool = False
+    nullable: bool = False
+
+    def openapi(self) -> dict[str, Any]:
+        schema = self.node.openapi()
+        return {**schema, "nullable": True} if self.nullable else schema
 
 
 @dataclass(frozen=True)
@@ -146,7 +156,7 @@ class Obj(Node):
     def openapi(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object"}
         if self.fields:
-            schema["properties"] = {f.name: f.node.openapi() for f in self.fields}
+            schema["properties"] = {f.name: f.openapi() for f in self.fields}
             required = [f.name for f in self.fields if f.required]
             if required:
                 schema["required"] = required

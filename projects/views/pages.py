@@ -11,8 +11,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from clusters import runtime
-from clusters.models import Cluster, FederationRole
+from clusters.models import Cluster
 from pincompute import API_VERSION
+from pincompute.tenancy import label_value
 from pincompute.tiers import Tier as CoreTier
 from projects.access import roles_of
 from projects.grants import grants_of
@@ -44,14 +45,15 @@ def project_list(request: HttpRequest) -> HttpResponse:
 
 
 def first_workload(project: Project) -> dict[str, Any]:
-    """A small PinPod in the OnDemand tier: one container, requests well inside a starter grant."""
+    """A small PinPod in the OnDemand tier: one container, requests well inside a starter grant; its team as a label
+    value, as the submission completes it (a team named "Ads Ranking" is ``Ads-Ranking`` there)."""
     return {
         "apiVersion": API_VERSION,
         "kind": "PinPod",
         "metadata": {"name": FIRST_WORKLOAD, "namespace": project.namespace},
         "spec": {
             "project": project.name,
-            "team": project.team,
+            **({"team": label_value(project.team)} if label_value(project.team) else {}),  # as submission spells it
             "costCenter": project.cost_center,
             "tier": CoreTier.ONDEMAND.value,
             "containers": [
@@ -91,10 +93,12 @@ def tutorial(request: HttpRequest) -> HttpResponse:
         or next((p for p in visible if p.pk in deployable), None)
         or next(iter(visible), None)
     )
-    context: dict[str, Any] = {"projects": visible, "project": project, "deployable": deployable}
-    member = Cluster.objects.members().first()
-    context["member"] = member
-    context["host"] = Cluster.objects.exclude(role=FederationRole.MEMBER).first()
+    context: dict[str, Any] = {
+        "projects": visible,
+        "project": project,
+        "deployable": deployable,
+        "portal_url": request.build_absolute_uri("/").rstrip("/"),
+    }
     if project is not None:
         manifest = first_workload(project)
         context.update(

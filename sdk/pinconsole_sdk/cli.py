@@ -47,7 +47,7 @@ from pinconsole_sdk.errors import (
     RateLimited,
     ServerError,
 )
-from pinconsole_sdk.models import KINDS, ContainerStreams, Pod, Workload, canonical_kind
+from pinconsole_sdk.models import KINDS, ContainerStreams, Pod, Workload, canonical_kind, kind_names
 from pinconsole_sdk.streams import Shell, Stream, follow_logs, log_url, read_chunks, shell_line
 
 OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
@@ -474,7 +474,7 @@ complete -F _pincompute pincompute
 
 
 def cmd_completion(args: argparse.Namespace, out: TextIO) -> int:
-    kinds = " ".join(sorted({*(k.lower() for k in KINDS), *KINDS.values(), "all", "pods"}))
+    kinds = " ".join(sorted({*(name for kind in KINDS for name in kind_names(kind)), "all", "pods"}))
     out.write(BASH_COMPLETION % {"commands": " ".join(COMMANDS), "kinds": kinds, "outputs": " ".join(OUTPUTS)})
     return OK
 

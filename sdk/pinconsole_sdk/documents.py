@@ -141,11 +141,26 @@ def load_all(data: bytes, name: str) -> list[Any]:
     except _Refused as exc:
         raise DocumentError(f"{name}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise DocumentError(f"{name} is not valid YAML: {exc}") from None
+        raise DocumentError(f"{name} is not valid YAML: {yaml_problem(exc)}") from None
     except RecursionError:
         raise DocumentError(f"{name}: nested too deeply") from None
     finally:
         loader.dispose()
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: where, what, and what it was parsing (its ``str`` spans several lines with a
+    caret under a copy of the source line)."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return " ".join(str(exc).split())
+    where = f"line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1}: " if exc.problem_mark else ""
+    problem = exc.problem or "cannot be parsed"
+    context = ""
+    if exc.context:
+        start = exc.context_mark
+        at = f" that starts at line {start.line + 1}, column {start.column + 1}" if start is not None else ""
+        context = f" ({exc.context}{at})"
+    return f"{where}{problem}{context}"
 
 
 def json_size_over(value: Any, limit: int = MAX_BYTES) -> bool:

@@ -13,7 +13,8 @@ from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type
 
 Json = dict[str, Any]
 
-# The kinds the API serves and their plurals (``pincompute.kinds``); the API accepts either in a path.
+# The kinds the API serves and their plurals, and each kind's short names: a copy of the registry
+# (``pincompute.kinds``; the SDK installs alone), which ``tests/sdk/test_cli_kinds.py`` holds equal to it.
 KINDS: dict[str, str] = {
     "PinPod": "pinpods",
     "PinApp": "pinapps",
@@ -24,12 +25,39 @@ KINDS: dict[str, str] = {
     "PinterestDaemon": "pinterestdaemons",
     "PinterestTrainingJob": "pinteresttrainingjobs",
 }
-_BY_LOWER = {**{k.lower(): k for k in KINDS}, **{p: k for k, p in KINDS.items()}}
+SHORT_NAMES: dict[str, tuple[str, ...]] = {
+    "PinPod": ("ppod",),
+    "PinApp": ("papp",),
+    "PinScaler": ("pscaler",),
+    "PinterestService": ("psvc",),
+    "PinterestJobSet": ("pjobset",),
+    "PinterestCronJob": ("pcron",),
+    "PinterestDaemon": ("pdaemon",),
+    "PinterestTrainingJob": ("ptrain",),
+}
+NATIVE_WORDS = frozenset({"pod", "pods", "po"})
+"""What the CLI reads as the native pods (``get pods``), never as a kind."""
+
+
+def kind_names(kind: str) -> set[str]:
+    """Every name a person may type for ``kind``, lower case: the kind and its plural, its short names, and both
+    without the ``Pinterest``/``Pin`` prefix (``jobset``, ``jobsets`` for PinterestJobSet) unless that is a native
+    word (PinPod's ``pods`` stays the native pods)."""
+    singular, plural = kind.lower(), KINDS[kind]
+    names = {singular, plural, *SHORT_NAMES[kind]}
+    for prefix in ("pinterest", "pin"):
+        if singular.startswith(prefix):
+            names |= {singular.removeprefix(prefix), plural.removeprefix(prefix)}
+            break
+    return names - NATIVE_WORDS
+
+
+_BY_LOWER = {name: kind for kind in KINDS for name in kind_names(kind)}
 
 
 def canonical_kind(name: str) -> str:
-    """``PinApp`` for ``pinapp``, ``pinapps`` or ``PinApp``; an unknown name is returned as given (the API
-    answers it with a 404 or a 400 naming ``kind``)."""
+    """``PinterestJobSet`` for ``jobsets``, ``jobset``, ``pjobset``, ``pinterestjobsets`` or any case of them; an
+    unknown name is returned as given (the API answers it with a 404 or a 400 naming ``kind``)."""
     return _BY_LOWER.get(name.strip().lower(), name.strip())
 
 

@@ -18,10 +18,12 @@ from clusters import runtime
 from clusters.models import Cluster
 from clusters.services import PoolInput, register_cluster, update_cluster_attributes, update_pool
 from clusters.tasks import sync_member_clusters
+from console.health import forget_cached_checks
 from devtools.devstack import install_platform, register_one
 from devtools.waiting import wait_for
 from pincompute.kinds import MEMBER_CLUSTER
 from tests.harness.forwarder import TcpForwarder
+from tests.support.nodes import zone_relabelled
 
 pytestmark = [
     pytest.mark.integration,
@@ -107,21 +109,22 @@ def test_registering_a_member_writes_its_member_cluster_on_the_host(register, ho
     assert member_cluster(host_api, "host") is None  # the host is no member
 
 
-def test_every_attribute_and_pool_edit_reaches_the_member_cluster(register, host_api, admin_user):
+def test_every_attribute_and_pool_edit_reaches_the_member_cluster(register, host_api, admin_user, member_api_clients):
     register("host")
     member = register("member-a")
 
-    update_cluster_attributes(
-        member.pk,
-        {
-            "zone": "local-1z",
-            "labels": {"pincompute.io/tier": "gold"},
-            "taints": [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}],
-            "schedulable": False,
-            "hardware_families": ["p4d", "general"],
-        },
-        actor=admin_user,
-    )
+    with zone_relabelled(member_api_clients["member-a"], "member-a", "local-1z"):  # a zone its nodes are in
+        update_cluster_attributes(
+            member.pk,
+            {
+                "zone": "local-1z",
+                "labels": {"pincompute.io/tier": "gold"},
+                "taints": [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}],
+                "schedulable": False,
+                "hardware_families": ["p4d", "general"],
+            },
+            actor=admin_user,
+        )
     update_pool(member.pk, "ondemand", PoolInput(cpu="64", memory="256Gi", gpu="8"), actor=admin_user)
 
     spec = member_cluster(host_api, "member-a")["spec"]
@@ -147,8 +150,8 @@ def test_the_periodic_pass_repairs_a_member_cluster_changed_or_deleted_on_the_ho
     assert member_cluster(host_api, "member-b")["spec"] == drifted["spec"]
 
 
-def test_a_stopped_host_leaves_the_edit_saved_and_the_next_pass_converges(
-    register, host_api, local_control_plane, tmp_path, admin_user
+def test_a_stopped_host_leaves_the_edit_saved_says_so_and_the_next_pass_converges(
+    register, host_api, local_control_plane, tmp_path, admin_user, admin_client_
 ):
     info = local_control_plane.cluster("host")
     target = urlsplit(info.server)
@@ -172,20 +175,29 @@ def test_a_stopped_host_leaves_the_edit_saved_and_the_next_pass_converges(
         assert member_cluster(host_api, "member-a")["spec"]["zone"] == member.zone
         forwarder.stop()  # the host's apiserver, as the portal sees it, is down
 
-        saved = update_cluster_attributes(member.pk, {"zone": "local-1q"}, actor=admin_user)
+        saved = update_cluster_attributes(member.pk, {"labels": {"pincompute.io/tier": "gold"}}, actor=admin_user)
         update_pool(member.pk, "reserved", PoolInput(cpu="8", memory="32Gi", gpu="0"), actor=admin_user)
 
-        assert Cluster.objects.get(pk=member.pk).zone == saved.zone == "local-1q"
+        assert Cluster.objects.get(pk=member.pk).labels == saved.labels == {"pincompute.io/tier": "gold"}
         assert AuditEvent.objects.filter(action="cluster.update", target_name="member-a").exists()
         assert AuditEvent.objects.filter(action="cluster.pool.update", target_name="member-a/reserved").exists()
-        assert member_cluster(host_api, "member-a")["spec"]["zone"] == member.zone  # not there yet
+        assert member_cluster(host_api, "member-a")["spec"]["labels"] == {}  # not there yet
         assert sync_member_clusters()["host"].startswith("failed: ")
+        failing = Cluster.objects.get(pk=member.pk)
+        assert failing.host_sync_error.startswith("MemberCluster objects on host: ")  # its page and /readyz say so
+        assert b"does not hold this member" in admin_client_.get("/clusters/member-a/").content
+        forget_cached_checks()
+        readyz = admin_client_.get("/readyz").json()
+        assert "member_sync" in readyz["degraded"]
+        assert readyz["checks"]["member_sync"]["detail"].startswith("RuntimeError: member-a: MemberCluster objects")
 
         forwarder.start()  # the host is back: the periodic pass (beat) converges once its breaker lets it
 
         wait_for(lambda: sync_member_clusters()["host"] == "applied 1, deleted 0", timeout=90, interval=1)
         spec = member_cluster(host_api, "member-a")["spec"]
-        assert spec["zone"] == "local-1q" and spec["pools"]["reserved"]["cpu"] == "8"
+        assert spec["labels"] == {"pincompute.io/tier": "gold"} and spec["pools"]["reserved"]["cpu"] == "8"
+        assert Cluster.objects.get(pk=member.pk).host_sync_error == ""
+        assert b"does not hold this member" not in admin_client_.get("/clusters/member-a/").content
     finally:
         forwarder.stop()
         runtime.shutdown()
@@ -208,3 +220,29 @@ def test_a_member_registered_again_as_the_host_loses_its_member_cluster(register
     )
 
     assert member_cluster(host_api, "member-a") is None
+
+
+def test_a_label_added_then_removed_and_a_zone_change_reach_the_host(
+    register, host_api, admin_user, member_api_clients
+):
+    register("host")
+    member = register("member-a")
+    update_cluster_attributes(
+        member.pk,
+        {
+            "labels": {"pincompute.io/tier": "gold"},
+            "taints": [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}],
+            "hardware_families": ["p4d"],
+        },
+        actor=admin_user,
+    )
+    assert member_cluster(host_api, "member-a")["spec"]["labels"] == {"pincompute.io/tier": "gold"}
+
+    update_cluster_attributes(member.pk, {"labels": {}, "taints": [], "hardware_families": []}, actor=admin_user)
+    with zone_relabelled(member_api_clients["member-a"], "member-a", "local-1z"):
+        update_cluster_attributes(member.pk, {"zone": "local-1z"}, actor=admin_user)
+
+    spec = member_cluster(host_api, "member-a")["spec"]
+    assert spec["labels"] == {} and spec["taints"] == [] and spec["hardwareFamilies"] == []
+    assert spec["zone"] == "local-1z"
+    assert sync_member_clusters() == {"host": "applied 0, deleted 0"}  # the pass agrees: nothing left to write

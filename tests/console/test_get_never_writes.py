@@ -46,6 +46,7 @@ def page_urls() -> dict[str, list[str]]:
     """Every named URL with the GETs to try; ``{event}`` is filled in from the fixture."""
     return {
         "dashboard": ["/"],
+        "dashboard-attention": ["/dashboard/attention/"],
         "login": ["/login/"],
         "logout": ["/logout/"],
         "healthz": ["/healthz"],

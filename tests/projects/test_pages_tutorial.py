@@ -10,7 +10,7 @@ import yaml
 
 from pincompute.specs import parse
 from projects.views.pages import first_workload
-from tests.support.factories import fill
+from tests.support.factories import fill, make_project
 from tests.support.fakes import fake_pod
 
 pytestmark = pytest.mark.django_db
@@ -40,8 +40,17 @@ def test_the_tutorial_uses_the_users_project_and_real_links(project, owner, clie
     page = text(client.get("/projects/tutorial/?project=ads"))
 
     assert "namespace: proj-ads" in page and "project: ads" in page and "tier: OnDemand" in page
-    assert "kubectl --context host apply -f hello.yaml" in page  # workloads are persisted on the host first
-    for link in ("/projects/ads/", "/workloads/", "/workloads/catalog/", "/debug/member-a/proj-ads/hello/", "/tokens/"):
+    assert "export PINCONSOLE_URL=http://testserver PINCONSOLE_TOKEN=pct_..." in page  # this portal, any install
+    assert "pincompute apply -f hello.yaml -p ads" in page and "pip install ./sdk" in page
+    assert "pincompute logs POD --cluster CLUSTER -p ads -f" in page and "pincompute exec -it POD" in page
+    assert "kubectl" not in page and "devtools" not in page  # nothing only the dev stack has
+    for link in (
+        "/projects/ads/",
+        "/workloads/",
+        "/workloads/catalog/pinpods/",
+        "/workloads/ads/PinPod/hello/",
+        "/tokens/",
+    ):
         assert f'href="{link}' in page, link
 
 
@@ -79,3 +88,11 @@ def test_the_first_workload_is_a_valid_pinpod(project):
     workload = parse(manifest)
 
     assert workload.meta.tier.value == "OnDemand" and manifest["metadata"]["namespace"] == "proj-ads"
+
+
+def test_the_first_workload_spells_a_team_with_spaces_as_a_label_value(db):
+    project = make_project("ranking", team="Ads Ranking")
+
+    workload = parse(yaml.safe_load(yaml.safe_dump(first_workload(project))))
+
+    assert workload.meta.team == "Ads-Ranking"
