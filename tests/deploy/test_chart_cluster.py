@@ -291,11 +291,12 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create events",
             "watch events -A",
             "list nodes",
+            "create pods --subresource=exec",  # a container restart in place: kill -TERM 1 in it
         ],
         [
             "get secrets -A",
             "list secrets",
-            "create pods --subresource=exec",
+            "create pods --subresource=attach",
             "get pods --subresource=log",
             "delete nodes",
             "patch nodes",
