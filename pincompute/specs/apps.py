@@ -64,25 +64,34 @@ def check_service_ports(ports: object, pod: Mapping[str, Any], path: str, errors
     container_ports = {
         p.get("name")
         for g in ("containers", "sidecars")
-        for x in pod.get(g) or []
+        for x in list_or_empty(pod.get(g))
         if isinstance(x, dict)
-        for p in x.get("ports") or []
-        if isinstance(p, dict)
+        for p in list_or_empty(x.get("ports"))
+        if isinstance(p, dict) and isinstance(p.get("name"), str)
     }
-    seen: set[Any] = set()
+    seen: set[tuple[str, int | str]] = set()
     for index, port in enumerate(ports if isinstance(ports, list) else []):
         if not isinstance(port, dict):
             continue
         for key in ("name", "port"):
-            if port.get(key) is not None and (key, port[key]) in seen:
-                errors.append(FieldError(f"{path}[{index}].{key}", f"{port[key]!r} is used twice"))
-            seen.add((key, port.get(key)))
+            value = port.get(key)
+            if not isinstance(value, int | str):  # absent, or a type the schema reports (unhashable, too)
+                continue
+            if (key, value) in seen:
+                errors.append(FieldError(f"{path}[{index}].{key}", f"{value!r} is used twice"))
+            seen.add((key, value))
         target = port.get("targetPort")
         if pods_valid and isinstance(target, str) and target not in container_ports:
             errors.append(FieldError(f"{path}[{index}].targetPort", f"no container port is named {target!r}"))
 
 
 _REPLICAS = "How many pods to run; default 1. The scale subresource (kubectl scale, an HPA) sets it."
+
+
+def _scalar(value: object) -> bool:
+    """A value a set can hold and a rule can compare (any other type is the schema's error to report)."""
+    return isinstance(value, int | str)
+
 
 # ---- PinPod ---------------------------------------------------------------------------------------
 
@@ -328,8 +337,8 @@ def check_pinterestservice(spec: Mapping[str, Any], errors: list[FieldError]) ->
     check_operations(spec, spec, errors)
     check_service_ports(spec.get("ports"), spec, "spec.ports", errors)
     ingress, ports = spec.get("ingress"), spec.get("ports")
-    if isinstance(ingress, dict) and ingress.get("port") is not None and isinstance(ports, list):
-        known = {p.get(k) for p in ports if isinstance(p, dict) for k in ("name", "port")}
+    if isinstance(ingress, dict) and isinstance(ingress.get("port"), int | str) and isinstance(ports, list):
+        known = {p.get(k) for p in ports if isinstance(p, dict) for k in ("name", "port") if _scalar(p.get(k))}
         if ingress["port"] not in known:
             errors.append(FieldError("spec.ingress.port", f"{ingress['port']!r} is not one of spec.ports"))
     config = spec.get("config")

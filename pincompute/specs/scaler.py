@@ -162,7 +162,11 @@ def _check_bounds(item: Mapping[str, Any], path: str, errors: list[FieldError]) 
 def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
     _check_bounds(spec, "spec.", errors)
     for index, metric in enumerate(list_or_empty(spec.get("metrics"))):
-        if not isinstance(metric, dict) or metric.get("type") not in _METRIC_NEEDS:
+        if (
+            not isinstance(metric, dict)
+            or not isinstance(metric.get("type"), str)
+            or metric["type"] not in _METRIC_NEEDS
+        ):
             continue
         path = f"spec.metrics[{index}]"
         for key in _METRIC_NEEDS[metric["type"]]:
@@ -173,14 +177,16 @@ def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
         ):
             message = "set exactly one of targetValue, targetAverageValue"
             errors.append(FieldError(f"{path}.targetValue", message))
-    names: set[Any] = set()
+    names: set[str] = set()
     for index, window in enumerate(list_or_empty(spec.get("schedules"))):
         if isinstance(window, dict):
             _check_bounds(window, f"spec.schedules[{index}].", errors)
-            if window.get("name") in names:
+            if not isinstance(window.get("name"), str):  # reported by the schema
+                continue
+            if window["name"] in names:
                 message = f"{window['name']!r} is used twice"
                 errors.append(FieldError(f"spec.schedules[{index}].name", message))
-            names.add(window.get("name"))
+            names.add(window["name"])
 
 
 def build_pinscaler(manifest: Mapping[str, Any]) -> PinScaler:
