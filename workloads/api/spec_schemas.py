@@ -39,7 +39,11 @@ def rest_schema(crd: dict[str, Any]) -> dict[str, Any]:
 
 
 def _nullable(schema: dict[str, Any], optional: bool) -> dict[str, Any]:
-    return {**schema, "nullable": True} if optional else schema
+    if not optional:
+        return schema
+    if "anyOf" in schema:  # OpenAPI 3.0's nullable holds only beside a type: on each of the types
+        return {**schema, "anyOf": [{**option, "nullable": True} for option in schema["anyOf"]]}
+    return {**schema, "nullable": True}
 
 
 def typed_documents(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
