@@ -97,7 +97,7 @@ def rich(kind):
     manifest = example(kind)
     spec = manifest["spec"]
     fields = {f.name for f in KINDS[kind].schema.fields}
-    pod = spec["template"] if "template" in spec else spec
+    pod = spec.get("template", spec)
     if "containers" in pod:
         pod.update(copy.deepcopy(RICH_POD))
     spec.update({k: copy.deepcopy(v) for k, v in RICH.items() if k in fields})
