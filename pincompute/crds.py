@@ -231,7 +231,12 @@ PLATFORM_STATUS = obj(
 )
 _PLATFORM_SPECS: dict[str, Obj] = {PROJECT_QUOTA.kind: PROJECT_QUOTA_SPEC, MEMBER_CLUSTER.kind: MEMBER_CLUSTER_SPEC}
 _PLATFORM_STATUS: dict[str, Obj] = {
-    MEMBER_CLUSTER.kind: obj(*PLATFORM_STATUS.fields, *MEMBER_CLUSTER_STATUS_FIELDS, open=True)
+    MEMBER_CLUSTER.kind: obj(
+        *PLATFORM_STATUS.fields,
+        *MEMBER_CLUSTER_STATUS_FIELDS,
+        open=True,
+        description="Observed state, written by the federation controller: reachability and nodes.",
+    )
 }
 _PLATFORM_COLUMNS: dict[str, list[dict[str, str]]] = {
     PROJECT_QUOTA.kind: [{"name": "Project", "type": "string", "jsonPath": ".spec.project"}],
