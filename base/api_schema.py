@@ -5,7 +5,8 @@
 view behind authentication can answer 401, one with a permission beyond sign-in 403, a throttled one 429, a path
 with parameters 404 (absent, or another tenant's), an operation that reads a body or query parameters 400, and
 a write 413 (a body over the limit) and 415 (a media type it does not read, a content coding: ``base.bodies``).
-Views add what only they know (403, 409, 503, 202, 304) with ``extend_schema``. Request bodies name every field
+Views add what only they know (403, 409, 503, 202, 304) with ``extend_schema``; a 429 or 503 says it carries
+``Retry-After``. Request bodies name every field
 they take (``additionalProperties: false``; ``base.api.StrictInput`` refuses others).
 """
 
@@ -54,6 +55,7 @@ GENERIC_REFUSALS = {
 BODY_METHODS = ("POST", "PUT", "PATCH")
 WRITE_METHODS = (*BODY_METHODS, "DELETE")  # base.bodies refuses a body over the limit or encoded on each
 OPEN_PERMISSIONS = (permissions.AllowAny, permissions.IsAuthenticated)
+RETRY_LATER = ("429", "503")  # answered with Retry-After (base.api, base.throttling)
 
 
 class ContractSchema(AutoSchema):
@@ -86,6 +88,15 @@ class ContractSchema(AutoSchema):
                 answer = error_response(GENERIC_REFUSALS[code])
                 responses[str(code)] = self._get_response_for_code(answer, str(code), direction=direction)
         return dict(sorted(responses.items()))
+
+    def _get_response_headers_for_code(self, status_code: Any, direction: Any = "response") -> dict[str, Any]:
+        headers = dict(super()._get_response_headers_for_code(status_code, direction))
+        if str(status_code) in RETRY_LATER:
+            headers["Retry-After"] = {
+                "schema": {"type": "integer", "minimum": 1},
+                "description": "Seconds to wait before trying again.",
+            }
+        return headers
 
     def _postprocess_serializer_schema(self, schema: Any, serializer: Any, direction: Any) -> Any:
         schema = super()._postprocess_serializer_schema(schema, serializer, direction)

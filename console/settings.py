@@ -310,6 +310,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # each workload kind's document and spec, typed from the kind registry (after the enums are named)
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "workloads.api.spec_schemas.typed_documents",
+    ],
 }
 
 # --- static files (built by npm into static/dist, served by whitenoise) ---------------------------------

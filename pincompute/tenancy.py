@@ -125,7 +125,11 @@ def _tier_grant_schema(tier: Tier) -> Obj:
 
 PROJECT_QUOTA_SPEC = obj(
     Field("project", Str(description="The project this grant belongs to."), required=True),
-    Field("tiers", obj(*(Field(tier.value, _tier_grant_schema(tier)) for tier in Tier)), required=True),
+    Field(
+        "tiers",
+        obj(*(Field(tier.value, _tier_grant_schema(tier)) for tier in Tier), description="The grant of each tier."),
+        required=True,
+    ),
     description="The regional grant per tier, written by the portal; admission counts workloads against it.",
 )
 """The ``ProjectQuota`` spec; ``crds.project_quota_crd`` turns it into the CRD schema."""

@@ -18,18 +18,22 @@ from pincompute.cluster_scheduling import ClusterCandidate
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL
 from pincompute.quantity import GPU_RESOURCE, Resources
-from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Str, obj
+from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
 from pincompute.status import rfc3339
 from pincompute.tiers import Tier
 
 POOL_KINDS = ("reserved", "ondemand", "burst")
 """The pool kinds a member offers, as the registry spells them (``clusters.models.PoolKind``)."""
 
-_AMOUNTS = obj(
-    Field("cpu", IntOrStr(description="CPU, as a quantity.")),
-    Field("memory", IntOrStr(description="Memory, as a quantity.")),
-    Field(GPU_RESOURCE, IntOrStr(description="GPUs.")),
-)
+
+def _amounts_schema(description: str) -> Obj:
+    return obj(
+        Field("cpu", IntOrStr(description="CPU, as a quantity.")),
+        Field("memory", IntOrStr(description="Memory, as a quantity.")),
+        Field(GPU_RESOURCE, IntOrStr(description="GPUs.")),
+        description=description,
+    )
+
 
 MEMBER_CLUSTER_SPEC = obj(
     Field("region", Str(description="The member's region."), required=True),
@@ -37,12 +41,23 @@ MEMBER_CLUSTER_SPEC = obj(
     Field("hardwareFamilies", Arr(items=Str(), description="Hardware families its nodes offer."), nullable=True),
     Field(
         "pools",
-        obj(*(Field(kind, _AMOUNTS) for kind in POOL_KINDS), description="Requests capacity per pool kind."),
+        obj(
+            *(Field(kind, _amounts_schema(f"The {kind} pool's capacity (requests).")) for kind in POOL_KINDS),
+            description="Requests capacity per pool kind.",
+        ),
     ),
     Field("labels", MapOf(description="Cluster labels a workload's placement may select on."), nullable=True),
     Field(
         "taints",
-        Arr(items=obj(Field("key", Str(), required=True), Field("value", Str()), Field("effect", Str()))),
+        Arr(
+            items=obj(
+                Field("key", Str(description="The taint's key."), required=True),
+                Field("value", Str(description="Its value.")),
+                Field("effect", Str(description="NoSchedule, PreferNoSchedule or NoExecute.")),
+                description="A taint: only workloads that tolerate it are placed here.",
+            ),
+            description="Cluster taints a workload must tolerate to be placed here.",
+        ),
         nullable=True,
     ),
     Field("schedulable", Bool(description="False: closed to new shards (running shards stay).")),
@@ -50,9 +65,9 @@ MEMBER_CLUSTER_SPEC = obj(
 )
 
 MEMBER_CLUSTER_STATUS_FIELDS = (
-    Field("nodeCount", Int()),
-    Field("largestNode", _AMOUNTS),
-    Field("allocatable", _AMOUNTS),
+    Field("nodeCount", Int(description="Ready nodes, as last observed.")),
+    Field("largestNode", _amounts_schema("The largest node's allocatable: what one pod can at most request.")),
+    Field("allocatable", _amounts_schema("Every ready node's allocatable, summed.")),
 )
 
 

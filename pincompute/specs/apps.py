@@ -23,10 +23,14 @@ from pincompute.specs.pod_checks import check_operations, check_pod, dict_or_emp
 from pincompute.specs.schema import Arr, Field, Int, IntOrStr, MapOf, Str, obj
 
 SERVICE_PORT = obj(
-    Field("name", Str(checks=(c.port_name,))),
-    Field("port", Int(minimum=1, maximum=65535), required=True),
-    Field("targetPort", IntOrStr(checks=(c.port_ref,))),
-    Field("protocol", Str(enum=("TCP", "UDP", "SCTP"))),
+    Field("name", Str(checks=(c.port_name,), description="Unique among the ports; required by Ingress by name.")),
+    Field("port", Int(minimum=1, maximum=65535, description="The port the Service exposes."), required=True),
+    Field(
+        "targetPort",
+        IntOrStr(checks=(c.port_ref,), description="A container port by number or name; default the same as port."),
+    ),
+    Field("protocol", Str(enum=("TCP", "UDP", "SCTP"), description="Default TCP.")),
+    description="A port of the workload's Service.",
 )
 
 
@@ -60,22 +64,33 @@ def check_service_ports(ports: object, pod: Mapping[str, Any], path: str, errors
     container_ports = {
         p.get("name")
         for g in ("containers", "sidecars")
-        for x in pod.get(g) or []
+        for x in list_or_empty(pod.get(g))
         if isinstance(x, dict)
-        for p in x.get("ports") or []
-        if isinstance(p, dict)
+        for p in list_or_empty(x.get("ports"))
+        if isinstance(p, dict) and isinstance(p.get("name"), str)
     }
-    seen: set[Any] = set()
+    seen: set[tuple[str, int | str]] = set()
     for index, port in enumerate(ports if isinstance(ports, list) else []):
         if not isinstance(port, dict):
             continue
         for key in ("name", "port"):
-            if port.get(key) is not None and (key, port[key]) in seen:
-                errors.append(FieldError(f"{path}[{index}].{key}", f"{port[key]!r} is used twice"))
-            seen.add((key, port.get(key)))
+            value = port.get(key)
+            if not isinstance(value, int | str):  # absent, or a type the schema reports (unhashable, too)
+                continue
+            if (key, value) in seen:
+                errors.append(FieldError(f"{path}[{index}].{key}", f"{value!r} is used twice"))
+            seen.add((key, value))
         target = port.get("targetPort")
         if pods_valid and isinstance(target, str) and target not in container_ports:
             errors.append(FieldError(f"{path}[{index}].targetPort", f"no container port is named {target!r}"))
+
+
+_REPLICAS = "How many pods to run; default 1. The scale subresource (kubectl scale, an HPA) sets it."
+
+
+def _scalar(value: object) -> bool:
+    """A value a set can hold and a rule can compare (any other type is the schema's error to report)."""
+    return isinstance(value, int | str)
 
 
 # ---- PinPod ---------------------------------------------------------------------------------------
@@ -102,14 +117,27 @@ class PinPod:
 PINPOD_SPEC = obj(
     *meta_fields(),
     *pod_fields(),
-    Field("restartPolicy", Str(enum=("Always", "OnFailure", "Never"))),
+    Field(
+        "restartPolicy",
+        Str(enum=("Always", "OnFailure", "Never"), description="When the pod's containers restart; default Always."),
+    ),
     Field(
         "persistence",
         obj(
-            Field("size", IntOrStr(checks=(c.memory_quantity,)), required=True),
-            Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
-            Field("storageClassName", Str(checks=(c.dns_subdomain,))),
-            Field("accessMode", Str(enum=("ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"))),
+            Field("size", IntOrStr(checks=(c.memory_quantity,), description="The volume's size: 10Gi."), required=True),
+            Field(
+                "mountPath",
+                Str(checks=(c.absolute_path,), description="Where every container sees it."),
+                required=True,
+            ),
+            Field("storageClassName", Str(checks=(c.dns_subdomain,), description="Default: the cluster's default.")),
+            Field(
+                "accessMode",
+                Str(
+                    enum=("ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"),
+                    description="Default ReadWriteOnce.",
+                ),
+            ),
             description="A PersistentVolumeClaim kept across pod restarts and stop/start.",
         ),
     ),
@@ -169,19 +197,43 @@ class PinApp:
 
 PINAPP_SPEC = obj(
     *meta_fields(),
-    Field("template", obj(*pod_fields(), description="The pod of every replica (a PinPod spec)."), required=True),
-    Field("replicas", Int(minimum=0, maximum=10000)),
-    Field("zones", Arr(items=Str(checks=(c.label_value,)), min_items=1), required=True),
-    Field("shardStrategy", Str(enum=("Balanced",))),
+    Field("template", obj(*pod_fields(), description="The pod of every replica."), required=True),
+    Field("replicas", Int(minimum=0, maximum=10000, description=f"{_REPLICAS} Split evenly over the zones.")),
+    Field(
+        "zones",
+        Arr(
+            items=Str(checks=(c.label_value,)),
+            min_items=1,
+            description="The zones to run in; the replicas are spread over a member cluster in each.",
+        ),
+        required=True,
+    ),
+    Field("shardStrategy", Str(enum=("Balanced",), description="How replicas are split over zones: evenly.")),
     Field(
         "rollout",
         obj(
-            Field("zoneOrder", Arr(items=Str())),
-            Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
-            Field("maxSurge", IntOrStr(checks=(c.int_or_percent,))),
+            Field(
+                "zoneOrder",
+                Arr(items=Str(), description="Zones in the order an edit reaches them; the rest follow in spec order."),
+            ),
+            Field(
+                "maxUnavailable",
+                IntOrStr(checks=(c.int_or_percent,), description="Replicas down at once in a zone: 1 or 25%."),
+            ),
+            Field(
+                "maxSurge",
+                IntOrStr(checks=(c.int_or_percent,), description="Replicas above the count while rolling: 1 or 25%."),
+            ),
+            description="How an edit rolls out: zone by zone, each waiting for the one before to be ready.",
         ),
     ),
-    Field("service", obj(Field("ports", Arr(items=SERVICE_PORT, min_items=1), required=True))),
+    Field(
+        "service",
+        obj(
+            Field("ports", Arr(items=SERVICE_PORT, min_items=1, description="The Service's ports."), required=True),
+            description="A Service in front of the replicas, in every zone.",
+        ),
+    ),
     operations_field(),
 )
 
@@ -254,16 +306,20 @@ class PinterestService:
 PINTERESTSERVICE_SPEC = obj(
     *meta_fields(),
     *pod_fields(),
-    Field("replicas", Int(minimum=0, maximum=10000)),
-    Field("ports", Arr(items=SERVICE_PORT, min_items=1), required=True),
+    Field("replicas", Int(minimum=0, maximum=10000, description=_REPLICAS)),
+    Field("ports", Arr(items=SERVICE_PORT, min_items=1, description="The Service's ports."), required=True),
     Field(
         "ingress",
         obj(
-            Field("host", Str(checks=(c.dns_subdomain,)), required=True),
-            Field("path", Str(checks=(c.absolute_path,))),
-            Field("pathType", Str(enum=("Prefix", "Exact"))),
-            Field("port", IntOrStr(checks=(c.port_ref,), description="Service port name or number.")),
-            Field("className", Str(checks=(c.dns_subdomain,))),
+            Field("host", Str(checks=(c.dns_subdomain,), description="The host name it answers."), required=True),
+            Field("path", Str(checks=(c.absolute_path,), description="Default /.")),
+            Field("pathType", Str(enum=("Prefix", "Exact"), description="Default Prefix.")),
+            Field(
+                "port",
+                IntOrStr(checks=(c.port_ref,), description="Service port name or number; default the first."),
+            ),
+            Field("className", Str(checks=(c.dns_subdomain,), description="The IngressClass; default the cluster's.")),
+            description="An Ingress routing a host (and path) to the Service.",
         ),
     ),
     Field(
@@ -281,8 +337,8 @@ def check_pinterestservice(spec: Mapping[str, Any], errors: list[FieldError]) ->
     check_operations(spec, spec, errors)
     check_service_ports(spec.get("ports"), spec, "spec.ports", errors)
     ingress, ports = spec.get("ingress"), spec.get("ports")
-    if isinstance(ingress, dict) and ingress.get("port") is not None and isinstance(ports, list):
-        known = {p.get(k) for p in ports if isinstance(p, dict) for k in ("name", "port")}
+    if isinstance(ingress, dict) and isinstance(ingress.get("port"), int | str) and isinstance(ports, list):
+        known = {p.get(k) for p in ports if isinstance(p, dict) for k in ("name", "port") if _scalar(p.get(k))}
         if ingress["port"] not in known:
             errors.append(FieldError("spec.ingress.port", f"{ingress['port']!r} is not one of spec.ports"))
     config = spec.get("config")

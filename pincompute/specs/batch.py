@@ -25,10 +25,15 @@ from pincompute.specs.schema import Bool, Field, Int, IntOrStr, Str, obj
 
 SHARD_ENV = frozenset({"SHARD_INDEX", "SHARD_COUNT"})
 TRAINING_ENV = frozenset({"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "TF_CONFIG"})
-_RESTART = Field("restartPolicy", Str(enum=("Never", "OnFailure")))
-_BACKOFF = Field("backoffLimit", Int(minimum=0, maximum=1000))
-_TTL = Field("ttlSecondsAfterFinished", Int(minimum=0))
-_DEADLINE = Field("activeDeadlineSeconds", Int(minimum=1))
+_RESTART = Field(
+    "restartPolicy",
+    Str(enum=("Never", "OnFailure"), description="Never: a failed pod is replaced; OnFailure: restarted in place."),
+)
+_BACKOFF = Field("backoffLimit", Int(minimum=0, maximum=1000, description="Retries before the job fails; default 6."))
+_TTL = Field(
+    "ttlSecondsAfterFinished", Int(minimum=0, description="Delete the finished job's pods after this many seconds.")
+)
+_DEADLINE = Field("activeDeadlineSeconds", Int(minimum=1, description="Fail the job after running this long."))
 
 
 def _check(spec: Mapping[str, Any], errors: list[FieldError], reserved_env: frozenset[str] = frozenset()) -> None:
@@ -129,11 +134,19 @@ PINTERESTCRONJOB_SPEC = obj(
     *pod_fields(),
     Field("schedule", Str(checks=(c.cron_expression,), description="Five-field cron or @hourly etc."), required=True),
     Field("timeZone", Str(checks=(c.time_zone,), description="IANA name; default UTC.")),
-    Field("concurrencyPolicy", Str(enum=("Allow", "Forbid", "Replace"), description="Default Forbid.")),
-    Field("suspend", Bool()),
-    Field("successfulJobsHistoryLimit", Int(minimum=0, maximum=100)),
-    Field("failedJobsHistoryLimit", Int(minimum=0, maximum=100)),
-    Field("startingDeadlineSeconds", Int(minimum=10)),
+    Field(
+        "concurrencyPolicy",
+        Str(
+            enum=("Allow", "Forbid", "Replace"),
+            description="A run due while the last still runs: Forbid (the default) skips it.",
+        ),
+    ),
+    Field("suspend", Bool(description="Start no new runs (a running one goes on).")),
+    Field("successfulJobsHistoryLimit", Int(minimum=0, maximum=100, description="Finished runs kept; default 3.")),
+    Field("failedJobsHistoryLimit", Int(minimum=0, maximum=100, description="Failed runs kept; default 1.")),
+    Field(
+        "startingDeadlineSeconds", Int(minimum=10, description="A run not started this late after its time is skipped.")
+    ),
     _RESTART,
     _BACKOFF,
     _TTL,
@@ -182,8 +195,15 @@ PINTERESTDAEMON_SPEC = obj(
     Field(
         "updateStrategy",
         obj(
-            Field("type", Str(enum=("RollingUpdate", "OnDelete"))),
-            Field("maxUnavailable", IntOrStr(checks=(c.int_or_percent,))),
+            Field(
+                "type",
+                Str(enum=("RollingUpdate", "OnDelete"), description="OnDelete: a pod changes only when deleted."),
+            ),
+            Field(
+                "maxUnavailable",
+                IntOrStr(checks=(c.int_or_percent,), description="Nodes' pods down at once while rolling: 1 or 10%."),
+            ),
+            description="How an edit reaches the pods; default RollingUpdate, one node at a time.",
         ),
     ),
     operations_field(),
@@ -237,8 +257,12 @@ class PinterestTrainingJob:
 PINTERESTTRAININGJOB_SPEC = obj(
     *meta_fields(),
     *pod_fields(),
-    Field("framework", Str(enum=("PyTorch", "TensorFlow")), required=True),
-    Field("workers", Int(minimum=1, maximum=1000), required=True),
+    Field(
+        "framework",
+        Str(enum=("PyTorch", "TensorFlow"), description="Sets the rendezvous environment (MASTER_ADDR, TF_CONFIG)."),
+        required=True,
+    ),
+    Field("workers", Int(minimum=1, maximum=1000, description="Worker pods, besides the master."), required=True),
     Field("masterReplicas", Int(minimum=0, maximum=1, description="PyTorch only; default 1.")),
     Field("port", Int(minimum=1, maximum=65535, description="Rendezvous port; 23456 or 2222 by default.")),
     Field("gpusPerWorker", Int(minimum=0, maximum=16, description="Set on the first container.")),

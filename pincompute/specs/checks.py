@@ -17,6 +17,8 @@ _LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 _PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _CONFIG_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+_RFC3339_LOCAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?")
+_RFC3339 = re.compile(_RFC3339_LOCAL.pattern + r"(Z|[+-][0-9]{2}:[0-9]{2})")
 _IMAGE = re.compile(
     r"^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?/)?"  # optional registry host[:port]/
     r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"  # first path component
@@ -128,11 +130,18 @@ def port_ref(value: int | str) -> str | None:
 
 
 def rfc3339(value: str) -> str | None:
+    """RFC 3339 exactly (the CRDs' ``format: date-time``, which the apiserver checks): Python's ``fromisoformat``
+    alone also takes ISO 8601 forms the apiserver refuses (``20240501T120000Z``, a space for ``T``)."""
+    example = "(example: 2024-05-01T12:00:00Z)"
+    if not _RFC3339.fullmatch(value):
+        if _RFC3339_LOCAL.fullmatch(value):
+            return f"{value!r} needs a timezone (end it with Z)"
+        return f"{value!r} is not an RFC 3339 timestamp {example}"
     try:
-        moment = datetime.fromisoformat(value)
+        datetime.fromisoformat(value)
     except ValueError:
-        return f"{value!r} is not an RFC 3339 timestamp (example: 2024-05-01T12:00:00Z)"
-    return None if moment.tzinfo else f"{value!r} needs a timezone (end it with Z)"
+        return f"{value!r} is not a real date and time {example}"
+    return None
 
 
 def cron_expression(value: str) -> str | None:

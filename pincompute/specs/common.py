@@ -16,108 +16,175 @@ from pincompute.labels import HARDWARE_FAMILY_LABEL
 from pincompute.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, parse_memory
 from pincompute.quota import DEFAULT_CONTAINER_REQUEST, pod_request
 from pincompute.specs import checks as c
-from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
+from pincompute.specs.schema import DATE_TIME, Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
 from pincompute.specs.security_context import CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT
 from pincompute.tiers import Tier
 
 RESERVED_PREFIX = "pincompute-"
 HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
-FREE = Obj(open=True, description="Passed through to Kubernetes unchanged.")
 
 # ---- schemas -------------------------------------------------------------------------------------
 
-_quantities = obj(
-    Field("cpu", IntOrStr(checks=(c.cpu_quantity,))),
-    Field("memory", IntOrStr(checks=(c.memory_quantity,))),
-    Field(GPU_RESOURCE, IntOrStr(checks=(c.gpu_quantity,))),
-)
+_QUANTITY = "A Kubernetes quantity"
+
+
+def _quantities(what: str) -> Obj:
+    return obj(
+        Field("cpu", IntOrStr(checks=(c.cpu_quantity,), description=f"{_QUANTITY} of CPU: 500m, 1, 2.5.")),
+        Field("memory", IntOrStr(checks=(c.memory_quantity,), description=f"{_QUANTITY} of memory: 512Mi, 2Gi.")),
+        Field(GPU_RESOURCE, IntOrStr(checks=(c.gpu_quantity,), description="Whole NVIDIA GPUs: 1, 2.")),
+        description=what,
+    )
+
+
+_PATH = "An absolute path in the container."
 
 CONTAINER = obj(
-    Field("name", Str(checks=(c.container_name,)), required=True),
-    Field("image", Str(checks=(c.image_ref,)), required=True),
-    Field("imagePullPolicy", Str(enum=("Always", "IfNotPresent", "Never"))),
-    Field("command", Arr(items=Str())),
-    Field("args", Arr(items=Str())),
-    Field("workingDir", Str(checks=(c.absolute_path,))),
+    Field("name", Str(checks=(c.container_name,), description="Unique in the pod (a DNS-1123 label)."), required=True),
+    Field(
+        "image",
+        Str(checks=(c.image_ref,), description="Image reference: [registry/]repo[:tag][@digest]."),
+        required=True,
+    ),
+    Field(
+        "imagePullPolicy",
+        Str(enum=("Always", "IfNotPresent", "Never"), description="When to pull; Kubernetes' default when unset."),
+    ),
+    Field("command", Arr(items=Str(), description="Replaces the image's ENTRYPOINT.")),
+    Field("args", Arr(items=Str(), description="Replace the image's CMD.")),
+    Field("workingDir", Str(checks=(c.absolute_path,), description=f"{_PATH} Default: the image's.")),
     Field(
         "env",
         Arr(
             items=obj(
-                Field("name", Str(checks=(c.env_name,)), required=True),
-                Field("value", Str()),
-                Field("valueFrom", FREE),
-            )
+                Field("name", Str(checks=(c.env_name,), description="The variable's name."), required=True),
+                Field("value", Str(description="Its value; $(OTHER) expands an earlier variable.")),
+                Field(
+                    "valueFrom", Obj(open=True, description="A Kubernetes EnvVarSource (secretKeyRef, fieldRef...).")
+                ),
+                description="One environment variable.",
+            ),
+            description="Environment variables (the platform's names, e.g. SHARD_INDEX, are reserved).",
         ),
     ),
     Field(
         "ports",
         Arr(
             items=obj(
-                Field("name", Str(checks=(c.port_name,))),
-                Field("containerPort", Int(minimum=1, maximum=65535), required=True),
-                Field("protocol", Str(enum=("TCP", "UDP", "SCTP"))),
-            )
+                Field("name", Str(checks=(c.port_name,), description="A name Services may target (IANA_SVC_NAME).")),
+                Field(
+                    "containerPort", Int(minimum=1, maximum=65535, description="The port it listens on."), required=True
+                ),
+                Field("protocol", Str(enum=("TCP", "UDP", "SCTP"), description="Default TCP.")),
+                description="A port the container listens on.",
+            ),
+            description="Ports the container listens on.",
         ),
     ),
-    Field("resources", obj(Field("requests", _quantities), Field("limits", _quantities))),
+    Field(
+        "resources",
+        obj(
+            Field("requests", _quantities("What the scheduler reserves and the project's grant is charged.")),
+            Field("limits", _quantities("The most it may use (a request defaults to its limit).")),
+            description="CPU, memory and GPUs; a container without requests is charged the LimitRange default.",
+        ),
+    ),
     Field(
         "volumeMounts",
         Arr(
             items=obj(
-                Field("name", Str(), required=True),
-                Field("mountPath", Str(checks=(c.absolute_path,)), required=True),
-                Field("readOnly", Bool()),
-                Field("subPath", Str()),
-            )
+                Field("name", Str(description="One of the pod's volumes."), required=True),
+                Field("mountPath", Str(checks=(c.absolute_path,), description=_PATH), required=True),
+                Field("readOnly", Bool(description="Mount read-only.")),
+                Field("subPath", Str(description="A path inside the volume to mount instead of its root.")),
+                description="One volume mounted into the container.",
+            ),
+            description="The pod's volumes mounted into this container.",
         ),
     ),
-    Field("livenessProbe", FREE),
-    Field("readinessProbe", FREE),
-    Field("startupProbe", FREE),
+    Field("livenessProbe", Obj(open=True, description="A Kubernetes Probe: failing it restarts the container.")),
+    Field(
+        "readinessProbe", Obj(open=True, description="A Kubernetes Probe: failing it takes the pod out of Services.")
+    ),
+    Field("startupProbe", Obj(open=True, description="A Kubernetes Probe: the other probes wait until it passes.")),
     Field("securityContext", CONTAINER_SECURITY_CONTEXT),
     description="A container as in a Kubernetes pod, limited to the fields PinCompute supports.",
 )
 
 TOLERATION = obj(
-    Field("key", Str()),
-    Field("operator", Str(enum=("Exists", "Equal"))),
-    Field("value", Str()),
-    Field("effect", Str(enum=("NoSchedule", "PreferNoSchedule", "NoExecute"))),
-    Field("tolerationSeconds", Int()),
+    Field("key", Str(description="The taint's key; empty with operator Exists matches every taint.")),
+    Field("operator", Str(enum=("Exists", "Equal"), description="Default Equal.")),
+    Field("value", Str(description="The taint's value (operator Equal).")),
+    Field(
+        "effect",
+        Str(enum=("NoSchedule", "PreferNoSchedule", "NoExecute"), description="The taint effect; empty matches all."),
+    ),
+    Field("tolerationSeconds", Int(description="NoExecute only: how long the pod stays once tainted.")),
+    description="A Kubernetes toleration: lets the pods run on nodes with a matching taint.",
 )
 
 
 def meta_fields() -> tuple[Field, ...]:
     """Ownership and tier: who pays, which quota is charged."""
     return (
-        Field("project", Str(checks=(c.workload_name,)), required=True),
-        Field("team", Str(checks=(c.label_value,))),
-        Field("costCenter", Str(max_length=128)),
-        Field("tier", Str(enum=tuple(t.value for t in Tier), description="Defaults to OnDemand.")),
+        Field(
+            "project",
+            Str(checks=(c.workload_name,), description="The owning project; must be the namespace's project."),
+            required=True,
+        ),
+        Field("team", Str(checks=(c.label_value,), description="The team to report cost and usage under.")),
+        Field("costCenter", Str(max_length=128, description="The cost center billed, e.g. CC-1042.")),
+        Field(
+            "tier",
+            Str(
+                enum=tuple(t.value for t in Tier),
+                description="Which of the project's grants it is charged to (PriorityClass too). Default OnDemand "
+                "(Batch for run-to-finish kinds).",
+            ),
+        ),
     )
+
+
+_HOST_DOCS = (
+    "Use the node's network namespace.",
+    "Use the node's process namespace.",
+    "Use the node's IPC namespace.",
+)
 
 
 def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
     return (
-        Field("containers", Arr(items=CONTAINER, min_items=1), required=containers_required),
+        Field(
+            "containers",
+            Arr(items=CONTAINER, min_items=1, description="The pod's main containers."),
+            required=containers_required,
+        ),
         Field("sidecars", Arr(items=CONTAINER, description="User sidecars, run as native sidecars.")),
         Field(
             "volumes",
             Arr(
                 items=obj(
-                    Field("name", Str(checks=(c.container_name,)), required=True),
+                    Field("name", Str(checks=(c.container_name,), description="Named by volumeMounts."), required=True),
                     open=True,
-                    description="A Kubernetes volume.",
-                )
+                    description="A Kubernetes volume (configMap, secret, emptyDir, persistentVolumeClaim...).",
+                ),
+                description="Volumes the containers may mount.",
             ),
         ),
-        Field("nodeSelector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
-        Field("tolerations", Arr(items=TOLERATION)),
+        Field(
+            "nodeSelector",
+            MapOf(
+                values=Str(checks=(c.label_value,)),
+                key_check=c.label_key,
+                description="Node labels every node the pods run on must carry.",
+            ),
+        ),
+        Field("tolerations", Arr(items=TOLERATION, description="Taints the pods tolerate.")),
         Field("hardwareFamily", Str(checks=(c.label_value,), description="Node hardware family, e.g. g5.")),
         Field("securityContext", POD_SECURITY_CONTEXT),
         *(
-            Field(name, Bool(description="Only where the project's pod security level allows it."))
-            for name in HOST_NAMESPACES
+            Field(name, Bool(description=f"{doc} Only where the project's pod security level allows it."))
+            for name, doc in zip(HOST_NAMESPACES, _HOST_DOCS, strict=True)
         ),
     )
 
@@ -126,17 +193,26 @@ def operations_field() -> Field:
     return Field(
         "operations",
         obj(
-            Field("paused", Bool()),
-            Field("stopped", Bool()),
-            Field("restartedAt", Str(checks=(c.rfc3339,), description="Changing it rolls every pod.")),
+            Field("paused", Bool(description="Keep the pods, roll out no change (not for a PinPod).")),
+            Field("stopped", Bool(description="Run no pods until set back to false; the spec is kept.")),
+            Field(
+                "restartedAt",
+                Str(checks=(c.rfc3339,), format=DATE_TIME, description="Changing it rolls every pod."),
+            ),
             Field(
                 "restartContainer",
                 obj(
-                    Field("pod", Str()),
-                    Field("container", Str(), required=True),
-                    Field("requestedAt", Str(checks=(c.rfc3339,)), required=True),
+                    Field("pod", Str(description="One pod; every pod when unset.")),
+                    Field("container", Str(description="The container to restart."), required=True),
+                    Field(
+                        "requestedAt",
+                        Str(checks=(c.rfc3339,), format=DATE_TIME, description="A new time is a new request."),
+                        required=True,
+                    ),
+                    description="Restart one container in place, without replacing its pod.",
                 ),
             ),
+            description="What the owner asked the workload to do: pause, stop, restart.",
         ),
     )
 

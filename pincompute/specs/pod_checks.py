@@ -21,7 +21,7 @@ def check_pod(
     profile = load_profile()
     reserved_names = profile.reserved_container_names()
     volumes = [v for v in list_or_empty(pod.get("volumes")) if isinstance(v, dict)]
-    volume_names = {v.get("name") for v in volumes}
+    volume_names = {v["name"] for v in volumes if isinstance(v.get("name"), str)}  # any other type: reported
     check_security_context(pod.get("securityContext"), join(path, "securityContext"), errors, pod=True)
     seen: dict[str, str] = {}
     for group in ("containers", "sidecars"):
@@ -40,11 +40,13 @@ def check_pod(
                     seen[name] = cpath
             _check_container(container, cpath, volume_names, reserved_env, errors)
             check_security_context(container.get("securityContext"), join(cpath, "securityContext"), errors)
-    names_seen: set[Any] = set()
+    names_seen: set[str] = set()
     for index, volume in enumerate(volumes):
         name = volume.get("name")
+        if not isinstance(name, str):  # the schema reports it (an object here is no name, nor hashable)
+            continue
         vpath = join(join(join(path, "volumes"), index), "name")
-        if isinstance(name, str) and name.startswith(RESERVED_PREFIX):
+        if name.startswith(RESERVED_PREFIX):
             errors.append(FieldError(vpath, f"{name!r} is reserved for a platform volume"))
         elif name in names_seen:
             errors.append(FieldError(vpath, f"{name!r} is defined twice"))
@@ -54,23 +56,25 @@ def check_pod(
 def _check_container(
     container: Mapping[str, Any],
     path: str,
-    volume_names: set[Any],
+    volume_names: set[str],
     reserved_env: frozenset[str],
     errors: list[FieldError],
 ) -> None:
-    env_seen: set[Any] = set()
+    env_seen: set[str] = set()
     for index, env in enumerate(list_or_empty(container.get("env"))):
         if not isinstance(env, dict):
             continue
         epath = join(join(path, "env"), index)
+        if "value" in env and "valueFrom" in env:
+            errors.append(FieldError(epath, "set either value or valueFrom, not both"))
         name = env.get("name")
+        if not isinstance(name, str):  # reported by the schema
+            continue
         if name in reserved_env:
             errors.append(FieldError(join(epath, "name"), f"{name!r} is set by the platform for this kind"))
         elif name in env_seen:
             errors.append(FieldError(join(epath, "name"), f"{name!r} is set twice"))
         env_seen.add(name)
-        if "value" in env and "valueFrom" in env:
-            errors.append(FieldError(epath, "set either value or valueFrom, not both"))
     for index, mount in enumerate(list_or_empty(container.get("volumeMounts"))):
         name = mount.get("name") if isinstance(mount, dict) else None
         if isinstance(name, str) and name not in volume_names:

@@ -58,21 +58,47 @@ PINSCALER_SPEC = obj(
     *meta_fields(),
     Field(
         "targetRef",
-        obj(Field("name", Str(checks=(c.workload_name,)), required=True), Field("kind", Str(enum=("PinApp",)))),
+        obj(
+            Field("name", Str(checks=(c.workload_name,), description="The PinApp's name."), required=True),
+            Field("kind", Str(enum=("PinApp",), description="Default PinApp.")),
+            description="The workload it scales, in the same namespace.",
+        ),
         required=True,
     ),
-    Field("minReplicas", Int(minimum=1, maximum=10000), required=True),
-    Field("maxReplicas", Int(minimum=1, maximum=10000), required=True),
+    Field("minReplicas", Int(minimum=1, maximum=10000, description="Never fewer replicas."), required=True),
+    Field(
+        "maxReplicas",
+        Int(minimum=1, maximum=10000, description="Never more; the PinApp's claim on the grant counts them."),
+        required=True,
+    ),
     Field(
         "metrics",
         Arr(
             items=obj(
-                Field("type", Str(enum=("CPU", "Memory", "Pods", "External")), required=True),
+                Field(
+                    "type",
+                    Str(enum=("CPU", "Memory", "Pods", "External"), description="What is measured."),
+                    required=True,
+                ),
                 Field("targetUtilization", Int(minimum=1, maximum=1000, description="Percent of requests.")),
                 Field("metric", Str(max_length=253, description="Custom or external metric name.")),
-                Field("targetAverageValue", IntOrStr(checks=(c.any_quantity,))),
-                Field("targetValue", IntOrStr(checks=(c.any_quantity,))),
-                Field("selector", MapOf(values=Str(checks=(c.label_value,)), key_check=c.label_key)),
+                Field(
+                    "targetAverageValue",
+                    IntOrStr(checks=(c.any_quantity,), description="The value per pod to hold (a quantity)."),
+                ),
+                Field(
+                    "targetValue",
+                    IntOrStr(checks=(c.any_quantity,), description="External: the total value to hold (a quantity)."),
+                ),
+                Field(
+                    "selector",
+                    MapOf(
+                        values=Str(checks=(c.label_value,)),
+                        key_check=c.label_key,
+                        description="Labels that pick the metric's series.",
+                    ),
+                ),
+                description="One metric; the scaler follows the one that asks for the most replicas.",
             ),
             description="Defaults to CPU at 80% when empty.",
         ),
@@ -80,21 +106,40 @@ PINSCALER_SPEC = obj(
     Field(
         "behavior",
         obj(
-            Field("scaleUpCooldownSeconds", Int(minimum=0, maximum=3600)),
-            Field("scaleDownCooldownSeconds", Int(minimum=0, maximum=3600)),
+            Field(
+                "scaleUpCooldownSeconds",
+                Int(minimum=0, maximum=3600, description="Wait this long after a change before growing."),
+            ),
+            Field(
+                "scaleDownCooldownSeconds",
+                Int(minimum=0, maximum=3600, description="Wait this long after a change before shrinking."),
+            ),
+            description="Cooldowns (the HPA's stabilization windows).",
         ),
     ),
     Field(
         "schedules",
         Arr(
             items=obj(
-                Field("name", Str(checks=(c.container_name,)), required=True),
-                Field("cron", Str(checks=(c.cron_expression,)), required=True),
-                Field("timeZone", Str(checks=(c.time_zone,))),
-                Field("minReplicas", Int(minimum=1, maximum=10000), required=True),
-                Field("maxReplicas", Int(minimum=1, maximum=10000), required=True),
-                Field("durationMinutes", Int(minimum=1, maximum=10080), required=True),
-            )
+                Field("name", Str(checks=(c.container_name,), description="Unique among the windows."), required=True),
+                Field(
+                    "cron",
+                    Str(checks=(c.cron_expression,), description="When the window opens (five-field cron)."),
+                    required=True,
+                ),
+                Field("timeZone", Str(checks=(c.time_zone,), description="IANA name; default UTC.")),
+                Field("minReplicas", Int(minimum=1, maximum=10000, description="The floor while open."), required=True),
+                Field(
+                    "maxReplicas", Int(minimum=1, maximum=10000, description="The ceiling while open."), required=True
+                ),
+                Field(
+                    "durationMinutes",
+                    Int(minimum=1, maximum=10080, description="How long it stays open."),
+                    required=True,
+                ),
+                description="A scheduled window with its own bounds.",
+            ),
+            description="Bounds that apply at set times (business hours, a nightly batch).",
         ),
     ),
     operations_field(),
@@ -117,7 +162,11 @@ def _check_bounds(item: Mapping[str, Any], path: str, errors: list[FieldError]) 
 def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
     _check_bounds(spec, "spec.", errors)
     for index, metric in enumerate(list_or_empty(spec.get("metrics"))):
-        if not isinstance(metric, dict) or metric.get("type") not in _METRIC_NEEDS:
+        if (
+            not isinstance(metric, dict)
+            or not isinstance(metric.get("type"), str)
+            or metric["type"] not in _METRIC_NEEDS
+        ):
             continue
         path = f"spec.metrics[{index}]"
         for key in _METRIC_NEEDS[metric["type"]]:
@@ -128,14 +177,16 @@ def check_pinscaler(spec: Mapping[str, Any], errors: list[FieldError]) -> None:
         ):
             message = "set exactly one of targetValue, targetAverageValue"
             errors.append(FieldError(f"{path}.targetValue", message))
-    names: set[Any] = set()
+    names: set[str] = set()
     for index, window in enumerate(list_or_empty(spec.get("schedules"))):
         if isinstance(window, dict):
             _check_bounds(window, f"spec.schedules[{index}].", errors)
-            if window.get("name") in names:
+            if not isinstance(window.get("name"), str):  # reported by the schema
+                continue
+            if window["name"] in names:
                 message = f"{window['name']!r} is used twice"
                 errors.append(FieldError(f"spec.schedules[{index}].name", message))
-            names.add(window.get("name"))
+            names.add(window["name"])
 
 
 def build_pinscaler(manifest: Mapping[str, Any]) -> PinScaler:

@@ -13,6 +13,8 @@ from typing import Any
 
 from pincompute.errors import FieldError
 
+DATE_TIME = "date-time"  # RFC 3339, as the apiserver checks the format
+
 Check = Callable[[Any], str | None]
 """A semantic rule; it gets the value only after ``check_type`` accepted it (a str for ``Str``, int | str for
 ``IntOrStr``), so each rule is typed for its node and ``Any`` here stands for that per-node type."""
@@ -53,9 +55,12 @@ class Str(Node):
     enum: tuple[str, ...] = ()
     pattern: str | None = None
     max_length: int | None = None
+    format: str | None = None  # an OpenAPI format the apiserver checks too, e.g. date-time (``DATE_TIME``)
 
     def openapi(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "string"}
+        if self.format:
+            schema["format"] = self.format
         if self.enum:
             schema["enum"] = list(self.enum)
         if self.max_length is not None:
@@ -117,10 +122,11 @@ class Bool(Node):
 
 @dataclass(frozen=True)
 class IntOrStr(Node):
-    """``x-kubernetes-int-or-string``: quantities, ports by name or number, percentages."""
+    """``x-kubernetes-int-or-string``: quantities, ports by name or number, percentages. The ``anyOf`` is the one
+    the apiserver allows beside it (what controller-gen writes): clients and ``kubectl explain`` read the two types."""
 
     def openapi(self) -> dict[str, Any]:
-        return self._doc({"x-kubernetes-int-or-string": True})
+        return self._doc({"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]})
 
     def check_type(self, value: object, path: str, errors: list[FieldError]) -> bool:
         if isinstance(value, bool) or not isinstance(value, int | str):
@@ -190,9 +196,13 @@ class Arr(Node):
     items: Node = field(default_factory=lambda: Str())
     min_items: int = 0
     max_items: int | None = None
+    map_keys: tuple[str, ...] = ()  # a list of objects keyed by these fields (``x-kubernetes-list-type: map``)
 
     def openapi(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "array", "items": self.items.openapi()}
+        if self.map_keys:
+            schema["x-kubernetes-list-type"] = "map"
+            schema["x-kubernetes-list-map-keys"] = list(self.map_keys)
         if self.min_items:
             schema["minItems"] = self.min_items
         if self.max_items is not None:
@@ -207,8 +217,14 @@ class Arr(Node):
             errors.append(FieldError(path, f"needs at least {self.min_items} item(s)"))
         if self.max_items is not None and len(value) > self.max_items:
             errors.append(FieldError(path, f"allows at most {self.max_items} items"))
+        seen: set[tuple[object, ...]] = set()
         for index, item in enumerate(value):
             self.items.check(item, join(path, index), errors)
+            if self.map_keys and isinstance(item, dict):
+                key = tuple(str(item.get(name)) for name in self.map_keys)
+                if key in seen:
+                    errors.append(FieldError(join(path, index), f"{'/'.join(key)!r} is listed twice"))
+                seen.add(key)
         return True
 
 

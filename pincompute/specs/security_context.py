@@ -26,12 +26,17 @@ def _sysctl_name(value: str) -> str | None:
     return None
 
 
-def _profile(types: tuple[str, ...], what: str) -> Field:
+def _profile(types: tuple[str, ...], what: str, doc: str) -> Field:
     return Field(
         what,
         obj(
-            Field("type", Str(enum=types), required=True),
+            Field(
+                "type",
+                Str(enum=types, description="Which profile: the runtime's, a node file, or none."),
+                required=True,
+            ),
             Field("localhostProfile", Str(description="Only with type Localhost, which requires it.")),
+            description=doc,
         ),
     )
 
@@ -40,47 +45,84 @@ def _id(description: str = "") -> Int:
     return Int(minimum=0, maximum=ID_MAX, description=description)
 
 
-_SELINUX = Field("seLinuxOptions", obj(*(Field(name, Str()) for name in ("user", "role", "type", "level"))))
+_SELINUX = Field(
+    "seLinuxOptions",
+    obj(
+        *(Field(name, Str(description=f"The SELinux {name} label.")) for name in ("user", "role", "type", "level")),
+        description="The SELinux context to apply.",
+    ),
+)
 _WINDOWS = Field(
     "windowsOptions",
     obj(
-        Field("hostProcess", Bool()),
-        Field("runAsUserName", Str()),
-        Field("gmsaCredentialSpecName", Str()),
-        Field("gmsaCredentialSpec", Str()),
+        Field("hostProcess", Bool(description="Run as a Windows host process.")),
+        Field("runAsUserName", Str(description="The Windows user to run as.")),
+        Field("gmsaCredentialSpecName", Str(description="The GMSA credential spec to use, by name.")),
+        Field("gmsaCredentialSpec", Str(description="The GMSA credential spec's content.")),
+        description="Windows-specific settings (ignored on Linux nodes).",
     ),
 )
-_SECCOMP = _profile(("RuntimeDefault", "Localhost", "Unconfined"), "seccompProfile")
-_APPARMOR = _profile(("RuntimeDefault", "Localhost", "Unconfined"), "appArmorProfile")
+_PROFILES = ("RuntimeDefault", "Localhost", "Unconfined")
+_SECCOMP = _profile(_PROFILES, "seccompProfile", "The seccomp profile (system calls allowed).")
+_APPARMOR = _profile(_PROFILES, "appArmorProfile", "The AppArmor profile.")
+_RUN_AS_USER = "The user id the processes run as; default the image's."
+_RUN_AS_GROUP = "The primary group id the processes run as."
+_NON_ROOT = "Refuse to start a container whose user is root."
 
 CONTAINER_SECURITY_CONTEXT = obj(
-    Field("privileged", Bool()),
-    Field("allowPrivilegeEscalation", Bool()),
-    Field("capabilities", obj(Field("add", Arr(items=Str())), Field("drop", Arr(items=Str())))),
-    Field("readOnlyRootFilesystem", Bool()),
-    Field("runAsUser", _id()),
-    Field("runAsGroup", _id()),
-    Field("runAsNonRoot", Bool()),
-    Field("procMount", Str(enum=("Default", "Unmasked"))),
+    Field("privileged", Bool(description="Run with every capability and device of the node.")),
+    Field("allowPrivilegeEscalation", Bool(description="Whether a process may gain more privileges (setuid).")),
+    Field(
+        "capabilities",
+        obj(
+            Field("add", Arr(items=Str(), description="Linux capabilities to add, e.g. NET_BIND_SERVICE.")),
+            Field("drop", Arr(items=Str(), description="Linux capabilities to drop, e.g. ALL.")),
+            description="Linux capabilities beyond the runtime's default set.",
+        ),
+    ),
+    Field("readOnlyRootFilesystem", Bool(description="Mount the container's root filesystem read-only.")),
+    Field("runAsUser", _id(_RUN_AS_USER)),
+    Field("runAsGroup", _id(_RUN_AS_GROUP)),
+    Field("runAsNonRoot", Bool(description=_NON_ROOT)),
+    Field(
+        "procMount", Str(enum=("Default", "Unmasked"), description="How /proc is mounted; Unmasked needs privileges.")
+    ),
     _SECCOMP,
     _APPARMOR,
     _SELINUX,
     _WINDOWS,
     description="A container's security context; what the project's pod security level allows is checked too.",
 )
-
 POD_SECURITY_CONTEXT = obj(
-    Field("runAsUser", _id()),
-    Field("runAsGroup", _id()),
-    Field("runAsNonRoot", Bool()),
-    Field("fsGroup", _id()),
-    Field("fsGroupChangePolicy", Str(enum=("OnRootMismatch", "Always"))),
-    Field("supplementalGroups", Arr(items=_id())),
-    Field("supplementalGroupsPolicy", Str(enum=("Merge", "Strict"))),
-    Field("seLinuxChangePolicy", Str(enum=("MountOption", "Recursive"))),
+    Field("runAsUser", _id(_RUN_AS_USER)),
+    Field("runAsGroup", _id(_RUN_AS_GROUP)),
+    Field("runAsNonRoot", Bool(description=_NON_ROOT)),
+    Field("fsGroup", _id("The group that owns the pod's volumes, added to every container's groups.")),
+    Field(
+        "fsGroupChangePolicy",
+        Str(enum=("OnRootMismatch", "Always"), description="When volume ownership is changed to fsGroup."),
+    ),
+    Field("supplementalGroups", Arr(items=_id(), description="More group ids for every container's first process.")),
+    Field(
+        "supplementalGroupsPolicy",
+        Str(enum=("Merge", "Strict"), description="Whether the image's /etc/group memberships are added."),
+    ),
+    Field(
+        "seLinuxChangePolicy",
+        Str(enum=("MountOption", "Recursive"), description="How the SELinux label is applied to volumes."),
+    ),
     Field(
         "sysctls",
-        Arr(items=obj(Field("name", Str(checks=(_sysctl_name,)), required=True), Field("value", Str(), required=True))),
+        Arr(
+            items=obj(
+                Field(
+                    "name", Str(checks=(_sysctl_name,), description="e.g. net.ipv4.ip_local_port_range."), required=True
+                ),
+                Field("value", Str(description="The value to set."), required=True),
+                description="One namespaced kernel parameter.",
+            ),
+            description="Namespaced kernel parameters for the pod (unsafe ones depend on the level).",
+        ),
     ),
     _SECCOMP,
     _APPARMOR,

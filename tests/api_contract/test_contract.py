@@ -131,3 +131,31 @@ def test_the_happy_paths_answer_what_the_schema_says(web, owner, document, same_
     schema.find_operation_by_path("POST", "/api/v1/tokens/").validate_response(response)
 
     assert all(200 <= code < 300 for _, code in statuses), [s for s in statuses if not 200 <= s[1] < 300]
+
+
+def test_the_schema_states_what_the_server_requires(document):
+    schemas = document["components"]["schemas"]
+    workload = document["paths"]["/api/v1/projects/{project}/workloads/{kind}/{name}/"]
+    create = document["paths"]["/api/v1/projects/{project}/workloads/"]["post"]
+    app = schemas["PinAppSpec"]
+
+    assert schemas["NewDocumentRequest"]["discriminator"]["mapping"]["PinApp"].endswith("/PinAppDocument")
+    assert set(schemas["PinAppDocument"]["required"]) == {"apiVersion", "kind", "metadata", "spec"}
+    assert (
+        "name" in schemas["NewMetadataRequest"]["required"] and "apiVersion" in schemas["DocumentRequest"]["required"]
+    )
+    assert app["required"] == ["template", "zones"]  # spec.project comes from the URL
+    assert app["additionalProperties"] is False and app["properties"]["team"]["nullable"] is True
+    assert app["properties"]["template"]["properties"]["containers"]["items"]["properties"]["livenessProbe"][
+        "additionalProperties"
+    ]
+    surge = app["properties"]["rollout"]["properties"]["maxSurge"]
+    assert [option["type"] for option in surge["anyOf"]] == ["integer", "string"]
+    assert app["properties"]["operations"]["properties"]["restartedAt"]["format"] == "date-time"
+    names = {p["name"]: p["schema"] for p in workload["get"]["parameters"] if p["in"] == "path"}
+    assert names["name"]["pattern"] == "^[a-z]([-a-z0-9]*[a-z0-9])?$" and names["name"]["maxLength"] == 40
+    assert names["project"]["pattern"] == "^[a-z]([-a-z0-9]*[a-z0-9])?$"
+    assert "ETag" in workload["get"]["responses"]["200"]["headers"]
+    assert "ETag" in create["responses"]["201"]["headers"]
+    assert "Retry-After" in create["responses"]["503"]["headers"]
+    assert "Retry-After" in create["responses"]["429"]["headers"]

@@ -66,3 +66,70 @@ def test_a_name_with_a_trailing_newline_is_no_name(value):
     from pincompute.specs.checks import dns_label, dns_subdomain
 
     assert dns_subdomain(value) is not None and dns_label(value.split(".")[0] + "\n") is not None
+
+
+# What the examples leave out but cross-field rules read: volumes, env, container ports, a Service's ports, an ingress,
+# schedule windows. Each kind's example gets the ones its schema has.
+RICH_POD = {
+    "volumes": [{"name": "data", "emptyDir": {}}],
+    "containers": [
+        {
+            "name": "app",
+            "image": "registry.local/app:1",
+            "env": [{"name": "MODE", "value": "x"}],
+            "ports": [{"name": "http", "containerPort": 8080}],
+            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        }
+    ],
+}
+RICH = {
+    "ports": [{"name": "http", "port": 80, "targetPort": "http"}],
+    "ingress": {"host": "web.example.com", "port": "http"},
+    "schedules": [
+        {"name": "day", "cron": "0 8 * * *", "minReplicas": 2, "maxReplicas": 4, "durationMinutes": 60},
+        {"name": "night", "cron": "0 20 * * *", "minReplicas": 1, "maxReplicas": 2, "durationMinutes": 60},
+    ],
+    "service": {"ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+}
+
+
+def rich(kind):
+    manifest = example(kind)
+    spec = manifest["spec"]
+    fields = {f.name for f in KINDS[kind].schema.fields}
+    pod = spec.get("template", spec)
+    if "containers" in pod:
+        pod.update(copy.deepcopy(RICH_POD))
+    spec.update({k: copy.deepcopy(v) for k, v in RICH.items() if k in fields})
+    return manifest
+
+
+def paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from paths(child, (*path, index))
+
+
+def replaced(manifest, path, value):
+    manifest = copy.deepcopy(manifest)
+    target = manifest
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return manifest
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_any_field_holding_an_object_or_a_list_gives_errors_not_exceptions(kind):
+    manifest = rich(kind)
+    assert validate(manifest) == []  # the rich document is valid: every rule below reads a well-formed rest
+
+    for path in list(paths(manifest["spec"], ("spec",)))[1:]:
+        for value in ({"a": 1}, [1], None, 1.5, True):
+            errors = validate(replaced(manifest, path, value))
+
+            assert isinstance(errors, list), path

@@ -12,7 +12,7 @@ from rest_framework.serializers import Serializer
 
 from workloads import services
 from workloads.api.common import ApiView, answer, if_match, input_of, may_write
-from workloads.api.schema import IF_MATCH, KIND_PARAM, NAME_PARAM, PROJECT_PARAM, WORKLOAD_EXAMPLE, error_codes
+from workloads.api.schema import ETAG, IF_MATCH, KIND_PARAM, NAME_PARAM, PROJECT_PARAM, WORKLOAD_EXAMPLE, error_codes
 from workloads.api.serializers import (
     NoInputSerializer,
     RestartContainerSerializer,
@@ -61,7 +61,7 @@ def operation_view(operation: str) -> Any:
     """The view of one operation, with its own schema entry (body, examples, description)."""
     schema = extend_schema(
         operation_id=f"workloads_{operation.replace('-', '_')}",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, ETAG],
         request=_BODIES.get(operation, NoInputSerializer),
         responses={200: WorkloadSerializer, **error_codes(400, 401, 403, 404, 409, 429, 503)},
         examples=[*_BODY_EXAMPLES.get(operation, []), WORKLOAD_EXAMPLE],

@@ -7,11 +7,15 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from base.api_schema import error_response
+from pincompute.specs.checks import WORKLOAD_NAME_MAX
+from projects.onboarding import NAME_MAX as PROJECT_NAME_MAX
 from workloads.api.serializers import (
     KIND_NAMES,
     STATES,
     TIERS,
     VIEWS,
+    WORKLOAD_NAME_PATTERN,
+    WORKLOAD_NAME_RULE,
 )
 
 PAGE_SIZE = 100
@@ -173,8 +177,26 @@ KIND_PARAM = OpenApiParameter(
     "kind", str, OpenApiParameter.PATH, description="the kind (PinApp) or its plural (pinapps)", enum=KIND_NAMES
 )
 CURSOR_PATTERN = r"^([^/]*/[^/]*/[^/]*)?$"
-PROJECT_PARAM = OpenApiParameter("project", str, OpenApiParameter.PATH, description="the project's name")
-NAME_PARAM = OpenApiParameter("name", str, OpenApiParameter.PATH, description="the workload's name")
+PROJECT_NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"  # projects.onboarding.name_error's rule
+PROJECT_PARAM = OpenApiParameter(
+    "project",
+    {"type": "string", "pattern": PROJECT_NAME_PATTERN, "maxLength": PROJECT_NAME_MAX},
+    OpenApiParameter.PATH,
+    description="the project's name",
+)
+NAME_PARAM = OpenApiParameter(
+    "name",
+    {"type": "string", "pattern": WORKLOAD_NAME_PATTERN, "maxLength": WORKLOAD_NAME_MAX},
+    OpenApiParameter.PATH,
+    description=f"the workload's name: {WORKLOAD_NAME_RULE}",
+)
+ETAG = OpenApiParameter(
+    "ETag",
+    {"type": "string", "pattern": r'^"[0-9]{1,19}"$'},
+    OpenApiParameter.HEADER,
+    response=[200, 201, 304],
+    description='The workload\'s version, quoted ("3"): send it back as If-Match to change what you read.',
+)
 DRY_RUN = OpenApiParameter(
     "dryRun", bool, description="validate and check the grant only; nothing is written", required=False
 )

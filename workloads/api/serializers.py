@@ -9,6 +9,7 @@ from rest_framework import serializers
 from base.api import StrictInput
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
+from pincompute.specs.checks import WORKLOAD_NAME_MAX
 from pincompute.tiers import Tier
 from workloads.operations import MAX_REPLICAS
 from workloads.reads import STATUSES
@@ -82,7 +83,10 @@ class WorkloadPageSerializer(serializers.Serializer):
     results = WorkloadSerializer(many=True)
 
 
-NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"  # a DNS-1123 label: a container's name
+# A workload's name, as the core checks it (pincompute.specs.checks.workload_name): it also names Services
+WORKLOAD_NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+WORKLOAD_NAME_RULE = f"lower-case letters, digits and '-', starting with a letter, at most {WORKLOAD_NAME_MAX}"
 KIND_NAMES = [*KINDS, *(info.plural for info in KINDS.values())]
 
 
@@ -98,7 +102,13 @@ class MetadataSerializer(serializers.Serializer):
 
     open_body = True  # the schema says so (base.api_schema)
 
-    name = serializers.RegexField(NAME_PATTERN, max_length=63, required=False, help_text="a DNS-1123 label")
+    name = serializers.RegexField(
+        WORKLOAD_NAME_PATTERN,
+        max_length=WORKLOAD_NAME_MAX,
+        required=False,
+        help_text=WORKLOAD_NAME_RULE,
+        error_messages={"invalid": f"use {WORKLOAD_NAME_RULE}"},
+    )
     labels = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
     annotations = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
 
@@ -108,6 +118,8 @@ class DocumentSerializer(StrictInput):
     fields, images, zones, the project's grant), ``status`` is ignored. PUT may leave out the kind and name: the
     URL names them."""
 
+    # required (the OpenAPI description says so: workloads.api.spec_schemas), but refused by the core's validation
+    # when absent, which names it together with every other problem of the document
     apiVersion = serializers.ChoiceField(choices=[API_VERSION], required=False)
     kind = WorkloadKindField(required=False, help_text=KIND_HELP)
     metadata = MetadataSerializer(required=False)
@@ -115,16 +127,25 @@ class DocumentSerializer(StrictInput):
     status = serializers.DictField(required=False, help_text="ignored: the server owns it")
 
 
+class NewMetadataSerializer(MetadataSerializer):
+    """A new workload's metadata: the name is required."""
+
+    open_body = True
+
+    name = serializers.RegexField(
+        WORKLOAD_NAME_PATTERN,
+        max_length=WORKLOAD_NAME_MAX,
+        help_text=WORKLOAD_NAME_RULE,
+        error_messages={"invalid": f"use {WORKLOAD_NAME_RULE}"},
+    )
+
+
 class NewDocumentSerializer(DocumentSerializer):
-    """A new workload's document: the kind and the name are required."""
+    """A new workload's document: the API version, the kind and the name are required. The OpenAPI description
+    states it per kind, with the kind's spec (``workloads.api.spec_schemas``)."""
 
     kind = WorkloadKindField(help_text=KIND_HELP)
-    metadata = MetadataSerializer()
-
-    def validate_metadata(self, value: dict) -> dict:
-        if not value.get("name"):
-            raise serializers.ValidationError({"name": "This field is required."})
-        return value
+    metadata = NewMetadataSerializer()
 
 
 class PatchSerializer(StrictInput):

@@ -43,6 +43,7 @@ from workloads.api.schema import (
     CREATE_ONLY,
     DOCUMENT_EXAMPLE,
     DRY_RUN,
+    ETAG,
     IF_MATCH,
     IF_NONE_MATCH,
     KIND_PARAM,
@@ -98,7 +99,7 @@ class ProjectWorkloadsView(ApiView):
 
     @extend_schema(
         operation_id="project_workloads_create",
-        parameters=[PROJECT_PARAM, DRY_RUN],
+        parameters=[PROJECT_PARAM, DRY_RUN, ETAG],
         request=NewDocumentSerializer,
         responses={201: WorkloadSerializer, 200: WorkloadSerializer, **error_codes(400, 401, 403, 404, 409, 429, 503)},
         examples=[DOCUMENT_EXAMPLE, WORKLOAD_EXAMPLE],
@@ -129,7 +130,7 @@ class WorkloadDetailView(ApiView):
 
     @extend_schema(
         operation_id="workloads_retrieve",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_NONE_MATCH],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_NONE_MATCH, ETAG],
         responses={200: WorkloadSerializer, 304: None, **error_codes(401, 404, 429, 503)},
         examples=[WORKLOAD_EXAMPLE],
         description="One workload (its `ETag` is its version; `If-None-Match` with it answers 304 when unchanged).",
@@ -144,7 +145,7 @@ class WorkloadDetailView(ApiView):
 
     @extend_schema(
         operation_id="workloads_update",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, CREATE_ONLY, DRY_RUN],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, CREATE_ONLY, DRY_RUN, ETAG],
         request=DocumentSerializer,
         responses={200: WorkloadSerializer, 201: WorkloadSerializer, **error_codes(400, 401, 403, 404, 409, 429, 503)},
         examples=[DOCUMENT_EXAMPLE, WORKLOAD_EXAMPLE],
@@ -180,7 +181,7 @@ class WorkloadDetailView(ApiView):
 
     @extend_schema(
         operation_id="workloads_partial_update",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, DRY_RUN],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH, DRY_RUN, ETAG],
         request=PatchSerializer,
         responses={200: WorkloadSerializer, **error_codes(400, 401, 403, 404, 409, 429, 503)},
         examples=[PATCH_EXAMPLE, WORKLOAD_EXAMPLE],

@@ -13,6 +13,7 @@ from typing import Any
 from pincompute.federation.admission import CHANGE_PENDING
 from pincompute.federation.admission import CONDITION as ADMITTED
 from pincompute.federation.refusal import is_current
+from pincompute.labels import workload_selector
 from pincompute.placement import Placement
 from pincompute.status import condition_of, set_condition, set_conditions
 
@@ -31,7 +32,8 @@ def host_status(
     unschedulable: str = "",
     invalid: str = "",
 ) -> dict[str, Any]:
-    """The status merge patch: conditions (those of other writers kept), phase, replica counts, shards."""
+    """The status merge patch: conditions (those of other writers kept), phase, replica counts, the pods' selector,
+    shards."""
     generation = int(obj["metadata"].get("generation") or 0)
     old = obj.get("status") or {}
     # the conditions set below keep their lastTransitionTime while their status holds (set_condition)
@@ -61,6 +63,9 @@ def host_status(
         "replicas": federated["replicas"],
         "readyReplicas": federated["readyReplicas"],
         "updatedReplicas": federated["updatedReplicas"],
+        # the scale subresource's selector (an HPA on the host refuses a target without one): the labels every
+        # shard's pods carry on the members, as each member's operator writes it for its own shard
+        "selector": workload_selector(str(obj.get("kind", "")), str(obj["metadata"].get("name", ""))),
         "shards": federated["shards"],
         "conditions": conditions,
     }
