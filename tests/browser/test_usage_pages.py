@@ -60,14 +60,14 @@ def test_the_cost_page_shows_charts_switches_aggregate_and_exports(
     page.wait_for_url(f"{live_server.url}/")
 
     page.goto(f"{live_server.url}/usage/projects/ads/?window=24h&step=1h&aggregate=workload")
-    page.wait_for_selector("#cost-by-tier + .chart-box canvas[style*='height']")  # Chart.js sized it: drawn
+    page.wait_for_selector("canvas#cost-by-tier[style*='height']")  # Chart.js sized it: drawn
 
     rows = page.locator("#cost-table tbody tr")
     names = [rows.nth(i).locator("td").first.inner_text().strip() for i in range(rows.count())]
     assert names[0] == "PinterestTrainingJob/train"  # the GPU pod costs most
     assert set(names) == {"PinterestTrainingJob/train", "PinterestJobSet/batch", "PinApp/web"}
     assert float(page.locator("#cost-total").inner_text().split()[0]) > 0
-    by_tier = json.loads(page.locator("script#cost-by-tier").text_content())
+    by_tier = json.loads(page.locator("canvas#cost-by-tier").get_attribute("data-chart"))
     assert by_tier["data"]["labels"] == ["reserved", "ondemand", "preemptible"]  # by tier whatever the table shows
     page.screenshot(path=str(screenshot_dir / "usage-project-cost.png"), full_page=True)
 

@@ -146,7 +146,8 @@ def shell_echo(url: str, path: str, cookie: dict[str, str]) -> str:
     headers = {"Origin": url, "Cookie": "; ".join(f"{k}={v}" for k, v in cookie.items())}
     seen = ""
     with connect(ws_url, additional_headers=headers, open_timeout=30) as ws:
-        assert json.loads(ws.recv(timeout=30))["state"] == "connected"
+        status = json.loads(ws.recv(timeout=30))
+        assert status["state"] == "connected", status  # else the message says why
         ws.send(json.dumps({"type": "stdin", "data": "echo hello-$((6*7))\r"}))
         while "hello-42" not in seen:
             message = json.loads(ws.recv(timeout=30))
@@ -185,10 +186,14 @@ def test_a_user_goes_through_the_containerized_portal_worker_and_operator(
     clusters = wait_for(running, 180, interval=1, what="the PinApp placed and running")
     member = clusters[0]
     core = k8s.CoreV1Api(api_client(str(local_control_plane.kubeconfig_path), member))
-    pods = core.list_namespaced_pod(project.namespace, label_selector=f"{WORKLOAD_LABEL}=shop").items
-    assert pods, f"no pod of the PinApp on {member}"
 
-    shell = f"/ws/exec/{member}/{project.namespace}/{pods[0].metadata.name}/app/"
+    def running_pod() -> str | None:  # the workload's Running may count a pod before this member's is up
+        pods = core.list_namespaced_pod(project.namespace, label_selector=f"{WORKLOAD_LABEL}=shop").items
+        up = [p for p in pods if p.status.phase == "Running" and not p.metadata.deletion_timestamp]
+        return up[0].metadata.name if up else None
+
+    pod = wait_for(running_pod, 60, interval=0.5, what=f"a Running pod of the PinApp on {member}")
+    shell = f"/ws/exec/{member}/{project.namespace}/{pod}/app/"
     assert "hello-42" in shell_echo(portal.url, shell, session_for(user))
 
     assert http.delete(f"{workloads}PinApp/shop/", headers=api).status_code in (200, 202, 204)

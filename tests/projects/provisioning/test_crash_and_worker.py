@@ -61,12 +61,13 @@ def test_a_task_killed_half_way_converges_when_run_again_without_duplicates(
             f"crash-{uuid.uuid4().hex[:6]}", admin_user, members=[("user", user.username, "owner")], grants=GRANT
         )
 
-    killed = run_python(KILLED_AFTER_N_APPLIES, str(project.pk), str(member.pk), env=subprocess_env(KILL_AFTER="3"))
+    killed = run_python(KILLED_AFTER_N_APPLIES, str(project.pk), str(member.pk), env=subprocess_env(KILL_AFTER="6"))
 
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     record = ClusterProvisioning.objects.get(project=project, cluster=member)
     assert (record.state, record.observed_generation, record.attempts) == ("provisioning", 0, 1)
-    assert managed(api, project.namespace) == {  # the namespace and two RoleBindings made it
+    # the namespace, the three project ClusterRoles (re-applied by every run) and two RoleBindings made it
+    assert managed(api, project.namespace) == {
         "RoleBinding": ["pincompute-project-developer", "pincompute-project-owner"],
         "ResourceQuota": [],
         "LimitRange": [],

@@ -136,7 +136,7 @@ def test_each_bad_workload_is_refused_by_kubectl_with_the_portals_message(guarde
         ),
         "unknown zone": (
             pinapp(ns, zones=["local-1a", "mars-1a"]),
-            "spec.zones[1]: no member cluster serves zone 'mars-1a' (zones served: local-1a, local-1b)",
+            "spec.zones[1]: no member cluster serves zone 'mars-1a' (zones served: local-1a, local-1b",  # others
         ),
         "never fits": (
             huge,
