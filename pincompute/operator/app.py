@@ -8,6 +8,9 @@ are admitted, placed, propagated to the members given by ``--context`` (named as
 MemberCluster objects) and their status aggregated back; the lease then lives on the host by default.
 ``python -m pincompute.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
 ``python -m pincompute.operator export-crds --output-dir DIR``: the same CRDs as files (the chart's ``crds/``)
+``python -m pincompute.operator remove-webhook --kubeconfig PATH --host-context host``: the host admission webhook's
+registration removed (after uninstalling: with failure policy Fail, a registration nobody serves any more would
+refuse every workload write on the host)
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from pincompute.operator.leader import KubeLeaseStore, LeaderElector
 from pincompute.operator.metrics import Metrics, parse_address, serve
 from pincompute.operator.webhook import WebhookSettings
 from pincompute.operator.webhook import start as start_webhook
-from pincompute.operator.webhook.registration import ServiceRef
+from pincompute.operator.webhook.registration import ServiceRef, unregister
 from pincompute.runtime import load_profile
 
 log = logging.getLogger("pincompute.operator")
@@ -121,7 +124,9 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("command", nargs="?", default="run", choices=("run", "install-crds", "export-crds"))
+    p.add_argument(
+        "command", nargs="?", default="run", choices=("run", "install-crds", "export-crds", "remove-webhook")
+    )
     p.add_argument("--output-dir", help="export-crds: the directory the CRD files are written to")
     p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig file (or $KUBECONFIG)")
     p.add_argument("--context", action="append", default=[], help="member cluster context; repeat for each")
@@ -286,6 +291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit("export-crds: --output-dir is required (the chart's: deploy/helm/pinconsole/crds)")
         written = write_crd_files(Path(args.output_dir))
         log.info("%d CRD files written to %s", len(written), args.output_dir)
+        return 0
+    if args.command == "remove-webhook":
+        if not args.kubeconfig or not args.host_context:
+            raise SystemExit("remove-webhook: --kubeconfig and --host-context are required")
+        unregister(Kube(operator_client(args.kubeconfig, args.host_context), args.host_context))
+        log.info("host admission webhook registration removed from %s", args.host_context)
         return 0
     if args.command == "install-crds":
         if not args.kubeconfig or not (args.context or args.host_context):

@@ -8,6 +8,7 @@ Run alone: .venv/bin/pytest tests/pincompute/operator/federation/test_host_admis
 from __future__ import annotations
 
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ import yaml
 from kubernetes import client
 
 from devtools.localcp.binaries import default_bin_dir
-from devtools.operator_process import OperatorProcess
+from devtools.operator_process import OperatorProcess, unregister_webhook
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.federation.admission import claim_of
@@ -88,7 +89,7 @@ def guarded(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iter
     finally:
         if proc.proc is not None and proc.proc.poll() is None:
             proc.terminate()
-        client.AdmissionregistrationV1Api(host).delete_validating_webhook_configuration(NAME)
+        unregister_webhook(kubeconfig)  # the last test removes it itself
         client.CoreV1Api(host).delete_namespaced_secret(SECRET_NAME, "kube-system")
 
 
@@ -203,13 +204,35 @@ def test_break_glass_lets_a_platform_admin_through_with_a_warning_and_nobody_els
     assert get(federation_clusters["host"], "PinApp", ns, "web") is not None
 
 
-def test_with_no_replica_answering_writes_are_refused(guarded, project):
-    """Last in the module: it stops the webhook's only replica."""
+def test_with_no_replica_answering_writes_are_refused_until_the_registration_is_removed(guarded, project):
+    """Last in the module: it stops the webhook's only replica, then removes the registration as an admin does
+    after uninstalling (``remove-webhook``)."""
     kubeconfig, proc = guarded
     ns = project(cpu="4", memory="8Gi")
     refused(kubeconfig, privileged(ns))  # the webhook is live
     proc.kill()
 
     done = kubectl(kubeconfig, "apply", "-f", "-", manifest=pinapp(ns))
+    removed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pincompute.operator",
+            "remove-webhook",
+            f"--kubeconfig={kubeconfig}",
+            "--host-context=host",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
     assert done.returncode != 0 and f'failed calling webhook "{WEBHOOK}"' in done.stderr, done.stderr
+    assert removed.returncode == 0, removed.stderr
+    applied = wait_for(
+        lambda: (r := kubectl(kubeconfig, "apply", "-f", "-", manifest=pinapp(ns))).returncode == 0 and r,
+        30,
+        interval=0.5,
+        what="writes accepted once the registration is gone",
+    )
+    assert "created" in applied.stdout
