@@ -113,8 +113,16 @@ def test_the_operator_serves_the_admission_webhook_behind_its_service_with_the_r
     assert allowed("validatingwebhookconfigurations", "patch", "pincompute-host-admission")
     assert allowed("secrets", "create") and allowed("secrets", "get", "pincompute-admission-webhook")
     assert allowed("namespaces", "get")
+    assert allowed("validatingwebhookconfigurations", "delete", "pincompute-host-admission")
+    cleanup = by_kind(objects, "Job")["pc-pinconsole-webhook-cleanup"]
+    assert cleanup["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete"  # helm uninstall removes it first
+    pod = cleanup["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == operator["spec"]["serviceAccountName"]
+    assert pod["containers"][0]["command"][-1] == "remove-webhook"
+    assert pod["volumes"][-1]["configMap"]["name"] == "pc-pinconsole-operator-host"
     off = render(PRODUCTION_VALUES, values={"operator": {"federation": {"admissionWebhook": {"enabled": False}}}})
     assert "pc-pinconsole-operator-webhook" not in by_kind(off, "Service")
+    assert "pc-pinconsole-webhook-cleanup" not in by_kind(off, "Job")
     assert not any(
         "webhook" in a
         for a in by_kind(off, "Deployment")["pc-pinconsole-operator"]["spec"]["template"]["spec"]["containers"][0][

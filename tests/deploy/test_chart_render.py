@@ -26,7 +26,8 @@ def test_helm_lint_is_clean(helm: Path, files: tuple[Path, ...]) -> None:
 @pytest.mark.parametrize("files", VALUES.values(), ids=VALUES.keys())
 def test_every_pod_is_restricted_and_requests_resources(render: Render, files: tuple[Path, ...]) -> None:
     pods = pod_templates(render(*files))
-    assert set(pods) == {f"pc-pinconsole-{c}" for c in ("web", "worker", "beat", "operator", "migrate")}
+    components = ("web", "worker", "beat", "operator", "migrate", "webhook-cleanup")
+    assert set(pods) == {f"pc-pinconsole-{c}" for c in components}
     for name, pod in pods.items():
         sc = pod["securityContext"]
         assert sc["runAsNonRoot"] is True and sc["runAsUser"] != 0, name
@@ -79,6 +80,8 @@ def test_migration_runs_as_a_hook_before_install_and_upgrade(render: Render) -> 
         for o in objects
         if "helm.sh/hook" in (o["metadata"].get("annotations") or {})
     }
+    cleanup = hooks.pop(("Job", "pc-pinconsole-webhook-cleanup"))  # the other hook: test_chart_options.py
+    assert cleanup["helm.sh/hook"] == "pre-delete"
     assert set(hooks) == {
         ("Job", "pc-pinconsole-migrate"),
         ("Secret", "pc-pinconsole-migrate"),
