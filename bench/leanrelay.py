@@ -147,9 +147,8 @@ async def main(port: int, kubeconfig: str, context: str, namespace: str) -> None
     django.setup()  # the TLS helpers read a setting
     from urllib.parse import urlsplit
 
-    from debugging.kubeexec import auth_headers, exec_url
-    from debugging.upstream import tls_context
     from devtools.localcp.nodes import api_client
+    from pincompute.kube.podexec import auth_headers, exec_url, tls_context
 
     cfg = api_client(kubeconfig, context).configuration
     tls = tls_context(cfg)

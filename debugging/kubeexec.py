@@ -7,7 +7,7 @@ The kubernetes library's ``stream()`` gives each exec a blocking websocket clien
 parsed per session) and a reader thread: about 79 KiB a session, a thread handoff each way on every keystroke.
 Here an exec is one ``websockets`` connection (the asyncio library uvicorn already brings, maintained, with flow
 control: a full receive queue stops reading the socket, so a slow browser pauses the pod's output instead of
-growing memory) sharing one ``ssl.SSLContext`` per cluster credential set (``upstream.tls_context``).
+growing memory) sharing one ``ssl.SSLContext`` per cluster credential set (``pincompute.kube.podexec.tls_context``).
 
 The framing is Kubernetes' remotecommand websocket protocol (``v5.channel.k8s.io``, else ``v4.channel.k8s.io``):
 each binary message is one channel byte then the payload: 0 stdin, 1 stdout, 2 stderr, 3 error (a ``v1.Status``
@@ -23,18 +23,16 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 from django.conf import settings
 from kubernetes import client as k8s
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
 
-from debugging.upstream import StreamFailure, lost, tls_context
-from pincompute.kube.podexec import exit_code
+from debugging.upstream import StreamFailure, lost
+from pincompute.kube.podexec import SUBPROTOCOLS, auth_headers, exec_url, exit_code, tls_context
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
-SUBPROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io")
 OPEN_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 2.0
 RECV_QUEUE = 4  # frames held before the socket stops being read (flow control towards the apiserver)
@@ -77,18 +75,6 @@ def resize_message(cols: int, rows: int) -> bytes:
 def close_message(channel: int) -> bytes:
     """v5 only: half-close ``channel`` (``STDIN``: the process reads end of input)."""
     return encode(CLOSE, bytes((channel,)))
-
-
-def exec_url(host: str, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool) -> str:
-    query = [("command", part) for part in command] + [("container", container), ("stdout", "true")]
-    query += [("stderr", "true"), ("stdin", "true" if stdin else "false"), ("tty", "true" if tty else "false")]
-    base = host.rstrip("/").replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-    return f"{base}/api/v1/namespaces/{namespace}/pods/{pod}/exec?{urlencode(query)}"
-
-
-def auth_headers(cfg: k8s.Configuration) -> dict[str, str]:
-    """The ApiClient's header credentials (a bearer token; client certificates are in the TLS context)."""
-    return {a["key"]: a["value"] for a in cfg.auth_settings().values() if a.get("in") == "header" and a["value"]}
 
 
 async def open_exec(

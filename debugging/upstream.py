@@ -7,11 +7,7 @@ CLI's exit status) can tell a failure from the end of a log or a shell.
 
 from __future__ import annotations
 
-import functools
-import ssl
 from dataclasses import dataclass
-
-from kubernetes import client as k8s
 
 NOT_THERE, UPSTREAM_FAILED = 4404, 4502
 
@@ -59,21 +55,3 @@ def hung(detail: str) -> StreamFailure:
 def ended_reason(failure: StreamFailure | None) -> str:
     """How a follow ended, for status messages and the session row."""
     return "ended" if failure is None else f"failed: {failure.message()}"
-
-
-@functools.lru_cache(maxsize=64)
-def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
-    """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
-    if not verify:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-    else:
-        ctx = ssl.create_default_context(cafile=cafile)
-    if certfile:
-        ctx.load_cert_chain(certfile, keyfile)
-    return ctx
-
-
-def tls_context(cfg: k8s.Configuration) -> ssl.SSLContext:
-    """The cluster ApiClient configuration's TLS context, shared by every log follow and exec of that cluster."""
-    return _tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl))

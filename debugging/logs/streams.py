@@ -33,7 +33,8 @@ from typing import Any
 import httpx
 from kubernetes import client as k8s
 
-from debugging.upstream import StreamFailure, ended_reason, hung, lost, refused, tls_context, unreachable
+from debugging.upstream import StreamFailure, ended_reason, hung, lost, refused, unreachable
+from pincompute.kube.podexec import tls_context
 
 LOG_TAIL_LINES = 200
 LOG_BUFFER_LINES = 2000

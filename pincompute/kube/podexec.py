@@ -56,8 +56,9 @@ def exit_code(status_json: bytes) -> int | None:
     return int(found.group(1)) if found else None
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
+    """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
     if not verify:
         ctx = ssl.create_default_context()
         ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
@@ -66,6 +67,23 @@ def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: 
     if certfile:
         ctx.load_cert_chain(certfile, keyfile)
     return ctx
+
+
+def tls_context(cfg: k8s.Configuration) -> ssl.SSLContext:
+    """The cluster ApiClient configuration's TLS context, shared by every exec and log follow of that cluster."""
+    return _tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl))
+
+
+def exec_url(host: str, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool) -> str:
+    query = [("command", part) for part in command] + [("container", container), ("stdout", "true")]
+    query += [("stderr", "true"), ("stdin", "true" if stdin else "false"), ("tty", "true" if tty else "false")]
+    base = host.rstrip("/").replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+    return f"{base}/api/v1/namespaces/{namespace}/pods/{pod}/exec?{urlencode(query)}"
+
+
+def auth_headers(cfg: k8s.Configuration) -> dict[str, str]:
+    """The ApiClient's header credentials (a bearer token; client certificates are in the TLS context)."""
+    return {a["key"]: a["value"] for a in cfg.auth_settings().values() if a.get("in") == "header" and a["value"]}
 
 
 def _refusal(exc: InvalidStatus) -> str:
@@ -88,20 +106,14 @@ def run(
 ) -> ExecResult:
     """Run ``command`` in ``container`` and wait for its exit status (never raises for what the apiserver or the
     connection does: the result says it)."""
-    query = [("command", part) for part in command] + [("container", container), ("stdout", "true")]
-    query += [("stderr", "true"), ("stdin", "false"), ("tty", "false")]
-    base = str(cfg.host).rstrip("/").replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-    url = f"{base}/api/v1/namespaces/{namespace}/pods/{pod}/exec?{urlencode(query)}"
-    headers = {a["key"]: a["value"] for a in cfg.auth_settings().values() if a.get("in") == "header" and a["value"]}
+    url = exec_url(str(cfg.host), namespace, pod, container, list(command), stdin=False, tty=False)
     status = b""
     try:
         with connect(
             url,
-            ssl=_tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl))
-            if url.startswith("wss://")
-            else None,
+            ssl=tls_context(cfg) if url.startswith("wss://") else None,
             subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]  # Subprotocol is a NewType of str
-            additional_headers=headers,
+            additional_headers=auth_headers(cfg),
             compression=None,
             open_timeout=OPEN_TIMEOUT,
             close_timeout=2.0,
