@@ -64,6 +64,25 @@ def apply_all(api: client.ApiClient, manifests: list[dict[str, Any]]) -> None:
         )
 
 
+def pinapp(namespace: str, name: str = "web", **spec: object) -> dict[str, Any]:
+    """A PinApp of two replicas over local-1a and local-1b in a project's namespace (``spec`` overrides)."""
+    container = {"name": "app", "image": "registry.local/search/web:1.0", "resources": {"requests": {"cpu": "100m"}}}
+    return {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": "PinApp",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "project": namespace,
+            "team": "team",
+            "tier": "OnDemand",
+            "replicas": 2,
+            "zones": ["local-1a", "local-1b"],
+            "template": {"containers": [container]},
+            **spec,
+        },
+    }
+
+
 def custom(api: client.ApiClient) -> client.CustomObjectsApi:
     return client.CustomObjectsApi(api)
 

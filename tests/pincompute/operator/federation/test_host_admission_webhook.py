@@ -20,7 +20,6 @@ from kubernetes import client
 from devtools.localcp.binaries import default_bin_dir
 from devtools.operator_process import OperatorProcess, unregister_webhook
 from devtools.waiting import wait_for
-from pincompute import GROUP, VERSION
 from pincompute.federation.admission import claim_of
 from pincompute.federation.host_review import never_fits
 from pincompute.grants import Allocation
@@ -32,7 +31,7 @@ from pincompute.runtime import load_profile
 from pincompute.specs import parse
 from pincompute.tenancy import PodSecurity
 from pincompute.tiers import Tier
-from tests.support.federation import get
+from tests.support.federation import get, pinapp
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 DENIED = "The request is invalid: "  # kubectl's words for the webhook's 422, each field's message after them
@@ -47,24 +46,6 @@ def kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subpr
         text=True,
         timeout=60,
     )
-
-
-def pinapp(namespace: str, name: str = "web", **spec: object) -> dict:
-    container = {"name": "app", "image": "registry.local/search/web:1.0", "resources": {"requests": {"cpu": "100m"}}}
-    return {
-        "apiVersion": f"{GROUP}/{VERSION}",
-        "kind": "PinApp",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "project": namespace,
-            "team": "team",
-            "tier": "OnDemand",
-            "replicas": 2,
-            "zones": ["local-1a", "local-1b"],
-            "template": {"containers": [container]},
-            **spec,
-        },
-    }
 
 
 @pytest.fixture(scope="module")
