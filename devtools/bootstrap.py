@@ -93,6 +93,8 @@ def missing_system_packages(purpose: str) -> list[str]:
                    "fuse-overlayfs": "/usr/bin/fuse-overlayfs", "slirp4netns": "/usr/bin/slirp4netns",
                    "iptables": "/usr/sbin/iptables"}  # fmt: skip
         missing += [package for package, path in helpers.items() if not Path(path).exists()]
+        # The CLI's zsh and fish completion scripts are parsed by those shells (tests/sdk/test_cli_kubectl_habits.py).
+        missing += [shell for shell in ("zsh", "fish") if shutil.which(shell) is None]
     if shutil.which("npm") is None:
         missing.append("npm")
     if shutil.which("bwrap") is None:

@@ -19,6 +19,7 @@ from pincompute.kinds import KINDS, KindInfo
 from pincompute.labels import WORKLOAD_LABEL
 from projects.models import Project
 from workloads.reads import Filters, Row, host_problems, row_of
+from workloads.selectors import Selector
 
 Obj = dict[str, Any]
 
@@ -49,6 +50,7 @@ def workload_page(
     filters: Filters,
     *,
     cluster: str = "",
+    selector: Selector | None = None,
     after: WorkloadKey | None = None,
     limit: int = 100,
 ) -> Page:
@@ -65,10 +67,12 @@ def workload_page(
     namespaces = sorted(names)
 
     def keep(info: KindInfo, project: str) -> Callable[[Obj], bool] | None:
-        if not (filters.tier or filters.status or cluster):
+        if not (filters.tier or filters.status or cluster or selector):
             return None
-        return lambda obj: filters.matches(row := row_of(obj, info, project)) and (
-            not cluster or cluster in row.clusters
+        return lambda obj: (
+            (not selector or selector.matches((obj.get("metadata") or {}).get("labels") or {}))
+            and filters.matches(row := row_of(obj, info, project))
+            and (not cluster or cluster in row.clusters)
         )
 
     def stream(info: KindInfo) -> Iterator[tuple[WorkloadKey, Row, Obj]]:
@@ -113,6 +117,7 @@ def pod_page(
     cluster: str = "",
     workload: str = "",
     phase: str = "",
+    selector: Selector | None = None,
     after: PodKey | None = None,
     limit: int = 100,
 ) -> PodPage:
@@ -121,8 +126,14 @@ def pod_page(
     From the members' caches (``Store.page``: a bisect to the cursor, the workload filter through the label
     index), never a LIST: the cost is the page's, not the cluster's."""
     page = PodPage()
-    selector = {WORKLOAD_LABEL: workload} if workload else None
-    where = (lambda obj: (obj.get("status") or {}).get("phase") == phase) if phase else None
+    by_workload = {WORKLOAD_LABEL: workload} if workload else None
+
+    def where(obj: Obj) -> bool:
+        labels = (obj.get("metadata") or {}).get("labels") or {}
+        return (not phase or (obj.get("status") or {}).get("phase") == phase) and (
+            not selector or selector.matches(labels)
+        )
+
     for name, cache in sorted(runtime.member_caches().items()):
         if (cluster and name != cluster) or (after is not None and name < after[0]):
             continue
@@ -130,7 +141,14 @@ def pod_page(
             page.problems.append(not_synced(name, cache))
         want = limit - len(page.items)
         cursor = (namespace, after[1]) if after is not None and name == after[0] else None
-        objs, _ = cache.page("pods", namespace, after=cursor, limit=want + 1, where=where, label_selector=selector)
+        objs, _ = cache.page(
+            "pods",
+            namespace,
+            after=cursor,
+            limit=want + 1,
+            where=where if phase or selector else None,
+            label_selector=by_workload,
+        )
         page.items += [(name, obj) for obj in objs[:want]]
         if len(objs) > want:
             page.more = True

@@ -4,7 +4,7 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from base.audit.api import AuditEventViewSet
-from console.api.views import ApiRootView
+from console.api.views import ApiRootView, VersionView
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -13,6 +13,7 @@ router.register("audit", AuditEventViewSet, basename="audit")
 app_name = "api"
 urlpatterns = [
     path("", ApiRootView.as_view(), name="root"),
+    path("version/", VersionView.as_view(), name="version"),
     path("", include(router.urls)),
     path("", include("accounts.api.urls")),
     path("", include("clusters.api.urls")),

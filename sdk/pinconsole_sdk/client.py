@@ -30,7 +30,17 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 
 from pinconsole_sdk.errors import ApiError, ConfigError, ConnectionFailed, NotFound, error_from_response
-from pinconsole_sdk.models import Json, Pod, PodDebug, PodPage, Timeline, Workload, WorkloadPage, canonical_kind
+from pinconsole_sdk.models import (
+    Json,
+    Pod,
+    PodDebug,
+    PodPage,
+    ServerVersion,
+    Timeline,
+    Workload,
+    WorkloadPage,
+    canonical_kind,
+)
 
 __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
@@ -353,19 +363,22 @@ class Client:
         tier: str | None = None,
         cluster: str | None = None,
         status: str | None = None,
+        label_selector: str | None = None,
         page_size: int | None = None,
         problems: list[str] | None = None,
         full: bool = False,
     ) -> Iterator[Workload]:
         """Every workload the caller can see (of ``project`` when given: a 404 when it is not visible), page by
         page, following the cursor. ``problems`` collects what the server could not read. Summaries unless
-        ``full``: no spec, labels, annotations, conditions or shard rows (a tenth of the bytes)."""
+        ``full``: no spec, labels, annotations, conditions or shard rows (a tenth of the bytes). ``label_selector``
+        is Kubernetes' (``app=web,tier in (a,b)``), matched by the server against the workloads' labels."""
         path = f"projects/{_seg(project)}/workloads/" if project else "workloads/"
         params: dict[str, Any] = {
             "kind": canonical_kind(kind) if kind else None,
             "tier": tier,
             "cluster": cluster,
             "status": status,
+            "labelSelector": label_selector,
             "limit": page_size,
             "view": "full" if full else None,
         }
@@ -380,6 +393,7 @@ class Client:
         tier: str | None = None,
         cluster: str | None = None,
         status: str | None = None,
+        label_selector: str | None = None,
         page_size: int | None = None,
         full: bool = False,
     ) -> WorkloadList:
@@ -392,6 +406,7 @@ class Client:
                 tier=tier,
                 cluster=cluster,
                 status=status,
+                label_selector=label_selector,
                 page_size=page_size,
                 problems=problems,
                 full=full,
@@ -501,21 +516,61 @@ class Client:
         cluster: str | None = None,
         workload: str | None = None,
         phase: str | None = None,
+        label_selector: str | None = None,
         page_size: int | None = None,
         problems: list[str] | None = None,
     ) -> Iterator[Pod]:
         """The project's pods on every member cluster (from the server's watch caches), page by page."""
         path = f"projects/{_seg(project)}/pods/"
-        params: dict[str, Any] = {"cluster": cluster, "workload": workload, "phase": phase, "limit": page_size}
+        params: dict[str, Any] = {
+            "cluster": cluster,
+            "workload": workload,
+            "phase": phase,
+            "labelSelector": label_selector,
+            "limit": page_size,
+        }
         for page in self._pages(path, params, PodPage.from_dict, problems):
             yield from page.results
 
     def list_pods(
-        self, project: str, *, cluster: str | None = None, workload: str | None = None, phase: str | None = None
+        self,
+        project: str,
+        *,
+        cluster: str | None = None,
+        workload: str | None = None,
+        phase: str | None = None,
+        label_selector: str | None = None,
     ) -> PodList:
         problems: list[str] = []
-        items = list(self.iter_pods(project, cluster=cluster, workload=workload, phase=phase, problems=problems))
-        return PodList(items, problems)
+        items = self.iter_pods(
+            project, cluster=cluster, workload=workload, phase=phase, label_selector=label_selector, problems=problems
+        )
+        return PodList(list(items), problems)
+
+    def project_names(self) -> list[str]:
+        """The names of every project the caller can see (``GET /api/v1/projects/``, page after page)."""
+        names: list[str] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.request("GET", "projects/", params=params)
+            names += [str(p["name"]) for p in page.get("results") or []]
+            if not page.get("next"):
+                return names
+            # the next page's limit and offset, on our own base URL (never the link's host)
+            params = {k: v[0] for k, v in parse_qs(urlsplit(page["next"]).query).items()}
+
+    def namespace_of(self, project: str) -> str:
+        """The project's namespace on the clusters (``proj-<name>``, as the project API answers it)."""
+        return str(self.request("GET", f"projects/{_seg(project)}/")["namespace"])
+
+    def server_version(self) -> ServerVersion:
+        return ServerVersion.from_dict(self.request("GET", "version/"))
+
+    @property
+    def websocket_base(self) -> str:
+        """``ws://host`` (``wss://`` for https) of the portal this client speaks to."""
+        scheme, _, rest = self.url.partition("://")
+        return f"{'wss' if scheme == 'https' else 'ws'}://{rest}"
 
     def pod_debug(self, project: str, cluster: str, pod: str) -> PodDebug:
         """The websocket URLs of a pod's shell and log streams."""

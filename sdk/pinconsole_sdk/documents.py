@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -106,6 +108,28 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor(_TIMESTAMP, _Loader.construct_timestamp_text)
+
+
+EXTENSIONS = (".yaml", ".yml", ".json")  # what apply -f DIR reads, as kubectl
+
+
+def expand_paths(names: list[str], *, recursive: bool = False) -> list[str]:
+    """``names`` with each directory replaced by its ``EXTENSIONS`` files, sorted (and those of its subdirectories,
+    walked in order, with ``recursive``); ``-`` (stdin) and files as given. A directory without one is refused."""
+    found: list[str] = []
+    for name in names:
+        if name == "-" or not os.path.isdir(name):
+            found.append(name)
+            continue
+        root = Path(name)
+        walked = sorted(root.rglob("*") if recursive else root.iterdir())
+        files = [str(p) for p in walked if p.suffix.lower() in EXTENSIONS and p.is_file()]
+        if not files:
+            raise DocumentError(
+                f"{name}: no {', '.join(EXTENSIONS)} file in it{'' if recursive else ' (-R reads its subdirectories)'}"
+            )
+        found += files
+    return found
 
 
 def read_source(name: str, stdin: Any) -> bytes:

@@ -366,6 +366,16 @@ class PodPage(Model):
     results: list[Pod] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ServerVersion(Model):
+    """``GET /api/v1/version/``: the portal's version and the API's."""
+
+    schema = "Version"
+
+    version: str
+    api: str
+
+
 MODELS: tuple[type[Model], ...] = (
     FieldError,
     ErrorDetail,
@@ -383,4 +393,5 @@ MODELS: tuple[type[Model], ...] = (
     PodContainer,
     Pod,
     PodPage,
+    ServerVersion,
 )

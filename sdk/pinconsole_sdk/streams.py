@@ -124,16 +124,18 @@ def log_url(
     since: str | None = None,
     timestamps: bool = False,
     previous: bool = False,
+    file: str | None = None,
 ) -> str:
     """The log stream's URL with the consumer's options (``debugging.logs.options``): ``follow=0`` has the server
     send what is there and close; ``tail``, ``since`` (``30s``, ``10m``...), ``timestamps`` and ``previous`` as
-    kubectl's."""
+    kubectl's; ``file`` a file inside the container (one its kind declares, else one a shell could read)."""
     options = {
         "follow": None if follow else "0",
         "tail": None if tail is None else str(tail),
         "since": since,
         "timestamps": "1" if timestamps else None,
         "previous": "1" if previous else None,
+        "file": file,
     }
     query = urlencode({k: v for k, v in options.items() if v is not None})
     return f"{url}{'&' if '?' in url else '?'}{query}" if query else url
@@ -141,6 +143,12 @@ def log_url(
 
 def follow_logs(stream: Stream, write: Callable[[str], None], *, connect_timeout: float = 30.0) -> None:
     """Write the log's lines until the server ends the stream (at once after the backlog for ``follow=0``)."""
+    follow_lines(stream, lambda line: write(str(line.get("text", "")) + "\n"), connect_timeout=connect_timeout)
+
+
+def follow_lines(stream: Stream, on_line: Callable[[dict[str, Any]], None], *, connect_timeout: float = 30.0) -> None:
+    """Each line message (``{"seq","cluster","pod","container","ts","text"}``) to ``on_line`` until the stream
+    ends."""
     connected = False
     try:
         while True:
@@ -150,7 +158,7 @@ def follow_logs(stream: Stream, write: Callable[[str], None], *, connect_timeout
             if message.get("type") == "status" and message.get("state") == "connected":
                 connected = True
             for line in message.get("lines") or [] if message.get("type") == "lines" else []:
-                write(str(line.get("text", "")) + "\n")
+                on_line(line)
     except Closed:
         return
 

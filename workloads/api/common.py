@@ -37,6 +37,8 @@ from workloads.api.serializers import (
 )
 from workloads.lookup import kind_named
 from workloads.reads import Filters
+from workloads.selectors import FIELD as SELECTOR_FIELD
+from workloads.selectors import Selector, parse_selector
 from workloads.submission import WRITE_ROLES
 
 # --- helpers ----------------------------------------------------------------------------------------------
@@ -157,6 +159,11 @@ def list_filters(request: Request, project: str = "") -> tuple[Filters, str]:
     return filters, str(q.get("cluster", ""))
 
 
+def label_selector(request: Request) -> Selector:
+    """``?labelSelector=`` as Kubernetes reads it (``workloads.selectors``); a 400 naming it when invalid."""
+    return parse_selector(str(request.query_params.get(SELECTOR_FIELD, "")))
+
+
 def list_view(request: Request) -> str:
     view = request.query_params.get("view", "summary")
     if view not in VIEWS:
@@ -168,11 +175,12 @@ def workload_page(request: Request, projects: list[Project], project: str = "") 
     """One page of host workloads of ``projects`` (already scoped to the caller), from the host watch cache's
     sorted index: the cost of the page, not of every workload (``workloads.paging``)."""
     filters, cluster = list_filters(request, project)
+    selector = label_selector(request)
     full = list_view(request) == "full"
     limit = bounded_int(request, "limit", PAGE_SIZE, MAX_PAGE_SIZE)
     raw_cursor = request.query_params.get("cursor", "")
     after = _decode_cursor(raw_cursor) if raw_cursor else None
-    page = paging.workload_page(projects, filters, cluster=cluster, after=after, limit=limit)
+    page = paging.workload_page(projects, filters, cluster=cluster, selector=selector, after=after, limit=limit)
     results = Encoded(
         [rep.workload(obj, row.project, full=full) for row, obj in page.items],
         [rep.workload_json(obj, row.project, full=full) for row, obj in page.items],

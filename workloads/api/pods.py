@@ -28,9 +28,9 @@ from base.throttling import api_throttles
 from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from projects.access import ADMIN, visible_project_role
 from projects.models import Project
-from workloads.api.common import LIST_RENDERERS, bounded_int
+from workloads.api.common import LIST_RENDERERS, bounded_int, label_selector
 from workloads.api.encoded import Encoded, encode
-from workloads.api.schema import MAX_PAGE_SIZE, PAGE_SIZE
+from workloads.api.schema import MAX_PAGE_SIZE, PAGE_SIZE, SELECTOR_PARAM
 from workloads.memo import VersionMemo
 from workloads.paging import POD_PHASES, PodKey, pod_page
 from workloads.reads import pod_state, ready_count, restarts_of
@@ -118,6 +118,7 @@ PARAMS = [
     OpenApiParameter("cluster", str, description="only this member cluster", required=False),
     OpenApiParameter("workload", str, description="only this workload's pods (by name)", required=False),
     OpenApiParameter("phase", str, enum=list(POD_PHASES), required=False),
+    SELECTOR_PARAM,
     OpenApiParameter(
         "cursor",
         {"type": "string", "pattern": CURSOR_PATTERN},
@@ -259,7 +260,16 @@ class ProjectPodsView(APIView):
     def get(self, request: Request, project: str) -> Response:
         found, role = visible_project_role(request.user, project)
         cluster, workload, phase, after, limit = query(request)
-        page = pod_page(found.namespace, cluster=cluster, workload=workload, phase=phase, after=after, limit=limit)
+        selector = label_selector(request)
+        page = pod_page(
+            found.namespace,
+            cluster=cluster,
+            workload=workload,
+            phase=phase,
+            selector=selector,
+            after=after,
+            limit=limit,
+        )
         # who may open a shell: owners, developers and platform admins (debugging.authz.EXEC_ROLES, the same roles)
         links = Links(request, found, can_exec=role == ADMIN or role in WRITE_ROLES)
         entries = [pod_entry(links, name, obj) for name, obj in page.items]

@@ -200,11 +200,19 @@ ETAG = OpenApiParameter(
 DRY_RUN = OpenApiParameter(
     "dryRun", bool, description="validate and check the grant only; nothing is written", required=False
 )
+SELECTOR_PARAM = OpenApiParameter(
+    "labelSelector",
+    str,
+    description="a label selector as Kubernetes reads it: `key`, `!key`, `key=value`, `key!=value`, "
+    "`key in (a,b)`, `key notin (a,b)`, comma-separated, all must hold",
+    required=False,
+)
 LIST_PARAMS = [
     OpenApiParameter("kind", str, description="a kind or its plural", required=False, enum=KIND_NAMES),
     OpenApiParameter("tier", str, enum=TIERS, required=False),
     OpenApiParameter("cluster", str, description="placed on this member cluster", required=False),
     OpenApiParameter("status", str, enum=STATES, required=False),
+    SELECTOR_PARAM,
     OpenApiParameter(
         "view",
         str,
