@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def test_the_version_is_pyprojects():
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
 
-    assert VERSION == pyproject["project"]["version"]
+    assert pyproject["project"]["version"] == VERSION
 
 
 def test_the_api_answers_the_portals_version_to_a_signed_in_caller(user):

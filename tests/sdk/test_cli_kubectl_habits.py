@@ -57,7 +57,11 @@ def pod(name: str, cluster: str, *, containers: tuple[str, ...] = ("app",)) -> d
         "started": None,
         "debug": "",
         "containers": [
-            {"name": c, "shell": f"ws://portal.test/ws/exec/{where}/{c}/", "logs": f"ws://portal.test/ws/logs/{where}/{c}/"}
+            {
+                "name": c,
+                "shell": f"ws://portal.test/ws/exec/{where}/{c}/",
+                "logs": f"ws://portal.test/ws/logs/{where}/{c}/",
+            }
             for c in containers
         ],
     }
@@ -186,7 +190,12 @@ def test_a_bad_jsonpath_is_a_usage_error_before_any_request(template, capsys):
 def test_all_namespaces_lists_every_visible_project_and_refuses_n():
     api = Api(
         {
-            "/api/v1/projects/": {"count": 2, "next": None, "previous": None, "results": [{"name": "ads"}, {"name": "ml"}]},
+            "/api/v1/projects/": {
+                "count": 2,
+                "next": None,
+                "previous": None,
+                "results": [{"name": "ads"}, {"name": "ml"}],
+            },
             "/api/v1/projects/ads/pods/": page([pod("web-1", "member-a")]),
             "/api/v1/projects/ml/pods/": page([pod("train-1", "member-b")]),
             "/api/v1/workloads/": page([workload("web"), workload("train", project="ml")]),
