@@ -41,8 +41,8 @@ def test_the_tutorial_uses_the_users_project_and_real_links(project, owner, clie
 
     assert "namespace: proj-ads" in page and "project: ads" in page and "tier: OnDemand" in page
     assert "export PINCONSOLE_URL=http://testserver PINCONSOLE_TOKEN=pct_..." in page  # this portal, any install
-    assert "pincompute apply -f hello.yaml -p ads" in page and "pip install ./sdk" in page
-    assert "pincompute logs POD --cluster CLUSTER -p ads -f" in page and "pincompute exec -it POD" in page
+    assert "pincompute apply -f hello.yaml -n ads" in page and "pip install ./sdk" in page
+    assert "pincompute logs POD -n ads -f" in page and "pincompute exec -it POD -n ads" in page
     assert "kubectl" not in page and "devtools" not in page  # nothing only the dev stack has
     for link in (
         "/projects/ads/",
