@@ -36,47 +36,32 @@ from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
 from pinconsole_sdk import documents
+from pinconsole_sdk.cli_commands import (
+    cmd_describe,
+    cmd_operation,
+    cmd_restart_container,
+    cmd_scale,
+    cmd_timeline,
+    cmd_version,
+    need_project,
+)
 from pinconsole_sdk.cli_completion import SHELLS, cmd_completion
+from pinconsole_sdk.cli_errors import API_ERROR, OK, USAGE, check_text, exit_code, report
 from pinconsole_sdk.cli_get import cmd_get
 from pinconsole_sdk.cli_logs import cmd_exec, cmd_logs
-from pinconsole_sdk.cli_output import OUTPUT_HELP, Output, describe, dump, output_format, show_workloads, table
-from pinconsole_sdk.cli_targets import UsageError, named, one, optional_one
-from pinconsole_sdk.client import MAX_TIMEOUT, Client, __version__, normalize_document
+from pinconsole_sdk.cli_output import OUTPUT_HELP, Output, output_format, show_workloads
+from pinconsole_sdk.cli_targets import UsageError, named
+from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
     ConfigError,
-    ConflictError,
     ConnectionFailed,
-    NotFound,
-    RateLimited,
-    ServerError,
 )
-from pinconsole_sdk.models import Workload
 
-OK, API_ERROR, USAGE, NOT_FOUND, CONFLICT, UNAVAILABLE = 0, 1, 2, 3, 4, 5
 OPERATIONS = ("pause", "resume", "stop", "start", "restart")
-INTERRUPTED = 130
 
 
 # --- commands -------------------------------------------------------------------------------------------------
-
-
-def need_project(args: argparse.Namespace) -> str:
-    if not args.project:
-        raise UsageError("a project is needed: -n PROJECT")
-    return str(args.project)
-
-
-def cmd_describe(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    project = need_project(args)
-    kind, name = one(args.resource, "describe")
-    w = client.get(project, kind, name)
-    if args.output.structured:
-        dump(w.to_dict(), args.output, out)
-        return OK
-    entries = client.timeline(project, w.kind, w.name, limit=10).entries
-    describe(w, entries, out)
-    return OK
 
 
 def read_documents(files: list[str], stdin: Any, *, recursive: bool = False) -> list[tuple[str, dict[str, Any]]]:
@@ -150,66 +135,6 @@ def cmd_delete(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     for project, kind, name in targets:
         client.delete(project, kind, name, if_match=args.if_match)
         out.write(f"{kind.lower()}/{name} deleted\n")
-    return OK
-
-
-def cmd_scale(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    kind, name = one(args.resource, "scale")
-    w = client.scale(need_project(args), kind, name, args.replicas, if_match=args.if_match)
-    return _operated(w, "scaled", args.output, out)
-
-
-def cmd_operation(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    operation = args.command
-    method = getattr(client, operation)
-    kind, name = one(args.resource, operation)
-    w = method(need_project(args), kind, name, if_match=args.if_match)
-    past = {"pause": "paused", "resume": "resumed", "stop": "stopped", "start": "started", "restart": "restarted"}
-    return _operated(w, past[operation], args.output, out)
-
-
-def cmd_restart_container(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    project = need_project(args)
-    kind, name = one(args.resource, "restart-container")
-    w = client.restart_container(project, kind, name, args.container, pod=args.pod, if_match=args.if_match)
-    where = f"pod {args.pod}" if args.pod else "every pod"
-    return _operated(w, f"container {args.container} restarted in {where}", args.output, out)
-
-
-def _operated(w: Workload, verb: str, output: Output, out: TextIO) -> int:
-    if output in ("table", "wide"):
-        out.write(f"{w.kind.lower()}/{w.name} {verb}\n")
-    else:
-        show_workloads([w], output, out, single=True)
-    return OK
-
-
-def cmd_timeline(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    kind, name = optional_one(args.resource, "timeline") or (None, None)
-    found = client.timeline(need_project(args), kind, name, since=args.since, until=args.until)
-    if args.output.structured:
-        dump(found.to_dict(), args.output, out)
-        return OK
-    rows = [["AT", "LEVEL", "SOURCE", "WORKLOAD", "TITLE", "MESSAGE"]]
-    rows += [
-        [e.at, e.level, e.source, str(e.workload) if e.workload else "-", e.title, e.message] for e in found.entries
-    ]
-    table(rows, out)
-    return OK
-
-
-def cmd_version(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    """The client's version, then the server's (``GET /api/v1/version/``) unless ``--client``."""
-    server = None if args.client else client.server_version()
-    if args.output.structured:
-        value: dict[str, Any] = {"clientVersion": __version__}
-        if server is not None:
-            value["serverVersion"] = server.to_dict()
-        dump(value, args.output, out)
-        return OK
-    out.write(f"Client Version: {__version__}\n")
-    if server is not None:
-        out.write(f"Server Version: {server.version} (API {server.api})\n")
     return OK
 
 
@@ -368,55 +293,6 @@ HANDLERS = {
     "restart-container": cmd_restart_container,
     **dict.fromkeys(OPERATIONS, cmd_operation),
 }
-
-
-def exit_code(error: Exception) -> int:
-    if isinstance(error, NotFound):
-        return NOT_FOUND
-    if isinstance(error, ConflictError):
-        return CONFLICT
-    if isinstance(error, RateLimited | ServerError | ConnectionFailed):
-        return UNAVAILABLE
-    return API_ERROR
-
-
-def report(error: Exception, err: TextIO) -> None:
-    if isinstance(error, ApiError):
-        err.write(f"Error from server ({error.code or error.status}): {error.message}\n")
-        for f in error.fields:
-            err.write(f"  {f.path or '(document)'}: {f.message}\n")
-        if isinstance(error, ConflictError) and error.live_version:
-            err.write(f"  sent version {error.sent_version or '-'}, live version {error.live_version}\n")
-        if error.request_id and error.request_id != "-":
-            err.write(f"  request id: {error.request_id}\n")
-    else:
-        err.write(f"error: {error}\n")
-
-
-POSITIONALS = {
-    "resources": "KIND/NAME",
-    "resource": "KIND/NAME",
-    "target": "POD",
-    "pod": "POD",
-    "remote": "the command after --",
-}
-NOT_TEXT = ("filename", "token")  # file names are the system's bytes; the token is checked (unshown) by Client
-
-
-def check_text(args: argparse.Namespace) -> None:
-    """Every argument sent to the portal must be text: a byte that is not UTF-8 (``-p $'\\xff'``) reaches Python
-    as a lone surrogate, which no URL, header or JSON body can carry."""
-    for dest, value in vars(args).items():
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if dest in NOT_TEXT or not isinstance(item, str):
-                continue
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                what = POSITIONALS.get(dest, "--" + dest.replace("_", "-"))
-                raw = item.encode("utf-8", "surrogateescape")
-                raise UsageError(f"{what} is not UTF-8 text: {raw!r}") from None
 
 
 def main(

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from pinconsole_sdk.cli_errors import INTERRUPTED, OK
 from pinconsole_sdk.cli_output import (
     WORKLOAD_HEADER,
     WORKLOAD_WIDE,
@@ -30,7 +31,6 @@ from pinconsole_sdk.client import Client
 from pinconsole_sdk.errors import NotFound
 from pinconsole_sdk.models import Pod, Workload
 
-OK, INTERRUPTED = 0, 130
 WATCH_SECONDS = 2.0
 sleep: Callable[[float], None] = time.sleep  # tests replace it
 

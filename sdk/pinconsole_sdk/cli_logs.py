@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
 
+from pinconsole_sdk.cli_errors import INTERRUPTED, OK
 from pinconsole_sdk.cli_targets import WORKLOAD, UsageError, log_target
 from pinconsole_sdk.client import Client
 from pinconsole_sdk.errors import ApiError, Forbidden, NotFound
 from pinconsole_sdk.models import ContainerStreams
 from pinconsole_sdk.streams import Shell, Stream, follow_lines, log_url, read_chunks, shell_line
-
-OK, INTERRUPTED = 0, 130
 
 
 def need_project(args: argparse.Namespace) -> str:

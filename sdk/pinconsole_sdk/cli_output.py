@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 import yaml
 from jsonpath_ng.exceptions import JSONPathError
-from jsonpath_ng.ext import parse as parse_jsonpath
+from jsonpath_ng.ext.parser import parse as parse_jsonpath
 
 from pinconsole_sdk.models import Pod, Workload
 

@@ -141,14 +141,9 @@ def log_url(
     return f"{url}{'&' if '?' in url else '?'}{query}" if query else url
 
 
-def follow_logs(stream: Stream, write: Callable[[str], None], *, connect_timeout: float = 30.0) -> None:
-    """Write the log's lines until the server ends the stream (at once after the backlog for ``follow=0``)."""
-    follow_lines(stream, lambda line: write(str(line.get("text", "")) + "\n"), connect_timeout=connect_timeout)
-
-
 def follow_lines(stream: Stream, on_line: Callable[[dict[str, Any]], None], *, connect_timeout: float = 30.0) -> None:
-    """Each line message (``{"seq","cluster","pod","container","ts","text"}``) to ``on_line`` until the stream
-    ends."""
+    """Each line message (``{"seq","cluster","pod","container","ts","text"}``) to ``on_line`` until the server ends
+    the stream (at once after the backlog for ``follow=0``)."""
     connected = False
     try:
         while True:
