@@ -49,7 +49,11 @@ class VersionView(APIView):
 
     @extend_schema(
         operation_id="version_retrieve",
-        responses={200: VersionSerializer, 401: error_response("no session or token")},
+        responses={
+            200: VersionSerializer,
+            401: error_response("no session or token"),
+            429: error_response("over the per-user rate (Retry-After)"),
+        },
         description="The portal's version and the API's.",
         tags=["version"],
     )

@@ -103,6 +103,7 @@ def page_urls() -> dict[str, list[str]]:
         "debugging:workload-logs": ["/debug/workload/proj-ads/web/logs/"],
         "api:root": ["/api/v1/"],
         "api:me": ["/api/v1/me/"],
+        "api:version": ["/api/v1/version/"],
         "api:audit-list": ["/api/v1/audit/"],
         "api:audit-detail": ["/api/v1/audit/{event}/"],
         "api:token-list": ["/api/v1/tokens/"],
