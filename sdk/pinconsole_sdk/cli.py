@@ -35,7 +35,7 @@ from typing import Any, BinaryIO, TextIO
 
 import yaml
 
-from pinconsole_sdk import documents
+from pinconsole_sdk import cli_clusters, documents
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
@@ -595,6 +595,8 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.add_argument("-t", "--tty", action="store_true", help="stdin is a terminal: raw mode, resize")
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
+    cli_clusters.add_parsers(sub, common)
+
     completion = sub.add_parser("completion", help="print a shell completion script")
     completion.add_argument("shell", choices=["bash"])
     return parser
@@ -610,6 +612,7 @@ HANDLERS = {
     "logs": cmd_logs,
     "restart-container": cmd_restart_container,
     **dict.fromkeys(OPERATIONS, cmd_operation),
+    **cli_clusters.HANDLERS,
 }
 
 

@@ -75,6 +75,22 @@ class Failover:
         plan = fail_over(request, shards, candidates, lost, budget=budget)
         return plan, rows + failover_rows(plan.moves, rfc3339(self.now()))
 
+    def next_due(self, obj: Mapping[str, Any], shards: Sequence[Placement]) -> float | None:
+        """Seconds until a member this workload runs on has been lost for its grace (None: no loss pending), so
+        its reconcile comes back then: nothing else requeues it when a grace runs out."""
+        policy = failover_policy(str(obj["kind"]), obj.get("spec") or {})
+        if not policy.enabled:
+            return None
+        placed = {s.cluster for s in shards}
+        now = self.now()
+        waits = [
+            policy.after_seconds - (now - loss.since).total_seconds()
+            for name, loss in self.losses().items()
+            if name in placed and loss.reason != DRAINED
+        ]
+        pending = [w for w in waits if w > 0]
+        return min(pending) + 0.1 if pending else None
+
     def retiring(self, obj: Mapping[str, Any], shards: Sequence[Placement]) -> set[str]:
         """Drained members whose shard stays until the shards that took its replicas are ready."""
         if str(obj["kind"]) not in REPLICA_KINDS:

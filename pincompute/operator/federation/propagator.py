@@ -122,7 +122,9 @@ class Propagator:
         wrote += self._prune(key, keep=(*(p.cluster for p in shards), *retiring))
         revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
         self._status(obj, shards, revision=revision, problem=problem)
-        return Outcome(1.0 if pending else None, wrote)
+        due = self.failover.next_due(obj, shards)  # a lost member's grace runs out then
+        waits = [w for w in (1.0 if pending or retiring else None, due) if w is not None]
+        return Outcome(min(waits) if waits else None, wrote)
 
     def _admitted(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         """The object as admitted (its spec while no change waits); an object admitted before admission records
