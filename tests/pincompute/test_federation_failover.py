@@ -122,7 +122,7 @@ def test_the_failover_field_is_validated_with_its_path():
 
 
 @given(
-    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 40)), min_size=2, max_size=5),
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 8)), min_size=2, max_size=5),
     st.integers(0, 12),
     st.integers(1, 4),
     st.sampled_from(["PinApp", "PinPod"]),
@@ -133,7 +133,7 @@ def test_never_more_than_the_count_plus_the_surge_and_never_beyond_a_pool(member
     placed ones never exceed the count plus the budget, and no member gets more than its headroom."""
     names = [f"m{i}" for i in range(len(members))]
     candidates = [
-        cluster(n, f"z{i}", pool_cpu=40_000, used=used * 1000)
+        cluster(n, f"z{i}", pool_cpu=8_000, used=used * 1000)
         for i, (n, (_, used)) in enumerate(zip(names, members, strict=True))
     ]
     replicas_of = [r if kind == "PinApp" else min(r, 1) for r, _ in members]
