@@ -90,6 +90,15 @@ def running(api: client.ApiClient, namespace: str) -> dict[str, int]:
     return out
 
 
+def placed(api: client.ApiClient, namespace: str) -> dict[str, list[str]]:
+    """Each PinApp's placed clusters as the host records them."""
+    items = client.CustomObjectsApi(api).list_namespaced_custom_object(GROUP, VERSION, namespace, "pinapps")["items"]
+    rows = {
+        o["metadata"]["name"]: ((o.get("status") or {}).get("placement") or {}).get("clusters") or [] for o in items
+    }
+    return {name: [r.get("cluster") for r in clusters] for name, clusters in rows.items()}
+
+
 def shards(api: client.ApiClient, namespace: str) -> int:
     items = client.CustomObjectsApi(api).list_namespaced_custom_object(GROUP, VERSION, namespace, "pinapps")["items"]
     return len(items)
@@ -110,6 +119,7 @@ def run_round(args: argparse.Namespace, apis: dict[str, client.ApiClient], forwa
     wait_for(spread, 300, interval=0.5, what="every app Running on both members")
     most: dict[str, int] = {}
     recovered: dict[str, float] = {}
+    replaced: dict[str, float] = {}  # the host's placement names member-a alone
     stop = threading.Event()
     t0 = time.monotonic()
 
@@ -117,6 +127,9 @@ def run_round(args: argparse.Namespace, apis: dict[str, client.ApiClient], forwa
         while not stop.is_set():
             a, b = running(apis["member-a"], ns), running(apis["member-b"], ns)
             now = time.monotonic() - t0
+            for name, clusters in placed(apis["host"], ns).items():
+                if name not in replaced and clusters == ["member-a"]:
+                    replaced[name] = now
             for name in names:
                 most[name] = max(most.get(name, 0), a.get(name, 0) + b.get(name, 0))
                 if name not in recovered and a.get(name, 0) >= args.replicas:
@@ -144,12 +157,14 @@ def run_round(args: argparse.Namespace, apis: dict[str, client.ApiClient], forwa
     remove_project(apis, ns)
     surge = FailoverPolicy(True, args.after_seconds, pinapp("x", ns, args)["spec"]["failover"]["maxSurge"])
     times = sorted(recovered.values())
+    moved = sorted(replaced.values())
     return {
         "apps": args.apps,
         "replicas": args.replicas,
         "after_seconds": args.after_seconds,
         "max_surge": args.max_surge,
         "allowed_per_app": args.replicas + surge.surge(args.replicas),
+        "stop_to_placement_moved_s": {"p50": pct(moved, 50), "max": moved[-1] if moved else None},
         "stop_to_all_running_s": {"p50": pct(times, 50), "p99": pct(times, 99), "max": times[-1]},
         "beyond_grace_s": times[-1] - args.after_seconds,
         "most_running_per_app": max(most.values()),
@@ -187,7 +202,9 @@ def main() -> None:
             r = rounds[-1]
             print(
                 f"{r['apps']} PinApps x {r['replicas']} replicas, afterSeconds {r['after_seconds']}, maxSurge "
-                f"{r['max_surge']}: member-b stopped -> every replica Running on member-a p50 "
+                f"{r['max_surge']}: member-b stopped -> placement moved p50 "
+                f"{r['stop_to_placement_moved_s']['p50']:.1f} s; "
+                f"every replica Running on member-a p50 "
                 f"{r['stop_to_all_running_s']['p50']:.1f} s, max {r['stop_to_all_running_s']['max']:.1f} s "
                 f"(grace + {r['beyond_grace_s']:.1f} s; goal <= 10 s); most Running per app "
                 f"{r['most_running_per_app']} (allowed {r['allowed_per_app']}); member-b back -> stale shards and "

@@ -115,16 +115,17 @@ def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
             "taints": [dict(t) for t in member.taints],
             "schedulable": member.schedulable,
             "cordoned": member.cordoned,
-            "drain": _drain(member),
+            **_drain(member),
         },
     }
 
 
-def _drain(member: MemberSpec) -> dict[str, str] | None:
+def _drain(member: MemberSpec) -> dict[str, dict[str, str]]:
+    """``{"drain": ...}`` while drained, else nothing (server-side apply removes a field its manager stops sending)."""
     if member.drain_requested_at is None:
-        return None
+        return {}
     deadline = member.drain_jobs_deadline or member.drain_requested_at
-    return {"requestedAt": rfc3339(member.drain_requested_at), "jobsDeadline": rfc3339(deadline)}
+    return {"drain": {"requestedAt": rfc3339(member.drain_requested_at), "jobsDeadline": rfc3339(deadline)}}
 
 
 def drain_of(obj: Mapping[str, Any]) -> MemberLoss | None:
