@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pincompute.federation.failover import FAILOVER_STATUS_FIELDS
 from pincompute.federation.members import MEMBER_CLUSTER_SPEC, MEMBER_CLUSTER_STATUS_FIELDS
 from pincompute.kinds import (
     MEMBER_CLUSTER,
@@ -97,22 +98,7 @@ _PLACEMENT = obj(
             description="How the candidates scored.",
         ),
     ),
-    Field(
-        "failover",
-        Arr(
-            items=obj(
-                Field("from", Str(description="The lost member."), required=True),
-                Field("to", Str(description="The member that took its replicas."), required=True),
-                Field("replicas", Int(description="How many replicas moved.")),
-                Field("reason", Str(description="Why: the member's loss and since when.")),
-                Field("cause", Str(description="unreachable, has no schedulable node, or is drained.")),
-                Field("at", Str(description="When they moved (RFC 3339).")),
-                description="Replicas moved off a lost member.",
-            ),
-            description="Moves still in flight: kept until the lost member is back and holds no shard of this.",
-        ),
-    ),
-    Field("failoverMessage", Str(description="The moves in one sentence (the Scheduled condition's FailedOver).")),
+    *FAILOVER_STATUS_FIELDS,
     description="The federation's placement (host objects only).",
 )
 _ADMISSION = obj(

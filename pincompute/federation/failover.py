@@ -24,6 +24,7 @@ from pincompute.errors import NoFeasibleCluster
 from pincompute.federation.propagation import REPLICA_KINDS
 from pincompute.placement import Placement
 from pincompute.specs.failover import FailoverPolicy
+from pincompute.specs.schema import Arr, Field, Int, Str, obj
 
 UNREACHABLE = "unreachable"
 NO_NODES = "has no schedulable node"
@@ -194,6 +195,27 @@ def _best(
         fitting,
         key=lambda n: (score(request, by_name[n], own.get(n, 0) + added.get(n, 0) + 1), n in own, n),
     )
+
+
+FAILOVER_STATUS_FIELDS = (
+    Field(
+        "failover",
+        Arr(
+            items=obj(
+                Field("from", Str(description="The lost member."), required=True),
+                Field("to", Str(description="The member that took its replicas."), required=True),
+                Field("replicas", Int(description="How many replicas moved.")),
+                Field("reason", Str(description="Why: the member's loss and since when.")),
+                Field("cause", Str(description="unreachable, has no schedulable node, or is drained.")),
+                Field("at", Str(description="When they moved (RFC 3339).")),
+                description="Replicas moved off a lost member.",
+            ),
+            description="Moves still in flight: kept until the lost member is back and holds no shard of this.",
+        ),
+    ),
+    Field("failoverMessage", Str(description="The moves in one sentence (the Scheduled condition's FailedOver).")),
+)
+"""``status.placement``'s failover fields (``failover_rows``, ``describe``), as the host CRDs declare them."""
 
 
 def failover_rows(moves: Sequence[Move], at: str) -> list[dict[str, object]]:
