@@ -76,18 +76,20 @@ class Failover:
         return plan, rows + failover_rows(plan.moves, rfc3339(self.now()))
 
     def next_due(self, obj: Mapping[str, Any], shards: Sequence[Placement]) -> float | None:
-        """Seconds until a member this workload runs on has been lost for its grace (None: no loss pending), so
+        """Seconds until a member this workload runs on has been lost for its grace, or a drain reaches its jobs
+        deadline (None: nothing pending), so
         its reconcile comes back then: nothing else requeues it when a grace runs out."""
         policy = failover_policy(str(obj["kind"]), obj.get("spec") or {})
-        if not policy.enabled:
-            return None
         placed = {s.cluster for s in shards}
         now = self.now()
-        waits = [
-            policy.after_seconds - (now - loss.since).total_seconds()
-            for name, loss in self.losses().items()
-            if name in placed and loss.reason != DRAINED
-        ]
+        waits = []
+        for name, loss in self.losses().items():
+            if name not in placed:
+                continue
+            if loss.reason == DRAINED:  # a job's shard moves at the drain's deadline
+                waits.append((loss.deadline - now).total_seconds() if loss.deadline else 0.0)
+            elif policy.enabled:
+                waits.append(policy.after_seconds - (now - loss.since).total_seconds())
         pending = [w for w in waits if w > 0]
         return min(pending) + 0.1 if pending else None
 
