@@ -77,8 +77,7 @@ class Failover:
 
     def next_due(self, obj: Mapping[str, Any], shards: Sequence[Placement]) -> float | None:
         """Seconds until a member this workload runs on has been lost for its grace, or a drain reaches its jobs
-        deadline (None: nothing pending), so
-        its reconcile comes back then: nothing else requeues it when a grace runs out."""
+        deadline (None: nothing pending): its reconcile comes back then, as nothing else requeues it."""
         policy = failover_policy(str(obj["kind"]), obj.get("spec") or {})
         placed = {s.cluster for s in shards}
         now = self.now()
