@@ -163,6 +163,7 @@ def cluster_detail(cluster: Cluster) -> dict[str, Any]:
                     "instance_type": labels.get(NODE_INSTANCE_TYPE_LABEL, ""),
                     "family": labels.get(HARDWARE_FAMILY_LABEL, ""),
                     "zone": labels.get(NODE_ZONE_LABEL, ""),
+                    "unschedulable": bool((node.get("spec") or {}).get("unschedulable")),
                 }
             )
         events = sorted(

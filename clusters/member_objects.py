@@ -45,6 +45,9 @@ def member_spec(cluster: Cluster) -> MemberSpec:
         labels=dict(cluster.labels),
         taints=tuple(dict(taint) for taint in cluster.taints),
         schedulable=cluster.schedulable,
+        cordoned=cluster.cordoned,
+        drain_requested_at=cluster.drain_requested_at,
+        drain_jobs_deadline=cluster.drain_jobs_deadline,
     )
 
 

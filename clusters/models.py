@@ -43,6 +43,10 @@ class Cluster(models.Model):
     labels = models.JSONField(default=dict, blank=True)
     taints = models.JSONField(default=list, blank=True)
     schedulable = models.BooleanField(default=True)
+    # maintenance (clusters.maintenance): a cordon closes it to new shards; a drain also moves what runs there
+    cordoned = models.BooleanField(default=False)
+    drain_requested_at = models.DateTimeField(null=True, blank=True)
+    drain_jobs_deadline = models.DateTimeField(null=True, blank=True)
     # health, written by probes
     healthy = models.BooleanField(default=False)
     last_probe_at = models.DateTimeField(null=True, blank=True)

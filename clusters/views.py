@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from base.errors import Invalid, add_to_form
 from base.htmx import is_partial, render_form, render_page
 from base.permissions import require_platform_admin
-from clusters import attributes, insight, services
+from clusters import attributes, insight, maintenance, services
 from clusters.forms import ClusterAttributesForm, PoolForm
 from clusters.health import probe_cluster
 from clusters.models import Cluster, ClusterPool, PoolKind
@@ -38,7 +38,8 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def cluster_detail(request: HttpRequest, name: str) -> HttpResponse:
     cluster = _admin_cluster(request, name)
-    return render(request, "clusters/detail.html", insight.cluster_detail(cluster))
+    context = {**insight.cluster_detail(cluster), "progress": maintenance.drain_progress(cluster)}
+    return render(request, "clusters/detail.html", context)
 
 
 @login_required

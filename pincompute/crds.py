@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pincompute.federation.failover import FAILOVER_STATUS_FIELDS
 from pincompute.federation.members import MEMBER_CLUSTER_SPEC, MEMBER_CLUSTER_STATUS_FIELDS
 from pincompute.kinds import (
     MEMBER_CLUSTER,
@@ -97,6 +98,7 @@ _PLACEMENT = obj(
             description="How the candidates scored.",
         ),
     ),
+    *FAILOVER_STATUS_FIELDS,
     description="The federation's placement (host objects only).",
 )
 _ADMISSION = obj(

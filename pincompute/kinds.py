@@ -77,6 +77,7 @@ class KindInfo(_ApiNames):
     default_tier: Tier = DEFAULT_TIER
     runs_pods: bool = True  # False: it only steers other workloads (PinScaler)
     scalable: bool = False  # has the scale subresource (``spec.replicas``)
+    fails_over: bool = False  # its replicas leave a lost member by default (``spec.failover``, specs/failover.py)
     log_files: tuple[str, ...] = DEFAULT_LOG_FILES  # file logs the debug page offers (``tail -F`` over exec)
     group: str = GROUP
     version: str = VERSION
@@ -126,6 +127,7 @@ _REGISTRY: tuple[KindInfo, ...] = (
         becomes="Deployment per zone shard (+ Service)",
         native_kinds=("Deployment", "Service"),
         scalable=True,
+        fails_over=True,
     ),
     KindInfo(
         "PinScaler",
@@ -150,6 +152,7 @@ _REGISTRY: tuple[KindInfo, ...] = (
         becomes="Deployment + Service + Ingress + ConfigMap",
         native_kinds=("Deployment", "Service", "Ingress", "ConfigMap"),
         scalable=True,
+        fails_over=True,
     ),
     KindInfo(
         "PinterestJobSet",

@@ -41,6 +41,7 @@ FEDERATION_FINALIZER: Final = "pincompute.io/federation"  # on host objects: sha
 FEDERATED_LABEL: Final = "pincompute.io/federated"  # value "true" on every shard the federation propagated
 HOST_UID_ANNOTATION: Final = "pincompute.io/host-uid"  # a shard's host object
 SPEC_HASH_ANNOTATION: Final = "pincompute.io/spec-hash"  # the host spec a shard carries (rollout progress)
+FAILOVER_ANNOTATION: Final = "pincompute.io/failover"  # on a shard that took a lost member's replicas: from where, why
 REPLACE_PLACEMENT_ANNOTATION: Final = "pincompute.io/replace-placement"  # a new value asks for a fresh placement
 # A platform admin's write the host's admission webhook lets through (value: the reason), audited in the apiserver's
 # audit log; only honoured for members of BREAK_GLASS_GROUP.

@@ -50,6 +50,9 @@ class ClusterSerializer(serializers.ModelSerializer):
             "labels",
             "taints",
             "schedulable",
+            "cordoned",
+            "drain_requested_at",
+            "drain_jobs_deadline",
             "healthy",
             "last_probe_at",
             "last_error",
@@ -66,6 +69,24 @@ class ClusterPatchSerializer(StrictInput):
     labels = serializers.DictField(child=serializers.CharField(max_length=63, allow_blank=True), required=False)
     taints = serializers.ListField(child=serializers.DictField(child=serializers.CharField()), required=False)
     schedulable = serializers.BooleanField(required=False)
+
+
+class DrainSerializer(StrictInput):
+    jobs_deadline_seconds = serializers.IntegerField(
+        required=False, help_text="How long a job may finish on the member before it moves (default 600)."
+    )
+
+
+class NodeCordonSerializer(StrictInput):
+    node = serializers.CharField(max_length=253, help_text="The node's name on this member.")
+
+
+class DrainProgressSerializer(serializers.Serializer):
+    cordoned = serializers.BooleanField()
+    draining = serializers.BooleanField()
+    done = serializers.BooleanField(help_text="Drained: nothing placed on the member and no move in flight.")
+    placed = serializers.ListField(child=serializers.CharField(), help_text="kind/namespace/name still placed there")
+    moving = serializers.ListField(child=serializers.CharField(), help_text="Moved off, the old shard not gone yet")
 
 
 class PoolPatchSerializer(StrictInput):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -11,10 +12,13 @@ from rest_framework.response import Response
 from base.api_schema import error_response
 from base.parsers import JSONParser
 from base.permissions import IsPlatformAdmin
-from clusters import attributes, services
+from clusters import attributes, maintenance, services
 from clusters.api.serializers import (
     ClusterPatchSerializer,
     ClusterSerializer,
+    DrainProgressSerializer,
+    DrainSerializer,
+    NodeCordonSerializer,
     PoolPatchSerializer,
     PoolSerializer,
 )
@@ -56,6 +60,53 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
             cluster.pk, kind, attributes.PoolInput(**payload.validated_data), actor=request.user
         )
         return Response(PoolSerializer(pool).data)
+
+    @extend_schema(request=None, responses={200: ClusterSerializer, 403: ADMINS_ONLY})
+    @action(detail=True, methods=["post"])
+    def cordon(self, request: Request, name: str) -> Response:
+        """Close the member to new shards; what runs there stays."""
+        self.permission_denied_unless_admin(request)
+        cluster = maintenance.cordon_cluster(self.get_object().pk, actor=request.user)
+        return Response(ClusterSerializer(cluster, context={"request": request}).data)
+
+    @extend_schema(request=DrainSerializer, responses={200: ClusterSerializer, 403: ADMINS_ONLY})
+    @action(detail=True, methods=["post"])
+    def drain(self, request: Request, name: str) -> Response:
+        """Cordon the member and move its workloads off (jobs at the deadline)."""
+        self.permission_denied_unless_admin(request)
+        cluster = self.get_object()
+        payload = DrainSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        seconds = payload.validated_data.get("jobs_deadline_seconds", maintenance.DEFAULT_JOBS_DEADLINE_SECONDS)
+        cluster = maintenance.drain_cluster(cluster.pk, jobs_deadline_seconds=seconds, actor=request.user)
+        return Response(ClusterSerializer(cluster, context={"request": request}).data)
+
+    @extend_schema(request=None, responses={200: ClusterSerializer, 403: ADMINS_ONLY})
+    @action(detail=True, methods=["post"])
+    def uncordon(self, request: Request, name: str) -> Response:
+        """Return the member to service: cordon and drain lifted."""
+        self.permission_denied_unless_admin(request)
+        cluster = maintenance.uncordon_cluster(self.get_object().pk, actor=request.user)
+        return Response(ClusterSerializer(cluster, context={"request": request}).data)
+
+    @extend_schema(responses={200: DrainProgressSerializer, 403: ADMINS_ONLY})
+    @action(detail=True, methods=["get"])
+    def maintenance(self, request: Request, name: str) -> Response:
+        """What the host still places on the member, and what is moving off it."""
+        self.permission_denied_unless_admin(request)
+        progress = maintenance.drain_progress(self.get_object())
+        return Response({**asdict(progress), "done": progress.done})
+
+    @extend_schema(request=NodeCordonSerializer, responses={200: NodeCordonSerializer, 403: ADMINS_ONLY})
+    @action(detail=True, methods=["post"], url_path=r"nodes/(?P<verb>cordon|uncordon)")
+    def node(self, request: Request, name: str, verb: str) -> Response:
+        """Cordon or uncordon one node of the member (``kubectl cordon``)."""
+        self.permission_denied_unless_admin(request)
+        cluster = self.get_object()
+        payload = NodeCordonSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        node = payload.validated_data["node"]
+        return Response(maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user))
 
     def permission_denied_unless_admin(self, request: Request) -> None:
         if not IsPlatformAdmin().has_permission(request, self):

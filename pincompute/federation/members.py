@@ -15,10 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from pincompute.cluster_scheduling import ClusterCandidate
+from pincompute.federation.failover import DRAINED, MemberLoss
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL
 from pincompute.quantity import GPU_RESOURCE, Resources
-from pincompute.specs.schema import Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
+from pincompute.specs.schema import DATE_TIME, Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
 from pincompute.status import rfc3339
 from pincompute.tiers import Tier
 
@@ -61,6 +62,17 @@ MEMBER_CLUSTER_SPEC = obj(
         nullable=True,
     ),
     Field("schedulable", Bool(description="False: closed to new shards (running shards stay).")),
+    Field("cordoned", Bool(description="True: an admin's cordon closes it to new shards (running shards stay).")),
+    Field(
+        "drain",
+        obj(
+            Field("requestedAt", Str(format=DATE_TIME, description="When an admin drained it."), required=True),
+            Field("jobsDeadline", Str(format=DATE_TIME, description="Until when a job may finish here first.")),
+            description="A drain: long-running workloads move off at once (the new shards ready before the old go), "
+            "jobs at the deadline.",
+        ),
+        nullable=True,
+    ),
     description="A member cluster's attributes, written by the portal's cluster registry.",
 )
 
@@ -83,6 +95,9 @@ class MemberSpec:
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: Sequence[Mapping[str, str]] = ()
     schedulable: bool = True
+    cordoned: bool = False
+    drain_requested_at: datetime | None = None
+    drain_jobs_deadline: datetime | None = None
 
 
 def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
@@ -99,8 +114,32 @@ def member_cluster_manifest(member: MemberSpec) -> dict[str, Any]:
             "labels": dict(member.labels),
             "taints": [dict(t) for t in member.taints],
             "schedulable": member.schedulable,
+            "cordoned": member.cordoned,
+            **_drain(member),
         },
     }
+
+
+def _drain(member: MemberSpec) -> dict[str, dict[str, str]]:
+    """``{"drain": ...}`` while drained, else nothing (server-side apply removes a field its manager stops sending)."""
+    if member.drain_requested_at is None:
+        return {}
+    deadline = member.drain_jobs_deadline or member.drain_requested_at
+    return {"drain": {"requestedAt": rfc3339(member.drain_requested_at), "jobsDeadline": rfc3339(deadline)}}
+
+
+def drain_of(obj: Mapping[str, Any]) -> MemberLoss | None:
+    """A drained ``MemberCluster``'s loss (``failover.DRAINED`` since its request, jobs until the deadline)."""
+    drain = (obj.get("spec") or {}).get("drain") or {}
+    if not drain.get("requestedAt"):
+        return None
+    since = _parse_time(str(drain["requestedAt"]))
+    deadline = _parse_time(str(drain.get("jobsDeadline") or drain["requestedAt"]))
+    return MemberLoss(str((obj.get("metadata") or {}).get("name")), DRAINED, since, deadline)
+
+
+def _parse_time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 @dataclass(frozen=True)
@@ -162,7 +201,7 @@ def candidate_of(
         region=str(spec.get("region") or ""),
         zone=str(spec.get("zone") or ""),
         role="member",
-        schedulable=bool(spec.get("schedulable", True)),
+        schedulable=bool(spec.get("schedulable", True)) and not spec.get("cordoned"),
         healthy=healthy,
         hardware_families=frozenset(str(f) for f in spec.get("hardwareFamilies") or []),
         labels={str(k): str(v) for k, v in (spec.get("labels") or {}).items()},

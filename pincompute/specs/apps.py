@@ -19,6 +19,7 @@ from pincompute.specs.common import (
     operations_field,
     pod_fields,
 )
+from pincompute.specs.failover import failover_field
 from pincompute.specs.pod_checks import check_operations, check_pod, dict_or_empty, list_or_empty
 from pincompute.specs.schema import Arr, Field, Int, IntOrStr, MapOf, Str, obj
 
@@ -142,6 +143,7 @@ PINPOD_SPEC = obj(
         ),
     ),
     operations_field(),
+    failover_field(),
 )
 
 
@@ -235,6 +237,7 @@ PINAPP_SPEC = obj(
         ),
     ),
     operations_field(),
+    failover_field(),
 )
 
 
@@ -329,6 +332,7 @@ PINTERESTSERVICE_SPEC = obj(
         ),
     ),
     operations_field(),
+    failover_field(),
 )
 
 

@@ -20,6 +20,7 @@ from pincompute.specs.common import (
     operations_field,
     pod_fields,
 )
+from pincompute.specs.failover import failover_field
 from pincompute.specs.pod_checks import check_operations, check_pod, dict_or_empty
 from pincompute.specs.schema import Bool, Field, Int, IntOrStr, Str, obj
 
@@ -88,6 +89,7 @@ PINTERESTJOBSET_SPEC = obj(
     _TTL,
     _DEADLINE,
     operations_field(),
+    failover_field(),
 )
 
 
@@ -152,6 +154,7 @@ PINTERESTCRONJOB_SPEC = obj(
     _TTL,
     _DEADLINE,
     operations_field(),
+    failover_field(),
 )
 
 
@@ -270,6 +273,7 @@ PINTERESTTRAININGJOB_SPEC = obj(
     _TTL,
     _DEADLINE,
     operations_field(),
+    failover_field(),
 )
 
 

@@ -35,7 +35,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import documents
+from pinconsole_sdk import cli_clusters, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -273,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.add_argument("-t", "--tty", action="store_true", help="stdin is a terminal: raw mode, resize")
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
+    cli_clusters.add_parsers(sub, common)
+
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
 
@@ -292,6 +294,7 @@ HANDLERS = {
     "version": cmd_version,
     "restart-container": cmd_restart_container,
     **dict.fromkeys(OPERATIONS, cmd_operation),
+    **cli_clusters.HANDLERS,
 }
 
 

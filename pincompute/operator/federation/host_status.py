@@ -31,6 +31,7 @@ def host_status(
     queued: bool = False,
     unschedulable: str = "",
     invalid: str = "",
+    failed_over: str = "",
 ) -> dict[str, Any]:
     """The status merge patch: conditions (those of other writers kept), phase, replica counts, the pods' selector,
     shards."""
@@ -42,6 +43,8 @@ def host_status(
     conditions = [c for c in old.get("conditions") or [] if c.get("type") in ours or is_current(c, obj)]
     conditions = set_conditions(conditions, federated["conditions"], generation, now)
     scheduled = ("True", "Scheduled", where(shards)) if shards else ("False", "Unschedulable", unschedulable)
+    if failed_over and shards:
+        scheduled = ("True", "FailedOver", f"{where(shards)}; {failed_over}")
     if problem and shards:
         scheduled = ("True", "PlacementKept", f"{where(shards)}; could not place afresh: {problem}")
     if queued:

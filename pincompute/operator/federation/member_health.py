@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pincompute.errors import CoreError, NotFound
+from pincompute.federation.failover import NO_NODES, UNREACHABLE, MemberLoss
 from pincompute.federation.members import NodeSummary, member_status
 from pincompute.operator.cluster import ClusterRuntime
 from pincompute.operator.federation.host import MEMBERS, HostRuntime
@@ -35,6 +36,7 @@ class MemberState:
     message: str = ""
     nodes: NodeSummary | None = None
     nodes_at: float = 0.0
+    no_nodes_since: datetime | None = None  # reachable, but no schedulable node since
 
 
 class MemberHealth:
@@ -67,6 +69,16 @@ class MemberHealth:
         state = self.states.get(member)
         return state.nodes if state else None
 
+    def losses(self) -> dict[str, MemberLoss]:
+        """Every member that cannot run shards now: unreachable, or without a schedulable node, and since when."""
+        out = {}
+        for name, state in list(self.states.items()):
+            if not state.reachable:
+                out[name] = MemberLoss(name, UNREACHABLE, state.since)
+            elif state.no_nodes_since is not None:
+                out[name] = MemberLoss(name, NO_NODES, state.no_nodes_since)
+        return out
+
     def run(self, stop: threading.Event) -> None:
         while not stop.wait(self.period):
             self.check_all()
@@ -87,7 +99,8 @@ class MemberHealth:
         except CoreError as exc:
             ok, message = False, f"{name}: {exc}"[:300]
         if before is None or before.reachable != ok:
-            state = MemberState(ok, self.now(), message, before.nodes if before else None, 0.0)
+            since = self._recorded_since(name, ok) if before is None else self.now()
+            state = MemberState(ok, since, message, before.nodes if before else None, 0.0, None)
         else:
             state = replace(before, message=message)
         if ok and (state.nodes is None or self.clock() - state.nodes_at >= self.node_period):
@@ -109,7 +122,22 @@ class MemberHealth:
         summary = NodeSummary.of(nodes)
         if state.nodes != summary and state.nodes is not None:
             self.on_change(name)
-        return replace(state, nodes=summary, nodes_at=self.clock())
+        no_nodes = None if summary.count else (state.no_nodes_since or self.now())
+        return replace(state, nodes=summary, nodes_at=self.clock(), no_nodes_since=no_nodes)
+
+    def _recorded_since(self, name: str, reachable: bool) -> datetime:
+        """Since when the host's ``MemberCluster`` says it has been as it is now (a restarted controller keeps
+        counting a failover grace from there), else now."""
+        obj = self.host.store.get(MEMBERS.kind, None, name) or {}
+        ready: Mapping[str, Any] = next(
+            (c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"), {}
+        )
+        if ready.get("status") == ("True" if reachable else "False") and ready.get("lastTransitionTime"):
+            try:
+                return datetime.fromisoformat(str(ready["lastTransitionTime"]).replace("Z", "+00:00"))
+            except ValueError:
+                pass
+        return self.now()
 
     def _write_status(self, name: str, state: MemberState) -> None:
         obj = self.host.store.get(MEMBERS.kind, None, name)

@@ -24,6 +24,7 @@ from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, Tempora
 from pincompute.federation.admission import CONDITION as ADMITTED
 from pincompute.federation.admission import is_admitted, recorded_admission
 from pincompute.federation.aggregation import ShardObservation, aggregate
+from pincompute.federation.failover import describe
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import (
     placement_request,
@@ -33,11 +34,17 @@ from pincompute.federation.propagation import (
 )
 from pincompute.federation.revisions import admitted_view
 from pincompute.federation.rollout import LiveShard, shard_specs
-from pincompute.federation.stickiness import stabilize, staying_clusters
+from pincompute.federation.stickiness import EVERYWHERE_KINDS, stabilize, staying_clusters
 from pincompute.kinds import KINDS
-from pincompute.labels import FEDERATED_LABEL, FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
+from pincompute.labels import (
+    FAILOVER_ANNOTATION,
+    FEDERATED_LABEL,
+    FEDERATION_FINALIZER,
+    REPLACE_PLACEMENT_ANNOTATION,
+)
 from pincompute.operator.cluster import ClusterRuntime, Key
 from pincompute.operator.events import EventRecorder
+from pincompute.operator.federation.failing_over import Failover
 from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.host_status import host_status, same_status, where
 from pincompute.operator.federation.member_health import MemberHealth
@@ -73,6 +80,7 @@ class Propagator:
         self.events, self.now = events, now
         self.seen = seen if seen is not None else {}
         self.usage = PlacedUsage(host, profile)
+        self.failover = Failover(host, members, health, now)
 
     # -- the reconcile ------------------------------------------------------------------------------
 
@@ -110,10 +118,13 @@ class Propagator:
             self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
         wrote, pending = self._propagate(obj, workload, shards)
-        wrote += self._prune(key, keep=tuple(p.cluster for p in shards))
+        retiring = self.failover.retiring(obj, shards)  # a drained member's shard until its replicas run elsewhere
+        wrote += self._prune(key, keep=(*(p.cluster for p in shards), *retiring))
         revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
         self._status(obj, shards, revision=revision, problem=problem)
-        return Outcome(1.0 if pending else None, wrote)
+        due = self.failover.next_due(obj, shards)  # a lost member's grace runs out then
+        waits = [w for w in (1.0 if pending or retiring else None, due) if w is not None]
+        return Outcome(min(waits) if waits else None, wrote)
 
     def _admitted(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         """The object as admitted (its spec while no change waits); an object admitted before admission records
@@ -128,6 +139,25 @@ class Propagator:
     # -- placement ----------------------------------------------------------------------------------
 
     def _placement(self, obj: dict[str, Any], workload: Workload) -> tuple[list[Placement], str]:
+        """The shards to run (``_decide``), with the replicas on lost members failed over."""
+        shards, problem = self._decide(obj, workload)
+        request = placement_request(workload, self.profile) if shards else None
+        if request is None or workload.kind in EVERYWHERE_KINDS:
+            return shards, problem
+        plan, rows = self.failover.plan(obj, request, shards, self._candidates(obj))
+        record = dict((obj.get("status") or {}).get("placement") or {})
+        moved = plan.shards if plan is not None else shards
+        message = describe(rows, plan)
+        if not record or (moved == shards and rows == (record.get("failover") or [])):
+            return shards, problem
+        record.update(clusters=placement_status(moved, None, generation=0, now=self.now())["clusters"])
+        record.update(failover=rows, failoverMessage=message)
+        self._status(obj, moved, extra={"placement": record})
+        if plan is not None and plan.moves:
+            self.events.record(obj, "Warning", "FailedOver", message)
+        return moved, problem
+
+    def _decide(self, obj: dict[str, Any], workload: Workload) -> tuple[list[Placement], str]:
         """The shards to run (a fresh decision is recorded in the status first) and ``problem``: why there
         are none, or why a kept placement could not be refreshed."""
         status = obj.get("status") or {}
@@ -192,6 +222,8 @@ class Propagator:
         rows and conditions are written with them, so the status never shows a new placement beside the
         old shards' readiness."""
         record = placement_status(shards, decision, generation=generation, now=self.now(), replaced_at=replaced)
+        old = (obj.get("status") or {}).get("placement") or {}
+        record.update({k: old[k] for k in ("failover", "failoverMessage") if old.get(k)})  # still in flight
         before = [p.cluster for p in placements_of(obj.get("status"))]
         self._status(obj, shards, extra={"placement": record})
         if before != [p.cluster for p in shards]:
@@ -214,12 +246,16 @@ class Propagator:
             {c: LiveShard.of(o) for c, o in live.items() if o is not None},
         )
         wrote, pending = 0, False
+        failed_over = ((obj.get("status") or {}).get("placement") or {}).get("failover") or []
         for placement in shards:
             member = self.members.get(placement.cluster)
             if member is None:
                 pending = True
                 continue
             desired = shard_manifest(obj, placement, specs[placement.cluster])
+            took = [r for r in failed_over if r.get("to") == placement.cluster]
+            if took:
+                desired["metadata"]["annotations"][FAILOVER_ANNOTATION] = describe(took)
             if specs[placement.cluster] != obj.get("spec"):
                 pending = True  # a zone held back by the rollout: look again soon
             current = live.get(placement.cluster)
@@ -242,8 +278,8 @@ class Propagator:
         deleted = 0
         failed = []
         for name, member in self.members.items():
-            if name in keep:
-                continue
+            if name in keep or (keep and not self.health.reachable(name)):
+                continue  # an unreachable member's stale shard goes when it is back (its return requeues)
             shard = member.get_cr(key.kind, key.namespace, key.name)
             if shard is None or (shard["metadata"].get("labels") or {}).get(FEDERATED_LABEL) != "true":
                 continue
@@ -308,6 +344,7 @@ class Propagator:
                 )
             )
         federated = aggregate(observations)
+        record = (extra or {}).get("placement") or (obj.get("status") or {}).get("placement") or {}
         old = obj.get("status") or {}
         status = host_status(
             obj,
@@ -319,6 +356,7 @@ class Propagator:
             queued=queued,
             unschedulable=unschedulable,
             invalid=invalid,
+            failed_over=str(record.get("failoverMessage") or ""),
         )
         status.update(extra or {})
         if same_status(old, status):

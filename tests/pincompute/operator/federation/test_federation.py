@@ -264,7 +264,9 @@ def test_a_stopped_member_apiserver_is_unknown_since_when_and_converges_after_re
     _, forwarder = forwarded_kubeconfig
     ns = project()
     host = federation_clusters["host"]
-    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", pinapp("split", ns))
+    body = pinapp("split", ns)
+    body["spec"]["failover"] = {"enabled": False}  # the placement stays (test_failover_live.py moves it)
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", body)
     wait_for(lambda: host_ready(host, "PinApp", ns, "split"), 60, what="PinApp Ready")
 
     forwarder.stop()
