@@ -93,6 +93,9 @@ def missing_system_packages(purpose: str) -> list[str]:
                    "fuse-overlayfs": "/usr/bin/fuse-overlayfs", "slirp4netns": "/usr/bin/slirp4netns",
                    "iptables": "/usr/sbin/iptables"}  # fmt: skip
         missing += [package for package, path in helpers.items() if not Path(path).exists()]
+        # The real node the chart runs on (tests/harness/realnode.py): containerd, its CNI plugins (above) and runc.
+        if shutil.which("containerd") is None:
+            missing.append("containerd")
     if shutil.which("npm") is None:
         missing.append("npm")
     if shutil.which("bwrap") is None:
