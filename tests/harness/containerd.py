@@ -4,8 +4,8 @@ Its root, state, sockets and the pods' network namespaces live under ``dir`` (no
 /run/containerd but the shims' sockets); the CRI plugin runs pods with runc (cgroupfs), the CNI bridge, portmap and
 loopback plugins from Debian's ``containernetworking-plugins`` on a bridge of the harness's, and a pause image built
 here: ``FROM scratch`` plus a static pause binary (``pause/main.go``, what Kubernetes' pause.c does). What this host
-needs (docs/deployment.md, "The real node"): ``restrict_oom_score_adj`` (root lacks CAP_SYS_RESOURCE, so a negative
-OOM score adjustment fails and without it a sandbox never starts: "can't get final child's PID").
+needs (docs/development.md, "The chart on a real node"): ``restrict_oom_score_adj`` (root lacks CAP_SYS_RESOURCE, so
+a negative OOM score adjustment fails and without it a sandbox never starts: "can't get final child's PID").
 
 Images come from podman's store: ``podman save`` then ``ctr images import`` (no registry is reachable).
 """

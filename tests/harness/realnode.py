@@ -254,7 +254,7 @@ class RealNode:
 
     def leftovers(self) -> list[str]:
         """What the node would leave on the machine: processes, tasks, mounts, cgroups, iptables chains, the bridge."""
-        left = [f"process {pid}: {cmd}" for pid, cmd in _processes_mentioning(str(self.dir))]
+        left = [f"process {pid}: {cmd}" for pid, cmd in processes_mentioning(str(self.dir))]
         if self.containerd.proc.alive():
             left += [f"containerd task {task}" for task in self.containerd.tasks()]
         left += [f"mount {mount}" for mount in mounts_under(self.dir)]
@@ -321,7 +321,7 @@ def _remove_cgroups(name: str) -> None:
             top.rmdir()
 
 
-def _processes_mentioning(text: str) -> list[tuple[int, str]]:
+def processes_mentioning(text: str) -> list[tuple[int, str]]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
