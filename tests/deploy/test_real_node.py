@@ -34,10 +34,10 @@ from pincompute.labels import WORKLOAD_LABEL
 from projects.models import ClusterProvisioning
 from tests.deploy import realnode_release as rr
 from tests.deploy.portal_streams import LogFollow, shell_echo
-from tests.harness.containerd import pause_image
+from tests.harness.containerd import pause_image, processes_mentioning
 from tests.harness.image import BuiltImage
 from tests.harness.podman import Podman
-from tests.harness.realnode import NODE_LABEL, NODE_NAME, RealNode, processes_mentioning
+from tests.harness.realnode import NODE_LABEL, NODE_NAME, RealNode
 from tests.support.provisioning import federation, pools, register, subprocess_database_url, team_project  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]

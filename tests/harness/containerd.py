@@ -12,10 +12,13 @@ Images come from podman's store: ``podman save`` then ``ctr images import`` (no 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -29,6 +32,7 @@ from tests.harness.services import ComponentFailed
 PAUSE_SRC = Path(__file__).with_name("pause")
 CNI_BIN = Path("/usr/lib/cni")
 NAMESPACE = "k8s.io"  # the CRI plugin's containerd namespace
+NETWORK = "pinconsole-node"  # the CNI network's name: its plugins' iptables rules carry it in a comment
 UNUSED_PLUGINS = (
     "io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs",
     "io.containerd.snapshotter.v1.devmapper", "io.containerd.tracing.processor.v1.otlp",
@@ -122,7 +126,7 @@ class Containerd:
                 "routes": [{"dst": "0.0.0.0/0"}], "dataDir": str(d / "ipam")}  # fmt: skip
         network = {
             "cniVersion": "1.0.0",
-            "name": "pinconsole-node",
+            "name": NETWORK,
             "plugins": [
                 {
                     "type": "bridge",
@@ -182,6 +186,10 @@ class Containerd:
         if self.proc.alive():
             self.remove_all()
         self.proc.stop()
+        # What the CRI would have torn down had the kubelet stopped every pod: the shims (they outlive containerd)
+        # with the containers under them, the pods' network rules, their mounts.
+        kill_trees([pid for pid, _ in processes_mentioning(str(self.dir))])
+        remove_network_rules()
         for mount in mounts_under(self.dir):  # the pods' network namespaces, rootfs and shm mounts
             subprocess.run(["umount", "--lazy", mount], capture_output=True, timeout=30, check=False)
         self.bridge.delete()
@@ -192,3 +200,53 @@ def mounts_under(root: Path) -> list[str]:
     prefix = f"{root}/"
     points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
     return sorted((p for p in points if p.startswith(prefix)), key=len, reverse=True)
+
+
+def processes_mentioning(text: str) -> list[tuple[int, str]]:
+    """(pid, command line) of every process whose command line contains ``text`` (this one excepted)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if text in cmd:
+                    found.append((int(entry.name), cmd[:200]))
+    return found
+
+
+def kill_trees(pids: list[int]) -> None:
+    """SIGKILL ``pids`` and every descendant (a shim's containers run in pid namespaces of their own)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    todo, seen = list(pids), set()
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            todo += children.get(pid, [])
+    for pid in seen:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def network_rules() -> list[str]:
+    """The iptables rules the CNI plugins made for this network's pods (``iptables-save`` lines)."""
+    out = subprocess.run(["iptables-save", "-t", "nat"], capture_output=True, text=True, timeout=60, check=False)
+    return [line for line in out.stdout.splitlines() if line.startswith("-A ") and f'name: \\"{NETWORK}\\"' in line]
+
+
+def remove_network_rules() -> None:
+    """Deletes this network's rules and the per-pod chains they jump to (what the bridge and portmap plugins' DEL
+    does when a sandbox is stopped through the CRI)."""
+    chains = set()
+    for line in network_rules():
+        rule = shlex.split(line)[1:]
+        if "-j" in rule and rule[rule.index("-j") + 1].startswith("CNI-"):
+            chains.add(rule[rule.index("-j") + 1])
+        subprocess.run(["iptables", "-w", "-t", "nat", "-D", *rule], capture_output=True, timeout=60, check=False)
+    for chain in chains:
+        for flag in ("-F", "-X"):
+            subprocess.run(["iptables", "-w", "-t", "nat", flag, chain], capture_output=True, timeout=60, check=False)

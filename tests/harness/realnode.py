@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import ssl
 import subprocess
 import time
@@ -36,7 +35,7 @@ from devtools.localcp.nodes import api_client
 from devtools.localcp.pki import PKI, issue_client_cert
 from devtools.localcp.procs import Proc, free_port, probe, wait_until
 from tests.harness.clusterdns import ClusterDNS
-from tests.harness.containerd import Bridge, Containerd, mounts_under
+from tests.harness.containerd import Bridge, Containerd, mounts_under, network_rules, processes_mentioning
 from tests.harness.forwarder import TcpForwarder
 
 NODE_NAME = "real-0"
@@ -260,6 +259,7 @@ class RealNode:
         left += [f"mount {mount}" for mount in mounts_under(self.dir)]
         left += [f"cgroup {path}" for path in CGROUP_ROOT.glob("*/kubepods")]
         left += [f"iptables chain {chain}" for chain in _kube_chains()]
+        left += [f"iptables rule {rule}" for rule in network_rules()]
         if BRIDGE.exists():
             left.append(f"bridge {BRIDGE.name}")
         return left
@@ -319,14 +319,3 @@ def _remove_cgroups(name: str) -> None:
                 directory.rmdir()
         with contextlib.suppress(OSError):
             top.rmdir()
-
-
-def processes_mentioning(text: str) -> list[tuple[int, str]]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            with contextlib.suppress(OSError):
-                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if text in cmd:
-                    found.append((int(entry.name), cmd[:200]))
-    return found
