@@ -64,8 +64,12 @@ class _NamedServerContext(ssl.SSLContext):
 
     server_name: str
 
-    def wrap_socket(self, sock: Any, *args: Any, server_hostname: Any = None, **kwargs: Any) -> ssl.SSLSocket:
-        return super().wrap_socket(sock, *args, server_hostname=self.server_name, **kwargs)
+    def wrap_socket(  # the name given is replaced, the rest passed on
+        self, sock: Any, server_side: bool = False, do_handshake_on_connect: bool = True,
+        suppress_ragged_eofs: bool = True, server_hostname: Any = None, session: Any = None,
+    ) -> ssl.SSLSocket:  # fmt: skip
+        return super().wrap_socket(sock, server_side, do_handshake_on_connect, suppress_ragged_eofs, self.server_name,
+                                   session)  # fmt: skip
 
     def wrap_bio(self, incoming: Any, outgoing: Any, server_side: bool = False, server_hostname: Any = None,
                  session: Any = None) -> ssl.SSLObject:  # fmt: skip
