@@ -95,6 +95,9 @@ def missing_system_packages(purpose: str) -> list[str]:
         missing += [package for package, path in helpers.items() if not Path(path).exists()]
         # The CLI's zsh and fish completion scripts are parsed by those shells (tests/sdk/test_cli_kubectl_habits.py).
         missing += [shell for shell in ("zsh", "fish") if shutil.which(shell) is None]
+        # The real node the chart runs on (tests/harness/realnode.py): containerd, its CNI plugins (above) and runc.
+        if shutil.which("containerd") is None:
+            missing.append("containerd")
     if shutil.which("npm") is None:
         missing.append("npm")
     if shutil.which("bwrap") is None:

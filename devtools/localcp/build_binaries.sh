@@ -2,7 +2,8 @@
 # Build the local control plane binaries from Go modules, cached outside the repo keyed by version.
 # Usage: build_binaries.sh [all]      builds whatever is missing; prints the bin dir
 #        build_binaries.sh NAME       one binary (dex, etcd, kwok, kube-apiserver, kube-controller-manager,
-#                                     kube-scheduler, kubectl, helm; or k8s for the four kubernetes ones)
+#                                     kube-scheduler, kubectl, helm; or k8s for the four kubernetes ones;
+#                                     node for kubelet and kube-proxy, the real-node test's, never built by `all`)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
 #        build_binaries.sh missing dev   the same, of the binaries the dev command's clusters run (no kubectl, dex
 #                                     or helm: the tests' only), in the order it builds them
@@ -32,6 +33,7 @@ log() { echo "[build_binaries] $*" >&2; }
 K8S_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
 ALL_BINS=(dex etcd kwok "${K8S_BINS[@]}")   # build order of `all` (then helm, which lives outside $BIN)
 DEV_BINS=(etcd kwok kube-apiserver kube-controller-manager kube-scheduler)   # what `manage.py dev` runs
+NODE_BINS=(kubelet kube-proxy)   # the real-node test's (tests/harness/realnode.py), same bin dir, built on demand
 
 build_k8s() {
   local want=("$@") missing=()
@@ -115,8 +117,9 @@ case "$what" in
   etcd) build_etcd ;;
   kwok) build_kwok ;;
   k8s) build_k8s ;;
+  node) build_k8s "${NODE_BINS[@]}" ;;
   helm) build_helm ;;
-  kube-apiserver|kube-controller-manager|kube-scheduler|kubectl) build_k8s "$what" ;;
+  kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) build_k8s "$what" ;;
   missing)
     if [[ "${2:-all}" == dev ]]; then
       for b in "${DEV_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done

@@ -3,7 +3,9 @@
 Layout of ``<state_dir>/pki``::
 
     ca.crt ca.key                 self-signed CA (10 years)
-    serving.crt serving.key       SAN IP:127.0.0.1, DNS:localhost; shared by apiservers, kwok and dex
+    serving.crt serving.key       SAN IP:127.0.0.1, DNS:localhost, and the in-cluster names of an apiserver
+                                  (kubernetes.default.svc..., 10.96.0.1) for pods on a real node; shared by
+                                  apiservers, kwok and dex
     admin.crt admin.key           client cert CN=admin, O=system:masters
     admin-token                   static bearer token (system:masters) for the kubeconfig
     tokens.csv                    kube-apiserver --token-auth-file
@@ -25,6 +27,10 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 _VALIDITY = dt.timedelta(days=3650)
+# What a pod on a real node (tests/harness/realnode.py) names its cluster's apiserver by: the `kubernetes` Service.
+SERVING_NAMES = ("localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+                 "kubernetes.default.svc.cluster.local")  # fmt: skip
+SERVING_IPS = ("127.0.0.1", "10.96.0.1")
 
 
 def _write(path: Path, data: bytes, private: bool = False) -> None:
@@ -128,7 +134,9 @@ def _issue(
     )
     if server:
         builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+            x509.SubjectAlternativeName(
+                [*(x509.IPAddress(ipaddress.ip_address(ip)) for ip in SERVING_IPS), *map(x509.DNSName, SERVING_NAMES)]
+            ),
             critical=False,
         ).add_extension(
             x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
@@ -201,3 +209,13 @@ def ensure_pki(state_dir: Path) -> PKI:
     if not pki.tokens_csv.exists() or pki.tokens_csv.read_bytes() != csv:
         _write(pki.tokens_csv, csv, private=True)
     return pki
+
+
+def issue_client_cert(pki: PKI, crt: Path, key: Path, cn: str, org: str | None = None) -> None:
+    """A client certificate signed by the control plane's CA, e.g. a kubelet's ``system:node:<name>`` in
+    ``system:nodes`` (what the Node authorizer knows) or ``system:kube-proxy``."""
+    private = ec.generate_private_key(ec.SECP256R1())
+    cert = _issue(_load_key(pki.ca_key), x509.load_pem_x509_certificate(pki.ca_crt.read_bytes()), _name(cn, org),
+                  private, server=False)  # fmt: skip
+    _write(key, _key_pem(private), private=True)
+    _write(crt, cert.public_bytes(serialization.Encoding.PEM))

@@ -14,6 +14,7 @@ import json
 import re
 import ssl
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from kubernetes import client as k8s
@@ -56,12 +57,40 @@ def exit_code(status_json: bytes) -> int | None:
     return int(found.group(1)) if found else None
 
 
+class _NamedServerContext(ssl.SSLContext):
+    """Checks the server's certificate against one name whatever address is dialled: a kubeconfig's
+    ``tls-server-name`` (an apiserver reached through an address its certificate does not name, e.g. a forwarder or a
+    load balancer's IP). Both ways a connection is wrapped go through here: sockets (sync) and BIOs (asyncio)."""
+
+    server_name: str
+
+    def wrap_socket(  # the name given is replaced, the rest passed on
+        self, sock: Any, server_side: bool = False, do_handshake_on_connect: bool = True,
+        suppress_ragged_eofs: bool = True, server_hostname: Any = None, session: Any = None,
+    ) -> ssl.SSLSocket:  # fmt: skip
+        return super().wrap_socket(sock, server_side, do_handshake_on_connect, suppress_ragged_eofs, self.server_name,
+                                   session)  # fmt: skip
+
+    def wrap_bio(self, incoming: Any, outgoing: Any, server_side: bool = False, server_hostname: Any = None,
+                 session: Any = None) -> ssl.SSLObject:  # fmt: skip
+        return super().wrap_bio(incoming, outgoing, server_side, self.server_name, session)
+
+
 @functools.lru_cache(maxsize=64)
-def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool) -> ssl.SSLContext:
+def _tls(
+    cafile: str | None, certfile: str | None, keyfile: str | None, verify: bool, server_name: str | None = None
+) -> ssl.SSLContext:
     """One TLS context per cluster credential set (contexts are shareable; loading a CA file is not free)."""
     if not verify:
         ctx = ssl.create_default_context()
         ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    elif server_name:
+        ctx = _NamedServerContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, and checks the name, as the default context
+        ctx.server_name = server_name
+        if cafile:
+            ctx.load_verify_locations(cafile=cafile)
+        else:
+            ctx.load_default_certs()
     else:
         ctx = ssl.create_default_context(cafile=cafile)
     if certfile:
@@ -71,7 +100,8 @@ def _tls(cafile: str | None, certfile: str | None, keyfile: str | None, verify: 
 
 def tls_context(cfg: k8s.Configuration) -> ssl.SSLContext:
     """The cluster ApiClient configuration's TLS context, shared by every exec and log follow of that cluster."""
-    return _tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl))
+    server_name = getattr(cfg, "tls_server_name", None) or None
+    return _tls(cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file, bool(cfg.verify_ssl), server_name)
 
 
 def exec_url(host: str, namespace: str, pod: str, container: str, command: list[str], *, stdin: bool, tty: bool) -> str:

@@ -15,10 +15,11 @@ class TcpForwarder:
     connections are accepted and open ones stay open, but no byte goes either way (a hung apiserver or a network
     path that died without a reset) until ``release``, which cuts what was held."""
 
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
+    def __init__(self, target: tuple[str, int], host: str = "127.0.0.1") -> None:
+        """``host``: the address it listens on (the real node's pods reach the host's services at its bridge's)."""
+        self.target, self.host = target, host
         probe = socket.socket()
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((host, 0))
         self.port = probe.getsockname()[1]
         probe.close()
         self.listener: Any = None
@@ -28,7 +29,7 @@ class TcpForwarder:
     def start(self) -> None:
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", self.port))
+        self.listener.bind((self.host, self.port))
         self.listener.listen(16)
         threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
 

@@ -1,0 +1,3 @@
+module pinconsole.local/pause
+
+go 1.22
