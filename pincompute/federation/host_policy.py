@@ -79,6 +79,7 @@ class Target:
 
 
 def targets(node: Node, path: tuple[str, ...], within: tuple[str, ...] | None = None) -> Iterator[Target]:
+    """Every string field under ``node`` whose checks are made of rules (one list deep; maps are left out)."""
     if path and not (_IDENTIFIER.fullmatch(path[-1]) and path[-1] not in _RESERVED):
         return
     if isinstance(node, Obj):
