@@ -64,12 +64,12 @@ def policed(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iter
         wait_for(lambda: _policy_registered(host), 60, what="the policy registered by the operator")
     finally:
         proc.terminate()
-        unregister_webhook(kubeconfig)
+        unregister_webhook(kubeconfig, keep_policy=True)
         client.CoreV1Api(host).delete_namespaced_secret(SECRET_NAME, "kube-system")
     try:
         yield kubeconfig
     finally:
-        remove(kubeconfig)  # the last test removes it itself
+        unregister_webhook(kubeconfig)  # the last test removes it itself
 
 
 def remove(kubeconfig: Path) -> subprocess.CompletedProcess[str]:
