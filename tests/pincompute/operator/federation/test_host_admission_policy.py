@@ -25,8 +25,8 @@ from pincompute.federation.host_policy import NAME
 from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP
 from pincompute.operator.webhook.tls import SECRET_NAME
 from pincompute.specs import validate
-from tests.pincompute.operator.federation.test_host_admission_webhook import kubectl
 from tests.support.federation import get, pinapp
+from tests.support.federation import host_kubectl as kubectl
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 DENIED = f"ValidatingAdmissionPolicy '{NAME}' with binding '{NAME}' denied request: "

@@ -16,10 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from kubernetes import client
 
-from devtools.localcp.binaries import default_bin_dir
 from devtools.operator_process import OperatorProcess, unregister_policy, unregister_webhook
 from devtools.waiting import wait_for
 from pincompute.federation.admission import claim_of
@@ -34,20 +32,11 @@ from pincompute.specs import parse
 from pincompute.tenancy import PodSecurity
 from pincompute.tiers import Tier
 from tests.support.federation import get, pinapp
+from tests.support.federation import host_kubectl as kubectl
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 DENIED = "The request is invalid: "  # kubectl's words for the webhook's 422, each field's message after them
 PROFILE = load_profile()
-
-
-def kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", "host", *args],
-        input=yaml.safe_dump(manifest) if manifest is not None else None,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture(scope="module")
