@@ -23,10 +23,25 @@ WEBHOOK_ARGS = ("--webhook-bind-address", "127.0.0.1:0")
 """The host's admission webhook on a free local port, registered on the host by URL (the dev stack's way)."""
 
 
-def unregister_webhook(kubeconfig: Path | str, context: str = "host") -> None:
-    """Remove the webhook's registration (idempotent): with failure policy Fail, a registered webhook that no
-    process serves any more refuses every workload write on the host."""
-    args = ["delete", "validatingwebhookconfiguration", "pincompute-host-admission", "--ignore-not-found"]
+def unregister_webhook(kubeconfig: Path | str, context: str = "host", *, keep_policy: bool = False) -> None:
+    """Remove the host's admission registrations (idempotent): the webhook's (with failure policy Fail, a registered
+    webhook that no process serves any more refuses every workload write on the host) and, unless ``keep_policy``,
+    the ValidatingAdmissionPolicy and its binding the operator registered beside it (left behind, it would go on
+    refusing later tests' deliberately bad writes)."""
+    _delete_host_admission(kubeconfig, context, ("validatingwebhookconfiguration",) if keep_policy else _ALL)
+
+
+def unregister_policy(kubeconfig: Path | str, context: str = "host") -> None:
+    """Remove the host's ValidatingAdmissionPolicy and its binding alone (idempotent)."""
+    _delete_host_admission(kubeconfig, context, _POLICY)
+
+
+_POLICY = ("validatingadmissionpolicybinding", "validatingadmissionpolicy")
+_ALL = ("validatingwebhookconfiguration", *_POLICY)
+
+
+def _delete_host_admission(kubeconfig: Path | str, context: str, resources: tuple[str, ...]) -> None:
+    args = ["delete", ",".join(resources), "pincompute-host-admission", "--ignore-not-found"]
     subprocess.run(
         [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", context, *args],
         check=True,

@@ -20,6 +20,11 @@ INVALID_SPEC = "InvalidSpec"
 PROJECT_MISMATCH = "ProjectMismatch"
 SHOWN = 5
 """Problems spelled out in a condition's message; the rest are counted."""
+PROJECT_MISMATCH_MESSAGE = (
+    "names project {named!r}, but namespace {namespace} belongs to project {owner!r}: a workload is admitted only "
+    "against the grant of the project whose namespace holds it"
+)
+"""``spec.project``'s sentence here and in the host's ValidatingAdmissionPolicy (``host_policy``)."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +58,7 @@ def project_problems(obj: Mapping[str, Any], quota: Mapping[str, Any] | None) ->
     if not owner or named == owner:
         return []
     namespace = (obj.get("metadata") or {}).get("namespace")
-    return [
-        FieldError(
-            "spec.project",
-            f"names project {named!r}, but namespace {namespace} belongs to project {owner!r}: a workload is "
-            f"admitted only against the grant of the project whose namespace holds it",
-        )
-    ]
+    return [FieldError("spec.project", PROJECT_MISMATCH_MESSAGE.format(named=named, namespace=namespace, owner=owner))]
 
 
 def host_problems(obj: Mapping[str, Any], quota: Mapping[str, Any] | None) -> HostProblems:

@@ -9,8 +9,8 @@ MemberCluster objects) and their status aggregated back; the lease then lives on
 ``python -m pincompute.operator install-crds --kubeconfig PATH --context member-a ... [--host-context host]``
 ``python -m pincompute.operator export-crds --output-dir DIR``: the same CRDs as files (the chart's ``crds/``)
 ``python -m pincompute.operator remove-webhook --kubeconfig PATH --host-context host``: the host admission webhook's
-registration removed (after uninstalling: with failure policy Fail, a registration nobody serves any more would
-refuse every workload write on the host)
+registration and the host's ValidatingAdmissionPolicy with its binding removed (after uninstalling: with failure
+policy Fail, a registration nobody serves any more would refuse every workload write on the host)
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.kubeconfig or not args.host_context:
             raise SystemExit("remove-webhook: --kubeconfig and --host-context are required")
         unregister(Kube(operator_client(args.kubeconfig, args.host_context), args.host_context))
-        log.info("host admission webhook registration removed from %s", args.host_context)
+        log.info("host admission webhook and policy registrations removed from %s", args.host_context)
         return 0
     if args.command == "install-crds":
         if not args.kubeconfig or not (args.context or args.host_context):

@@ -74,7 +74,7 @@ _SPECS: dict[str, tuple[Obj, Check, Build]] = {
 KINDS: dict[str, KindDef] = {kind: KindDef(info, *_SPECS[kind]) for kind, info in KIND_REGISTRY.items()}
 """Spec definitions by kind, in registry order."""
 
-_METADATA = obj(
+METADATA = obj(
     Field("name", Str(checks=(c.workload_name,)), required=True),
     Field("namespace", Str(checks=(c.dns_label,))),
     Field("labels", MapOf(values=Str(checks=(c.label_value,)), key_check=metadata_label_key)),
@@ -94,7 +94,7 @@ def validate(manifest: object) -> list[FieldError]:
             errors.append(FieldError(str(key), f"unknown field {key!r}; allowed: {', '.join(_TOP_LEVEL)}"))
     if manifest.get("apiVersion") != API_VERSION:
         errors.append(FieldError("apiVersion", f"must be {API_VERSION}, got {manifest.get('apiVersion')!r}"))
-    _METADATA.check(manifest.get("metadata"), "metadata", errors)
+    METADATA.check(manifest.get("metadata"), "metadata", errors)
     kind = manifest.get("kind")
     definition = KINDS.get(kind) if isinstance(kind, str) else None
     if definition is None:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from pincompute.cron import CronError, parse_cron, zone
 from pincompute.quantity import QuantityError, parse_cpu, parse_gpu, parse_memory, parse_quantity
 
 WORKLOAD_NAME_MAX = 40  # leaves room for "-<zone>", "-config" and the generated pod suffixes
+DNS_LABEL_MAX = 63
+DNS_SUBDOMAIN_MAX = 253
+LABEL_VALUE_MAX = 63
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
@@ -28,38 +32,81 @@ _IMAGE = re.compile(
 )
 
 
-def dns_label(value: str, max_length: int = 63) -> str | None:
-    if len(value) > max_length:
-        return f"{value!r} is longer than {max_length} characters"
-    if not _DNS_LABEL.fullmatch(value):
-        return (
-            f"{value!r} is not a valid name: use lower-case letters, digits and '-', "
-            "starting and ending with a letter or digit"
-        )
-    return None
+@dataclass(frozen=True)
+class Rule:
+    """One test of a string and the sentence when it fails: longer than ``max_length`` characters, or not matching
+    ``pattern`` whole. ``message`` is a template over ``{value!r}`` and ``{limit}``. The checks below are made of
+    rules where they can be, so the host's ValidatingAdmissionPolicy (``federation.host_policy``) says the same in
+    CEL from the same limits, patterns and sentences."""
+
+    message: str
+    max_length: int | None = None
+    pattern: str | None = None
+
+    def fails(self, value: str) -> bool:
+        if self.max_length is not None:
+            return len(value) > self.max_length
+        return self.pattern is not None and re.fullmatch(self.pattern, value) is None
+
+    def sentence(self, value: str) -> str:
+        return self.message.format(value=value, limit=self.max_length)
+
+
+def first_failure(rules: Sequence[Rule], value: str) -> str | None:
+    """The sentence of the first rule ``value`` fails (None: it passes them all)."""
+    return next((rule.sentence(value) for rule in rules if rule.fails(value)), None)
+
+
+def _dns_label_rules(max_length: int) -> tuple[Rule, ...]:
+    return (
+        Rule("{value!r} is longer than {limit} characters", max_length=max_length),
+        Rule(
+            "{value!r} is not a valid name: use lower-case letters, digits and '-', starting and ending with a letter "
+            "or digit",
+            pattern=_DNS_LABEL.pattern,
+        ),
+    )
+
+
+DNS_LABEL_RULES = _dns_label_rules(DNS_LABEL_MAX)
+WORKLOAD_NAME_RULES = (
+    *_dns_label_rules(WORKLOAD_NAME_MAX),
+    Rule("{value!r} must start with a letter (it also names Services)", pattern="[a-z].*"),
+)
+_NOT_DNS_NAME = "{value!r} is not a valid DNS name"
+DNS_SUBDOMAIN_RULES = (
+    Rule(_NOT_DNS_NAME, max_length=DNS_SUBDOMAIN_MAX),
+    Rule(_NOT_DNS_NAME, pattern=_DNS_SUBDOMAIN.pattern),
+)
+_NOT_LABEL_VALUE = f"{{value!r}} is not a valid label value (at most {LABEL_VALUE_MAX} letters, digits, '-', '_', '.')"
+LABEL_VALUE_RULES = (
+    Rule(_NOT_LABEL_VALUE, max_length=LABEL_VALUE_MAX),
+    Rule(_NOT_LABEL_VALUE, pattern=_LABEL_VALUE.pattern),
+)
+IMAGE_REF_RULES = (
+    Rule("{value!r} is not a valid image reference (example: registry.local/team/app:1.2.3)", pattern=_IMAGE.pattern),
+)
+ABSOLUTE_PATH_RULES = (Rule("{value!r} must be an absolute path", pattern="(?s)/.*"),)
+
+
+def dns_label(value: str, max_length: int = DNS_LABEL_MAX) -> str | None:
+    return first_failure(_dns_label_rules(max_length), value)
 
 
 def workload_name(value: str) -> str | None:
-    message = dns_label(value, WORKLOAD_NAME_MAX)
-    if message is None and not value[0].isalpha():
-        return f"{value!r} must start with a letter (it also names Services)"
-    return message
+    return first_failure(WORKLOAD_NAME_RULES, value)
 
 
 def container_name(value: str) -> str | None:
-    return dns_label(value)
+    return first_failure(DNS_LABEL_RULES, value)
 
 
 def dns_subdomain(value: str) -> str | None:
-    if len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
-        return f"{value!r} is not a valid DNS name"
-    return None
+    return first_failure(DNS_SUBDOMAIN_RULES, value)
 
 
 def label_value(value: str) -> str | None:
-    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
-        return f"{value!r} is not a valid label value (at most 63 letters, digits, '-', '_', '.')"
-    return None
+    return first_failure(LABEL_VALUE_RULES, value)
 
 
 def label_key(value: str) -> str | None:
@@ -70,9 +117,7 @@ def label_key(value: str) -> str | None:
 
 
 def image_ref(value: str) -> str | None:
-    if not value or not _IMAGE.fullmatch(value):
-        return f"{value!r} is not a valid image reference (example: registry.local/team/app:1.2.3)"
-    return None
+    return first_failure(IMAGE_REF_RULES, value)
 
 
 def env_name(value: str) -> str | None:
@@ -94,7 +139,19 @@ def config_key(value: str) -> str | None:
 
 
 def absolute_path(value: str) -> str | None:
-    return None if value.startswith("/") else f"{value!r} must be an absolute path"
+    return first_failure(ABSOLUTE_PATH_RULES, value)
+
+
+RULES: dict[Callable[[str], str | None], tuple[Rule, ...]] = {
+    dns_label: DNS_LABEL_RULES,
+    workload_name: WORKLOAD_NAME_RULES,
+    container_name: DNS_LABEL_RULES,
+    dns_subdomain: DNS_SUBDOMAIN_RULES,
+    label_value: LABEL_VALUE_RULES,
+    image_ref: IMAGE_REF_RULES,
+    absolute_path: ABSOLUTE_PATH_RULES,
+}
+"""The checks made only of rules, by check: what CEL can say as they do."""
 
 
 def _quantity(parser: Callable[[int | str], object]) -> Callable[[int | str], str | None]:

@@ -141,9 +141,15 @@ def test_the_schema_states_what_the_server_requires(document):
 
     assert schemas["NewDocumentRequest"]["discriminator"]["mapping"]["PinApp"].endswith("/PinAppDocument")
     assert set(schemas["PinAppDocument"]["required"]) == {"apiVersion", "kind", "metadata", "spec"}
-    assert (
-        "name" in schemas["NewMetadataRequest"]["required"] and "apiVersion" in schemas["DocumentRequest"]["required"]
-    )
+    assert "name" in schemas["NewMetadataRequest"]["required"]
+    assert schemas["DocumentRequest"]["anyOf"][1] == {"$ref": "#/components/schemas/PinAppReplacement"}
+    assert set(schemas["PinAppReplacement"]["required"]) == {"apiVersion", "spec"}  # kind and name: the URL's
+    assert schemas["PinAppReplacement"]["properties"]["spec"] == {"$ref": "#/components/schemas/PinAppSpec"}
+    assert schemas["TypedWorkload"]["discriminator"]["mapping"]["PinApp"].endswith("/PinAppWorkload")
+    assert schemas["PinAppWorkload"]["properties"]["spec"]["allOf"] == [{"$ref": "#/components/schemas/PinAppSpec"}]
+    answered = workload["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answered == {"$ref": "#/components/schemas/TypedWorkload"}
+    assert schemas["WorkloadPage"]["properties"]["results"]["items"] == answered
     assert app["required"] == ["template", "zones"]  # spec.project comes from the URL
     assert app["additionalProperties"] is False and app["properties"]["team"]["nullable"] is True
     assert app["properties"]["template"]["properties"]["containers"]["items"]["properties"]["livenessProbe"][

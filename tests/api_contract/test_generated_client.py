@@ -56,23 +56,33 @@ def test_a_generated_client_creates_reads_scales_and_deletes_a_typed_pinapp(web,
     models = module(generated, "models")
     create = module(generated, "api.workloads.project_workloads_create")
     retrieve = module(generated, "api.workloads.workloads_retrieve")
+    update = module(generated, "api.workloads.workloads_update")
     scale = module(generated, "api.operations.workloads_scale")
     destroy = module(generated, "api.workloads.workloads_destroy")
+
+    def spec(image: str) -> Any:
+        return models.PinAppSpec(
+            zones=["local-1a", "local-1b"],
+            replicas=2,
+            template=models.PinAppSpecTemplate(
+                containers=[models.PinAppSpecTemplateContainersItem(name="app", image=image)]
+            ),
+        )
+
     document = models.PinAppDocument(
         api_version=models.PinAppDocumentApiVersion.PINCOMPUTE_IOV1,
         kind=models.PinAppDocumentKind.PINAPP,
         metadata=models.NewMetadataRequest(name="typed"),
-        spec=models.PinAppSpec(
-            zones=["local-1a", "local-1b"],
-            replicas=2,
-            template=models.PinAppSpecTemplate(
-                containers=[models.PinAppSpecTemplateContainersItem(name="app", image="registry.local/app:1")]
-            ),
-        ),
+        spec=spec("registry.local/app:1"),
+    )
+    # a replacement may leave its kind and name to the URL
+    replacement = models.PinAppReplacement(
+        api_version=models.PinAppReplacementApiVersion.PINCOMPUTE_IOV1, spec=spec("registry.local/app:2")
     )
 
     created = create.sync_detailed(client=api, project="ads", body=document)
     read = retrieve.sync_detailed(client=api, project="ads", kind="PinApp", name="typed")
+    replaced = update.sync_detailed(client=api, project="ads", kind="PinApp", name="typed", body=replacement)
     scaled = scale.sync_detailed(
         client=api, project="ads", kind="PinApp", name="typed", body=models.ScaleRequest(replicas=3)
     )
@@ -81,8 +91,11 @@ def test_a_generated_client_creates_reads_scales_and_deletes_a_typed_pinapp(web,
     assert created.status_code == 201, created.content
     assert (created.parsed.kind, created.parsed.name, created.parsed.project) == ("PinApp", "typed", "ads")
     assert created.headers["ETag"] == f'"{created.parsed.version}"'
-    assert read.status_code == 200 and read.parsed.spec["zones"] == ["local-1a", "local-1b"]
-    assert scaled.status_code == 200 and scaled.parsed.spec["replicas"] == 3
+    assert read.status_code == 200 and isinstance(read.parsed, models.PinAppWorkload)
+    assert isinstance(read.parsed.spec, models.PinAppSpec) and read.parsed.spec.zones == ["local-1a", "local-1b"]
+    assert read.parsed.spec.template.containers[0].image == "registry.local/app:1"
+    assert replaced.status_code == 200 and replaced.parsed.spec.template.containers[0].image == "registry.local/app:2"
+    assert scaled.status_code == 200 and scaled.parsed.spec.replicas == 3
     assert deleted.status_code == 204
     assert ("PinApp", "proj-ads", "typed") not in web.objects
 
@@ -90,11 +103,15 @@ def test_a_generated_client_creates_reads_scales_and_deletes_a_typed_pinapp(web,
 def test_the_generated_models_type_every_kinds_spec(generated):
     models = module(generated, "models")
     create = module(generated, "api.workloads.project_workloads_create")
+    update = module(generated, "api.workloads.workloads_update")
 
     body = str(create._get_kwargs.__annotations__["body"])
 
     from pincompute.kinds import KINDS
 
     assert all(f"{kind}Document" in body for kind in KINDS)
+    replaced = str(update._get_kwargs.__annotations__["body"])
+    answered = str(update.sync_detailed.__annotations__["return"])
+    assert all(f"{kind}Replacement" in replaced and f"{kind}Workload" in answered for kind in KINDS)
     assert {"zones", "replicas", "template", "rollout"} <= set(models.PinAppSpec.__annotations__)
     assert {"schedule", "time_zone"} <= set(models.PinterestCronJobSpec.__annotations__)

@@ -114,6 +114,10 @@ def test_the_operator_serves_the_admission_webhook_behind_its_service_with_the_r
     assert allowed("secrets", "create") and allowed("secrets", "get", "pincompute-admission-webhook")
     assert allowed("namespaces", "get")
     assert allowed("validatingwebhookconfigurations", "delete", "pincompute-host-admission")
+    for policy_resource in ("validatingadmissionpolicies", "validatingadmissionpolicybindings"):  # host_policy's
+        assert allowed(policy_resource, "create")
+        assert allowed(policy_resource, "patch", "pincompute-host-admission")
+        assert allowed(policy_resource, "delete", "pincompute-host-admission")
     cleanup = by_kind(objects, "Job")["pc-pinconsole-webhook-cleanup"]
     assert cleanup["metadata"]["annotations"]["helm.sh/hook"] == "pre-delete"  # helm uninstall removes it first
     pod = cleanup["spec"]["template"]["spec"]

@@ -17,6 +17,8 @@ from pinconsole_sdk import models
 from pinconsole_sdk.errors import ConflictError, InvalidError, error_from_response
 from pinconsole_sdk.models import MODELS, Model, wire_name
 
+from workloads.api.spec_schemas import TYPED_WORKLOAD, WORKLOAD
+
 Schema = dict[str, Any]
 
 
@@ -40,6 +42,7 @@ def resolve(prop: Schema, components: dict[str, Schema]) -> tuple[Schema, bool]:
         prop = {**prop["allOf"][0], **{k: v for k, v in prop.items() if k != "allOf"}}
     if "$ref" in prop:
         name = prop["$ref"].rsplit("/", 1)[1]
+        name = WORKLOAD if name == TYPED_WORKLOAD else name  # the kinds' union: the SDK reads any kind's spec as JSON
         target = components[name]
         nullable = nullable or bool(target.get("nullable"))
         if "enum" in target:  # an enum component: its values' type

@@ -47,6 +47,18 @@ def kubectl(kubeconfig: Path, context: str, *args: str, input: str | None = None
     return done.stdout
 
 
+def host_kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subprocess.CompletedProcess[str]:
+    """kubectl on the host, ``manifest`` (if any) on its stdin as YAML; how it ended is the caller's to judge
+    (the admission tests read the refusals kubectl prints)."""
+    return subprocess.run(
+        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", "host", *args],
+        input=yaml.safe_dump(manifest) if manifest is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def apply_all(api: client.ApiClient, manifests: list[dict[str, Any]]) -> None:
     """Server-side apply through the dynamic client (namespaces, quotas, CRs alike)."""
     from kubernetes import dynamic

@@ -2,10 +2,13 @@
 the CRDs are generated from the same definitions), so a generated client gets a model per kind and its spec.
 
 A drf-spectacular postprocessing hook (``SPECTACULAR_SETTINGS``) replaces the new-workload body's component with a
-``oneOf`` of one document per kind, told apart by ``kind`` (a discriminator). The CRD dialect becomes plain OpenAPI
-exactly as the core validates: a closed object takes no other field (``additionalProperties: false``), an open one
-(a probe, a volume) any, an int-or-string either type, and an optional field may be ``null`` (the core reads a null
-as absent); the Kubernetes extensions are left out.
+``oneOf`` of one document per kind, told apart by ``kind`` (a discriminator); a replacement's body (PUT) with an
+``anyOf`` of one per kind (its kind may be left to the URL, so nothing tells them apart but their specs); and the
+workload every answer carries (GET, a list's rows, create, replace, patch, operations) with a ``oneOf`` of one per
+kind, told apart by ``kind``, its ``spec`` the kind's (absent from a list's summaries). The CRD dialect becomes plain
+OpenAPI exactly as the core validates: a closed object takes no other field (``additionalProperties: false``), an
+open one (a probe, a volume) any, an int-or-string either type, and an optional field may be ``null`` (the core reads
+a null as absent); the Kubernetes extensions are left out.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pincompute.specs import KINDS
 SERVER_FILLED = ("project",)
 NEW_DOCUMENT = "NewDocumentRequest"  # the component drf-spectacular names NewDocumentSerializer's request shape
 DOCUMENT = "DocumentRequest"  # DocumentSerializer's (PUT: the kind and name may be left to the URL)
+WORKLOAD = "Workload"  # WorkloadSerializer's: any kind's answer, its spec any object (the SDK's model is checked on it)
+TYPED_WORKLOAD = "TypedWorkload"  # every answer's workload: one of the kinds'
 
 
 def rest_schema(crd: dict[str, Any]) -> dict[str, Any]:
@@ -47,13 +52,14 @@ def _nullable(schema: dict[str, Any], optional: bool) -> dict[str, Any]:
 
 
 def typed_documents(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """The hook: ``<Kind>Spec`` and ``<Kind>Document`` components, the new-workload body as their ``oneOf``, and
-    ``apiVersion`` required in a replacement's body."""
+    """The hook: ``<Kind>Spec``, ``<Kind>Document`` (create), ``<Kind>Replacement`` (PUT) and ``<Kind>Workload``
+    (answers) components, and the generic bodies and answer as their unions."""
     schemas = result.get("components", {}).get("schemas", {})
     generic = schemas.get(NEW_DOCUMENT)
     if generic is None:  # a schema of some other urlconf
         return result
-    mapping = {}
+    replaced, answered = schemas.get(DOCUMENT), schemas.get(WORKLOAD)
+    documents, replacements, workloads = {}, {}, {}
     for kind, definition in KINDS.items():
         crd = definition.schema.openapi()
         # the portal fills the project in (the one the URL names: workloads.submission.complete)
@@ -62,16 +68,73 @@ def typed_documents(result: dict[str, Any], generator: Any, **kwargs: Any) -> di
         spec["description"] = f"A {kind}'s spec."
         schemas[f"{kind}Spec"] = spec
         schemas[f"{kind}Document"] = _document(kind, generic)
-        mapping[kind] = f"#/components/schemas/{kind}Document"
-    # the core refuses a document without it, with every other problem at once (the serializer leaves it to it)
-    replaced = schemas.get(DOCUMENT, {})
-    replaced["required"] = sorted({*replaced.get("required", ()), "apiVersion"})
-    schemas[NEW_DOCUMENT] = {
-        "oneOf": [{"$ref": ref} for ref in mapping.values()],
-        "discriminator": {"propertyName": "kind", "mapping": mapping},
-        "description": generic.get("description", ""),
-    }
+        documents[kind] = f"#/components/schemas/{kind}Document"
+        if replaced is not None:
+            schemas[f"{kind}Replacement"] = _replacement(kind, replaced)
+            replacements[kind] = f"#/components/schemas/{kind}Replacement"
+        if answered is not None:
+            schemas[f"{kind}Workload"] = _workload(kind, answered)
+            workloads[kind] = f"#/components/schemas/{kind}Workload"
+    schemas[NEW_DOCUMENT] = _union("oneOf", documents, generic, discriminated=True)
+    if replaced is not None:
+        schemas[DOCUMENT] = _union("anyOf", replacements, replaced, discriminated=False)
+    if answered is not None:
+        schemas[TYPED_WORKLOAD] = _union("oneOf", workloads, answered, discriminated=True)
+        _point(result, f"#/components/schemas/{WORKLOAD}", f"#/components/schemas/{TYPED_WORKLOAD}", skip=workloads)
     return result
+
+
+def _point(node: Any, old: str, new: str, skip: dict[str, str]) -> None:
+    """Every ``$ref`` to ``old`` made one to ``new``, except inside the components named in ``skip``."""
+    if isinstance(node, dict):
+        if node.get("$ref") == old:
+            node["$ref"] = new
+        for key, child in node.items():
+            if key not in skip:
+                _point(child, old, new, skip)
+    elif isinstance(node, list):
+        for child in node:
+            _point(child, old, new, skip)
+
+
+def _union(keyword: str, refs: dict[str, str], generic: dict[str, Any], *, discriminated: bool) -> dict[str, Any]:
+    union: dict[str, Any] = {keyword: [{"$ref": ref} for ref in refs.values()]}
+    if discriminated:
+        union["discriminator"] = {"propertyName": "kind", "mapping": refs}
+    if generic.get("description"):
+        union["description"] = generic["description"]
+    return union
+
+
+def _replacement(kind: str, generic: dict[str, Any]) -> dict[str, Any]:
+    """One kind's replacement (PUT): the API version and the spec required (the core refuses a document without
+    either, naming every other problem too); the kind and the name may be left to the URL."""
+    properties = generic["properties"]
+    return {
+        "type": "object",
+        "description": f"A {kind} replacing the one the URL names (its kind and name may be left out).",
+        "properties": {
+            "apiVersion": {"type": "string", "enum": [API_VERSION]},
+            "kind": {"type": "string", "enum": [kind]},
+            "metadata": properties["metadata"],
+            "spec": {"$ref": f"#/components/schemas/{kind}Spec"},
+            "status": properties["status"],
+        },
+        "required": ["apiVersion", "spec"],
+        "additionalProperties": False,
+    }
+
+
+def _workload(kind: str, generic: dict[str, Any]) -> dict[str, Any]:
+    """One kind's workload as the API answers it: the generic answer's fields, its kind and its kind's spec (spelled
+    out, not an ``allOf`` of the generic one: generated clients cannot merge a field's two types)."""
+    properties = dict(generic["properties"])
+    properties["kind"] = {"type": "string", "enum": [kind]}
+    properties["spec"] = {
+        "allOf": [{"$ref": f"#/components/schemas/{kind}Spec"}],
+        "description": generic["properties"]["spec"].get("description", ""),
+    }
+    return {**generic, "properties": properties, "description": f"A {kind} as the API answers it."}
 
 
 def _document(kind: str, generic: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The host's ``ValidatingWebhookConfiguration``: every workload kind's creates and updates (not its status, which
 only the federation writes) go to the operator's webhook, by URL (the local stack: the apiserver and the operator on
-one machine) or by Service (in a cluster: the chart's)."""
+one machine) or by Service (in a cluster: the chart's). Beside it, the ``ValidatingAdmissionPolicy`` and its binding
+(``federation.host_policy``), which the apiserver evaluates itself."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pincompute import GROUP, VERSION
+from pincompute.federation import host_policy
 from pincompute.kinds import KINDS
 from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL
 from pincompute.operator.kubeio import Kube, Resource
@@ -19,7 +21,19 @@ CONFIGURATIONS = Resource(
     "validatingwebhookconfigurations",
     namespaced=False,
 )
-NAME = "pincompute-host-admission"
+POLICIES = Resource(
+    "admissionregistration.k8s.io/v1",
+    "ValidatingAdmissionPolicy",
+    "validatingadmissionpolicies",
+    namespaced=False,
+)
+POLICY_BINDINGS = Resource(
+    "admissionregistration.k8s.io/v1",
+    "ValidatingAdmissionPolicyBinding",
+    "validatingadmissionpolicybindings",
+    namespaced=False,
+)
+NAME = "pincompute-host-admission"  # the webhook configuration's, the policy's and its binding's
 WEBHOOK = "workloads.host.pincompute.io"
 PATH = "/validate"
 FailurePolicy = Literal["Fail", "Ignore"]
@@ -85,5 +99,14 @@ def register(host: Kube, manifest: dict[str, Any]) -> None:
     host.apply(manifest, CONFIGURATIONS)
 
 
+def register_policy(host: Kube) -> None:
+    """The policy, then its binding (server-side apply, every replica alike, as ``register``)."""
+    host.apply(host_policy.policy(), POLICIES)
+    host.apply(host_policy.binding(), POLICY_BINDINGS)
+
+
 def unregister(host: Kube) -> None:
+    """Everything ``register`` and ``register_policy`` made (each absent one skipped): what uninstalling leaves."""
     host.delete(CONFIGURATIONS, None, NAME)
+    host.delete(POLICY_BINDINGS, None, host_policy.NAME)
+    host.delete(POLICIES, None, host_policy.NAME)

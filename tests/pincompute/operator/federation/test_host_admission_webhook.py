@@ -1,6 +1,8 @@
 """``kubectl apply`` on the host meets the portal's checks: the operator's admission webhook refuses each bad
 workload with the portal's field paths and messages, lets a platform admin's break-glass write through with a
-warning, and (failure policy ``Fail``) refuses writes while no replica answers.
+warning, and (failure policy ``Fail``) refuses writes while no replica answers. (The ValidatingAdmissionPolicy the
+operator registers beside it is removed first, so every refusal here is the webhook's: test_host_admission_policy.py
+tests the policy alone.)
 
 Run alone: .venv/bin/pytest tests/pincompute/operator/federation/test_host_admission_webhook.py -n 0
 """
@@ -14,11 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from kubernetes import client
 
-from devtools.localcp.binaries import default_bin_dir
-from devtools.operator_process import OperatorProcess, unregister_webhook
+from devtools.operator_process import OperatorProcess, unregister_policy, unregister_webhook
 from devtools.waiting import wait_for
 from pincompute.federation.admission import claim_of
 from pincompute.federation.host_review import never_fits
@@ -32,20 +32,11 @@ from pincompute.specs import parse
 from pincompute.tenancy import PodSecurity
 from pincompute.tiers import Tier
 from tests.support.federation import get, pinapp
+from tests.support.federation import host_kubectl as kubectl
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
 DENIED = "The request is invalid: "  # kubectl's words for the webhook's 422, each field's message after them
 PROFILE = load_profile()
-
-
-def kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(default_bin_dir() / "kubectl"), "--kubeconfig", str(kubeconfig), "--context", "host", *args],
-        input=yaml.safe_dump(manifest) if manifest is not None else None,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +57,7 @@ def guarded(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iter
     host = federation_clusters["host"]
     try:
         wait_for(lambda: _registered(host), 60, what="the webhook registered")
+        unregister_policy(kubeconfig)  # registered before it: these refusals are the webhook's alone
         yield kubeconfig, proc
     finally:
         if proc.proc is not None and proc.proc.poll() is None:
