@@ -56,3 +56,13 @@ def test_the_worker_is_ready_when_it_answers_a_ping_to_its_own_name(render: Rend
     assert ping[:2] == ["sh", "-c"] and "celery -A console inspect ping" in ping[2]
     assert f'--destination "{hostname.replace("$(POD_NAME)", "$POD_NAME")}"' in ping[2]
     assert worker["readinessProbe"]["periodSeconds"] < worker["livenessProbe"]["periodSeconds"]
+
+
+def test_web_and_operator_are_not_restarted_by_liveness_while_they_start(render: Render):
+    """Seen on the real node under load: without a startup probe, liveness restarted pods that were only slow to
+    import; the startup probe asks the liveness endpoint and allows minutes before liveness takes over."""
+    for component in ("web", "operator"):
+        container = _container(render, component)
+        startup, live = container["startupProbe"], container["livenessProbe"]
+        assert startup["httpGet"] == live["httpGet"]
+        assert startup["periodSeconds"] * startup["failureThreshold"] >= 120
