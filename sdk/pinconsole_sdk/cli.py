@@ -12,6 +12,7 @@
     pincompute timeline [KIND NAME] -p PROJECT
     pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N] [--since 10m] [--timestamps] [--previous]
     pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
+    pincompute debug POD -p PROJECT --cluster C [-c TARGET] [--image IMAGE]   (cli_debug: a debug container's shell)
     pincompute completion bash
 
 Exit codes: 0 ok, 1 an API error (refused, invalid: the field paths are printed), 2 usage, 3 not found,
@@ -35,7 +36,7 @@ from typing import Any, BinaryIO, TextIO
 
 import yaml
 
-from pinconsole_sdk import documents
+from pinconsole_sdk import cli_debug, documents
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
@@ -64,6 +65,7 @@ COMMANDS = (
     "timeline",
     "logs",
     "exec",
+    "debug",
     "completion",
 )
 INTERRUPTED = 130
@@ -436,27 +438,27 @@ _pincompute() {
         -o|--output) COMPREPLY=( $(compgen -W "%(outputs)s" -- "$cur") ); return ;;
         -f|--filename) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
         -p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster|-c|--container|--tail|--pod\
-|--if-match|--workload|--phase) return ;;
+|--if-match|--workload|--phase|--image) return ;;
         completion) COMPREPLY=( $(compgen -W "bash" -- "$cur") ); return ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "-p --project -o --output -f --filename --replicas --dry-run --url --token \
 --timeout --since --until --cluster -c --container --follow --tail -i -t --stdin --tty --pod --if-match --workload \
---phase --timestamps --previous -h --help" \
+--phase --timestamps --previous --image -h --help" \
 -- "$cur") ); return
     fi
     local i cmd="" args=()
     for (( i=1; i < COMP_CWORD; i++ )); do
         case "${COMP_WORDS[i]}" in
             -o|--output|-f|--filename|-p|--project|--url|--token|--replicas|--since|--until|--timeout|--cluster\
-|-c|--container|--tail|--pod|--if-match|--workload|--phase) (( i++ )) ;;
+|-c|--container|--tail|--pod|--if-match|--workload|--phase|--image) (( i++ )) ;;
             -*) ;;
             *) if [[ -z "$cmd" ]]; then cmd="${COMP_WORDS[i]}"; else args+=("${COMP_WORDS[i]}"); fi ;;
         esac
     done
     if [[ -z "$cmd" ]]; then COMPREPLY=( $(compgen -W "$commands" -- "$cur") ); return; fi
     case "$cmd" in
-        apply|completion|logs|exec) return ;;
+        apply|completion|logs|exec|debug) return ;;
     esac
     if (( ${#args[@]} == 0 )); then COMPREPLY=( $(compgen -W "$kinds" -- "$cur") ); return; fi
     if (( ${#args[@]} == 1 )); then
@@ -595,6 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.add_argument("-t", "--tty", action="store_true", help="stdin is a terminal: raw mode, resize")
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
+    cli_debug.add_parser(sub, common)
+
     completion = sub.add_parser("completion", help="print a shell completion script")
     completion.add_argument("shell", choices=["bash"])
     return parser
@@ -689,6 +693,9 @@ def main(
             client = Client(args.url, args.token, timeout=args.timeout)
         if args.command == "exec":
             return cmd_exec(client, args, out, inp if inp is not None else sys.stdin.buffer)
+        if args.command == "debug":
+            stdin = inp if inp is not None else sys.stdin.buffer
+            return cli_debug.cmd_debug(client, args, out, stdin, open_shell=cmd_exec, err=err)
         return HANDLERS[args.command](client, args, out)
     except (UsageError, ConfigError) as exc:
         err.write(f"error: {exc}\n")

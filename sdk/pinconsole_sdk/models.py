@@ -366,6 +366,22 @@ class PodPage(Model):
     results: list[Pod] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class DebugContainer(Model):
+    """A pod's debug container (an ephemeral container beside one of its containers) and its state."""
+
+    schema = "DebugContainer"
+
+    name: str
+    target: str
+    image: str
+    state: str  # waiting, running or terminated
+    reason: str
+    exit_code: int | None
+    shell: str  # the terminal's websocket into it, once running
+    status: str  # this document's URL
+
+
 MODELS: tuple[type[Model], ...] = (
     FieldError,
     ErrorDetail,
@@ -383,4 +399,5 @@ MODELS: tuple[type[Model], ...] = (
     PodContainer,
     Pod,
     PodPage,
+    DebugContainer,
 )
