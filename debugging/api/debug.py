@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from base.api import StrictInput
 from base.api_schema import error_response
 from base.throttling import api_throttles
 from debugging import services
@@ -23,7 +24,7 @@ from debugging.debug_containers import DebugContainer, find_debug_container
 from projects.access import visible_project
 
 
-class DebugRequestSerializer(serializers.Serializer):
+class DebugRequestSerializer(StrictInput):
     container = serializers.CharField(required=False, allow_blank=True, max_length=253, help_text="the target")
     image = serializers.CharField(required=False, allow_blank=True, max_length=512, help_text="an allowed image")
 
@@ -94,7 +95,7 @@ class DebugStartView(APIView):
     def post(self, request: Request, project: str, cluster: str, pod: str) -> Response:
         found = visible_project(request.user, project)
         resolve_pod(request.user, cluster, found.namespace, pod, need_exec=True)  # who may, before what is asked
-        asked = DebugRequestSerializer(data=request.data if isinstance(request.data, dict) else {})
+        asked = DebugRequestSerializer(data=request.data)
         asked.is_valid(raise_exception=True)
         data = asked.validated_data
         ref, started = services.start_debug_container(
