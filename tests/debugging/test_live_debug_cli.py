@@ -55,4 +55,6 @@ def test_pincompute_debug_opens_a_shell_in_a_debug_container_that_sees_the_pods_
     assert f"[{project.namespace}/{pod}] seq=" in out and "Starting debug container debugger-" in err
     started = AuditEvent.objects.get(action="debug.start")
     assert started.after["target"] == "app" and started.after["container"] in err
+    shell = AuditEvent.objects.get(action="shell.open")  # the shell opened in the debug container, not in app
+    assert shell.target_name == f"{project.namespace}/{pod}/{started.after['container']}"
     assert refused[0] == 1 and "image: 'evil:latest' is not an allowed debug image" in refused[2]

@@ -133,7 +133,7 @@ def test_the_pages_debug_action_polls_while_the_container_starts_then_shows_its_
 
     html = wait_for(terminal, 60, what="the debug container's terminal")
     assert started.status_code == 201 and 'data-state="waiting"' in started.content.decode()
-    assert f'hx-get="{panel}"' in started.content.decode()  # it polls itself until the container runs
+    assert f'hx-get="{panel}" hx-trigger="every 1s"' in started.content.decode()  # it polls until the container runs
     assert f'data-ws-url="/ws/exec/member-a/{project.namespace}/{pod}/{name}/"' in html
 
 
