@@ -364,6 +364,9 @@ DEBUG_RECHECK_SECONDS = env_int("DEBUG_RECHECK_SECONDS", 30)  # periodic re-auth
 DEBUG_ACCESS_LEASE_SECONDS = env_int("DEBUG_ACCESS_LEASE_SECONDS", 1)
 DEBUG_REFUSAL_AUDIT_SECONDS = env_int("DEBUG_REFUSAL_AUDIT_SECONDS", 60)  # one refusal row per user+reason
 DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024)  # one shell transcript, at most
+# Debug containers (debugging.debug_containers): the images a developer may start in a pod, exact references; the
+# first is the default. Each needs /bin/sh (the terminal's shells start with it).
+DEBUG_CONTAINER_IMAGES = env_list("DEBUG_CONTAINER_IMAGES", ["busybox:1.37"])
 # a member's apiserver that stopped answering, noticed: a ping on each exec websocket (answered within the timeout),
 # the response headers of a log follow within a deadline, one GET /version per apiserver with open follows
 DEBUG_EXEC_PING_SECONDS = env_int("DEBUG_EXEC_PING_SECONDS", 15)

@@ -5,6 +5,7 @@ and nothing else writes. A session row is started under the per-user cap, touche
 re-check and ended once. The cap counts a user's open rows seen within ``STALE_AFTER`` re-check periods, across
 every worker (the database is shared); rows of a worker that died are closed as ``lost`` when they go stale.
 A refused socket's audit row is rate-limited per user and reason: ``refusals.record_refusal``.
+Debug containers are started by ``debug_containers.start_debug_container`` (re-exported here; audited ``debug.start``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from base import audit
 from debugging.authz import PodRef
+from debugging.debug_containers import start_debug_container as start_debug_container
 from debugging.models import DebugSession, SessionRecording
 from debugging.policy import TooManySessions, limits
 

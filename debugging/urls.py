@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from debugging.views import logs, pods, recordings, sessions, shell
+from debugging.views import debug, logs, pods, recordings, sessions, shell
 
 app_name = "debugging"
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("<str:cluster>/<str:namespace>/logs/", logs.workload_logs, name="logs"),
     path("<str:cluster>/<str:namespace>/<str:pod>/", pods.pod_debug, name="pod"),
     path("<str:cluster>/<str:namespace>/<str:pod>/shell/", shell.shell_panel, name="shell"),
+    path("<str:cluster>/<str:namespace>/<str:pod>/debug/", debug.debug_start, name="debug"),
+    path("<str:cluster>/<str:namespace>/<str:pod>/debug/<str:name>/", debug.debug_container, name="debug-container"),
 ]

@@ -9,7 +9,8 @@ claims), so a member's kubectl sees what the portal shows.
 Members obey the host: tenants write nothing there. Workloads are submitted on the host, where admission,
 policy, placement, quota and audit apply; the federation writes the shards and the member operator the native
 objects. Every role reads its workloads' shards, native objects, events and console logs; shells go through
-the portal only (authorized, audited, recorded), so nobody gets ``pods/exec`` or ``pods/attach`` here. Owners
+the portal only (authorized, audited, recorded), so nobody gets ``pods/exec``, ``pods/attach`` or
+``pods/ephemeralcontainers`` (debug containers) here. Owners
 also read who has access (RoleBindings). The member operator refuses a workload object the federation did not
 place (``pincompute.federation.propagation.unplaced_reason``), so an admin's hand-written one runs nothing either.
 """

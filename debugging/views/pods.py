@@ -15,6 +15,7 @@ from django.shortcuts import render
 
 from debugging.logs.files import declared_log_files
 from debugging.views.common import log_options, pod_and_container, websocket_urls
+from debugging.views.debug import debug_form_context
 
 
 @login_required
@@ -44,6 +45,8 @@ def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> H
         "options": options,
         "may_exec": ref.may_exec(container),
         "log_files": declared_log_files(ref.pod),
+        "may_debug": ref.can_exec and not ref.finished,
+        **debug_form_context(ref, container),
     }
     context |= {**urls, "log": log, "log_query": query, "log_errors": log_errors}
     return render(request, "debugging/pod.html", context, status=400 if log_errors else 200)

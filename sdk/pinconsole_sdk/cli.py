@@ -12,6 +12,7 @@
     pincompute timeline [KIND NAME] -n PROJECT
     pincompute logs POD|workload/NAME|KIND/NAME -n PROJECT [-c C] [-f] [-p] [--tail N] [--since 10m] [--file PATH]
     pincompute exec [-i] [-t] POD -n PROJECT [--cluster C] [-c CONTAINER] [-- COMMAND ...]
+    pincompute debug POD -n PROJECT --cluster C [-c TARGET] [--image IMAGE]   (cli_debug: a debug container's shell)
     pincompute version [--client]
     pincompute completion bash|zsh|fish
 
@@ -35,7 +36,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_clusters, documents
+from pinconsole_sdk import cli_clusters, cli_debug, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -274,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
     cli_clusters.add_parsers(sub, common)
+    cli_debug.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -331,6 +333,9 @@ def main(
             client = Client(args.url, args.token, timeout=args.timeout)
         if args.command == "exec":
             return cmd_exec(client, args, out, inp if inp is not None else sys.stdin.buffer)
+        if args.command == "debug":
+            stdin = inp if inp is not None else sys.stdin.buffer
+            return cli_debug.cmd_debug(client, args, out, stdin, open_shell=cmd_exec, err=err)
         return HANDLERS[args.command](client, args, out)
     except (UsageError, ConfigError) as exc:
         err.write(f"error: {exc}\n")

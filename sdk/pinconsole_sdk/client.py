@@ -31,6 +31,7 @@ import httpx
 
 from pinconsole_sdk.errors import ApiError, ConfigError, ConnectionFailed, NotFound, error_from_response
 from pinconsole_sdk.models import (
+    DebugContainer,
     Json,
     Pod,
     PodDebug,
@@ -576,6 +577,19 @@ class Client:
         """The websocket URLs of a pod's shell and log streams."""
         path = f"projects/{_seg(project)}/pods/{_seg(cluster)}/{_seg(pod)}/"
         return PodDebug.from_dict(self.request("GET", path))
+
+    def start_debug_container(
+        self, project: str, cluster: str, pod: str, *, container: str | None = None, image: str | None = None
+    ) -> DebugContainer:
+        """Start a debug container in the pod, beside ``container`` (default: its first own), from ``image`` (default:
+        the platform's first allowed); poll ``debug_container`` until its ``state`` is ``running``."""
+        path = f"projects/{_seg(project)}/pods/{_seg(cluster)}/{_seg(pod)}/debug/"
+        body = {k: v for k, v in (("container", container), ("image", image)) if v}
+        return DebugContainer.from_dict(self.request("POST", path, body=body))
+
+    def debug_container(self, project: str, cluster: str, pod: str, name: str) -> DebugContainer:
+        path = f"projects/{_seg(project)}/pods/{_seg(cluster)}/{_seg(pod)}/debug/{_seg(name)}/"
+        return DebugContainer.from_dict(self.request("GET", path))
 
 
 def _decode(response: httpx.Response) -> Any:

@@ -376,6 +376,22 @@ class ServerVersion(Model):
     api: str
 
 
+@dataclass(frozen=True)
+class DebugContainer(Model):
+    """A pod's debug container (an ephemeral container beside one of its containers) and its state."""
+
+    schema = "DebugContainer"
+
+    name: str
+    target: str
+    image: str
+    state: str  # waiting, running or terminated
+    reason: str
+    exit_code: int | None
+    shell: str  # the terminal's websocket into it, once running
+    status: str  # this document's URL
+
+
 MODELS: tuple[type[Model], ...] = (
     FieldError,
     ErrorDetail,
@@ -394,4 +410,5 @@ MODELS: tuple[type[Model], ...] = (
     Pod,
     PodPage,
     ServerVersion,
+    DebugContainer,
 )

@@ -16,8 +16,10 @@ from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
 from projects.members import MemberInput, remove_member, set_member
 from tests.support.factories import workload_cr
+from tests.support.fake_host import pod
 
 pytestmark = pytest.mark.django_db
+DEBUGGER = "debugger-abcde"
 
 ANYONE, ADMIN, PROJECT_READ, PROJECT_WRITE, OWNERS, PROJECT_ADMIN, REQUEST_ADMIN = (
     "anyone signed in",
@@ -57,6 +59,8 @@ MATRIX = {
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/preview/": PROJECT_ADMIN,
     "GET /api/v1/projects/{project}/pods/": PROJECT_READ,
     "GET /api/v1/projects/{project}/pods/{cluster}/{pod}/": PROJECT_READ,
+    "POST /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/": PROJECT_WRITE,
+    "GET /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/{name}/": PROJECT_WRITE,  # a shell's: not viewers
     "GET /api/v1/projects/{project}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/": PROJECT_WRITE,
@@ -127,10 +131,17 @@ def test_every_operation_of_the_schema_has_a_row(client):
 
 
 @pytest.fixture
-def world(web, project, other_project, owner, developer, viewer, admin_user, other_user, django_user_model):
-    """``ads`` with its members; ``ml`` (another tenant) with a workload and a quota request; a removed member."""
+def world(web, caches, project, other_project, owner, developer, viewer, admin_user, other_user, django_user_model):
+    """``ads`` with its members and a pod with a debug container; ``ml`` (another tenant) with a workload and a quota
+    request; a removed member."""
     from projects.quota import change_quota
     from tests.support.factories import fill  # noqa: F401  (the caches the fixtures filled)
+
+    debugged = pod("web-local-1a-abc")
+    debugged["spec"]["ephemeralContainers"] = [
+        {"name": DEBUGGER, "image": "busybox:1.37", "targetContainerName": "app"}
+    ]
+    caches["member-a"].put("pods", debugged)
 
     web.put(workload_cr("secret-train", project="ml"))
     removed = django_user_model.objects.create_user("gone", "gone@example.com", "pw-gone-Secret!")
@@ -173,6 +184,8 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
         values |= {"name": tenant, "kind": "user", "member": "vic"}
     elif "/workloads/" in path:
         values |= {"kind": "PinApp", "name": workload}
+    elif "/debug/" in path:
+        values |= {"name": DEBUGGER}
     else:
         values |= {"name": tenant}
     if "/tokens/" in path:

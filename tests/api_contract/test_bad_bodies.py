@@ -59,6 +59,7 @@ def write_operations(client: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 def url_of(path: str, world: dict[str, Any]) -> str:
     values = {"project": "ads", "tier": "ondemand", "id": world["request"], "name": "ads"}
+    values |= {"cluster": "member-a", "pod": "web-local-1a-abc"}
     if "/clusters/" in path:
         values |= {"name": "member-a", "kind": "ondemand"}
     elif "/members/" in path:

@@ -183,6 +183,13 @@ def test_rbac_names_every_workload_kind_of_the_core(render: Render) -> None:
     assert set(member["pc-pinconsole-operator-member"]["rules"][0]["resources"]) == plurals
 
 
+def test_the_portal_on_a_member_may_add_debug_containers_and_write_nothing_else_of_a_pod(render: Render) -> None:
+    role = by_kind(render(values={"mode": "member"}), "ClusterRole")["pc-pinconsole-portal-member"]
+    granted = {(res, verb) for rule in role["rules"] for res in rule["resources"] for verb in rule["verbs"]}
+    assert ("pods/ephemeralcontainers", "patch") in granted
+    assert not {("pods", verb) for verb in ("create", "update", "patch", "delete")} & granted
+
+
 def test_member_mode_renders_only_identities_and_rbac(render: Render) -> None:
     objects = render(values={"mode": "member"})
     assert {o["kind"] for o in objects} == {"ServiceAccount", "Secret", "ClusterRole", "ClusterRoleBinding"}

@@ -176,7 +176,12 @@ def test_on_a_member_every_role_only_reads_and_owners_also_see_access():
     viewer, developer, owner = grants(ProjectRole.VIEWER), grants(ProjectRole.DEVELOPER), grants(ProjectRole.OWNER)
     assert ("pincompute.io", "pinapps", "list") in viewer and ("", "pods/log", "get") in viewer
     assert {verb for _, _, verb in owner} == {"get", "list", "watch"}  # no create, update, patch, delete
-    assert not {res for _, res, _ in owner} & {"pods/exec", "pods/attach", "pinapps/scale"}  # shells: the portal's
+    assert not {res for _, res, _ in owner} & {
+        "pods/exec",
+        "pods/attach",
+        "pods/ephemeralcontainers",
+        "pinapps/scale",
+    }  # shells: the portal's
     assert viewer == developer < owner
     assert owner - developer == {("rbac.authorization.k8s.io", "rolebindings", v) for v in ("get", "list", "watch")}
 

@@ -1,6 +1,7 @@
 """The pod supervisor of one member cluster: ``python -m devtools.localcp.pods --cluster NAME ...``.
 
-Runs until SIGTERM: the broker (socket for podshim), the pod watcher and the log pump.
+Runs until SIGTERM: the broker (socket for podshim), the pod watcher, the log pump and the ephemeral containers'
+runner.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from ..kwokcfg import PENDING_LOG
 from ..nodes import api_client
 from .broker import BrokerServer
+from .ephemeral import EphemeralRunner
 from .jail import PODLOGS
 from .pump import LogPump
 from .restart import Restarter
@@ -46,7 +48,17 @@ def main(argv: list[str] | None = None) -> int:
         broker.sessions.kill_pod(key)
         pump.forget(key)
 
-    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, on_delete, on_setup=pump.start)
+    ephemeral = EphemeralRunner(api, registry, args.bwrap, broker.sessions.add)
+    watcher = PodWatcher(
+        api,
+        registry,
+        args.pods_dir,
+        args.podlogs_dir,
+        PODLOGS,
+        on_delete,
+        on_setup=pump.start,
+        on_event=ephemeral.offer,
+    )
 
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
@@ -55,12 +67,14 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=broker.serve_forever, name="broker", daemon=True),
         threading.Thread(target=watcher.run, name="watch", daemon=True),
         threading.Thread(target=pump.run, name="pump", daemon=True),
+        threading.Thread(target=ephemeral.run, name="ephemeral", daemon=True),
     ]
     for t in threads:
         t.start()
     done.wait()
     watcher.stop.set()
     pump.stop.set()
+    ephemeral.close()
     broker.shutdown()
     broker.server_close()
     for pod in registry.all():

@@ -113,6 +113,7 @@ class PodWatcher:
         podlogs_in_jail: str,
         on_delete: Callable[[str], None],
         on_setup: Callable[[Pod], None],
+        on_event: Callable[[dict[str, Any]], None] = lambda pod: None,
     ) -> None:
         self.core = client.CoreV1Api(api)
         self.custom = client.CustomObjectsApi(api)
@@ -122,6 +123,7 @@ class PodWatcher:
         self.podlogs_in_jail = podlogs_in_jail
         self.on_delete = on_delete
         self.on_setup = on_setup
+        self.on_event = on_event  # every event of a set-up pod (its ephemeral containers: ``ephemeral``)
         self.stop = threading.Event()
         self._queues: list[queue.Queue[_Event | None]] = [queue.Queue() for _ in range(WORKERS)]
 
@@ -148,6 +150,7 @@ class PodWatcher:
         if kind != "DELETED" and (obj.get("status") or {}).get("phase") in FINISHED_PHASES:
             self.registry.finish(key, meta["uid"])  # also one found finished on a relist, before it is set up
         if kind != "DELETED" and known and known.uid == meta["uid"]:
+            self.on_event(obj)
             return  # set up already: most events are kwok's status patches
         if kind != "DELETED" and (meta.get("labels") or {}).get(SANDBOX_LABEL) == "off":
             return

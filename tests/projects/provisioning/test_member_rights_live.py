@@ -122,6 +122,7 @@ def _reads_but_writes_nothing(api: client.ApiClient, namespace: str) -> None:
         ("delete", "pods", "", ""),
         ("create", "pods", "", "exec"),
         ("create", "pods", "", "attach"),
+        ("patch", "pods", "", "ephemeralcontainers"),  # debug containers: through the portal only
         ("create", "cronjobs", "batch", ""),
         ("create", "daemonsets", "apps", ""),
     ]:
