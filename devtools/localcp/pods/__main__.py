@@ -11,13 +11,16 @@ import signal
 import threading
 from pathlib import Path
 
+from kubernetes import client
+
 from ..kwokcfg import PENDING_LOG
 from ..nodes import api_client
 from .broker import BrokerServer
 from .jail import PODLOGS
 from .pump import LogPump
 from .restart import Restarter
-from .watch import PodWatcher, Registry
+from .ship import LogShipper
+from .watch import Pod, PodWatcher, Registry
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--broker-socket", type=Path, required=True)
     ap.add_argument("--bwrap", default="bwrap")
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between two lines of one pod")
+    ap.add_argument("--archive-url", default="", help="VictoriaLogs: ship every pod's lines there (none: keep them)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -42,11 +46,23 @@ def main(argv: list[str] | None = None) -> int:
     restarter = Restarter(api, registry, on_restart=pump.restarted)
     broker = BrokerServer(args.broker_socket, registry.get, args.bwrap, restarter.restart)
 
+    shipper = None
+    if args.archive_url:
+        state = args.podlogs_dir / ".archive-offsets.json"
+        shipper = LogShipper(args.cluster, args.archive_url, registry, state, client.CoreV1Api(api))
+
     def on_delete(key: str) -> None:
         broker.sessions.kill_pod(key)
         pump.forget(key)
+        if shipper is not None:
+            shipper.drain(key)  # before its files go
 
-    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, on_delete, on_setup=pump.start)
+    def on_setup(pod: Pod) -> None:
+        pump.start(pod)
+        if shipper is not None:
+            shipper.track(pod)
+
+    watcher = PodWatcher(api, registry, args.pods_dir, args.podlogs_dir, PODLOGS, on_delete, on_setup=on_setup)
 
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
@@ -55,12 +71,15 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=broker.serve_forever, name="broker", daemon=True),
         threading.Thread(target=watcher.run, name="watch", daemon=True),
         threading.Thread(target=pump.run, name="pump", daemon=True),
+        *([threading.Thread(target=shipper.run, name="ship", daemon=True)] if shipper is not None else []),
     ]
     for t in threads:
         t.start()
     done.wait()
     watcher.stop.set()
     pump.stop.set()
+    if shipper is not None:
+        shipper.stop.set()
     broker.shutdown()
     broker.server_close()
     for pod in registry.all():
