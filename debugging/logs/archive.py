@@ -4,9 +4,11 @@ The nodes' agent ships every line with its stream labels (cluster, namespace, pr
 container, source; ``devtools/localcp/pods/ship.py`` in the local stack, the chart's README for production). The
 portal is the only reader: the store is never exposed to users.
 
-**Tenancy** is never in the query text. The authorized project's name and namespace, and the pod/container/workload
-narrowing (checked as names first), go in ``extra_stream_filters`` as JSON: VictoriaLogs applies them to the whole
-query, subqueries included, whatever the query says. What the user types is one quoted phrase (JSON string
+**Tenancy** is never in the query text. The authorized project's namespace, and the pod/container/workload narrowing
+(checked as names first), go in ``extra_stream_filters`` as JSON: VictoriaLogs applies them to the whole query,
+subqueries included, whatever the query says. The scope is the namespace, not the ``project`` label: the agent reads
+the namespace from where the pod runs, while the label comes from the namespace's metadata (a namespace made by hand
+may lack it). What the user types is one quoted phrase (JSON string
 escaping, which LogsQL's quoted strings accept), so ``or``, ``{...}``, pipes or quotes in it are words to find, never
 LogsQL.
 """
@@ -90,7 +92,7 @@ def build_query(project: Project, params: Mapping[str, str], now: datetime | Non
     """Check what the user asked for; the scope is the project's, whatever ``params`` holds."""
     now = now or datetime.now(UTC)
     errors: list[FieldError] = []
-    scope = {"project": project.name, "namespace": project.namespace}
+    scope = {"namespace": project.namespace}
     for name in NAME_FIELDS:
         value = params.get(name, "")
         if value and not valid_name(value):

@@ -11,6 +11,7 @@
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute timeline [KIND NAME] -p PROJECT
     pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N] [--since 10m] [--timestamps] [--previous]
+    pincompute logs POD|workload/NAME -p PROJECT --archived [--since 2h] [--until T] [--grep TEXT]   (pods gone too)
     pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
     pincompute completion bash
 
@@ -35,7 +36,7 @@ from typing import Any, BinaryIO, TextIO
 
 import yaml
 
-from pinconsole_sdk import documents
+from pinconsole_sdk import cli_archive, documents
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
@@ -341,7 +342,13 @@ def pod_streams(client: Client, args: argparse.Namespace, err: TextIO) -> Contai
 
 
 def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    container = pod_streams(client, args, sys.stderr)
+    if args.archived or str(args.pod).startswith(cli_archive.WORKLOAD_PREFIX):
+        return cli_archive.cmd_logs_archived(client, args, out, need_project(args))
+    try:
+        container = pod_streams(client, args, sys.stderr)
+    except NotFound:  # the pod is gone: its lines are in the archive
+        sys.stderr.write(f"pod {args.pod} is gone; its archived lines:\n")
+        return cli_archive.cmd_logs_archived(client, args, out, need_project(args))
     url = log_url(
         container.logs,
         follow=args.follow,
@@ -579,13 +586,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     logs = sub.add_parser("logs", parents=common, help="print (or follow, -f) a pod container's log")
     logs.add_argument("pod")
-    logs.add_argument("--cluster", required=True, help="the member cluster the pod runs on")
+    logs.add_argument("--cluster", help="the member cluster the pod runs on (needed unless --archived)")
     logs.add_argument("-c", "--container", help="the container (default: the first)")
     logs.add_argument("-f", "--follow", action="store_true", help="stream until the log ends (or Ctrl-C)")
     logs.add_argument("--tail", type=int, help="only the last N lines of what is there already")
     logs.add_argument("--since", help="only lines newer than this (30s, 10m, 2h)")
     logs.add_argument("--timestamps", action="store_true", help="each line starts with its time (RFC 3339)")
     logs.add_argument("--previous", action="store_true", help="the previous (terminated) container's log")
+    cli_archive.add_arguments(logs)
 
     exec_ = sub.add_parser("exec", parents=common, help="a shell, or a command, in a pod container")
     exec_.add_argument("pod")

@@ -263,13 +263,17 @@ class LogShipper:
         }
 
     def _project(self, namespace: str) -> str:
+        """The namespace's project label (cached once found: provisioning writes it, nobody changes it)."""
         if namespace not in self._projects and self.api is not None:
             try:
                 ns = self.api.read_namespace(namespace)
-                self._projects[namespace] = (ns.metadata.labels or {}).get(PROJECT_LABEL, "")
             except Exception as exc:  # noqa: BLE001 - an unlabelled line is still shipped; the next pod asks again
                 log.warning("archive: namespace %s: %s", namespace, exc)
                 return ""
+            project = (ns.metadata.labels or {}).get(PROJECT_LABEL, "")
+            if not project:
+                return ""  # not provisioned (yet): ask again for its next pod
+            self._projects[namespace] = project
         return self._projects.get(namespace, "")
 
     def _load(self) -> dict[str, Any]:
