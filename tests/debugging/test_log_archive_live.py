@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from django.core.wsgi import get_wsgi_application
+from django.test import Client as DjangoClient
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 from pinconsole_sdk.cli import main
@@ -90,16 +90,31 @@ def deleted_job_pod(local_control_plane: Any, log_archive: Any) -> Iterator[dict
     yield {"pod": pod, "workload": workload}
 
 
+def portal_transport() -> httpx.MockTransport:
+    """The SDK's requests answered by the portal through Django's test client (the test's own database
+    transaction, which a served portal in another thread would not see)."""
+    django = DjangoClient()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"Authorization": request.headers["Authorization"], "Accept": "application/json"}
+        resp = django.generic(request.method, request.url.raw_path.decode(), request.content, headers=headers)
+        return httpx.Response(resp.status_code, headers=dict(resp.headers), content=resp.content)
+
+    return httpx.MockTransport(answer)
+
+
 def cli(user: Any, *argv: str) -> tuple[int, str, str]:
-    """The CLI's ``main`` in-process, its SDK client on the portal's WSGI application (the same database)."""
+    """The CLI's ``main`` in-process, its SDK client on the portal (``portal_transport``)."""
     token = create_api_token(user=user, name=f"cli-{time.monotonic_ns()}", days=1)[1]
-    client = Client("http://testserver", token, transport=httpx.WSGITransport(app=get_wsgi_application()))
+    client = Client("http://testserver", token, transport=portal_transport())
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err, client=client)
     return code, out.getvalue(), err.getvalue()
 
 
-def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(deleted_job_pod, project, user, client):
+def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(
+    deleted_job_pod, project, user, client, capsys
+):
     member(project, user, "viewer")
     client.force_login(user)
     pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
@@ -107,7 +122,9 @@ def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(del
     api = client.get(f"/api/v1/projects/{PROJECT}/logs/archive/", {"pod": pod, "since": "1h"})
     page = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/")
     code, out, err = cli(user, "logs", pod, "-p", PROJECT, "--archived")
-    gone_code, gone_out, gone_err = cli(user, "logs", pod, "-p", PROJECT, "--cluster", "member-a")
+    capsys.readouterr()
+    gone_code, gone_out, _ = cli(user, "logs", pod, "-p", PROJECT, "--cluster", "member-a")
+    gone_err = capsys.readouterr().err  # the logs command's notes go to the process's stderr
 
     lines = api.json()["lines"]
     console = [line for line in lines if line["source"] == "console"]
@@ -118,7 +135,7 @@ def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(del
     assert any('msg="ready"' in line["message"] for line in console)
     assert any('msg="ready"' in line["message"] for line in files)
     assert [line["time"] for line in lines] == sorted((line["time"] for line in lines), reverse=True)
-    assert page.status_code == 200 and 'msg=&quot;ready&quot;' in page.content.decode()
+    assert page.status_code == 200 and "msg=&quot;ready&quot;" in page.content.decode()
     assert pod in page.content.decode()  # in the archive's pod list, though it is gone
     assert code == 0, err
     printed = [int(s) for s in re.findall(rf"\[member-a/{NAMESPACE}/{pod}\] seq=(\d+) ", out)]
@@ -177,7 +194,11 @@ def test_a_store_restarted_mid_stream_loses_no_line(local_control_plane, log_arc
         last_while_down = written_seq(console_log)
         log_archive.start()
 
-        wait_for(lambda: max(console_seqs(log_archive.url, pod), default=-1) >= last_while_down, timeout=90, what="lines written while down, shipped")
+        wait_for(
+            lambda: max(console_seqs(log_archive.url, pod), default=-1) >= last_while_down,
+            timeout=90,
+            what="lines written while down, shipped",
+        )
         seqs = console_seqs(log_archive.url, pod)
     finally:
         if log_archive.proc is None:
