@@ -15,6 +15,7 @@ LogsQL.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -122,12 +123,18 @@ def build_query(project: Project, params: Mapping[str, str], now: datetime | Non
     return ArchiveQuery(scope, text, times["since"], times["until"], limit)
 
 
+@functools.cache
+def _http() -> httpx.Client:
+    """One pooled client per process: a new one per query spent more building its TLS context than the query took."""
+    return httpx.Client(timeout=settings.LOG_ARCHIVE_TIMEOUT_SECONDS)
+
+
 def _store(path: str, params: dict[str, str]) -> httpx.Response:
     base = settings.LOG_ARCHIVE_URL
     if not base:
         raise Unavailable("No log archive is configured (LOG_ARCHIVE_URL).", retry_after=60)
     try:
-        resp = httpx.post(f"{base.rstrip('/')}{path}", data=params, timeout=settings.LOG_ARCHIVE_TIMEOUT_SECONDS)
+        resp = _http().post(f"{base.rstrip('/')}{path}", data=params)
     except httpx.HTTPError as exc:
         raise Unavailable(f"The log archive is unreachable ({type(exc).__name__}); try again shortly.") from exc
     if resp.status_code >= 500:
