@@ -37,6 +37,7 @@ MAX_QUERY = 500
 _DURATION = re.compile(r"^(\d{1,6})([smhd])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 NAME_FIELDS = ("workload", "pod", "container", "cluster")
+SHOWN = "_time, _msg, cluster, pod, container, source, stream"  # what a line shows: half the bytes of every field
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ class ArchiveQuery:
     limit: int
 
     def params(self) -> dict[str, str]:
-        out = {"query": phrase(self.text) if self.text else "*", "limit": str(self.limit)}
+        query = f"{phrase(self.text) if self.text else '*'} | fields {SHOWN}"  # our pipe, after the user's phrase
+        out = {"query": query, "limit": str(self.limit)}
         out["extra_stream_filters"] = json.dumps(self.scope, separators=(",", ":"))
         out.update({k: v for k, v in (("start", self.start), ("end", self.end)) if v})
         return out

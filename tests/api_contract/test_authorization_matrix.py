@@ -57,6 +57,7 @@ MATRIX = {
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/preview/": PROJECT_ADMIN,
     "GET /api/v1/projects/{project}/pods/": PROJECT_READ,
     "GET /api/v1/projects/{project}/pods/{cluster}/{pod}/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/logs/archive/": PROJECT_READ,
     "GET /api/v1/projects/{project}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/": PROJECT_WRITE,

@@ -101,6 +101,7 @@ def page_urls() -> dict[str, list[str]]:
         "debugging:recording": ["/debug/recordings/1/"],
         "debugging:recording-cast": ["/debug/recordings/1.cast"],
         "debugging:workload-logs": ["/debug/workload/proj-ads/web/logs/"],
+        "debugging:workload-archive": ["/debug/workload/proj-ads/web/archive/"],
         "api:root": ["/api/v1/"],
         "api:me": ["/api/v1/me/"],
         "api:audit-list": ["/api/v1/audit/"],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from debugging.logs.archive import build_query, phrase
+from debugging.logs.archive import SHOWN, build_query, phrase
 from devtools.localcp.pods.ship import LogShipper, _Source
 from devtools.localcp.pods.watch import Pod, Registry
 from pincompute.errors import Invalid
@@ -24,7 +24,7 @@ def test_the_scope_is_the_projects_namespace_whatever_the_parameters_say():
     params = query.params()
 
     assert json.loads(params["extra_stream_filters"]) == {"namespace": "proj-ads", "pod": "web-1"}
-    assert params["query"] == "*" and params["limit"] == "1000"
+    assert params["query"] == f"* | fields {SHOWN}" and params["limit"] == "1000"
 
 
 def test_the_users_text_is_one_quoted_phrase():
@@ -32,9 +32,10 @@ def test_the_users_text_is_one_quoted_phrase():
 
     params = build_query(Project(name="ads"), {"q": text}, NOW).params()
 
-    assert params["query"] == phrase(text)
-    assert params["query"] == '"\\" or {namespace=\\"proj-ml\\"} | union (*) \\\\"'
-    assert json.loads(params["query"]) == text  # the escapes LogsQL reads back as the same text
+    quoted = params["query"].removesuffix(f" | fields {SHOWN}")
+    assert quoted == phrase(text)
+    assert quoted == '"\\" or {namespace=\\"proj-ml\\"} | union (*) \\\\"'
+    assert json.loads(quoted) == text  # the escapes LogsQL reads back as the same text
 
 
 def test_times_are_durations_or_rfc3339_and_since_comes_first():
