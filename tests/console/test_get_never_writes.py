@@ -141,6 +141,7 @@ def page_urls() -> dict[str, list[str]]:
         "api:workload-restart-container": ["/api/v1/projects/ads/workloads/PinApp/web/restart-container/"],
         "api:workload-scale": ["/api/v1/projects/ads/workloads/PinApp/web/scale/"],
         "api:pod-debug": ["/api/v1/projects/ads/pods/member-x/web-1/"],
+        "api:project-logs-archive": ["/api/v1/projects/ads/logs/archive/?pod=web-1&q=error"],
         "metrics": ["/metrics"],
         "usage:report": ["/usage/", "/usage/?aggregate=team&window=7d"],
         "usage:report-csv": ["/usage/cost.csv"],

@@ -105,3 +105,18 @@ def test_the_agent_does_not_follow_a_link_a_pod_planted(tmp_path):
     records, _ = shipper._read(_Source(pod, {}), "/var/log/app.log", None)
 
     assert records == []
+
+
+def test_a_deleted_pods_rest_is_held_until_the_store_takes_it(tmp_path):
+    pod = _pod_with_app_log(tmp_path)
+    (pod.fs / "var" / "log" / "app.log").write_text("one\ntwo\n")
+    shipper = LogShipper("member-a", "http://127.0.0.1:9", Registry(), tmp_path / "offsets.json")  # nothing listens
+    shipper.track(pod)
+
+    shipper.drain(pod.key)
+    (pod.fs / "var" / "log" / "app.log").unlink()
+    pod.console_log.unlink()  # its files go with it, as the watcher removes them
+    with pytest.raises(OSError):
+        shipper.ship_once()
+
+    assert sorted(r["_msg"] for r in shipper._held) == ["hello", "one", "two"]
