@@ -373,6 +373,10 @@ DEBUG_EXEC_PING_SECONDS = env_int("DEBUG_EXEC_PING_SECONDS", 15)
 DEBUG_EXEC_PING_TIMEOUT_SECONDS = env_int("DEBUG_EXEC_PING_TIMEOUT_SECONDS", 15)
 DEBUG_LOG_HEADERS_SECONDS = env_int("DEBUG_LOG_HEADERS_SECONDS", 15)
 DEBUG_LOG_LIVENESS_SECONDS = env_int("DEBUG_LOG_LIVENESS_SECONDS", 15)
+# The log archive (VictoriaLogs): every pod's lines, shipped by the nodes' agent, read by debugging.logs.archive.
+# Empty: no archive (the archived-logs page and API say so). Retention is the store's -retentionPeriod.
+LOG_ARCHIVE_URL = env_str("LOG_ARCHIVE_URL", "")
+LOG_ARCHIVE_TIMEOUT_SECONDS = env_int("LOG_ARCHIVE_TIMEOUT_SECONDS", 10)
 DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS = env_int("DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS", 5)
 DEBUG_LOG_REFOLLOW_SECONDS = env_int("DEBUG_LOG_REFOLLOW_SECONDS", 1)  # a workload stream's first re-follow (doubling)
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from debugging.views import debug, logs, pods, recordings, sessions, shell
+from debugging.views import archive, debug, logs, pods, recordings, sessions, shell
 
 app_name = "debugging"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("recordings/<id:pk>/", recordings.recording_page, name="recording"),
     path("recordings/<id:pk>.cast", recordings.recording_cast, name="recording-cast"),
     path("workload/<str:namespace>/<str:workload>/logs/", logs.workload_logs_everywhere, name="workload-logs"),
+    path("workload/<str:namespace>/<str:workload>/archive/", archive.workload_archive, name="workload-archive"),
     path("<str:cluster>/<str:namespace>/logs/", logs.workload_logs, name="logs"),
     path("<str:cluster>/<str:namespace>/<str:pod>/", pods.pod_debug, name="pod"),
     path("<str:cluster>/<str:namespace>/<str:pod>/shell/", shell.shell_panel, name="shell"),

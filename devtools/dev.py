@@ -73,6 +73,11 @@ def main(argv: list[str]) -> int:
     os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
+    if not args.no_clusters and "LOG_ARCHIVE_URL" not in os.environ:  # the dev stack's own VictoriaLogs
+        from devtools.localcp.victorialogs import free_port
+
+        os.environ["LOG_ARCHIVE_URL"] = f"http://127.0.0.1:{free_port(DEV_ARCHIVE_PORT)}"
+        os.environ["PINCONSOLE_DEV_ARCHIVE"] = "1"
     import django
 
     django.setup()
@@ -100,6 +105,7 @@ class DevRun:
         self.args, self.progress = args, progress
         self.builds = DevBuilds(progress)
         self.cp: Any = None
+        self.archive: Any = None
         self.operator: Any = None
         self.reconcile: Any = None
         self._stopping = threading.Event()
@@ -185,7 +191,9 @@ class DevRun:
         os.environ["PINCONSOLE_BIN_DIR"] = str(self.builds.run())
         self._check_stopping()
         with step("clusters up") as s:
-            self.cp = devstack.control_plane(args.members, args.nodes)
+            if os.environ.get("PINCONSOLE_DEV_ARCHIVE"):
+                self.archive = devstack.start_log_archive(settings.LOG_ARCHIVE_URL)
+            self.cp = devstack.control_plane(args.members, args.nodes, log_archive_url=settings.LOG_ARCHIVE_URL)
             self.cp.up(on_ready=lambda c: self.progress.cluster_ready(c.name, c.role, c.zone, c.server))
             how = "reused" if "reused" in self.cp.timings else "started"
             s.outcome = f"{how} host + {args.members} members x {args.nodes} nodes"
@@ -243,9 +251,12 @@ class DevRun:
         if self.cp is not None and not self.args.keep_clusters and not self.args.no_serve:
             self.progress.say("stopping local clusters")
             self.cp.down()
+        if self.archive is not None:
+            self.archive.stop()
         self.progress.finish(STOPPED)
 
 
+DEV_ARCHIVE_PORT = 9428  # VictoriaLogs' own default, when free
 STACK_STOP_SECONDS = 120  # a step under way when the command stops (clusters starting) ends within this
 
 

@@ -23,6 +23,7 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
+from devtools.localcp.victorialogs import VictoriaLogs
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS, InstalledOn
 from pincompute.operator.install import install
@@ -32,10 +33,22 @@ DEFAULT_DEV_STATE = Path.home() / ".cache" / "pinconsole" / "state" / "dev"  # a
 DEV_STATE = Path(os.environ.get("PINCONSOLE_DEV_STATE", DEFAULT_DEV_STATE))
 
 
-def control_plane(members: int, nodes: int) -> LocalControlPlane:
+def control_plane(members: int, nodes: int, log_archive_url: str = "") -> LocalControlPlane:
     """The dev control plane (not started: ``up()`` reuses a healthy running one); the dev command built its
-    binaries first."""
-    return LocalControlPlane(DEV_STATE, members=members, nodes_per_member=nodes, build_missing=False)
+    binaries first. Its pod supervisors ship every pod's lines to ``log_archive_url``."""
+    return LocalControlPlane(
+        DEV_STATE, members=members, nodes_per_member=nodes, build_missing=False, log_archive_url=log_archive_url
+    )
+
+
+def start_log_archive(url: str) -> VictoriaLogs:
+    """The dev stack's VictoriaLogs on ``url``'s port, its data in ``var/victorialogs`` (kept across runs), its
+    retention ``LOG_ARCHIVE_RETENTION`` (VictoriaLogs' -retentionPeriod, default 7d)."""
+    port = int(url.rsplit(":", 1)[1])
+    retention = os.environ.get("LOG_ARCHIVE_RETENTION", "7d")
+    archive = VictoriaLogs(settings.VAR_DIR / "victorialogs", port, retention=retention, build_missing=False)
+    archive.start()
+    return archive
 
 
 def register(cp: LocalControlPlane) -> list[Cluster]:

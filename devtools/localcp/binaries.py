@@ -94,6 +94,19 @@ def helm(build_missing: bool = True) -> Path:
     return path
 
 
+def victoria_logs(build_missing: bool = True) -> Path:
+    """VictoriaLogs (the log archive), built from its pinned Go module by build_binaries.sh into
+    ``bin/victorialogs-<version>/victoria-logs``, keyed by its own version as helm is."""
+    script = ["bash", str(BUILD_SCRIPT)]
+    out = subprocess.run([*script, "victorialogspath"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    path = Path(out.strip())
+    if not os.access(path, os.X_OK) and build_missing:
+        subprocess.run([*script, "victoria-logs"], check=True, stdout=subprocess.DEVNULL)
+    if not os.access(path, os.X_OK):
+        raise BinariesMissing(f"victoria-logs missing at {path} (run {BUILD_SCRIPT} victoria-logs)")
+    return path
+
+
 def podshim() -> Path:
     """The static podshim binary, built from ``podshim/`` (Go, stdlib only) and cached by source hash."""
     digest = hashlib.sha256()

@@ -6,10 +6,12 @@
 #                                     node for kubelet and kube-proxy, the real-node test's, never built by `all`)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
 #        build_binaries.sh missing dev   the same, of the binaries the dev command's clusters run (no kubectl, dex
-#                                     or helm: the tests' only), in the order it builds them
+#                                     or helm: the tests' only), in the order it builds them, and victoria-logs
 #        build_binaries.sh bindir     prints the bin dir (builds nothing)
 #        build_binaries.sh helmpath   prints helm's path (builds nothing): bin/helm-<v>/helm, keyed by its own
 #                                     version so a new helm never invalidates the control plane's bin dir
+#        build_binaries.sh victoria-logs   builds the log archive's store (VictoriaLogs), then prints its path
+#        build_binaries.sh victorialogspath   prints its path (builds nothing): bin/victorialogs-<v>/victoria-logs
 # Env:   PINCONSOLE_CACHE (default ~/.cache/pinconsole)
 set -euo pipefail
 
@@ -18,11 +20,13 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.5}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 DEX_VERSION="${DEX_VERSION:-v0.0.0-20260303133905-11d2eeb52b42}"   # dex v2.45.1 (no /v2 module path, so a pseudo-version)
 HELM_VERSION="${HELM_VERSION:-v3.19.5}"   # the chart test's helm (deploy/helm)
+VLOGS_VERSION="${VLOGS_VERSION:-v1.52.1}"   # the log archive (VictoriaLogs, Apache-2.0)
 
 CACHE="${PINCONSOLE_CACHE:-$HOME/.cache/pinconsole}"
 BIN="$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-dex-${DEX_VERSION: -12}"
 SRC="$CACHE/src"
 HELM="$CACHE/bin/helm-$HELM_VERSION/helm"
+VLOGS="$CACHE/bin/victorialogs-$VLOGS_VERSION/victoria-logs"
 # -gcflags=all=-dwarf=false: the compiler skips the DWARF that `-ldflags -w` drops at link anyway (kube-apiserver, cold
 # GOCACHE: 457 CPU-seconds instead of 503, bench/README.md's dev_builds section)
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod -gcflags=all=-dwarf=false"
@@ -110,22 +114,36 @@ build_helm() {
   mv "$HELM.tmp" "$HELM"
 }
 
+build_victorialogs() {
+  [[ -x "$VLOGS" ]] && return 0
+  log "building victoria-logs $VLOGS_VERSION"
+  local dir="$SRC/victorialogs-$VLOGS_VERSION" M=github.com/VictoriaMetrics/VictoriaLogs
+  mkdir -p "$dir" "$(dirname "$VLOGS")" && cd "$dir"
+  [[ -f go.mod ]] || go mod init local/victorialogsbin >&2
+  go get "$M@$VLOGS_VERSION" >&2
+  go build -trimpath -ldflags "-s -w" -o "$VLOGS.tmp" "$M/app/victoria-logs" >&2
+  mv "$VLOGS.tmp" "$VLOGS"
+}
+
 what="${1:-all}"
 case "$what" in
-  all) build_dex; build_etcd; build_kwok; build_k8s; build_helm ;;
+  all) build_dex; build_etcd; build_kwok; build_k8s; build_helm; build_victorialogs ;;
   dex) build_dex ;;
   etcd) build_etcd ;;
   kwok) build_kwok ;;
   k8s) build_k8s ;;
   node) build_k8s "${NODE_BINS[@]}" ;;
   helm) build_helm ;;
-  kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) build_k8s "$what" ;;
+  victoria-logs) build_victorialogs; echo "$VLOGS"; exit 0 ;;
+  victorialogspath) echo "$VLOGS"; exit 0 ;;
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) build_k8s "$what" ;;
   missing)
     if [[ "${2:-all}" == dev ]]; then
       for b in "${DEV_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done
     else
       for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm
     fi
+    [[ -x "$VLOGS" ]] || echo victoria-logs   # the log archive: dev and tests both start one
     exit 0 ;;
   helmpath) echo "$HELM"; exit 0 ;;
   bindir) ;;

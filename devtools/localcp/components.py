@@ -45,6 +45,7 @@ def cluster_components(
     *,
     job_complete_delay_ms: int = 3000,
     apiserver_extra_args: dict[str, str] | None = None,
+    log_archive_url: str = "",
     write: bool = False,
 ) -> list[Component]:
     """Command lines and probes of one cluster; ``write`` also writes their config files."""
@@ -192,6 +193,7 @@ def cluster_components(
             f"--podlogs-dir={c.pod_logs_dir}",
             f"--broker-socket={broker_dir / 'broker.sock'}",
             f"--bwrap={_binaries.bwrap()}",
+            *([f"--archive-url={log_archive_url}"] if log_archive_url else []),
         ],
         None,
         ready_file=broker_dir / "broker.sock",

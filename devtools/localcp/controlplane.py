@@ -45,6 +45,7 @@ class LocalControlPlane:
         build_missing: bool = True,
         job_complete_delay_ms: int = 3000,
         apiserver_extra_args: dict[str, str] | None = None,
+        log_archive_url: str = "",
     ) -> None:
         self.state_dir = Path(state_dir).expanduser().resolve()
         self.members = members
@@ -53,6 +54,7 @@ class LocalControlPlane:
         self.build_missing = build_missing
         self.job_complete_delay_ms = job_complete_delay_ms
         self.apiserver_extra_args = dict(apiserver_extra_args or {})
+        self.log_archive_url = log_archive_url  # each member's pod supervisor ships its pods' logs there
         self._pki: PKI | None = None
         self.timings: dict[str, float] = {}
 
@@ -118,7 +120,11 @@ class LocalControlPlane:
         return out
 
     def _component_opts(self) -> dict[str, Any]:
-        return {"job_complete_delay_ms": self.job_complete_delay_ms, "apiserver_extra_args": self.apiserver_extra_args}
+        return {
+            "job_complete_delay_ms": self.job_complete_delay_ms,
+            "apiserver_extra_args": self.apiserver_extra_args,
+            "log_archive_url": self.log_archive_url,
+        }
 
     def _proc(self, c: ClusterInfo, comp: str) -> Proc:
         d = Path(c.dir)

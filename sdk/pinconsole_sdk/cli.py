@@ -11,6 +11,7 @@
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute timeline [KIND NAME] -n PROJECT
     pincompute logs POD|workload/NAME|KIND/NAME -n PROJECT [-c C] [-f] [-p] [--tail N] [--since 10m] [--file PATH]
+    pincompute logs POD|workload/NAME -n PROJECT --archived [--since 2h] [--until T] [--grep TEXT]   (pods gone too)
     pincompute exec [-i] [-t] POD -n PROJECT [--cluster C] [-c CONTAINER] [-- COMMAND ...]
     pincompute debug POD -n PROJECT --cluster C [-c TARGET] [--image IMAGE]   (cli_debug: a debug container's shell)
     pincompute version [--client]
@@ -36,7 +37,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_clusters, cli_debug, documents
+from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -265,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--prefix", action="store_true", help="each line starts with [pod/POD/CONTAINER] (workloads: always)"
     )
     logs.add_argument("--file", metavar="PATH", help="a file in the container (one its kind declares, or as a shell)")
+    cli_archive.add_arguments(logs)
 
     exec_ = sub.add_parser("exec", parents=common, help="a shell, or a command, in a pod container")
     exec_.add_argument("pod", metavar="POD|pod/POD")

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
 
 from pinconsole_sdk.cli_errors import INTERRUPTED, OK
+from pinconsole_sdk import cli_archive
 from pinconsole_sdk.cli_targets import WORKLOAD, UsageError, log_target
 from pinconsole_sdk.client import Client
 from pinconsole_sdk.errors import ApiError, Forbidden, NotFound
@@ -91,10 +92,21 @@ def _stream(client: Client, url: str, args: argparse.Namespace, out: TextIO, pre
 def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     project = need_project(args)
     what, name = log_target(args.target)
+    if args.archived:
+        if args.follow or args.file or args.previous:
+            raise UsageError("--archived reads what was shipped: not with -f, --file or -p")
+        workload = name if what == WORKLOAD else None
+        return cli_archive.cmd_logs_archived(client, args, out, project, pod=None if workload else name, workload=workload)
     try:
         if what == WORKLOAD:
             return workload_logs(client, args, project, name, out)
-        _, containers = find_pod(client, project, name, args.cluster)
+        try:
+            _, containers = find_pod(client, project, name, args.cluster)
+        except NotFound:  # the pod is gone: its lines are in the archive
+            if args.follow or args.file or args.previous:
+                raise
+            sys.stderr.write(f"pod {name} is gone; its archived lines:\n")
+            return cli_archive.cmd_logs_archived(client, args, out, project, pod=name, workload=None)
         container = pick_container(name, containers, args.container, sys.stderr)
         url = log_url(container.logs, **_options(args, follow=args.follow), file=args.file)
         _stream(client, url, args, out, prefix=args.prefix)

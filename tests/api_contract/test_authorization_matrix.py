@@ -61,6 +61,7 @@ MATRIX = {
     "GET /api/v1/projects/{project}/pods/{cluster}/{pod}/": PROJECT_READ,
     "POST /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/": PROJECT_WRITE,
     "GET /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/{name}/": PROJECT_WRITE,  # a shell's: not viewers
+    "GET /api/v1/projects/{project}/logs/archive/": PROJECT_READ,
     "GET /api/v1/projects/{project}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/": PROJECT_WRITE,

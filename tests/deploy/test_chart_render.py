@@ -167,6 +167,14 @@ def test_settings_are_variables_the_portal_reads(render: Render) -> None:
     assert prod["OIDC_RP_CLIENT_ID"] == "pinconsole" and prod["DEBUG"] == "false"
 
 
+def test_the_log_archive_is_an_existing_victorialogs_url(render: Render) -> None:
+    values = {"logArchive": {"url": "http://victoria-logs.logging.svc:9428", "timeoutSeconds": 5}}
+    config = by_kind(render(values=values), "ConfigMap")["pc-pinconsole-settings"]["data"]
+    unset = by_kind(render(), "ConfigMap")["pc-pinconsole-settings"]["data"]
+    assert config["LOG_ARCHIVE_URL"] == "http://victoria-logs.logging.svc:9428"
+    assert config["LOG_ARCHIVE_TIMEOUT_SECONDS"] == "5" and unset["LOG_ARCHIVE_URL"] == ""
+
+
 def test_database_and_redis_urls_quote_passwords(render: Render) -> None:
     values = {"postgresql": {"password": "p@ss/word"}, "redis": {"password": "r:s", "tls": True, "db": 2}}
     secret = by_kind(render(values=values), "Secret")["pc-pinconsole-settings"]["stringData"]

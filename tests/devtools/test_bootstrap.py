@@ -43,6 +43,7 @@ def test_the_build_script_lists_missing_binaries_in_build_order_without_building
         "kube-scheduler",
         "kubectl",
         "helm",  # the chart tests' (tests/deploy), kept in bin/helm-<version>/
+        "victoria-logs",  # the log archive, kept in bin/victorialogs-<version>/
     ]
     assert "etcd" not in after.stdout.split()
     assert bindir.parent == tmp_path / "bin"
@@ -64,4 +65,11 @@ def test_the_dev_command_builds_only_what_its_clusters_run(tmp_path):
         ["bash", str(bootstrap.BUILD_SCRIPT), "missing", "dev"], env=env, capture_output=True, text=True, check=True
     )
 
-    assert done.stdout.split() == ["etcd", "kwok", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]
+    assert done.stdout.split() == [
+        "etcd",
+        "kwok",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "victoria-logs",  # the log archive the pod supervisors ship to
+    ]

@@ -61,7 +61,8 @@ def local_control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lo
             reap_abandoned(root, pattern)
         state_dir = tmp_path_factory.mktemp("localcp")
         claim(state_dir)
-    cp = LocalControlPlane(state_dir, members=members, nodes_per_member=nodes)
+    archive = os.environ.get("LOG_ARCHIVE_URL", "")  # the session's VictoriaLogs (plugin.py), when it runs one
+    cp = LocalControlPlane(state_dir, members=members, nodes_per_member=nodes, log_archive_url=archive)
     already_running = bool(env_dir) and cp.is_healthy()
     try:
         cp.up()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.localcp.victorialogs import ArchiveFailed, VictoriaLogs
 from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
 
 pytest_plugins = ["tests.harness.localcp"]
@@ -42,6 +43,7 @@ os.environ.setdefault("DATABASE_POOL_MAX_SIZE", "1000")
 
 _postgres: Postgres | None = None
 _redis: Redis | None = None
+_archive: VictoriaLogs | None = None  # the log archive: the pod supervisors ship to it, the portal reads it
 
 
 def _runs_tests(early_config: pytest.Config) -> bool:
@@ -54,24 +56,30 @@ def _runs_tests(early_config: pytest.Config) -> bool:
 
 
 def _start_backing_services() -> None:
-    global _postgres, _redis
+    global _postgres, _redis, _archive
     if LIGHT:
         return
     try:
         _postgres, _redis = Postgres(), Redis()
+        _archive = VictoriaLogs(Path(tempfile.mkdtemp(prefix="pinconsole-vlogs-")), free_port())
         _postgres.start()
         _redis.start()
-    except ComponentFailed:
+        _archive.start()
+    except (ComponentFailed, ArchiveFailed):
         _stop_backing_services()
         raise
     os.environ["DATABASE_URL"] = _postgres.url
     os.environ["REDIS_URL"] = _redis.url
+    os.environ["LOG_ARCHIVE_URL"] = _archive.url
 
 
 def _stop_backing_services() -> None:
     for service in (_redis, _postgres):
         if service is not None:
             service.stop()
+    if _archive is not None:
+        _archive.stop()
+        shutil.rmtree(_archive.data_dir, ignore_errors=True)
 
 
 def _oidc_env() -> dict[str, str]:
@@ -150,6 +158,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return item.get_closest_marker("browser") is not None, first
 
     items.sort(key=order)
+
+
+@pytest.fixture(scope="session")
+def log_archive() -> VictoriaLogs:
+    """The session's VictoriaLogs (its URL is ``LOG_ARCHIVE_URL``); a test may stop and start it again."""
+    if _archive is None:
+        pytest.fail("no log archive: PINCONSOLE_TEST_LIGHT runs without VictoriaLogs", pytrace=False)
+    return _archive
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,8 @@ import signal
 import threading
 from pathlib import Path
 
+from kubernetes import client
+
 from ..kwokcfg import PENDING_LOG
 from ..nodes import api_client
 from .broker import BrokerServer
@@ -19,7 +21,8 @@ from .ephemeral import EphemeralRunner
 from .jail import PODLOGS
 from .pump import LogPump
 from .restart import Restarter
-from .watch import PodWatcher, Registry
+from .ship import LogShipper
+from .watch import Pod, PodWatcher, Registry
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--broker-socket", type=Path, required=True)
     ap.add_argument("--bwrap", default="bwrap")
     ap.add_argument("--interval", type=float, default=1.0, help="seconds between two lines of one pod")
+    ap.add_argument("--archive-url", default="", help="VictoriaLogs: ship every pod's lines there (none: keep them)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -44,9 +48,21 @@ def main(argv: list[str] | None = None) -> int:
     restarter = Restarter(api, registry, on_restart=pump.restarted)
     broker = BrokerServer(args.broker_socket, registry.get, args.bwrap, restarter.restart)
 
+    shipper = None
+    if args.archive_url:
+        state = args.podlogs_dir / ".archive-offsets.json"
+        shipper = LogShipper(args.cluster, args.archive_url, registry, state, client.CoreV1Api(api))
+
     def on_delete(key: str) -> None:
         broker.sessions.kill_pod(key)
         pump.forget(key)
+        if shipper is not None:
+            shipper.drain(key)  # before its files go
+
+    def on_setup(pod: Pod) -> None:
+        pump.start(pod)
+        if shipper is not None:
+            shipper.track(pod)
 
     ephemeral = EphemeralRunner(api, registry, args.bwrap, broker.sessions.add)
     watcher = PodWatcher(
@@ -56,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         args.podlogs_dir,
         PODLOGS,
         on_delete,
-        on_setup=pump.start,
+        on_setup=on_setup,
         on_event=ephemeral.offer,
     )
 
@@ -68,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=watcher.run, name="watch", daemon=True),
         threading.Thread(target=pump.run, name="pump", daemon=True),
         threading.Thread(target=ephemeral.run, name="ephemeral", daemon=True),
+        *([threading.Thread(target=shipper.run, name="ship", daemon=True)] if shipper is not None else []),
     ]
     for t in threads:
         t.start()
@@ -75,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     watcher.stop.set()
     pump.stop.set()
     ephemeral.close()
+    if shipper is not None:
+        shipper.stop.set()
     broker.shutdown()
     broker.server_close()
     for pod in registry.all():

@@ -43,6 +43,8 @@ class Pod:
     uid: str
     fs: Path
     console_log: Path
+    labels: tuple[tuple[str, str], ...] = ()  # the pod's labels (kind, workload: the log archive's labels)
+    containers: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -57,6 +59,7 @@ class _Event:
     uid: str
     annotations: dict[str, str]
     containers: tuple[str, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 def container_names(pod: dict[str, Any]) -> tuple[str, ...]:
@@ -138,9 +141,17 @@ class PodWatcher:
                 q.put(None)
 
     def _submit(
-        self, kind: str, namespace: str, name: str, uid: str = "", annotations: Any = None, containers: Any = ()
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        uid: str = "",
+        annotations: Any = None,
+        containers: Any = (),
+        labels: Any = None,
     ) -> None:
-        ev = _Event(kind, namespace, name, uid, dict(annotations or {}), tuple(containers))
+        labelled = tuple((labels or {}).items())
+        ev = _Event(kind, namespace, name, uid, dict(annotations or {}), tuple(containers), labelled)
         self._queues[zlib.crc32(f"{namespace}/{name}".encode()) % WORKERS].put(ev)
 
     def _submit_obj(self, kind: str, obj: dict[str, Any]) -> None:
@@ -154,7 +165,15 @@ class PodWatcher:
             return  # set up already: most events are kwok's status patches
         if kind != "DELETED" and (meta.get("labels") or {}).get(SANDBOX_LABEL) == "off":
             return
-        self._submit(kind, meta["namespace"], meta["name"], meta["uid"], meta.get("annotations"), container_names(obj))
+        self._submit(
+            kind,
+            meta["namespace"],
+            meta["name"],
+            meta["uid"],
+            meta.get("annotations"),
+            container_names(obj),
+            meta.get("labels"),
+        )
 
     def _work(self, q: queue.Queue[_Event | None]) -> None:
         while (ev := q.get()) is not None:
@@ -162,7 +181,7 @@ class PodWatcher:
                 if ev.kind == "DELETED":
                     self._forget(ev.namespace, ev.name)
                 else:
-                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations, ev.containers)
+                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations, ev.containers, ev.labels)
             except (ApiException, OSError) as exc:  # e.g. its namespace is terminating; the next event retries
                 log.warning("pod %s/%s: %s", ev.namespace, ev.name, exc)
 
@@ -202,7 +221,13 @@ class PodWatcher:
                 self._submit_obj(ev["type"], ev["object"])
 
     def _ensure(
-        self, namespace: str, name: str, uid: str, annotations: dict[str, str], containers: tuple[str, ...]
+        self,
+        namespace: str,
+        name: str,
+        uid: str,
+        annotations: dict[str, str],
+        containers: tuple[str, ...],
+        labels: tuple[tuple[str, str], ...] = (),
     ) -> None:
         known = self.registry.get(f"{namespace}/{name}")
         if known and known.uid == uid:
@@ -219,7 +244,7 @@ class PodWatcher:
         jail_log = f"{self.podlogs_in_jail}/{namespace}/{name}.log"
         for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID, containers).items():
             self._apply(kind, namespace, name, uid, body)
-        pod = Pod(namespace, name, uid, fs, console)
+        pod = Pod(namespace, name, uid, fs, console, labels, containers)
         if fresh:
             self.on_setup(pod)
         self.registry.put(pod)

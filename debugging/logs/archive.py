@@ -1,0 +1,179 @@
+"""Archived logs: a project's pods' lines from the log archive (VictoriaLogs), live pods and gone ones alike.
+
+The nodes' agent ships every line with its stream labels (cluster, namespace, project, workload, kind, pod,
+container, source; ``devtools/localcp/pods/ship.py`` in the local stack, the chart's README for production). The
+portal is the only reader: the store is never exposed to users.
+
+**Tenancy** is never in the query text. The authorized project's namespace, and the pod/container/workload narrowing
+(checked as names first), go in ``extra_stream_filters`` as JSON: VictoriaLogs applies them to the whole query,
+subqueries included, whatever the query says. The scope is the namespace, not the ``project`` label: the agent reads
+the namespace from where the pod runs, while the label comes from the namespace's metadata (a namespace made by hand
+may lack it). What the user types is one quoted phrase (JSON string
+escaping, which LogsQL's quoted strings accept), so ``or``, ``{...}``, pipes or quotes in it are words to find, never
+LogsQL.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from django.conf import settings
+
+from debugging.policy import valid_name
+from pincompute.errors import FieldError, Invalid, Unavailable
+from projects.access import visible_project
+from projects.models import Project
+
+DEFAULT_LIMIT = 1000
+MAX_LIMIT = 5000
+MAX_QUERY = 500
+_DURATION = re.compile(r"^(\d{1,6})([smhd])$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+NAME_FIELDS = ("workload", "pod", "container", "cluster")
+SHOWN = "_time, _msg, cluster, pod, container, source, stream"  # what a line shows: half the bytes of every field
+
+
+@dataclass(frozen=True)
+class ArchivedLine:
+    time: str
+    cluster: str
+    pod: str
+    container: str
+    source: str  # "console" or the file's path
+    stream: str  # stdout/stderr for console lines
+    message: str
+
+
+@dataclass(frozen=True)
+class ArchiveQuery:
+    """A checked request: every value here is safe to send (names checked, text quoted, times parsed)."""
+
+    scope: dict[str, str]
+    text: str
+    start: str
+    end: str
+    limit: int
+
+    def params(self) -> dict[str, str]:
+        query = f"{phrase(self.text) if self.text else '*'} | fields {SHOWN}"  # our pipe, after the user's phrase
+        out = {"query": query, "limit": str(self.limit)}
+        out["extra_stream_filters"] = json.dumps(self.scope, separators=(",", ":"))
+        out.update({k: v for k, v in (("start", self.start), ("end", self.end)) if v})
+        return out
+
+
+def phrase(text: str) -> str:
+    """The user's text as one LogsQL quoted phrase (``\\`` and ``"`` escaped, control characters as escapes)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def parse_time(name: str, value: str, now: datetime) -> str:
+    """``2h``/``30m``/``7d`` (before now) or an RFC 3339 time -> RFC 3339 UTC; "" for none."""
+    if not value:
+        return ""
+    m = _DURATION.match(value)
+    if m:
+        when = now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+    else:
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise Invalid.on(name, "must be a duration such as 30m, 2h or 7d, or an RFC 3339 time") from None
+        if when.tzinfo is None:
+            raise Invalid.on(name, "must carry a time zone (Z or +00:00)")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def build_query(project: Project, params: Mapping[str, str], now: datetime | None = None) -> ArchiveQuery:
+    """Check what the user asked for; the scope is the project's, whatever ``params`` holds."""
+    now = now or datetime.now(UTC)
+    errors: list[FieldError] = []
+    scope = {"namespace": project.namespace}
+    for name in NAME_FIELDS:
+        value = params.get(name, "")
+        if value and not valid_name(value):
+            errors.append(FieldError(name, "must be a Kubernetes name (lowercase letters, digits, '-', '.')"))
+        elif value:
+            scope[name] = value
+    text = params.get("q", "")
+    if len(text) > MAX_QUERY or "\x00" in text:
+        errors.append(FieldError("q", f"must be at most {MAX_QUERY} characters, without NUL"))
+    limit = DEFAULT_LIMIT
+    raw_limit = params.get("limit", "")
+    if raw_limit:
+        if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
+            errors.append(FieldError("limit", f"must be a whole number from 1 to {MAX_LIMIT}"))
+        else:
+            limit = int(raw_limit)
+    times = {}
+    for name in ("since", "until"):
+        try:
+            times[name] = parse_time(name, params.get(name, ""), now)
+        except Invalid as exc:
+            errors.extend(exc.fields)
+    if not errors and times["since"] and times["until"] and times["since"] >= times["until"]:
+        errors.append(FieldError("until", "must be after since"))
+    if errors:
+        raise Invalid(fields=errors)
+    return ArchiveQuery(scope, text, times["since"], times["until"], limit)
+
+
+@functools.cache
+def _http() -> httpx.Client:
+    """One pooled client per process: a new one per query spent more building its TLS context than the query took."""
+    return httpx.Client(timeout=settings.LOG_ARCHIVE_TIMEOUT_SECONDS)
+
+
+def _store(path: str, params: dict[str, str]) -> httpx.Response:
+    base = settings.LOG_ARCHIVE_URL
+    if not base:
+        raise Unavailable("No log archive is configured (LOG_ARCHIVE_URL).", retry_after=60)
+    try:
+        resp = _http().post(f"{base.rstrip('/')}{path}", data=params)
+    except httpx.HTTPError as exc:
+        raise Unavailable(f"The log archive is unreachable ({type(exc).__name__}); try again shortly.") from exc
+    if resp.status_code >= 500:
+        raise Unavailable(f"The log archive answered {resp.status_code}; try again shortly.")
+    if resp.status_code != 200:
+        raise Invalid.on("q", f"the log archive refused the query: {resp.text[:200]}")
+    return resp
+
+
+def _line(row: dict[str, Any]) -> ArchivedLine:
+    return ArchivedLine(
+        time=str(row.get("_time", "")),
+        cluster=str(row.get("cluster", "")),
+        pod=str(row.get("pod", "")),
+        container=str(row.get("container", "")),
+        source=str(row.get("source", "")),
+        stream=str(row.get("stream", "")),
+        message=str(row.get("_msg", "")),
+    )
+
+
+def read_archive(actor: Any, project_name: str, params: Mapping[str, str]) -> tuple[Project, list[ArchivedLine]]:
+    """The newest ``limit`` matching lines of the project's pods (newest first); ``NotFound`` for a project the
+    actor cannot see, ``Invalid`` naming the field, ``Unavailable`` while the store is down."""
+    project = visible_project(actor, project_name)
+    query = build_query(project, params)
+    resp = _store("/select/logsql/query", query.params())
+    rows = [json.loads(raw) for raw in resp.text.splitlines() if raw.strip()]
+    rows.sort(key=lambda r: str(r.get("_time", "")), reverse=True)
+    return project, [_line(r) for r in rows]
+
+
+def archived_pods(actor: Any, project_name: str, params: Mapping[str, str]) -> list[tuple[str, int]]:
+    """The pods (live or gone) the archive holds lines of, for the same scope, with their line counts."""
+    project = visible_project(actor, project_name)
+    query = build_query(project, {k: v for k, v in params.items() if k != "pod"})
+    args = {k: v for k, v in query.params().items() if k != "limit"} | {"field": "pod", "query": "*"}
+    resp = _store("/select/logsql/stream_field_values", args)
+    values = resp.json().get("values") or []
+    return sorted(((str(v["value"]), int(v.get("hits", 0))) for v in values), key=lambda p: p[0])

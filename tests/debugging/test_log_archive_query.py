@@ -1,0 +1,122 @@
+"""What the portal sends the log archive: the scope is the authorized project's namespace whatever is asked, names are
+checked, the user's text is one quoted phrase; and the node agent reads a pod's files without following its links."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from debugging.logs.archive import SHOWN, build_query, phrase
+from devtools.localcp.pods.ship import LogShipper, _Source
+from devtools.localcp.pods.watch import Pod, Registry
+from pincompute.errors import Invalid
+from projects.models import Project
+
+NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+
+
+def test_the_scope_is_the_projects_namespace_whatever_the_parameters_say():
+    query = build_query(Project(name="ads"), {"namespace": "proj-ml", "project": "ml", "pod": "web-1"}, NOW)
+
+    params = query.params()
+
+    assert json.loads(params["extra_stream_filters"]) == {"namespace": "proj-ads", "pod": "web-1"}
+    assert params["query"] == f"* | fields {SHOWN}" and params["limit"] == "1000"
+
+
+def test_the_users_text_is_one_quoted_phrase():
+    text = '" or {namespace="proj-ml"} | union (*) \\'
+
+    params = build_query(Project(name="ads"), {"q": text}, NOW).params()
+
+    quoted = params["query"].removesuffix(f" | fields {SHOWN}")
+    assert quoted == phrase(text)
+    assert quoted == '"\\" or {namespace=\\"proj-ml\\"} | union (*) \\\\"'
+    assert json.loads(quoted) == text  # the escapes LogsQL reads back as the same text
+
+
+def test_times_are_durations_or_rfc3339_and_since_comes_first():
+    query = build_query(Project(name="ads"), {"since": "2h", "until": "2026-11-27T11:30:00+00:00"}, NOW)
+
+    with pytest.raises(Invalid) as exc:
+        build_query(Project(name="ads"), {"since": "1h", "until": "2h"}, NOW)
+
+    assert (query.start, query.end) == ("2026-11-27T10:00:00.000000Z", "2026-11-27T11:30:00.000000Z")
+    assert [f.path for f in exc.value.fields] == ["until"]
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"pod": 'x"} or {pod=~".*'}, "pod"),
+        ({"workload": "Web_1"}, "workload"),
+        ({"container": "a/b"}, "container"),
+        ({"cluster": "x" * 300}, "cluster"),
+        ({"q": "x" * 501}, "q"),
+        ({"q": "a\x00b"}, "q"),
+        ({"limit": "0"}, "limit"),
+        ({"limit": "5001"}, "limit"),
+        ({"since": "yesterday"}, "since"),
+        ({"until": "2026-11-27T11:30:00"}, "until"),
+    ],
+)
+def test_bad_input_names_its_field(params, field):
+    with pytest.raises(Invalid) as exc:
+        build_query(Project(name="ads"), params, NOW)
+
+    assert [f.path for f in exc.value.fields] == [field]
+
+
+def _pod_with_app_log(tmp_path: Path) -> Pod:
+    fs = tmp_path / "fs"
+    (fs / "var" / "log").mkdir(parents=True)
+    console = tmp_path / "web-1.log"
+    console.write_text("2026-11-27T12:00:00.000000000Z stdout F hello\n")
+    return Pod("proj-ads", "web-1", "uid-1", fs, console, (("pincompute.io/kind", "PinApp"),), ("app",))
+
+
+def test_the_agent_ships_console_and_file_lines_with_their_labels(tmp_path):
+    pod = _pod_with_app_log(tmp_path)
+    (pod.fs / "var" / "log" / "app.log").write_text("one\ntwo\npartial")
+    shipper = LogShipper("member-a", "http://127.0.0.1:9", Registry(), tmp_path / "offsets.json")
+    source = _Source(pod, shipper._labels(pod))
+
+    console, _ = shipper._read(source, "console", None)
+    files, at = shipper._read(source, "/var/log/app.log", None)
+
+    assert [(r["_msg"], r["stream"], r["_time"]) for r in console] == [
+        ("hello", "stdout", "2026-11-27T12:00:00.000000000Z")
+    ]
+    assert [r["_msg"] for r in files] == ["one", "two"] and at.offset == len("one\ntwo\n")  # whole lines only
+    assert {r["pod"] for r in console + files} == {"web-1"} and console[0]["container"] == "app"
+    assert console[0]["kind"] == "PinApp" and files[0]["source"] == "/var/log/app.log"
+
+
+def test_the_agent_does_not_follow_a_link_a_pod_planted(tmp_path):
+    pod = _pod_with_app_log(tmp_path)
+    secret = tmp_path / "secret"
+    secret.write_text("root-only line\n")
+    (pod.fs / "var" / "log" / "app.log").symlink_to(secret)
+    shipper = LogShipper("member-a", "http://127.0.0.1:9", Registry(), tmp_path / "offsets.json")
+
+    records, _ = shipper._read(_Source(pod, {}), "/var/log/app.log", None)
+
+    assert records == []
+
+
+def test_a_deleted_pods_rest_is_held_until_the_store_takes_it(tmp_path):
+    pod = _pod_with_app_log(tmp_path)
+    (pod.fs / "var" / "log" / "app.log").write_text("one\ntwo\n")
+    shipper = LogShipper("member-a", "http://127.0.0.1:9", Registry(), tmp_path / "offsets.json")  # nothing listens
+    shipper.track(pod)
+
+    shipper.drain(pod.key)
+    (pod.fs / "var" / "log" / "app.log").unlink()
+    pod.console_log.unlink()  # its files go with it, as the watcher removes them
+    with pytest.raises(OSError):
+        shipper.ship_once()
+
+    assert sorted(r["_msg"] for r in shipper._held) == ["hello", "one", "two"]
