@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, TextIO
 from urllib.parse import quote
 
-from pinconsole_sdk.cli_errors import INTERRUPTED, OK
 from pinconsole_sdk import cli_archive
+from pinconsole_sdk.cli_errors import INTERRUPTED, OK
 from pinconsole_sdk.cli_targets import WORKLOAD, UsageError, log_target
 from pinconsole_sdk.client import Client
 from pinconsole_sdk.errors import ApiError, Forbidden, NotFound
@@ -96,7 +96,9 @@ def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         if args.follow or args.file or args.previous:
             raise UsageError("--archived reads what was shipped: not with -f, --file or -p")
         workload = name if what == WORKLOAD else None
-        return cli_archive.cmd_logs_archived(client, args, out, project, pod=None if workload else name, workload=workload)
+        return cli_archive.cmd_logs_archived(
+            client, args, out, project, pod=None if workload else name, workload=workload
+        )
     try:
         if what == WORKLOAD:
             return workload_logs(client, args, project, name, out)
