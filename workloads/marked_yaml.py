@@ -104,3 +104,29 @@ def injection_marker(profile: RuntimeProfile, kind: str, user_env: Collection[st
         return False
 
     return mark
+
+
+def injected_paths(obj: Any, mark: Mark) -> list[str]:
+    """The paths (``spec.template.spec.initContainers[0]``) of the outermost parts of ``obj`` that ``mark`` says the
+    platform injected: what the API returns beside the object, where the page highlights lines."""
+    found: list[str] = []
+
+    def walk(value: Any, path: Path) -> None:
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, child in children:
+            here = (*path, key if isinstance(key, int) else str(key))
+            if mark(here, child, value):
+                found.append(dotted(here))
+            else:
+                walk(child, here)
+
+    walk(obj, ())
+    return found
+
+
+def dotted(path: Path) -> str:
+    """``("spec", "containers", 0, "env")`` as ``spec.containers[0].env``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text

@@ -50,7 +50,7 @@ from pincompute.translate import translate
 from projects.access import require_role
 from projects.models import Project, ProjectRole
 from workloads import submission
-from workloads.marked_yaml import Line, injection_marker, lines
+from workloads.marked_yaml import Line, injected_paths, injection_marker, lines
 from workloads.preview_diff import EditDiff, Outcome, edit_diff, live_object, outcome_of
 from workloads.preview_quota import QuotaFit, quota_fit
 
@@ -62,7 +62,9 @@ PREVIEW_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER, ProjectRole.VIEWER)  
 class NativeObject:
     kind: str
     name: str
-    lines: list[Line]
+    lines: list[Line]  # the page's YAML, each line marked when the platform injected it
+    manifest: dict[str, Any]
+    injected_paths: list[str]  # the API's marks: the outermost injected parts of ``manifest``
 
     @property
     def injected(self) -> int:
@@ -279,7 +281,10 @@ def _objects(
     user_env = {n for c in _containers(workload) for n in c.env_names()}
     mark = injection_marker(submission.profile(), workload.kind, user_env)
     objects = [
-        NativeObject(str(o.get("kind")), str((o.get("metadata") or {}).get("name")), lines(o, mark)) for o in natives
+        NativeObject(
+            str(o.get("kind")), str((o.get("metadata") or {}).get("name")), lines(o, mark), o, injected_paths(o, mark)
+        )
+        for o in natives
     ]
     return ClusterObjects(shard, objects, _report(workload, shard))
 

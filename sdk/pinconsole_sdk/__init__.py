@@ -37,6 +37,7 @@ from pinconsole_sdk.models import (
     WorkloadRef,
     WorkloadStatus,
 )
+from pinconsole_sdk.preview_models import QuotaFit, WorkloadPreview
 
 __all__ = [
     "Admission",
@@ -58,6 +59,7 @@ __all__ = [
     "Pod",
     "PodContainer",
     "PodDebug",
+    "QuotaFit",
     "RateLimited",
     "RetryPolicy",
     "ServerError",
@@ -67,6 +69,7 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "Workload",
+    "WorkloadPreview",
     "WorkloadRef",
     "WorkloadStatus",
     "load_config",
