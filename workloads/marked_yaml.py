@@ -8,6 +8,7 @@ same name wins in ``inject``, so a user env var of that name is not marked).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,8 +126,14 @@ def injected_paths(obj: Any, mark: Mark) -> list[str]:
 
 
 def dotted(path: Path) -> str:
-    """``("spec", "containers", 0, "env")`` as ``spec.containers[0].env``."""
+    """``("spec", "containers", 0, "env")`` as ``spec.containers[0].env``; a key that is not a plain word (a label's
+    ``app.kubernetes.io/name``) in brackets and quotes, as JSONPath writes it: ``labels['app.kubernetes.io/name']``."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            text += f".{part}" if text else part
+        else:
+            text += "['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']"
     return text
