@@ -30,6 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEMANTIC_BODIES = [
     "POST /api/v1/projects/",
     "POST /api/v1/projects/{project}/workloads/",
+    "POST /api/v1/projects/{project}/workloads/preview/",
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
@@ -45,7 +46,10 @@ MAX_EXAMPLES = 3
 # A new workload's body is a oneOf of the eight kinds' typed documents (every spec field of the kind registry): the
 # coverage phase makes a case for each keyword of each field (5,757 requests, 525 s of this test's ~150 s before the
 # specs were typed). Hypothesis' positive and negative cases, drawn per kind, cover it there instead.
-TYPED_BODIES = {"POST /api/v1/projects/{project}/workloads/": 40}
+TYPED_BODIES = {
+    "POST /api/v1/projects/{project}/workloads/": 40,
+    "POST /api/v1/projects/{project}/workloads/preview/": 40,
+}
 
 
 @pytest.fixture
