@@ -3,7 +3,8 @@
     pincompute get [KIND [NAME]] [-p PROJECT] [-o table|yaml|json|name]
     pincompute get pods [NAME] -p PROJECT [--cluster C] [--workload W] [--phase P]
     pincompute describe KIND NAME -p PROJECT
-    pincompute apply -f FILE.yaml [-f ...] [-p PROJECT] [--dry-run]   (multi-document; idempotent)
+    pincompute apply -f FILE.yaml [-f ...] [-p PROJECT] [--dry-run[=server]]   (multi-document; idempotent)
+    pincompute diff -f FILE.yaml [-f ...] [-p PROJECT]   (exit 0 no differences, 1 differences, >1 an error)
     pincompute delete KIND NAME -p PROJECT
     pincompute scale KIND NAME --replicas N -p PROJECT
     pincompute pause|resume|stop|start|restart KIND NAME -p PROJECT
@@ -35,7 +36,7 @@ from typing import Any, BinaryIO, TextIO
 
 import yaml
 
-from pinconsole_sdk import documents
+from pinconsole_sdk import cli_preview, documents
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
@@ -57,6 +58,7 @@ COMMANDS = (
     "get",
     "describe",
     "apply",
+    "diff",
     "delete",
     "scale",
     *OPERATIONS,
@@ -456,7 +458,7 @@ _pincompute() {
     done
     if [[ -z "$cmd" ]]; then COMPREPLY=( $(compgen -W "$commands" -- "$cur") ); return; fi
     case "$cmd" in
-        apply|completion|logs|exec) return ;;
+        apply|diff|completion|logs|exec) return ;;
     esac
     if (( ${#args[@]} == 0 )); then COMPREPLY=( $(compgen -W "$kinds" -- "$cur") ); return; fi
     if (( ${#args[@]} == 1 )); then
@@ -541,8 +543,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     apply = sub.add_parser("apply", parents=common, help="create or update workloads from YAML/JSON files")
     apply.add_argument("-f", "--filename", action="append", required=True, help="a file, or - for stdin")
-    apply.add_argument("--dry-run", action="store_true", help="validate and check the grant; write nothing")
+    cli_preview.add_dry_run(apply)
     _if_match(apply)
+
+    cli_preview.add_diff(sub, common)
 
     delete = sub.add_parser("delete", parents=common, help="delete a workload")
     delete.add_argument("kind", nargs="?")
@@ -603,7 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
 HANDLERS = {
     "get": cmd_get,
     "describe": cmd_describe,
-    "apply": cmd_apply,
+    "apply": cli_preview.with_dry_run(cmd_apply),
+    "diff": cli_preview.cmd_diff,
     "delete": cmd_delete,
     "scale": cmd_scale,
     "timeline": cmd_timeline,
