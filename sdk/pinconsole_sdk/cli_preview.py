@@ -145,7 +145,9 @@ def quota_line(quota: QuotaFit) -> str:
 
 
 def _value(value: Any) -> str:
-    return "(absent)" if value is None else yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+    if value is None:
+        return "(absent)"
+    return yaml.safe_dump(value, default_flow_style=True, width=10**6).removesuffix("\n...\n").strip()
 
 
 def cmd_diff(client: Client, args: argparse.Namespace, out: TextIO) -> int:
