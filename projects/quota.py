@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from base import audit
 from base.errors import Conflict, Invalid, NotFound, Unavailable
+from pincompute.federation.admission import RECLAIMABLE_TIERS
 from pincompute.grants import Allocation, Excess, workloads_beyond
 from pincompute.tiers import Tier
 from projects import provisioning
@@ -44,10 +45,23 @@ from projects.grants import (
 from projects.headroom import project_usage
 from projects.models import Project, ProjectState, QuotaRequest, QuotaRequestState
 
-FORCED_CONSEQUENCE = (
-    "They keep running; new pods beyond the ResourceQuota are refused; the federation re-admits them only "
-    "when room frees in the grant."
-)
+
+def forced_consequence(tier: Tier) -> str:
+    """What the federation does to a tier's workloads that no longer fit a grant forced below them
+    (``pincompute.federation.admission``: only ``RECLAIMABLE_TIERS`` lose their admission)."""
+    if tier in RECLAIMABLE_TIERS:
+        return (
+            "The federation reclaims them: it takes their admission, newest first, and removes their shards from the "
+            f"member clusters, so their pods stop. They wait in the {tier.value} queue (Admitted=False, reason "
+            "Reclaimed) and are admitted again, oldest first, when the grant has room."
+        )
+    return (
+        f"They keep running: the federation never reclaims {tier.value} workloads. Until they fit the grant again, "
+        f"the {tier.value} tier admits nothing new that asks for an over-held resource, and a change that grows one "
+        "of them waits (ChangePending). Pods created anew for them (a restart, a rollout, a replaced pod) count "
+        "against each member's smaller ResourceQuota and may be refused there; the workload then shows "
+        "MemberRefused and holds no quota until its spec changes."
+    )
 
 
 REASON_MAX = 2000  # a reason is shown in the queue, on the project page and in the audit log
@@ -244,7 +258,7 @@ def preview_forced_decrease(project: Project, tier: Tier | str, data: QuotaInput
     }
     token = hashlib.sha256(json.dumps(seen, sort_keys=True).encode()).hexdigest()[:20]
     return ForcedDecreasePreview(
-        tier, current, new, usage.admitted[tier], affected, FORCED_CONSEQUENCE, usage.problems, token
+        tier, current, new, usage.admitted[tier], affected, forced_consequence(tier), usage.problems, token
     )
 
 

@@ -8,6 +8,7 @@ same name wins in ``inject``, so a user env var of that name is not marked).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -104,3 +105,35 @@ def injection_marker(profile: RuntimeProfile, kind: str, user_env: Collection[st
         return False
 
     return mark
+
+
+def injected_paths(obj: Any, mark: Mark) -> list[str]:
+    """The paths (``spec.template.spec.initContainers[0]``) of the outermost parts of ``obj`` that ``mark`` says the
+    platform injected: what the API returns beside the object, where the page highlights lines."""
+    found: list[str] = []
+
+    def walk(value: Any, path: Path) -> None:
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, child in children:
+            here = (*path, key if isinstance(key, int) else str(key))
+            if mark(here, child, value):
+                found.append(dotted(here))
+            else:
+                walk(child, here)
+
+    walk(obj, ())
+    return found
+
+
+def dotted(path: Path) -> str:
+    """``("spec", "containers", 0, "env")`` as ``spec.containers[0].env``; a key that is not a plain word (a label's
+    ``app.kubernetes.io/name``) in brackets and quotes, as JSONPath writes it: ``labels['app.kubernetes.io/name']``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            text += f".{part}" if text else part
+        else:
+            text += "['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']"
+    return text

@@ -1,7 +1,7 @@
 """What submitting a workload would do, before anything is written: the service the pages (and the API) call.
 
 ``preview(project, document, actor=actor)`` answers with the same functions the platform runs, fed from the portal's
-caches (never an apiserver per request):
+caches (never an apiserver per request, but for the one point read of the live object an edit starts from):
 
 - the placement the federation would make now: ``cluster_scheduling.place`` over ``members.candidate_of`` of the
   host's ``MemberCluster`` objects, with what is already placed counted as the federation's usage does
@@ -9,9 +9,13 @@ caches (never an apiserver per request):
   where it is (``stickiness.stabilize``);
 - the native objects ``translate`` makes on each chosen cluster, with the runtime profile's parts marked, and the
   injection report (``runtime.inject``);
-- the quota fit per tier and resource (admitted, waiting, this workload, granted) and the submission's verdict;
-- for an edit of an existing workload: the field diff of the spec (``revisions.spec_changes``) and of the
-  generated objects.
+- the quota fit per tier and resource (admitted, waiting, this workload, granted) and the submission's verdict
+  (``workloads.preview_quota``);
+- whether submitting creates it, changes it or changes nothing, with the object the write would make, and for an
+  existing workload the field diff of the spec (``revisions.spec_changes``) and of the generated objects
+  (``workloads.preview_diff``: the live object is a point read of the host, as the write's own).
+
+Anyone who can read the project may preview (it writes nothing); another tenant's project is a 404.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
@@ -29,41 +33,38 @@ from clusters import runtime
 from clusters.health import not_synced
 from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from pincompute.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
-from pincompute.federation.admission import claim_of, is_admitted, shortfalls
+from pincompute.federation.admission import is_admitted
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import placement_request, placements_of
-from pincompute.federation.revisions import Change, spec_changes
 from pincompute.federation.stickiness import stabilize, staying_clusters
-from pincompute.grants import NO_POD_CAP, Allocation
 from pincompute.kinds import KINDS as KIND_INFO
 from pincompute.kinds import MEMBER_CLUSTER
 from pincompute.placement import Placement
-from pincompute.quantity import Resources, format_amount
+from pincompute.quantity import Resources
 from pincompute.quota import pods_of
 from pincompute.runtime import Identity, InjectionReport, inject
 from pincompute.specs import PinScaler, Workload, parse, validate
 from pincompute.specs.cache import parse_version
-from pincompute.tenancy import admission_grant
 from pincompute.tiers import Tier
 from pincompute.translate import translate
-from pincompute.translate.common import object_key
 from projects.access import require_role
-from projects.grants import grants_of
-from projects.headroom import project_usage
-from projects.models import Project
+from projects.models import Project, ProjectRole
 from workloads import submission
-from workloads.host import version_of
-from workloads.marked_yaml import Line, injection_marker, lines
+from workloads.marked_yaml import Line, injected_paths, injection_marker, lines
+from workloads.preview_diff import EditDiff, Outcome, edit_diff, live_object, outcome_of
+from workloads.preview_quota import QuotaFit, quota_fit
 
 UNPLACED = "(not placed)"
-RESOURCES = (("cpu", "CPU", "cores", 1000), ("memory", "Memory", "GiB", 2**30), ("gpu", "GPU", "GPUs", 1))
+PREVIEW_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER, ProjectRole.VIEWER)  # a preview writes nothing
 
 
 @dataclass(frozen=True)
 class NativeObject:
     kind: str
     name: str
-    lines: list[Line]
+    lines: list[Line]  # the page's YAML, each line marked when the platform injected it
+    manifest: dict[str, Any]
+    injected_paths: list[str]  # the API's marks: the outermost injected parts of ``manifest``
 
     @property
     def injected(self) -> int:
@@ -100,67 +101,6 @@ class PlacementPreview:
 
 
 @dataclass(frozen=True)
-class QuotaRow:
-    tier: Tier
-    resource: str
-    label: str
-    unit: str
-    scale: int
-    held: int
-    waiting: int
-    this: int
-    granted: int
-
-    @property
-    def over(self) -> bool:
-        return self.this > 0 and self.held + self.this > self.granted
-
-    @property
-    def uncapped(self) -> bool:
-        """A pod grant of 0 means no cap: admission counts it as ``NO_POD_CAP``, not a number to draw or show."""
-        return self.resource == "pods" and self.granted >= NO_POD_CAP
-
-    def shown(self, amount: int) -> float:
-        return round(amount / self.scale, 2)
-
-    def text(self, amount: int) -> str:
-        if self.resource == "pods":
-            return "no cap" if amount >= NO_POD_CAP else str(amount)
-        return format_amount(self.resource, amount)
-
-    @property
-    def texts(self) -> dict[str, str]:
-        return {k: self.text(getattr(self, k)) for k in ("held", "waiting", "this", "granted")}
-
-
-@dataclass(frozen=True)
-class QuotaFit:
-    tier: Tier
-    rows: list[QuotaRow]  # every tier and resource
-    verdict: str  # "fits", "waits" or "never"
-    messages: list[str]
-    waiting_count: int
-
-    def for_tier(self, tier: Tier) -> list[QuotaRow]:
-        return [r for r in self.rows if r.tier is tier]
-
-
-@dataclass(frozen=True)
-class ObjectChange:
-    key: str  # "Deployment web-local-1a"
-    state: str  # "added", "removed", "changed"
-    changes: list[Change] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class EditDiff:
-    version: str
-    spec: list[Change]
-    objects: list[ObjectChange]
-    stale: str = ""  # the version edited is not the live one
-
-
-@dataclass(frozen=True)
 class Preview:
     manifest: dict[str, Any]
     workload: Workload
@@ -170,12 +110,13 @@ class Preview:
     diff: EditDiff | None
     refusal: ServiceError | None  # what submitting would refuse (policy, never fits)
     problems: list[str]
+    outcome: Outcome  # created, configured or unchanged, and the object the write would make
 
 
 def preview(project: Project, document: dict[str, Any], *, actor: Any, version: str | None = None) -> Preview:
-    """What submitting ``document`` to ``project`` would do; raises what submit raises for who may and for an
-    invalid spec (``SpecInvalid`` with every field), and reports the other refusals in the result."""
-    require_role(project, actor, submission.WRITE_ROLES)
+    """What submitting ``document`` to ``project`` would do; raises ``NotFound`` for a project the actor cannot
+    read and ``SpecInvalid`` (every field) for an invalid spec, and reports the other refusals in the result."""
+    require_role(project, actor, PREVIEW_ROLES)
     manifest = submission.complete(project, document)
     errors = validate(manifest)
     if errors:
@@ -193,8 +134,13 @@ def preview(project: Project, document: dict[str, Any], *, actor: Any, version: 
     elif not host.synced:
         problems.append(not_synced("the host", host) + ": figures may lag.")
     info = KIND_INFO[workload.kind]
-    live = host.get(info.plural, project.namespace, workload.meta.name) if host is not None else None
+    cached = host.get(info.plural, project.namespace, workload.meta.name) if host is not None else None
+    live, said = live_object(workload.kind, project.namespace, workload.meta.name, cached)
+    problems += [said] if said else []
     live_manifest = _manifest(live, workload.kind) if live is not None else None
+    asked = list(document["spec"]) if isinstance(document.get("spec"), dict) else []
+    outcome = outcome_of(manifest, asked, live_manifest)
+    manifest = outcome.manifest
     if live_manifest is not None:  # the objects it owns keep their owner reference
         manifest = {**manifest, "metadata": {**manifest["metadata"], "uid": live_manifest["metadata"].get("uid")}}
     shown = placement_of(workload, manifest, host, live)
@@ -205,8 +151,8 @@ def preview(project: Project, document: dict[str, Any], *, actor: Any, version: 
     quota = quota_fit(project, workload, daemon_nodes, exclude=(workload.kind, workload.meta.name))
     diff = None
     if live_manifest is not None:
-        diff = _diff(live_manifest, manifest, shards, target, version)
-    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems)
+        diff = edit_diff(live_manifest, manifest, shards, target, version)
+    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems, outcome)
 
 
 # -- placement ------------------------------------------------------------------------------------------------
@@ -335,7 +281,10 @@ def _objects(
     user_env = {n for c in _containers(workload) for n in c.env_names()}
     mark = injection_marker(submission.profile(), workload.kind, user_env)
     objects = [
-        NativeObject(str(o.get("kind")), str((o.get("metadata") or {}).get("name")), lines(o, mark)) for o in natives
+        NativeObject(
+            str(o.get("kind")), str((o.get("metadata") or {}).get("name")), lines(o, mark), o, injected_paths(o, mark)
+        )
+        for o in natives
     ]
     return ClusterObjects(shard, objects, _report(workload, shard))
 
@@ -367,78 +316,6 @@ def _report(workload: Workload, shard: Placement) -> InjectionReport | None:
 
 
 # -- quota ----------------------------------------------------------------------------------------------------
-
-
-def quota_fit(project: Project, workload: Workload, daemon_nodes: int, *, exclude: tuple[str, str]) -> QuotaFit:
-    """Per tier and resource: admitted (held), waiting, this workload and the grant; ``exclude``: the live object
-    this one replaces (an edit), counted as this workload instead."""
-    grants = {tier: admission_grant(grant) for tier, grant in grants_of(project).items()}  # pods 0: no cap
-    usage = project_usage(project)
-    held = {tier: Allocation() for tier in Tier}
-    waiting = {tier: Allocation() for tier in Tier}
-    waiting_count = 0
-    for use in usage.workloads:
-        if (use.kind, use.name) == exclude:
-            continue
-        if use.admitted:
-            held[use.tier] = held[use.tier] + use.request
-        else:
-            waiting[use.tier] = waiting[use.tier] + use.request
-            waiting_count += use.tier is workload.meta.tier
-    nodes = daemon_nodes if workload.kind == "PinterestDaemon" else 1
-    claim = claim_of(workload, timezone.now(), profile=submission.profile(), node_count=nodes).request
-    tier = workload.meta.tier
-    rows = []
-    for t in Tier:
-        grant, have, wait = grants.get(t, Allocation()).amounts(), held[t].amounts(), waiting[t].amounts()
-        this = claim.amounts() if t is tier else dict.fromkeys(grant, 0)
-        for key, label, unit, scale in (*RESOURCES, ("pods", "Pods", "pods", 1)):
-            rows.append(QuotaRow(t, key, label, unit, scale, have[key], wait[key], this[key], grant[key]))
-    grant = grants.get(tier, Allocation())
-    never = shortfalls(tier, grant, Allocation(), claim)
-    now = shortfalls(tier, grant, held[tier], claim)
-    if never:
-        verdict, messages = "never", [s.message for s in never]
-    elif now:
-        verdict, messages = "waits", [s.message for s in now]
-    else:
-        verdict, messages = "fits", []
-    return QuotaFit(tier, rows, verdict, messages, waiting_count)
-
-
-# -- edits ----------------------------------------------------------------------------------------------------
-
-
-def _diff(
-    live: dict[str, Any], manifest: dict[str, Any], shards: Sequence[Placement], target: Any, version: str | None
-) -> EditDiff:
-    live_version = version_of(live)
-    stale = ""
-    if version and version != live_version:
-        stale = f"You edited version {version}; the live version is {live_version}: submitting would be refused."
-    objects: list[ObjectChange] = []
-    for shard in shards:
-        try:
-            before = {object_key(o): o for o in translate(live, submission.profile(), shard, target=target)}
-            after = {object_key(o): o for o in translate(manifest, submission.profile(), shard, target=target)}
-        except ServiceError:
-            continue
-        for key in sorted(set(before) | set(after)):
-            label = f"{key[1]} {key[3]}" + (f" on {shard.cluster}" if len(shards) > 1 else "")
-            if key not in before:
-                objects.append(ObjectChange(label, "added"))
-            elif key not in after:
-                objects.append(ObjectChange(label, "removed"))
-            else:
-                changes = spec_changes(_comparable(before[key]), _comparable(after[key]), path="")
-                if changes:
-                    fixed = [Change(c.path.lstrip("."), c.before, c.after) for c in changes]
-                    objects.append(ObjectChange(label, "changed", fixed))
-    return EditDiff(live_version, spec_changes(live.get("spec"), manifest.get("spec")), objects, stale)
-
-
-def _comparable(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in ("status",)}
 
 
 def _manifest(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:

@@ -185,7 +185,7 @@ def submit_workload(
         )
     if live is not None:
         _still_at(live, version)
-        defaults_as_live(manifest, asked, live)  # what a dry run shows is what the update would write
+        written_over(manifest, asked, live)  # what a dry run shows is what the update would write
     if dry_run:
         return Accepted(manifest, workload, live is None, dry_run=True)
     if live is None:
@@ -197,9 +197,8 @@ def submit_workload(
         current = next(reads, None) or _live(kind, project.namespace, name)
         if current is None:
             raise NotFound(f"No {kind} named {name} in project {project.name}: it was deleted meanwhile.")
-        defaults_as_live(manifest, asked, current)
-        keep_foreign_metadata(current, manifest["metadata"], host.FIELD_MANAGER)
-        if sent and _holds(current, manifest):
+        written_over(manifest, asked, current)
+        if sent and holds(current, manifest):
             # An earlier replace of this request landed (its answer lost, the transport's resend then stale): it
             # is written, once; never a 409 against this request's own new version.
             return current, sent[0]
@@ -207,7 +206,6 @@ def submit_workload(
         meta = manifest["metadata"]
         meta["resourceVersion"] = current["metadata"].get("resourceVersion")
         meta["finalizers"] = current["metadata"].get("finalizers") or []  # the federation's stays
-        _keep_mark(current, meta)
         sent.append(current)
         with growth_checked(project, current, workload):
             return raced(lambda: host.replace(manifest)), current
@@ -217,7 +215,16 @@ def submit_workload(
     return Accepted(written, workload, False)
 
 
-def _holds(live: dict[str, Any], manifest: dict[str, Any]) -> bool:
+def written_over(manifest: dict[str, Any], asked: list[str], live: dict[str, Any]) -> None:
+    """``manifest`` as an update writes it over ``live`` (in place): the portal's defaults as the live object has
+    them (``asked``: the spec keys the document sent), other managers' labels and annotations kept, and the
+    create's request id. The preview compares the result with ``live`` (``holds``) to say "unchanged"."""
+    defaults_as_live(manifest, asked, live)
+    keep_foreign_metadata(live, manifest["metadata"], host.FIELD_MANAGER)
+    _keep_mark(live, manifest["metadata"])
+
+
+def holds(live: dict[str, Any], manifest: dict[str, Any]) -> bool:
     """Whether the live object already says what ``manifest`` does (spec, labels and annotations)."""
     meta, sent = live.get("metadata") or {}, manifest.get("metadata") or {}
     return live.get("spec") == manifest.get("spec") and all(
@@ -301,7 +308,7 @@ def _own_create(
     if request is not None:
         ours = ((live.get("metadata") or {}).get("annotations") or {}).get(REQUEST_ANNOTATION) == request
     else:
-        ours = _holds(live, manifest)
+        ours = holds(live, manifest)
     if not ours:
         raise Conflict(f"{kind} {name} already exists in project {project.name}.") from None
     return live

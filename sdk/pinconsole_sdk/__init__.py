@@ -38,6 +38,7 @@ from pinconsole_sdk.models import (
     WorkloadRef,
     WorkloadStatus,
 )
+from pinconsole_sdk.preview_models import QuotaFit, WorkloadPreview
 
 __all__ = [
     "Admission",
@@ -60,6 +61,7 @@ __all__ = [
     "Pod",
     "PodContainer",
     "PodDebug",
+    "QuotaFit",
     "RateLimited",
     "RetryPolicy",
     "ServerError",
@@ -69,6 +71,7 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "Workload",
+    "WorkloadPreview",
     "WorkloadRef",
     "WorkloadStatus",
     "load_config",

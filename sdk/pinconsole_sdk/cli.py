@@ -3,7 +3,8 @@
     pincompute get [KIND[/NAME] [NAME...]] [-n PROJECT | -A] [-l SELECTOR] [-w] [-o wide|yaml|json|name|jsonpath=T]
     pincompute get pods [NAME] -n PROJECT [--cluster C] [--workload W] [--phase P] [-l SELECTOR]
     pincompute describe KIND NAME -n PROJECT                    (KIND NAME or KIND/NAME everywhere)
-    pincompute apply -f FILE|DIR|- [-f ...] [-R] [-n PROJECT] [--dry-run]   (multi-document; idempotent)
+    pincompute apply -f FILE|DIR|- [-f ...] [-R] [-n PROJECT] [--dry-run[=server]]   (multi-document; idempotent)
+    pincompute diff -f FILE|DIR|- [-f ...] [-n PROJECT]   (exit 0 no differences, 1 differences, >1 an error)
     pincompute delete KIND NAME... -n PROJECT | delete -f FILE|DIR
     pincompute scale KIND NAME --replicas N -n PROJECT
     pincompute pause|resume|stop|start|restart KIND NAME -n PROJECT
@@ -37,7 +38,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, documents
+from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_preview, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -220,8 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     apply = sub.add_parser("apply", parents=common, help="create or update workloads from YAML/JSON files")
     _files(apply, required=True)
-    apply.add_argument("--dry-run", action="store_true", help="validate and check the grant; write nothing")
+    cli_preview.add_dry_run(apply)
     _if_match(apply)
+
+    cli_preview.add_diff(sub, common, files=_files)
 
     delete = sub.add_parser("delete", parents=common, help="delete workloads")
     delete.add_argument("resource", nargs="*", metavar="KIND[/NAME] [NAME...]")
@@ -290,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
 HANDLERS = {
     "get": cmd_get,
     "describe": cmd_describe,
-    "apply": cmd_apply,
+    "apply": cli_preview.with_dry_run(cmd_apply),
+    "diff": cli_preview.cmd_diff,
     "delete": cmd_delete,
     "scale": cmd_scale,
     "timeline": cmd_timeline,

@@ -42,6 +42,7 @@ from pinconsole_sdk.models import (
     WorkloadPage,
     canonical_kind,
 )
+from pinconsole_sdk.preview_models import WorkloadPreview
 
 __version__ = "0.1.0"
 API_PREFIX = "/api/v1/"
@@ -447,6 +448,19 @@ class Client:
             )
         )
         return ApplyResult(after, created=status == 201, unchanged=unchanged)
+
+    def preview(self, document: Json, project: str | None = None, *, if_match: str | None = None) -> WorkloadPreview:
+        """What applying ``document`` would do, and nothing is written (``apply``'s document and project rules):
+        ``action`` created, configured or unchanged, the object the write would make beside the live one, the
+        placement, each member cluster's objects, the quota fit and what submitting would refuse. ``if_match``: the
+        version an edit started from (``diff.stale`` says when it is not the live one)."""
+        doc, doc_project = normalize_document(document)
+        project = project or doc_project
+        if not project:
+            raise ValueError(f"{doc['kind']} {doc['metadata']['name']}: no project (pass project=... or -p)")
+        path = f"projects/{_seg(project)}/workloads/preview/"
+        answer = self.request("POST", path, body=doc, if_match=if_match, idempotent=True)  # writes nothing
+        return WorkloadPreview.from_dict(answer)
 
     def delete(self, project: str, kind: str, name: str, *, if_match: str | None = None) -> None:
         self.request("DELETE", self._one(project, kind, name), if_match=if_match)

@@ -65,6 +65,7 @@ MATRIX = {
     "GET /api/v1/projects/{project}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/": PROJECT_WRITE,
+    "POST /api/v1/projects/{project}/workloads/preview/": PROJECT_READ,  # a preview writes nothing
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/": PROJECT_READ,
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/": PROJECT_WRITE,
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/": PROJECT_WRITE,
@@ -108,6 +109,9 @@ BODIES = {
         "cpu": "0", "memory": "0", "gpu": "0", "pods": "0",
     },
     "POST /api/v1/projects/{project}/workloads/": {
+        "kind": "PinApp", "metadata": {"name": "new"}, "spec": {"replicas": 1},
+    },
+    "POST /api/v1/projects/{project}/workloads/preview/": {
         "kind": "PinApp", "metadata": {"name": "new"}, "spec": {"replicas": 1},
     },
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/": {"spec": {"replicas": 1}},

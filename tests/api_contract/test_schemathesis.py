@@ -30,6 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEMANTIC_BODIES = [
     "POST /api/v1/projects/",
     "POST /api/v1/projects/{project}/workloads/",
+    "POST /api/v1/projects/{project}/workloads/preview/",
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
@@ -49,6 +50,7 @@ MAX_EXAMPLES = 3
 TYPED_BODIES = {
     "POST /api/v1/projects/{project}/workloads/": 40,
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/": 40,
+    "POST /api/v1/projects/{project}/workloads/preview/": 40,
 }
 
 

@@ -143,6 +143,7 @@ def page_urls() -> dict[str, list[str]]:
             "/api/v1/projects/ads/workloads/pinapps/absent/",
         ],
         "api:workload-timeline": ["/api/v1/projects/ads/workloads/PinApp/web/timeline/"],
+        "api:workload-preview": ["/api/v1/projects/ads/workloads/preview/"],
         "api:workload-pause": ["/api/v1/projects/ads/workloads/PinApp/web/pause/"],
         "api:workload-resume": ["/api/v1/projects/ads/workloads/PinApp/web/resume/"],
         "api:workload-stop": ["/api/v1/projects/ads/workloads/PinApp/web/stop/"],

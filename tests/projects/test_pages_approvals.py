@@ -156,6 +156,21 @@ def test_the_preview_names_the_workloads_that_would_no_longer_fit(busy, admin):
     assert TierQuota.objects.get(project=busy, tier="ondemand").cpu_milli == 8000  # a preview changes nothing
 
 
+def test_the_preview_of_a_preemptible_decrease_says_the_federation_reclaims_them(project, admin_user, caches, admin):
+    change_quota(project, "preemptible", QuotaInput(cpu="6", memory="16Gi", pods="10"), actor=admin_user)
+    fill(
+        caches,
+        HOST,
+        workload_cr("web", tier="Preemptible", created="2026-01-01T00:00:00Z"),
+        workload_cr("batch", tier="Preemptible", created="2026-02-01T00:00:00Z"),
+    )
+
+    page = text(force(admin, "preview", tier="preemptible", cpu="3", memory="16Gi"))
+
+    assert 'data-affected="PinApp/batch"' in page and "The federation reclaims them" in page
+    assert "They keep running" not in page
+
+
 def test_confirming_needs_a_reason_and_then_lowers_the_grant(busy, admin):
     token = re.search(r'name="confirm" value="([0-9a-f]+)"', text(force(admin, "preview", cpu="3"))).group(1)
 

@@ -227,6 +227,28 @@ def test_rejecting_needs_a_reason_and_ends_the_request(project, owner, admin_use
     assert grant(project) == Allocation()
 
 
+@pytest.mark.parametrize(
+    ("tier", "label", "said", "not_said"),
+    [
+        ("preemptible", "Preemptible", ["reclaims them", "pods stop", "Reclaimed"], "keep running"),
+        ("ondemand", "OnDemand", ["keep running", "never reclaims OnDemand", "MemberRefused"], "reclaims them"),
+        ("reserved", "Reserved", ["keep running", "never reclaims Reserved", "ChangePending"], "reclaims them"),
+    ],
+)
+def test_a_forced_decrease_says_what_the_federation_does_to_each_tiers_workloads(
+    project, admin_user, caches, changed, tier, label, said, not_said
+):
+    change_quota(project, tier, QuotaInput(cpu="6", memory="16Gi", pods="10"), actor=admin_user)
+    old = workload_cr("old", tier=label, created="2026-11-01T00:00:00Z")
+    new = workload_cr("new", tier=label, created="2026-11-20T00:00:00Z")
+    fill(caches, HOST, old, new)
+
+    preview = preview_forced_decrease(project, tier, QuotaInput(cpu="3", memory="16Gi", pods="10"))
+
+    assert [w.name for w in preview.workloads] == ["new"]
+    assert all(part in preview.consequence for part in said) and not_said not in preview.consequence
+
+
 def test_the_queue_lists_pending_requests_oldest_first(project, owner, admin_user):
     first = change_quota(project, "reserved", QuotaInput(cpu="40"), actor=owner).request
     second = change_quota(project, "ondemand", QuotaInput(cpu="20"), actor=owner).request

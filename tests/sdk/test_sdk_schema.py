@@ -13,9 +13,11 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import pytest
 import yaml
-from pinconsole_sdk import models
+from pinconsole_sdk import models, preview_models
 from pinconsole_sdk.errors import ConflictError, InvalidError, error_from_response
-from pinconsole_sdk.models import MODELS, Model, wire_name
+from pinconsole_sdk.models import MODELS as WORKLOAD_MODELS
+from pinconsole_sdk.models import Model, wire_name
+from pinconsole_sdk.preview_models import PREVIEW_MODELS
 
 from workloads.api.spec_schemas import TYPED_WORKLOAD, WORKLOAD
 
@@ -32,6 +34,7 @@ def components(django_db_blocker) -> dict[str, Schema]:
     return yaml.safe_load(response.content)["components"]["schemas"]
 
 
+MODELS = (*WORKLOAD_MODELS, *PREVIEW_MODELS)
 BY_COMPONENT = {model.schema: model for model in MODELS}
 
 
@@ -124,11 +127,13 @@ def instance(component: Schema, components: dict[str, Schema], depth: int = 0, *
 
 def test_every_model_names_a_component_and_every_component_the_sdk_reads_has_a_model(components):
     assert {m.schema for m in MODELS} <= set(components), sorted({m.schema for m in MODELS} - set(components))
-    exported = {name for name in dir(models) if isinstance(getattr(models, name), type)}
-    dataclass_models = {
-        name for name in exported if issubclass(getattr(models, name), Model) and getattr(models, name) is not Model
-    }
-    assert dataclass_models == {m.__name__ for m in MODELS}
+    for module, listed in ((models, WORKLOAD_MODELS), (preview_models, PREVIEW_MODELS)):
+        defined = {
+            name
+            for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, Model) and value.__module__ == module.__name__
+        }
+        assert defined - {"Model"} == {m.__name__ for m in listed}, module.__name__
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from base.errors import Forbidden, NotFound
+from base.errors import NotFound
 from pincompute.errors import SpecInvalid
 from pincompute.kinds import MEMBER_CLUSTER
-from projects.access import visible_project
 from tests.support.factories import fill, workload_cr
 from tests.support.kinds import *  # noqa: F403
 from tests.support.kinds import member
@@ -133,8 +132,21 @@ def test_an_invalid_spec_is_refused_with_every_path(granted, members, developer)
     assert {f.path for f in refused.value.fields} == {"spec.replicas", "spec.zones"}
 
 
-def test_viewers_and_other_tenants_get_no_preview(granted, members, viewer, other_user):
-    with pytest.raises(Forbidden):
-        preview(granted, example("PinApp", project="ads"), actor=viewer)
+def test_a_viewer_may_preview_and_another_tenant_gets_a_404(granted, members, viewer, other_user):
+    shown = preview(granted, example("PinApp", project="ads"), actor=viewer)  # a preview writes nothing
+
+    assert shown.outcome.action == "created" and shown.placement.shards
     with pytest.raises(NotFound):
-        visible_project(other_user, "ads")
+        preview(granted, example("PinApp", project="ads"), actor=other_user)
+
+
+def test_without_the_host_the_cached_copy_stands_in_and_the_preview_says_so(granted, members, developer, caches):
+    live = example("PinApp", project="ads")  # as kubectl wrote it: no portal defaults (team, costCenter)
+    live["metadata"] |= {"namespace": "proj-ads", "uid": "uid-web", "resourceVersion": "41", "generation": 41}
+    live["spec"]["project"] = "ads"
+    fill(caches, "host", live)
+
+    shown = preview(granted, example("PinApp", project="ads"), actor=developer)
+
+    assert shown.outcome.action == "unchanged" and shown.diff.spec == []  # the defaults are not added by an update
+    assert any("did not answer" in p and "cached copy" in p for p in shown.problems)

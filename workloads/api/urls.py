@@ -3,13 +3,14 @@
 
 from django.urls import path
 
-from workloads.api import insights, operations, pods, views
+from workloads.api import insights, operations, pods, preview, views
 
 ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
 
 urlpatterns = [
     path("workloads/", views.WorkloadListView.as_view(), name="workload-list"),
     path("projects/<str:project>/workloads/", views.ProjectWorkloadsView.as_view(), name="project-workloads"),
+    path("projects/<str:project>/workloads/preview/", preview.WorkloadPreviewView.as_view(), name="workload-preview"),
     path("projects/<str:project>/timeline/", insights.ProjectTimelineView.as_view(), name="project-timeline"),
     path("projects/<str:project>/pods/", pods.ProjectPodsView.as_view(), name="project-pods"),
     path(ONE, views.WorkloadDetailView.as_view(), name="workload-detail"),

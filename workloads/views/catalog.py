@@ -24,7 +24,7 @@ from pincompute.specs import validate
 from projects.access import visible_project
 from projects.models import Project
 from workloads import preview as previews
-from workloads import services
+from workloads import preview_quota, services
 from workloads.catalog import BY_KIND, CATALOG, CatalogEntry
 from workloads.documents import dump_document
 from workloads.examples import PICK, example
@@ -263,13 +263,13 @@ def preview_charts(shown: previews.Preview) -> dict[str, Any]:
         }
     quota = []
     tiers = list(dict.fromkeys(r.tier for r in shown.quota.rows))
-    for resource, label, unit, _ in (*previews.RESOURCES, ("pods", "Pods", "pods", 1)):
+    for resource, label, unit, _ in (*preview_quota.RESOURCES, ("pods", "Pods", "pods", 1)):
         rows = [r for r in shown.quota.rows if r.resource == resource]
         if resource == "gpu" and not any(r.granted or r.this or r.held for r in rows):
             continue
 
         def series(
-            name: str, of: str, stack: str, alpha: float, rows: list[previews.QuotaRow] = rows
+            name: str, of: str, stack: str, alpha: float, rows: list[preview_quota.QuotaRow] = rows
         ) -> dict[str, Any]:
             return {
                 "label": name,
