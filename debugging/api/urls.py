@@ -1,7 +1,7 @@
 from django.urls import path
 
-from debugging.api.debug import DebugContainerView, DebugStartView
 from debugging.api.archive import ArchivedLogsView
+from debugging.api.debug import DebugContainerView, DebugStartView
 from debugging.api.pods import PodDebugView
 
 urlpatterns = [
