@@ -39,7 +39,7 @@ from workloads.timeline import host_events, member_events, siblings_of
 
 Obj = dict[str, Any]
 _LABELS = {
-    Target.SPEC: "Edit the spec",
+    Target.SPEC: "The spec",
     Target.QUOTA: "The project's quota",
     Target.LOGS: "The pod's logs and shell",
     Target.TIMELINE: "The timeline",
@@ -113,7 +113,7 @@ def link_of(found: Diagnosis, project: Project, kind: str, name: str) -> str:
     args = (project.name, kind, name)
     subject = found.subject
     if found.target is Target.SPEC:
-        return reverse("workloads:spec", args=args) + "?edit=1"
+        return reverse("workloads:spec", args=args)
     if found.target is Target.QUOTA:
         return reverse("projects:quota", args=(project.name,))
     if found.target is Target.LOGS and subject.cluster and subject.pod:
