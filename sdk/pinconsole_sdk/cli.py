@@ -9,6 +9,7 @@
     pincompute pause|resume|stop|start|restart KIND NAME -p PROJECT
     pincompute restart-container KIND NAME -c CONTAINER [--pod POD] -p PROJECT
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
+    pincompute rollout undo KIND/NAME [--to-revision N] -p PROJECT
     pincompute timeline [KIND NAME] -p PROJECT
     pincompute logs POD -p PROJECT --cluster C [-c CONTAINER] [-f] [--tail N] [--since 10m] [--timestamps] [--previous]
     pincompute exec [-i] [-t] POD -p PROJECT --cluster C [-c CONTAINER] [-- COMMAND ...]
@@ -36,6 +37,8 @@ from typing import Any, BinaryIO, TextIO
 import yaml
 
 from pinconsole_sdk import documents
+from pinconsole_sdk.cli_diagnosis import fetch_diagnosis, write_diagnosis
+from pinconsole_sdk.cli_rollout import add_rollout, cmd_rollout
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
     ApiError,
@@ -61,6 +64,7 @@ COMMANDS = (
     "scale",
     *OPERATIONS,
     "restart-container",
+    "rollout",
     "timeline",
     "logs",
     "exec",
@@ -210,6 +214,7 @@ def cmd_describe(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         dump(w.to_dict(), args.output, out)
         return OK
     entries = client.timeline(project, w.kind, w.name, limit=10).entries
+    write_diagnosis(fetch_diagnosis(client, project, w.kind, w.name), client.url, out)  # why, first
     describe(w, entries, out)
     return OK
 
@@ -570,6 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
     restart_container.add_argument("-c", "--container", required=True, help="the container to restart")
     restart_container.add_argument("--pod", help="only in this pod (default: every pod of the workload)")
     _if_match(restart_container)
+    add_rollout(sub, common)
 
     timeline = sub.add_parser("timeline", parents=common, help="state changes and events, newest first")
     timeline.add_argument("kind", nargs="?")
@@ -609,6 +615,7 @@ HANDLERS = {
     "timeline": cmd_timeline,
     "logs": cmd_logs,
     "restart-container": cmd_restart_container,
+    "rollout": cmd_rollout,
     **dict.fromkeys(OPERATIONS, cmd_operation),
 }
 
