@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - fixtures imported from other modules are named as parameters
 """Each cause the diagnosis names, against the real stack (host and member apiservers, kwok, the federation
 operator, the portal's watch caches): waiting for quota, no cluster fits, a crash loop, an image that cannot be
 pulled (kwok's stages for images under crashloop.local/ and unreachable.invalid/, devtools/localcp/kwok_stages.yaml)."""
@@ -63,8 +64,8 @@ def test_a_workload_over_the_grant_waits_for_quota_naming_who_holds_it(operator,
 
 
 def test_a_workload_no_member_can_take_says_each_members_reason(operator, created, project, user):
-    gpu_family = {**APP, "hardwareFamily": "p4d"}
-    submitted(project, user, created, "picky", zones=["local-1a"], template={"containers": [gpu_family]})
+    template = {"containers": [APP], "hardwareFamily": "p4d"}
+    submitted(project, user, created, "picky", zones=["local-1a"], template=template)
 
     found = diagnosed(project, "picky", State.NO_CLUSTER_FITS).diagnosis
 
