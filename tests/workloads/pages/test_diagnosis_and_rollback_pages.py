@@ -122,3 +122,15 @@ def test_the_api_says_why_in_a_typed_answer(web, viewer):
     assert body["subject"] == {"cluster": "member-b"} and body["link"] == "/clusters/member-b/"
     assert waiting["state"] == "WaitingForQuota" and waiting["target"] == "quota"
     assert waiting["link"] == "/projects/ads/quota/" and waiting["cause"].startswith("Waiting for quota: ")
+
+
+def test_a_rollback_keeps_the_operations_as_they_are(web, developer):
+    live = web.objects[("PinApp", "proj-ads", "web")]
+    web.put(live | {"spec": live["spec"] | {"operations": {"paused": True}}})
+    api = APIClient()
+    api.force_authenticate(developer)
+
+    done = api.post(f"{API}rollback/", {"revision": 1}, format="json")
+
+    assert done.status_code == 200 and done.json()["changes"] == [{"path": "spec.replicas", "before": 2, "after": 1}]
+    assert web.objects[("PinApp", "proj-ads", "web")]["spec"]["operations"] == {"paused": True}
