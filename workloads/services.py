@@ -9,6 +9,7 @@ this one only re-exports them:
 - ``workloads.growth``: ``ExceedsGrant``, the refusal of a growth of an admitted workload the grant has no room for
 - ``workloads.operations``: ``operate_workload`` (pause, resume, stop, start, restart, scale; ``Operated``),
   ``delete_workload``
+- ``workloads.rollback``: ``rollback_workload`` (an earlier revision's spec written back as an edit; ``RolledBack``)
 
 Reads are their own modules: ``workloads.lookup`` (one workload the user may see), ``workloads.reads`` (rows, pods,
 shards, revisions from the watch caches), ``workloads.preview`` (what a submission would do), ``workloads.timeline``.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from workloads.growth import ExceedsGrant
 from workloads.operations import OPERATIONS, Operated, delete_workload, operate_workload
+from workloads.rollback import RolledBack, rollback_workload
 from workloads.submission import WRITE_ROLES, Accepted, NeverFits, submit_workload
 
 __all__ = [
@@ -27,7 +29,9 @@ __all__ = [
     "ExceedsGrant",
     "NeverFits",
     "Operated",
+    "RolledBack",
     "delete_workload",
     "operate_workload",
+    "rollback_workload",
     "submit_workload",
 ]

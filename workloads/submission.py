@@ -159,12 +159,15 @@ def submit_workload(
     dry_run: bool = False,
     create_only: bool = False,
     must_exist: bool = False,
+    action: str = "workload.update",
+    summary: str = "",
 ) -> Accepted:
     """Create or update the workload ``document`` describes in ``project`` on the host.
 
     ``version`` (a resourceVersion, the API's If-Match) makes an update conditional: a stale one is a 409
     naming both versions. ``create_only``: an existing object of that name is a 409 (the form's "New");
-    ``must_exist`` (any If-Match): a missing one is a 409, never created (it may have been deleted meanwhile)."""
+    ``must_exist`` (any If-Match): a missing one is a 409, never created (it may have been deleted meanwhile).
+    ``action`` and ``summary``: the audit row of an update (a rollback is one, ``workloads.rollback``)."""
     require_role(project, actor, WRITE_ROLES)
     if not project.is_active:
         raise Conflict(f"Project {project.name} is archived: it takes no new workloads.")
@@ -211,7 +214,8 @@ def submit_workload(
             return raced(lambda: host.replace(manifest)), current
 
     written, before = retried_on_conflict(replace)  # past the operator's and the federation's status writes
-    record(project, "workload.update", kind, name, actor=actor, before=before.get("spec"), after=manifest.get("spec"))
+    spec = manifest.get("spec")
+    record(project, action, kind, name, actor=actor, before=before.get("spec"), after=spec, summary=summary)
     return Accepted(written, workload, False)
 
 
@@ -315,7 +319,15 @@ def _own_create(
 
 
 def record(
-    project: Project, action: str, kind: str, name: str, *, actor: Any, before: Any = None, after: Any = None
+    project: Project,
+    action: str,
+    kind: str,
+    name: str,
+    *,
+    actor: Any,
+    before: Any = None,
+    after: Any = None,
+    summary: str = "",
 ) -> None:
     """The audit row of a write to a workload on the host (submissions and operations), made once the write landed.
 
@@ -332,6 +344,7 @@ def record(
             cluster=host.host_cluster().name,
             before=before,
             after=after,
+            summary=summary,
         )
     except DATABASE_DOWN as exc:
         row = {"action": action, "actor": getattr(actor, "username", ""), "project": project.name, "kind": kind,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from workloads.views import catalog, detail, listing
+from workloads.views import catalog, detail, listing, revisions
 
 app_name = "workloads"
 urlpatterns = [
@@ -19,6 +19,7 @@ urlpatterns += [
     path("<str:project>/<str:kind>/<str:name>/status/", detail.status_panel, name="detail-status"),
     path("<str:project>/<str:kind>/<str:name>/timeline/", detail.timeline_panel, name="timeline"),
     path("<str:project>/<str:kind>/<str:name>/revisions/", detail.revisions_panel, name="revisions"),
+    path("<str:project>/<str:kind>/<str:name>/rollback/", revisions.rollback, name="rollback"),
     path("<str:project>/<str:kind>/<str:name>/spec/", detail.spec_panel, name="spec"),
     path("<str:project>/<str:kind>/<str:name>/spec/preview/", detail.edit_preview, name="spec-preview"),
     path("<str:project>/<str:kind>/<str:name>/operate/<str:operation>/", detail.operate, name="operate"),

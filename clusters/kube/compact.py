@@ -36,7 +36,7 @@ SPEC_FIELDS = ("nodeName", "priorityClassName")
 CONTAINER_FIELDS = ("name", "image", "resources", "restartPolicy")
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 STATUS_FIELDS = ("phase", "reason", "message", "podIP", "hostIP", "startTime")
-CONTAINER_STATUS_FIELDS = ("name", "image", "ready", "started", "restartCount", "state")
+CONTAINER_STATUS_FIELDS = ("name", "image", "ready", "started", "restartCount", "state", "lastState")
 STATUS_LISTS = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
 POD_READS: tuple[Path, ...] = (
     ("kind",),
@@ -47,6 +47,9 @@ POD_READS: tuple[Path, ...] = (
     *(("status", f) for f in STATUS_FIELDS),
     *(("status", lst, "*", f) for lst in STATUS_LISTS for f in CONTAINER_STATUS_FIELDS),
 )
+CONDITION_FIELDS = ("type", "status", "reason", "message")
+"""A pod's conditions are kept only when not True (a pod no node takes: ``PodScheduled`` False, ``Unschedulable``),
+with these fields: what the diagnosis reads (``workloads.diagnosis``); a healthy pod keeps none."""
 _INTERNED_META = frozenset({"namespace", "creationTimestamp", "deletionTimestamp"})
 _INTERNED_STATUS = frozenset({"phase", "reason", "hostIP", "startTime"})
 
@@ -149,4 +152,11 @@ class PodCompactor:
                         self.shared(_pick(c, CONTAINER_STATUS_FIELDS)) if isinstance(c, dict) else c for c in value
                     ]
                 st[lst] = value
+        failing = [
+            self.shared(_pick(c, CONDITION_FIELDS))
+            for c in status.get("conditions") or []
+            if isinstance(c, dict) and c.get("status") != "True"
+        ]
+        if failing:
+            st["conditions"] = failing
         return st

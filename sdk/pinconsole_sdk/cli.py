@@ -10,6 +10,7 @@
     pincompute pause|resume|stop|start|restart KIND NAME -n PROJECT
     pincompute restart-container KIND NAME -c CONTAINER [--pod POD] -n PROJECT
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
+    pincompute rollout undo KIND/NAME [--to-revision N] -n PROJECT
     pincompute timeline [KIND NAME] -n PROJECT
     pincompute logs POD|workload/NAME|KIND/NAME -n PROJECT [-c C] [-f] [-p] [--tail N] [--since 10m] [--file PATH]
     pincompute logs POD|workload/NAME -n PROJECT --archived [--since 2h] [--until T] [--grep TEXT]   (pods gone too)
@@ -53,6 +54,7 @@ from pinconsole_sdk.cli_errors import API_ERROR, OK, USAGE, check_text, exit_cod
 from pinconsole_sdk.cli_get import cmd_get
 from pinconsole_sdk.cli_logs import cmd_exec, cmd_logs
 from pinconsole_sdk.cli_output import OUTPUT_HELP, Output, output_format, show_workloads
+from pinconsole_sdk.cli_rollout import add_rollout, cmd_rollout
 from pinconsole_sdk.cli_targets import UsageError, named
 from pinconsole_sdk.client import MAX_TIMEOUT, Client, normalize_document
 from pinconsole_sdk.errors import (
@@ -248,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     restart_container.add_argument("-c", "--container", required=True, help="the container to restart")
     restart_container.add_argument("--pod", help="only in this pod (default: every pod of the workload)")
     _if_match(restart_container)
+    add_rollout(sub, common)
 
     timeline = sub.add_parser("timeline", parents=common, help="state changes and events, newest first")
     _one(timeline, optional=True)
@@ -301,6 +304,7 @@ HANDLERS = {
     "logs": cmd_logs,
     "version": cmd_version,
     "restart-container": cmd_restart_container,
+    "rollout": cmd_rollout,
     **dict.fromkeys(OPERATIONS, cmd_operation),
     **cli_clusters.HANDLERS,
 }

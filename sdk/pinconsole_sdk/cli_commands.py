@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from pinconsole_sdk.cli_diagnosis import fetch_diagnosis, write_diagnosis
 from pinconsole_sdk.cli_errors import OK
 from pinconsole_sdk.cli_output import Output, describe, dump, show_workloads, table
 from pinconsole_sdk.cli_targets import UsageError, one, optional_one
@@ -27,6 +28,7 @@ def cmd_describe(client: Client, args: argparse.Namespace, out: TextIO) -> int:
         dump(w.to_dict(), args.output, out)
         return OK
     entries = client.timeline(project, w.kind, w.name, limit=10).entries
+    write_diagnosis(fetch_diagnosis(client, project, w.kind, w.name), client.url, out)  # why, first
     describe(w, entries, out)
     return OK
 

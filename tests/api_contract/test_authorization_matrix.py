@@ -75,6 +75,8 @@ MATRIX = {
         for op in ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
     },
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/timeline/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/{kind}/{name}/diagnosis/": PROJECT_READ,
+    "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": PROJECT_WRITE,
     "GET /api/v1/quota-requests/": ANYONE,
     "GET /api/v1/quota-requests/{id}/": PROJECT_READ,
     "POST /api/v1/quota-requests/{id}/approve/": REQUEST_ADMIN,
@@ -118,6 +120,7 @@ BODIES = {
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/": {"spec": {"replicas": 1}},
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/": {"container": "app"},
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/scale/": {"replicas": 1},
+    "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": {"revision": 1},
     "POST /api/v1/quota-requests/{id}/reject/": {"reason": "no"},
     "POST /api/v1/quota-requests/{id}/approve/": {"reason": "ok"},
 }  # fmt: skip

@@ -25,8 +25,8 @@ from accounts.services import create_api_token
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Bodies whose values the services check beyond any schema: a workload's spec (the kind's fields, images, zones,
-# the project's grant: validated by the core), a container the workload has, the users and groups a new project
-# lists. A schema-valid body can be refused there with a 400 naming the field; every other check stays on.
+# the project's grant: validated by the core), a container the workload has, a revision it has, the users and groups
+# a new project lists. A schema-valid body can be refused there with a 400 naming the field; every other check stays on.
 SEMANTIC_BODIES = [
     "POST /api/v1/projects/",
     "POST /api/v1/projects/{project}/workloads/",
@@ -34,6 +34,7 @@ SEMANTIC_BODIES = [
     "PUT /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
+    "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/",
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps). A schema-valid window can be refused there with a 400 naming it.

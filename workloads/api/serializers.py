@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from base.api import StrictInput
 from pincompute import GROUP, VERSION
+from pincompute.diagnosis import State, Target
 from pincompute.kinds import KINDS
 from pincompute.specs.checks import WORKLOAD_NAME_MAX
 from pincompute.tiers import Tier
@@ -213,3 +214,45 @@ class TimelineSerializer(serializers.Serializer):
 
 
 TIERS = [t.value for t in Tier]
+
+
+# --- day two: why it is not running, and going back ----------------------------------------------------------
+
+
+class SubjectSerializer(serializers.Serializer):
+    cluster = serializers.CharField(required=False, help_text="the member cluster the next step is about")
+    pod = serializers.CharField(required=False)
+    container = serializers.CharField(required=False)
+
+
+class DiagnosisSerializer(serializers.Serializer):
+    """Why the workload is (not) running (``pincompute.diagnosis``): the first cause in its precedence."""
+
+    state = serializers.ChoiceField(choices=[s.value for s in State], help_text="a word a program can switch on")
+    severity = serializers.ChoiceField(choices=["ok", "waiting", "error"])
+    cause = serializers.CharField(help_text="one sentence with its numbers")
+    nextStep = serializers.CharField(help_text="one sentence: what to do")
+    target = serializers.ChoiceField(
+        choices=[t.value for t in Target], allow_blank=True, help_text="where the next step is taken"
+    )
+    subject = SubjectSerializer()
+    link = serializers.CharField(allow_blank=True, help_text="the portal page of the next step")
+
+
+class RollbackInputSerializer(StrictInput):
+    """The revision to go back to; absent: the newest one that is not current (``kubectl rollout undo``)."""
+
+    revision = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False, allow_null=True)
+
+
+class ChangeSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    before = serializers.JSONField(allow_null=True, help_text="null: absent")
+    after = serializers.JSONField(allow_null=True, help_text="null: absent")
+
+
+class RollbackSerializer(serializers.Serializer):
+    revision = serializers.IntegerField(help_text="the revision gone back to")
+    changed = serializers.BooleanField(help_text="false: the spec already was that revision's; nothing written")
+    changes = ChangeSerializer(many=True, help_text="each field of the spec the rollback changed")
+    workload = WorkloadSerializer()

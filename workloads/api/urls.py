@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from workloads.api import insights, operations, pods, preview, views
+from workloads.api import diagnosis, insights, operations, pods, preview, views
 
 ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
 
@@ -15,6 +15,8 @@ urlpatterns = [
     path("projects/<str:project>/pods/", pods.ProjectPodsView.as_view(), name="project-pods"),
     path(ONE, views.WorkloadDetailView.as_view(), name="workload-detail"),
     path(f"{ONE}timeline/", insights.WorkloadTimelineView.as_view(), name="workload-timeline"),
+    path(f"{ONE}diagnosis/", diagnosis.WorkloadDiagnosisView.as_view(), name="workload-diagnosis"),
+    path(f"{ONE}rollback/", diagnosis.WorkloadRollbackView.as_view(), name="workload-rollback"),
 ]
 urlpatterns += [
     path(f"{ONE}{operation}/", view.as_view(), name=f"workload-{operation}")

@@ -8,7 +8,6 @@ cannot be reached (503) comes back as a message in that panel for htmx, as the e
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -32,10 +31,12 @@ from projects.access import require_role
 from workloads import documents, host, services
 from workloads import preview as previews
 from workloads.catalog import CATALOG
+from workloads.diagnosis import diagnosis_of
 from workloads.lookup import Found, find_workload
-from workloads.reads import Revision, age, condition, pods_of, revisions_of, row_of, shards_of
+from workloads.reads import age, condition, pods_of, revisions_of, row_of, shards_of
 from workloads.timeline import timeline
 from workloads.views.catalog import preview_charts
+from workloads.views.revisions import revisions_context, rows
 
 POLL_SECONDS = 5
 CHANGED = "workload-changed"  # HX-Trigger after a write: the status panel refreshes at once
@@ -113,27 +114,9 @@ def _status_context(found: Found) -> dict[str, Any]:
         "pod_problems": pod_problems,
         "host_problems": _host_problems(),
         "freshness": member_freshness(),  # a badge beside each cluster's shard and pods when it is not fresh
+        "diagnosis": diagnosis_of(found.project, obj),  # why it is (not) running, at the top
         "poll_seconds": POLL_SECONDS,
     }
-
-
-def _revisions_context(request: HttpRequest, found: Found, revisions: list[Revision]) -> dict[str, Any]:
-    by_name = {r.name: r for r in revisions}
-    a, b = by_name.get(request.GET.get("a", "")), by_name.get(request.GET.get("b", ""))
-    if a is None and b is None and len(revisions) >= 2:
-        a, b = revisions[1], revisions[0]  # the previous against the newest
-    changes = None
-    if a is not None and b is not None:
-        changes = [
-            {"path": c.path, "before": _show(c.before), "after": _show(c.after)} for c in spec_changes(a.spec, b.spec)
-        ]
-    return {"w": found, "revisions": revisions, "rev_a": a, "rev_b": b, "changes": changes}
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _spec_context(
@@ -153,7 +136,7 @@ def _page_context(request: HttpRequest, found: Found) -> dict[str, Any]:
     revisions = revisions_of(found.obj)
     return {
         **_status_context(found),
-        **_revisions_context(request, found, revisions),
+        **revisions_context(request, found, revisions),
         **_spec_context(found),
         "entries": timeline(found.obj, revisions),
         "actions": _actions(found),
@@ -203,7 +186,7 @@ def revisions_panel(request: HttpRequest, project: str, kind: str, name: str) ->
     found = find_workload(request.user, project, kind, name)
     if not is_partial(request):
         return render(request, "workloads/detail.html", _page_context(request, found))
-    context = _revisions_context(request, found, revisions_of(found.obj))
+    context = revisions_context(request, found, revisions_of(found.obj))
     return render(request, "workloads/partials/revisions.html", context)
 
 
@@ -311,10 +294,7 @@ def _conflict(found: Found, text: str, version: str) -> dict[str, Any]:
         live = host.get(found.kind, found.project.namespace, found.name)  # the version the 409 named
     except (NotFound, Unavailable):
         live = found.obj
-    changes = [
-        {"path": c.path, "before": _show(c.before), "after": _show(c.after)}
-        for c in spec_changes(live.get("spec") or {}, mine)
-    ]
+    changes = rows(spec_changes(live.get("spec") or {}, mine))
     live_version = host.version_of(live)
     return {
         "conflict": {"mine": version, "live": live_version, "changes": changes},

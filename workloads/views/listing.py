@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from base.htmx import render_page
 from pincompute.kinds import KINDS
 from pincompute.tiers import Tier
+from workloads.diagnosis import list_causes
 from workloads.lookup import visible_projects
 from workloads.reads import STATUSES, Filters, list_workloads
 
@@ -27,6 +28,7 @@ def workload_list(request: HttpRequest) -> HttpResponse:
     context = {
         "listing": listing,
         "rows": listing.rows,
+        "causes": list_causes(listing.rows, projects),  # each row's cause in one sentence, when not fine
         "problems": listing.problems,
         "filters": filters,
         "query": query,

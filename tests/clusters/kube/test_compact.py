@@ -244,3 +244,20 @@ def test_ten_thousand_pods_hold_under_3_kib_each():
     per_pod = held / store.count("pods")
     print(f"compact store: {per_pod:.0f} bytes per pod ({sys.version_info[:2]})")
     assert per_pod < 3 * 1024
+
+
+def test_a_pods_failing_conditions_and_last_state_are_kept_for_the_diagnosis():
+    pending = realistic_pod(2, phase="Pending")
+    pending["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available",
+         "lastProbeTime": None, "lastTransitionTime": "2026-11-22T00:00:00Z"},
+        {"type": "Initialized", "status": "True", "lastTransitionTime": "2026-11-22T00:00:00Z"},
+    ]  # fmt: skip
+    pending["status"]["containerStatuses"][0]["lastState"] = {"terminated": {"exitCode": 1, "message": "boom"}}
+
+    compact = PodCompactor()(pending)
+
+    assert compact["status"]["conditions"] == [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"}
+    ]
+    assert compact["status"]["containerStatuses"][0]["lastState"] == {"terminated": {"exitCode": 1, "message": "boom"}}
