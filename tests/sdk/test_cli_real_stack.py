@@ -102,7 +102,7 @@ def test_a_workload_lifecycle_through_the_cli_on_the_real_stack(
     document["metadata"]["name"] = name
     manifest = tmp_path / "app.yaml"
     manifest.write_text(yaml.safe_dump(document, sort_keys=False))
-    p = ("-p", project.name)
+    p = ("-n", project.name)
 
     assert pincompute("apply", "-f", str(manifest), *p) == (0, f"pinapp/{name} created\n", "")
     created.append(("PinApp", ns, name))
