@@ -135,6 +135,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # The files that take longest (each a minute or more on 2 cores: `--durations` at the end of every run says which),
 # started first so that no worker is left with one of them while the others are done.
 LONGEST_FIRST = (
+    "tests/deploy/test_real_node.py",
     "tests/load/test_load.py",
     "tests/api_contract/test_schemathesis.py",
     "tests/devtools/test_dev_command.py",
@@ -143,6 +144,8 @@ LONGEST_FIRST = (
     "tests/clusters/test_member_stopped.py",
     "tests/pincompute/operator/federation/test_member_refused.py",
     "tests/deploy/test_image_runs.py",
+    "tests/sdk/test_cli_kubectl_real_stack.py",
+    "tests/pincompute/operator/federation/test_failover_live.py",
 )
 
 
