@@ -97,7 +97,11 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         progress = maintenance.drain_progress(self.get_object())
         return Response({**asdict(progress), "done": progress.done})
 
-    @extend_schema(request=NodeCordonSerializer, responses={200: NodeCordonSerializer, 403: ADMINS_ONLY})
+    @extend_schema(
+        parameters=[OpenApiParameter("verb", str, OpenApiParameter.PATH, enum=["cordon", "uncordon"])],
+        request=NodeCordonSerializer,
+        responses={200: NodeCordonSerializer, 403: ADMINS_ONLY},
+    )
     @action(detail=True, methods=["post"], url_path=r"nodes/(?P<verb>cordon|uncordon)")
     def node(self, request: Request, name: str, verb: str) -> Response:
         """Cordon or uncordon one node of the member (``kubectl cordon``)."""

@@ -39,6 +39,12 @@ MATRIX = {
     "PATCH /api/v1/clusters/{name}/": ADMIN,
     "PUT /api/v1/clusters/{name}/pools/{kind}/": ADMIN,
     "GET /api/v1/clusters/{name}/capacity/": ANYONE,
+    "GET /api/v1/clusters/{name}/maintenance/": ADMIN,
+    "POST /api/v1/clusters/{name}/cordon/": ADMIN,
+    "POST /api/v1/clusters/{name}/drain/": ADMIN,
+    "POST /api/v1/clusters/{name}/uncordon/": ADMIN,
+    "POST /api/v1/clusters/{name}/nodes/{verb}/": ADMIN,
+    "GET /api/v1/version/": ANYONE,
     "GET /api/v1/cost/": ANYONE,
     "GET /api/v1/prices/": ANYONE,
     "PUT /api/v1/prices/{tier}/": ADMIN,
@@ -100,6 +106,7 @@ REFUSED = {
 BODIES = {
     "PATCH /api/v1/clusters/{name}/": {"schedulable": False},
     "PUT /api/v1/clusters/{name}/pools/{kind}/": {"cpu": "1", "memory": "1Gi", "gpu": "0"},
+    "POST /api/v1/clusters/{name}/nodes/{verb}/": {"node": "kwok-node-0"},
     "PUT /api/v1/prices/{tier}/": {"cpu": "0.05"},
     "PATCH /api/v1/projects/{name}/": {"description": "changed"},
     "PUT /api/v1/projects/{name}/members/{kind}/{member}/": {"role": "owner"},
@@ -187,7 +194,7 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
     workload = "web" if tenant == "ads" else "secret-train"
     values = {"project": tenant, "cluster": "member-a", "pod": "web-local-1a-abc", "tier": "ondemand"}
     if "/clusters/" in path:
-        values |= {"name": "member-a", "kind": "ondemand"}
+        values |= {"name": "member-a", "kind": "ondemand", "verb": "cordon"}
     elif "/members/" in path:
         values |= {"name": tenant, "kind": "user", "member": "vic"}
     elif "/workloads/" in path:

@@ -61,7 +61,7 @@ def url_of(path: str, world: dict[str, Any]) -> str:
     values = {"project": "ads", "tier": "ondemand", "id": world["request"], "name": "ads"}
     values |= {"cluster": "member-a", "pod": "web-local-1a-abc"}
     if "/clusters/" in path:
-        values |= {"name": "member-a", "kind": "ondemand"}
+        values |= {"name": "member-a", "kind": "ondemand", "verb": "cordon"}
     elif "/members/" in path:
         values |= {"kind": "user", "member": "vic"}
     elif "/workloads/" in path:

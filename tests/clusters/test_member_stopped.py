@@ -200,8 +200,8 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
     values = {
         "": {"project": [project.name], "name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
         | {"namespace": [ns], "kind": ["PinApp"], "tier": ["ondemand"]},  # for any route not named below
-        "clusters/": {"name": clusters, "kind": ["ondemand"]},
-        "api/v1/clusters/": {"name": clusters, "kind": ["ondemand"]},
+        "clusters/": {"name": clusters, "kind": ["ondemand"], "node": ["no-such-node"], "verb": ["cordon"]},
+        "api/v1/clusters/": {"name": clusters, "kind": ["ondemand"], "verb": ["cordon"]},
         "projects/": {"name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
         | {"decision": ["approve"], "wizard": [missing], "step": ["basics"]},
         "api/v1/projects/": {"name": [project.name], "project": [project.name], "tier": ["ondemand"]}

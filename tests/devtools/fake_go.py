@@ -15,7 +15,10 @@ PROGRAMS = {
     "k8s.io/kubernetes/cmd/kube-apiserver": "kube-apiserver",
     "k8s.io/kubernetes/cmd/kube-controller-manager": "kube-controller-manager",
     "k8s.io/kubernetes/cmd/kube-scheduler": "kube-scheduler",
+    "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs": "victoria-logs",
 }
+# Programs cached outside the Kubernetes bin dir: where the suite's copy is.
+ELSEWHERE = {"victoria-logs": "FAKE_GO_VICTORIA_LOGS"}
 
 
 def main(args: list[str]) -> None:
@@ -34,7 +37,12 @@ def main(args: list[str]) -> None:
     out = args[args.index("-o") + 1] if "-o" in args else os.environ["GOBIN"] + "/"
     for program in programs:
         target = Path(out, program) if out.endswith("/") else Path(out)
-        shutil.copy2(Path(os.environ["FAKE_GO_BINARIES"], program), target)
+        source = (
+            Path(os.environ[ELSEWHERE[program]])
+            if program in ELSEWHERE
+            else Path(os.environ["FAKE_GO_BINARIES"], program)
+        )
+        shutil.copy2(source, target)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from devtools.localcp.binaries import default_bin_dir
+from devtools.localcp.binaries import default_bin_dir, victoria_logs
 from tests.devtools.dev_process import DevProcess
 
 FAKE_GO = Path(__file__).with_name("fake_go.py")
@@ -37,6 +37,7 @@ def fresh_machine(tmp_path: Path, *, fail: str = "") -> dict[str, str]:
         "PATH": f"{fake_bin}:{Path(real_go).parent}:/usr/local/bin:/usr/bin:/bin",
         "FAKE_GO_REAL": real_go,
         "FAKE_GO_BINARIES": str(default_bin_dir()),
+        "FAKE_GO_VICTORIA_LOGS": str(victoria_logs(build_missing=False)),
         "FAKE_GO_GATE": str(tmp_path / "builds-may-go"),
         "FAKE_GO_FAIL": fail,
     }
@@ -69,6 +70,7 @@ def test_the_portal_answers_while_the_binaries_build_then_the_clusters_come_up(t
             "build kube-apiserver",
             "build kube-controller-manager",
             "build kube-scheduler",
+            "build victoria-logs",
             "clusters up",
             "register clusters",
             "CRDs and PriorityClasses",

@@ -60,7 +60,8 @@ def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federati
         wait_for(lambda: running(b, ns, "drained") == 0, 60, what="member-b's pods gone")
         obj = get(host, "PinApp", ns, "drained")
         assert [(r["cluster"], r["replicas"]) for r in obj["status"]["placement"]["clusters"]] == [("member-a", 4)]
-        assert at_removal and at_removal[0] >= 4  # member-a ran every replica before member-b's shard went
+        wait_for(lambda: at_removal, 30, what="the watcher seeing member-b's shard gone")  # it polls every 0.2 s
+        assert at_removal[0] >= 4  # member-a ran every replica before member-b's shard went
         assert running(a, ns, "drained") == 4
 
         fresh = pinapp(ns, "fresh", replicas=2, zones=["local-1a", "local-1b"])
