@@ -86,6 +86,7 @@ class DebugStartView(APIView):
             403: error_response("a viewer, a read-only token, or a platform sidecar as the target"),
             404: error_response("no such pod in the project's namespace, or another tenant's"),
             409: error_response("the pod has finished"),
+            422: error_response("the member cluster refused the ephemeral container (its message)"),
             503: error_response("the member cluster does not answer (Retry-After)"),
         },
         examples=[OpenApiExample("Started", value=EXAMPLE, response_only=True)],

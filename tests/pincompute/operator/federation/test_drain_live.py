@@ -42,7 +42,8 @@ def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federati
             on_a, on_b = running(a, ns, "drained"), running(b, ns, "drained")
             most[0] = max(most[0], on_a + on_b)
             if not at_removal and get(b, "PinApp", ns, "drained") is None:
-                at_removal.append(on_a)
+                # on_a was read before the shard check; a only grows during a drain, so read it again at once
+                at_removal.append(max(on_a, running(a, ns, "drained")))
             stop.wait(0.2)
 
     watcher = threading.Thread(target=watch, daemon=True)
