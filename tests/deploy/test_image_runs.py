@@ -194,7 +194,17 @@ def test_a_user_goes_through_the_containerized_portal_worker_and_operator(
 
     pod = wait_for(running_pod, 60, interval=0.5, what=f"a Running pod of the PinApp on {member}")
     shell = f"/ws/exec/{member}/{project.namespace}/{pod}/app/"
-    assert "hello-42" in shell_echo(portal.url, shell, session_for(user))
+    cookie = session_for(user)
+
+    def echoed() -> str | None:  # the containerized web reads pods from its watch cache, which may lag the member
+        try:
+            return shell_echo(portal.url, shell, cookie)
+        except AssertionError as exc:
+            if "No such pod" in str(exc):
+                return None
+            raise
+
+    assert "hello-42" in wait_for(echoed, 60, interval=1, what="a shell once the web's cache holds the pod")
 
     assert http.delete(f"{workloads}PinApp/shop/", headers=api).status_code in (200, 202, 204)
     wait_for(
