@@ -199,7 +199,7 @@ def test_the_chart_runs_on_a_real_node_and_a_user_goes_through_it(
 
             _upgrade(release, node, podman, node_image, cp, tmp_path, stream)
             resumed = LogFollow(url, logs, token, after_seq=stream.last_seq)
-            wait_for(lambda: len(resumed.lines) >= 2, 120, interval=0.5, what="the log stream resumed")
+            wait_for(lambda: len(resumed.lines) >= 2, 240, interval=0.5, what="the log stream resumed")
             resumed.close()
             assert resumed.lines[0]["seq"] > stream.last_seq  # after the last line seen: no line twice
             assert all(pod in line["text"] for line in resumed.lines), resumed.lines

@@ -244,7 +244,7 @@ def test_restart_container_restarts_it_in_place(operator, members):
     patch_cr(api, "PinPod", NS, "it-restart", body)
     wait_for(
         lambda: (get_cr(api, "PinPod", NS, "it-restart").get("status") or {}).get("lastContainerRestart") == stamp,
-        30,
+        90,
         what="restart recorded",
     )
     after = wait_for(
