@@ -21,11 +21,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from devtools.bootstrap import cache_dir
-from devtools.localcp.procs import Proc, wait_until
+from devtools.localcp.procs import Proc, start_ticks, wait_until
 from tests.harness.podman import Podman
 from tests.harness.services import ComponentFailed
 
@@ -230,6 +231,10 @@ def kill_trees(pids: list[int]) -> None:
     for pid in seen:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+    # SIGKILL is delivered at once but a process in the middle of tearing down its mounts takes a moment to exit.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(start_ticks(pid) is not None for pid in seen):
+        time.sleep(0.1)
 
 
 def network_rules() -> list[str]:
