@@ -24,9 +24,6 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -42,24 +39,16 @@ from pincompute import GROUP, VERSION  # noqa: E402
 from pincompute.grants import Allocation  # noqa: E402
 from pincompute.quantity import Resources  # noqa: E402
 from pincompute.specs.failover import FailoverPolicy  # noqa: E402
-from tests.harness.forwarder import TcpForwarder  # noqa: E402
+from tests.harness.forwarder import TcpForwarder, kubeconfig_through_forwarder  # noqa: E402
 
 MEMBERS = ("member-a", "member-b")
 CONTAINER = {"name": "app", "image": "registry.local/bench/app:1", "resources": {"requests": {"cpu": "10m"}}}
 
 
 def forwarded(cp: LocalControlPlane, state_dir: Path) -> tuple[Path, TcpForwarder]:
-    config = yaml.safe_load(Path(cp.kubeconfig_path).read_text())
-    member_b = cp.cluster("member-b")
-    target = urlparse(member_b.server)
-    forwarder = TcpForwarder((target.hostname or "127.0.0.1", target.port or 443))
-    forwarder.start()
-    for entry in config["clusters"]:
-        if entry["name"] == member_b.context or entry["cluster"]["server"] == member_b.server:
-            entry["cluster"]["server"] = f"https://127.0.0.1:{forwarder.port}"
-    path = state_dir / "failover-kubeconfig"
-    path.write_text(yaml.safe_dump(config))
-    return path, forwarder
+    """A kubeconfig whose member-b is reached through a forwarder: stopping it is losing member-b."""
+    member_b, path = cp.cluster("member-b"), state_dir / "failover-kubeconfig"
+    return path, kubeconfig_through_forwarder(Path(cp.kubeconfig_path), member_b.server, member_b.context, path)
 
 
 def pinapp(name: str, namespace: str, args: argparse.Namespace) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import signed_in
+from tests.support.browser import TERMINAL_SCREEN_TEXT, console_errors, signed_in
 from tests.support.debugging import (  # noqa: F401 - fixtures, used by name
     live_pods,
     member,
@@ -23,13 +23,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-SCREEN_TEXT = """el => {
-  const buf = el.pinTerminal.term.buffer.active;
-  const rows = [];
-  for (let i = 0; i < buf.length; i++) rows.push(buf.getLine(i).translateToString(true));
-  return rows.join("\\n");
-}"""
-
 
 def test_the_debug_tab_starts_a_debug_container_and_opens_its_terminal(
     page, live_pods, project, user, uvicorn_default_ws, screenshot_dir
@@ -37,8 +30,7 @@ def test_the_debug_tab_starts_a_debug_container_and_opens_its_terminal(
     member(project, user, "developer")
     base = uvicorn_default_ws.replace("ws://", "http://")
     signed_in(page, base, user)
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    errors = console_errors(page)
     pod = live_pods["names"][0]
 
     page.goto(f"{base}/debug/member-a/{project.namespace}/{pod}/")
@@ -52,7 +44,7 @@ def test_the_debug_tab_starts_a_debug_container_and_opens_its_terminal(
     page.keyboard.type("head -1 /var/log/app.log")
     page.keyboard.press("Enter")
     page.wait_for_function(
-        f"el => ({SCREEN_TEXT})(el).includes('[{project.namespace}/{pod}] seq=')",
+        f"el => ({TERMINAL_SCREEN_TEXT})(el).includes('[{project.namespace}/{pod}] seq=')",
         arg=terminal.element_handle(),
         timeout=20_000,
     )

@@ -12,7 +12,7 @@ import pytest
 
 from debugging.models import DebugSession
 from projects.lifecycle import set_shell_recording
-from tests.support.browser import signed_in
+from tests.support.browser import TERMINAL_SCREEN_TEXT, console_errors, signed_in
 from tests.support.debugging import (  # noqa: F401 - fixtures, used by name
     live_pods,
     member,
@@ -28,13 +28,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-SCREEN_TEXT = """el => {
-  const buf = el.pinTerminal.term.buffer.active;
-  const rows = [];
-  for (let i = 0; i < buf.length; i++) rows.push(buf.getLine(i).translateToString(true));
-  return rows.join("\\n");
-}"""
-
 
 def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_replays(
     page, live_pods, project, user, uvicorn_default_ws, screenshot_dir
@@ -43,8 +36,7 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     set_shell_recording(project, True, actor=user)
     base = uvicorn_default_ws.replace("ws://", "http://")
     signed_in(page, base, user)
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    errors = console_errors(page)
     pod = live_pods["names"][0]
 
     page.goto(f"{base}/debug/member-a/{project.namespace}/{pod}/shell/?container=app")
@@ -58,7 +50,7 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.keyboard.type("echo hello")
     page.keyboard.press("Enter")
     page.wait_for_function(
-        f"el => ({SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === 'hello')",
+        f"el => ({TERMINAL_SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === 'hello')",
         arg=terminal.element_handle(),
         timeout=20_000,
     )
@@ -74,7 +66,7 @@ def test_the_terminal_echoes_copies_ends_with_its_reason_and_the_recording_repla
     page.evaluate("([el, text]) => el.pinTerminal.term.paste(text)", [terminal.element_handle(), long_line])
     page.keyboard.press("Enter")
     page.wait_for_function(
-        f"el => ({SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === '70001')",
+        f"el => ({TERMINAL_SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === '70001')",
         arg=terminal.element_handle(),
         timeout=30_000,
     )

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from devtools.waiting import wait_for
-from tests.support.browser import signed_in
+from tests.support.browser import TERMINAL_SCREEN_TEXT, signed_in
 from tests.support.journey import (  # noqa: F401 - fixtures, used by name
     created,
     eager_tasks,
@@ -37,13 +37,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("eager_tasks", "pools", "operator"),
 ]
-
-SCREEN_TEXT = """el => {
-  const buf = el.pinTerminal.term.buffer.active;
-  const rows = [];
-  for (let i = 0; i < buf.length; i++) rows.push(buf.getLine(i).translateToString(true));
-  return rows.join("\\n");
-}"""
 
 
 def cli_env(page_text: str, token: str) -> dict[str, str]:
@@ -117,7 +110,7 @@ def test_the_tutorial_works_as_written(page, asgi_portal, project, user, tmp_pat
     page.keyboard.type("echo tutorial-$((6*7))")
     page.keyboard.press("Enter")
     page.wait_for_function(
-        f"el => ({SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === 'tutorial-42')",
+        f"el => ({TERMINAL_SCREEN_TEXT})(el).split('\\n').some(row => row.trim() === 'tutorial-42')",
         arg=terminal.element_handle(),
         timeout=20_000,
     )

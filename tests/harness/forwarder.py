@@ -6,7 +6,11 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
+
+import yaml
 
 
 class TcpForwarder:
@@ -86,3 +90,17 @@ class TcpForwarder:
                 s.shutdown(socket.SHUT_RDWR)
                 s.close()
         self.open = []
+
+
+def kubeconfig_through_forwarder(kubeconfig: Path, server: str, context: str, out: Path) -> TcpForwarder:
+    """A copy of ``kubeconfig`` at ``out`` whose cluster ``context`` (or the one at ``server``) is reached through a
+    started forwarder: stopping the forwarder is that apiserver stopping, for whoever uses the copy."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    target = urlparse(server)
+    forwarder = TcpForwarder((target.hostname or "127.0.0.1", target.port or 443))
+    forwarder.start()
+    for entry in config["clusters"]:
+        if entry["name"] == context or entry["cluster"]["server"] == server:
+            entry["cluster"]["server"] = f"https://127.0.0.1:{forwarder.port}"
+    out.write_text(yaml.safe_dump(config))
+    return forwarder

@@ -8,7 +8,6 @@ with a line from each member's pod, ``exec`` without ``--cluster``, and ``versio
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -21,13 +20,10 @@ from typing import Any
 import pytest
 import yaml
 
-from accounts.services import create_api_token
-from clusters import runtime
 from devtools.waiting import wait_for
-from pincompute.labels import WORKLOAD_LABEL
+from tests.support.cli_process import cli_command, cli_environment, running_pods
 from tests.support.journey import project  # noqa: F401 - fixture, used by name
 from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
-from tests.support.sdk import SDK_DIR
 from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads.examples import example
 
@@ -41,31 +37,6 @@ pytestmark = [
 GRANTS = {"ondemand": ("8", "16Gi", "0", "0")}
 
 
-def environment(url: str, user: Any) -> dict[str, str]:
-    token = create_api_token(user=user, name=f"cli-{uuid.uuid4().hex[:4]}", days=1)[1]
-    env = {**os.environ, "PINCONSOLE_URL": url, "PINCONSOLE_TOKEN": token, "PYTHONPATH": str(SDK_DIR)}
-    env.pop("PINCONSOLE_CONFIG", None)
-    return env
-
-
-def command(env: dict[str, str]) -> Any:
-    """``pincompute ARGS`` as a process with ``env``'s token; ``stdin`` is what ``-f -`` reads."""
-
-    def run(*argv: str, stdin: str = "", timeout: float = 60) -> tuple[int, str, str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "pinconsole_sdk.cli", *argv],
-            env=env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        return done.returncode, done.stdout, done.stderr
-
-    return run
-
-
 def manifest(project: str, name: str, **labels: str) -> dict[str, Any]:
     document: dict[str, Any] = example("PinApp", project=project)
     document["metadata"]["name"] = name
@@ -73,24 +44,12 @@ def manifest(project: str, name: str, **labels: str) -> dict[str, Any]:
     return document
 
 
-def running_pods(namespace: str, name: str) -> dict[str, list[str]]:
-    selector = {WORKLOAD_LABEL: name}
-    return {
-        member: sorted(
-            p["metadata"]["name"]
-            for p in cache.list("pods", namespace, label_selector=selector)
-            if (p.get("status") or {}).get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")
-        )
-        for member, cache in runtime.member_caches().items()
-    }
-
-
 def test_the_kubectl_style_commands_on_the_real_stack(
     operator, created, project, asgi_portal, admin_user, user, other_user, tmp_path: Path
 ):
     second = team_project("second", admin_user, user, grants=GRANTS)
     theirs = team_project("theirs", admin_user, other_user, grants=GRANTS)
-    cli = command(environment(asgi_portal.url, user))
+    cli = cli_command(cli_environment(asgi_portal.url, user))
     suffix = uuid.uuid4().hex[:5]
     web, api, other, hidden = f"web-{suffix}", f"api-{suffix}", f"two-{suffix}", f"hidden-{suffix}"
     folder = tmp_path / "manifests"
@@ -107,7 +66,7 @@ def test_the_kubectl_style_commands_on_the_real_stack(
         cli("apply", "-f", "-", "--namespace", second.name, stdin=yaml.safe_dump(manifest(second.name, other)))[0] == 0
     )
     created.append(("PinApp", second.namespace, other))
-    stranger = command(environment(asgi_portal.url, other_user))
+    stranger = cli_command(cli_environment(asgi_portal.url, other_user))
     assert stranger("apply", "-f", "-", "-n", theirs.name, stdin=yaml.safe_dump(manifest(theirs.name, hidden)))[0] == 0
     created.append(("PinApp", theirs.namespace, hidden))
 
@@ -159,7 +118,7 @@ def test_the_kubectl_style_commands_on_the_real_stack(
     # -w: the list, then the scale's change, until Ctrl-C (130)
     watcher = subprocess.Popen(
         [sys.executable, "-m", "pinconsole_sdk.cli", "get", f"pinapp/{web}", *n, "-w"],
-        env=environment(asgi_portal.url, user),
+        env=cli_environment(asgi_portal.url, user),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -9,9 +9,7 @@ versions), pause (the pods go), delete (the host object and every shard gone fro
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -20,17 +18,14 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from accounts.services import create_api_token
 from base.models import AuditEvent
-from clusters import runtime
 from devtools.localcp.binaries import default_bin_dir
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
 from pincompute.kinds import KINDS
-from pincompute.labels import WORKLOAD_LABEL
+from tests.support.cli_process import cli_command, cli_environment, pods_by_member, running_pods
 from tests.support.journey import project  # noqa: F401 - fixture, used by name
 from tests.support.provisioning import eager_tasks, federation, pools, register  # noqa: F401
-from tests.support.sdk import SDK_DIR
 from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads.examples import example
 
@@ -48,44 +43,7 @@ MEMBERS = ("member-a", "member-b")
 @pytest.fixture
 def pincompute(asgi_portal, user):
     """``pincompute ARGS``: the CLI as a process (``python -m pinconsole_sdk.cli``) with the developer's token."""
-    token = create_api_token(user=user, name="cli-real-stack", days=1)[1]
-    env = {**os.environ, "PINCONSOLE_URL": asgi_portal.url, "PINCONSOLE_TOKEN": token, "PYTHONPATH": str(SDK_DIR)}
-    env.pop("PINCONSOLE_CONFIG", None)
-
-    def run(*argv: str, timeout: float = 60) -> tuple[int, str, str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "pinconsole_sdk.cli", *argv],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        return done.returncode, done.stdout, done.stderr
-
-    return run
-
-
-def pods_by_member(namespace: str, name: str) -> dict[str, list[str]]:
-    """The workload's pods on each member, from the members' watch caches."""
-    selector = {WORKLOAD_LABEL: name}
-    return {
-        member: sorted(p["metadata"]["name"] for p in cache.list("pods", namespace, label_selector=selector))
-        for member, cache in runtime.member_caches().items()
-    }
-
-
-def running_pods(namespace: str, name: str) -> dict[str, list[str]]:
-    selector = {WORKLOAD_LABEL: name}
-    return {
-        member: sorted(
-            p["metadata"]["name"]
-            for p in cache.list("pods", namespace, label_selector=selector)
-            if (p.get("status") or {}).get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")
-        )
-        for member, cache in runtime.member_caches().items()
-    }
+    return cli_command(cli_environment(asgi_portal.url, user))
 
 
 def custom_objects(api: k8s.ApiClient, namespace: str) -> list[str]:

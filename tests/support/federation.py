@@ -10,11 +10,11 @@ the core's ``MemberCluster`` objects with pools sized from the members' real nod
 from __future__ import annotations
 
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 import yaml
@@ -30,7 +30,7 @@ from pincompute.kinds import KINDS, MEMBER_CLUSTER
 from pincompute.quantity import Resources, parse_cpu, parse_memory
 from pincompute.tenancy import Tenant, host_manifests, member_manifests
 from pincompute.tiers import Tier
-from tests.harness.forwarder import TcpForwarder
+from tests.harness.forwarder import TcpForwarder, kubeconfig_through_forwarder
 
 MEMBERS = ("member-a", "member-b")
 
@@ -45,6 +45,18 @@ def kubectl(kubeconfig: Path, context: str, *args: str, input: str | None = None
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def remove_webhook(kubeconfig: Path) -> subprocess.CompletedProcess[str]:
+    """``pincompute.operator remove-webhook`` as an admin runs it after uninstalling: the host's admission
+    registrations (the webhook's and the policy's) removed."""
+    command = ["remove-webhook", f"--kubeconfig={kubeconfig}", "--host-context=host"]
+    return subprocess.run(
+        [sys.executable, "-m", "pincompute.operator", *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def host_kubectl(kubeconfig: Path, *args: str, manifest: dict | None = None) -> subprocess.CompletedProcess[str]:
@@ -132,16 +144,11 @@ def member_spec(name: str, zone: str, region: str, nodes: list[Any]) -> MemberSp
 @pytest.fixture(scope="session")
 def forwarded_kubeconfig(local_control_plane, tmp_path_factory) -> Iterator[tuple[Path, TcpForwarder]]:
     """A copy of the kubeconfig whose member-b server is a forwarder the tests can stop and start."""
-    config = yaml.safe_load(Path(local_control_plane.kubeconfig_path).read_text())
     member_b = local_control_plane.cluster("member-b")
-    target = urlparse(member_b.server)
-    forwarder = TcpForwarder((target.hostname or "127.0.0.1", target.port or 443))
-    forwarder.start()
-    for entry in config["clusters"]:
-        if entry["name"] == member_b.context or entry["cluster"]["server"] == member_b.server:
-            entry["cluster"]["server"] = f"https://127.0.0.1:{forwarder.port}"
     path = tmp_path_factory.mktemp("fedkube") / "kubeconfig"
-    path.write_text(yaml.safe_dump(config))
+    forwarder = kubeconfig_through_forwarder(
+        Path(local_control_plane.kubeconfig_path), member_b.server, member_b.context, path
+    )
     yield path, forwarder
     forwarder.stop()
 

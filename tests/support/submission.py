@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 from kubernetes import client
 
 from pincompute import GROUP, VERSION
+from tests.support.provisioning import onboard
 
 APP = {"name": "app", "image": "registry.local/ads/app:1", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
 
@@ -25,3 +28,17 @@ def on_host(api, project, kind="pinapps", name="web"):
         if exc.status == 404:
             return None
         raise
+
+
+def owner_developer_viewer_project(prefix, admin_user, user, other_user):
+    """A project with a 4-CPU OnDemand grant: ``admin_user`` owns it, ``user`` develops, ``other_user`` views."""
+    return onboard(
+        f"{prefix}-{uuid.uuid4().hex[:6]}",
+        admin_user,
+        members=[
+            ("user", admin_user.username, "owner"),
+            ("user", user.username, "developer"),
+            ("user", other_user.username, "viewer"),
+        ],
+        grants={"ondemand": ("4", "8Gi", "0", "0")},
+    )

@@ -4,15 +4,12 @@ configured for a change, with the diff; nothing is written by a preview, for a v
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from kubernetes import client
 
 from pincompute import GROUP, VERSION
 from tests.support.api_host import client_for
-from tests.support.provisioning import onboard
-from tests.support.submission import on_host, pinapp
+from tests.support.submission import on_host, owner_developer_viewer_project, pinapp
 from workloads import services
 
 pytestmark = [
@@ -25,16 +22,7 @@ pytestmark = [
 
 @pytest.fixture
 def project(admin_user, user, other_user):
-    return onboard(
-        f"prev-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[
-            ("user", admin_user.username, "owner"),
-            ("user", user.username, "developer"),
-            ("user", other_user.username, "viewer"),
-        ],
-        grants={"ondemand": ("4", "8Gi", "0", "0")},
-    )
+    return owner_developer_viewer_project("prev", admin_user, user, other_user)
 
 
 def previewed(user, project, document) -> dict:

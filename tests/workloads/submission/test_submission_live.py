@@ -4,15 +4,13 @@ refuse (and that a refusal writes nothing), and who may do it."""
 from __future__ import annotations
 
 import copy
-import uuid
 
 import pytest
 
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.models import AuditEvent
 from projects.access import visible_project
-from tests.support.provisioning import onboard
-from tests.support.submission import APP, on_host, pinapp
+from tests.support.submission import APP, on_host, owner_developer_viewer_project, pinapp
 from workloads import services
 from workloads.services import NeverFits
 
@@ -26,16 +24,7 @@ pytestmark = [
 
 @pytest.fixture
 def project(admin_user, user, other_user):
-    return onboard(
-        f"sub-{uuid.uuid4().hex[:6]}",
-        admin_user,
-        members=[
-            ("user", admin_user.username, "owner"),
-            ("user", user.username, "developer"),
-            ("user", other_user.username, "viewer"),
-        ],
-        grants={"ondemand": ("4", "8Gi", "0", "0")},
-    )
+    return owner_developer_viewer_project("sub", admin_user, user, other_user)
 
 
 def test_a_submission_is_completed_for_its_project_written_once_to_the_host_and_audited(

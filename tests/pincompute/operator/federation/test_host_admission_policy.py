@@ -8,8 +8,6 @@ Run alone: .venv/bin/pytest tests/pincompute/operator/federation/test_host_admis
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +23,7 @@ from pincompute.federation.host_policy import NAME
 from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP
 from pincompute.operator.webhook.tls import SECRET_NAME
 from pincompute.specs import validate
-from tests.support.federation import get, pinapp
+from tests.support.federation import get, pinapp, remove_webhook
 from tests.support.federation import host_kubectl as kubectl
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
@@ -70,22 +68,6 @@ def policed(federation_clusters, forwarded_kubeconfig, tmp_path_factory) -> Iter
         yield kubeconfig
     finally:
         unregister_webhook(kubeconfig)  # the last test removes it itself
-
-
-def remove(kubeconfig: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pincompute.operator",
-            "remove-webhook",
-            f"--kubeconfig={kubeconfig}",
-            "--host-context=host",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def refused(kubeconfig: Path, manifest: dict) -> str:
@@ -183,7 +165,7 @@ def test_remove_webhook_removes_the_policy_and_its_binding(policed, project, fed
     ns = project()
     refused(policed, pinapp(ns, team="not ok"))  # the policy is live
 
-    removed = remove(policed)
+    removed = remove_webhook(policed)
 
     assert removed.returncode == 0, removed.stderr
     assert not _policy_registered(federation_clusters["host"])
