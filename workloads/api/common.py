@@ -71,6 +71,14 @@ def flag(request: Request, name: str) -> bool:
     return value in ("true", "1")
 
 
+def dry_run_requested(request: Request) -> bool:
+    """``dryRun``: true or false, or Kubernetes' own ``All`` (what ``kubectl --dry-run=server`` sends)."""
+    value = str(request.query_params.get("dryRun", ""))
+    if value not in ("", "true", "false", "1", "0", "All"):
+        raise Invalid.on("dryRun", "must be true, false or All")
+    return value in ("true", "1", "All")
+
+
 def bounded_int(request: Request, name: str, default: int, maximum: int) -> int:
     return query_int(request, name, default=default, minimum=1, maximum=maximum) or default
 

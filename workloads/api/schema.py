@@ -198,7 +198,10 @@ ETAG = OpenApiParameter(
     description='The workload\'s version, quoted ("3"): send it back as If-Match to change what you read.',
 )
 DRY_RUN = OpenApiParameter(
-    "dryRun", bool, description="validate and check the grant only; nothing is written", required=False
+    "dryRun",
+    bool,
+    description="validate and check the grant only; nothing is written (Kubernetes' `All` is also accepted)",
+    required=False,
 )
 SELECTOR_PARAM = OpenApiParameter(
     "labelSelector",

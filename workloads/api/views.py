@@ -31,7 +31,7 @@ from workloads.api.common import (
     ApiView,
     answer,
     document_of,
-    flag,
+    dry_run_requested,
     if_match,
     if_none_match,
     may_write,
@@ -112,7 +112,7 @@ class ProjectWorkloadsView(ApiView):
     def post(self, request: Request, project: str) -> Response:
         found = visible_project(request.user, project)
         may_write(request, found)
-        dry_run = flag(request, "dryRun")
+        dry_run = dry_run_requested(request)
         document = document_of(request, NewDocumentSerializer)
         accepted = services.submit_workload(found, document, actor=request.user, dry_run=dry_run, create_only=True)
         if dry_run:
@@ -159,7 +159,7 @@ class WorkloadDetailView(ApiView):
         found = visible_project(request.user, project)
         may_write(request, found)
         document = same_object(document_of(request), kind_named(kind), name)
-        dry_run = flag(request, "dryRun")
+        dry_run = dry_run_requested(request)
         version = if_match(request)
         # If-Match (any, `*` included) holds only for a workload that exists (RFC 9110): never a re-creation of
         # one deleted meanwhile; If-None-Match: * holds only for one that does not
@@ -202,7 +202,7 @@ class WorkloadDetailView(ApiView):
         version = if_match(request) or Found(found.project, found.kind, found.name, live, found.role).version
         document = same_object(merge_patch(editable(live), patch), found.kind, found.name)
         accepted = services.submit_workload(
-            found.project, document, actor=request.user, version=version or None, dry_run=flag(request, "dryRun")
+            found.project, document, actor=request.user, version=version or None, dry_run=dry_run_requested(request)
         )
         return answer(accepted.manifest, found.project)
 

@@ -240,10 +240,18 @@ def test_create_refusals_viewer_403_other_tenant_404_exists_409_never_fits_403(
     assert ("PinApp", "proj-ads", "shop") not in web.objects
 
 
-def test_a_dry_run_answers_what_would_be_written_and_writes_nothing(fake_host, developer):
-    response = client_for(developer).post(f"{NEW}?dryRun=true", document(), format="json")
+@pytest.mark.parametrize("value", ["true", "All"])  # All: Kubernetes' own value, what kubectl --dry-run=server sends
+def test_a_dry_run_answers_what_would_be_written_and_writes_nothing(fake_host, developer, value):
+    response = client_for(developer).post(f"{NEW}?dryRun={value}", document(), format="json")
 
     assert response.status_code == 200 and response.json()["name"] == "shop"
+    assert fake_host.objects == {}
+
+
+def test_a_dry_run_value_that_is_neither_a_boolean_nor_all_is_refused_naming_it(fake_host, developer):
+    response = error(client_for(developer).post(f"{NEW}?dryRun=some", document(), format="json"), 400)
+
+    assert response["fields"] == [{"path": "dryRun", "message": "must be true, false or All"}]
     assert fake_host.objects == {}
 
 
