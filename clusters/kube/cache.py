@@ -90,6 +90,9 @@ class StoreReads:
     ) -> list[Obj]:
         return self.store.list(kind, namespace, label_selector, owner_uid)
 
+    def keys(self, kind: str, namespace: str | None = None) -> builtins.list[tuple[str, str]]:
+        return self.store.keys(kind, namespace)
+
     def count(
         self,
         kind: str,

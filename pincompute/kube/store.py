@@ -316,6 +316,15 @@ class Store:
         sets.sort(key=len)
         return [key for key in sets[0] if all(key in s for s in sets[1:])]
 
+    def keys(self, kind: str, namespace: str | None = None) -> builtins.list[Key]:
+        """The (namespace, name) of every object of ``kind`` (in ``namespace``): a name search reads these, and
+        only the objects whose names match."""
+        with self._lock:
+            k = self._kinds.get(kind)
+            if k is None:
+                return []
+            return builtins.list(k.objects if namespace is None else k.by_ns.get(namespace, {}))
+
     def count(
         self,
         kind: str,

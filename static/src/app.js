@@ -13,12 +13,14 @@ import { initDrafts } from "./js/drafts.js";
 import { initConveniences, setupConveniences } from "./js/conveniences.js";
 import { onContent } from "./js/lifecycle.js";
 import { setupPicker } from "./js/picker.js";
+import { setupSearch } from "./js/search.js";
 
 window.htmx = htmx;
 
 setupHtmx(htmx);
 setupConveniences();
 setupPicker();
+setupSearch();
 
 // Every initialiser is idempotent: it runs on the whole document on first
 // load and again after each htmx swap / history restore, skipping elements

@@ -45,6 +45,7 @@ MATRIX = {
     "POST /api/v1/clusters/{name}/uncordon/": ADMIN,
     "POST /api/v1/clusters/{name}/nodes/{verb}/": ADMIN,
     "GET /api/v1/version/": ANYONE,
+    "GET /api/v1/search/": ANYONE,
     "GET /api/v1/cost/": ANYONE,
     "GET /api/v1/prices/": ANYONE,
     "PUT /api/v1/prices/{tier}/": ADMIN,
@@ -209,6 +210,8 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
         values["id"] = world["audit"]
     else:
         values["id"] = request
+    if path == "/api/v1/search/":  # its query is required
+        return method, f"{path}?q={workload}"
     return method, path.format(**values)
 
 

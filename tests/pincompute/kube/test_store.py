@@ -46,6 +46,15 @@ def test_objects_are_slimmed_and_found_by_key_namespace_label_and_owner():
     assert store.list("nodes") == [] and store.count("unknown") == 0
 
 
+def test_keys_are_the_namespaces_and_names_without_the_objects():
+    store = cluster_store()
+    store.replace("pods", [pod("a", "p1"), pod("b", "p2"), pod("a", "p3")])
+    store.apply("pods", "DELETED", pod("a", "p1"))
+
+    assert sorted(store.keys("pods")) == [("a", "p3"), ("b", "p2")]
+    assert store.keys("pods", "a") == [("a", "p3")] and store.keys("pods", "c") == [] and store.keys("nodes") == []
+
+
 def test_the_core_store_without_slimmer_or_aggregators_keeps_objects_whole():
     store = Store()  # the operator's: its server-side-apply plan reads managedFields
     store.replace("Pod", [pod("a", "p1")])

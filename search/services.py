@@ -1,0 +1,56 @@
+"""One search across what a user may see: the page's box, ``GET /api/v1/search/`` and ``pincompute search``.
+
+Results are ranked by how the name matches (exact, prefix, a word's prefix, anywhere), then by kind in the order
+people look for things (projects first), then by name. Nothing is written; a search is not audited (a read).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from base.errors import Invalid
+from base.permissions import is_platform_admin
+from projects.models import Project
+from search import sources
+from search.sources import Hit
+
+MAX_QUERY = 100
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+KIND_ORDER = sources.KIND_ORDER
+
+
+@dataclass
+class Results:
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    more: bool = False  # more matched than the limit
+
+
+def clean_query(value: Any) -> str:
+    text = str(value or "").strip()
+    if not text:
+        raise Invalid.on("q", "type at least one character")
+    if len(text) > MAX_QUERY:
+        raise Invalid.on("q", f"at most {MAX_QUERY} characters")
+    return text
+
+
+def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
+    """The best ``limit`` matches of ``query`` among what ``user`` may see."""
+    text = clean_query(query)
+    lowered = text.lower()
+    visible = {p.namespace: p for p in Project.objects.visible_to(user).order_by("name")}
+    found = itertools.chain(
+        sources.projects(visible.values(), lowered),
+        sources.workloads(visible, lowered),
+        sources.pods(visible, lowered),
+    )
+    if is_platform_admin(user):
+        admin_only = (sources.clusters, sources.nodes, sources.users, sources.groups, sources.audit_entries)
+        found = itertools.chain(found, *(source(lowered) for source in admin_only))
+    best = heapq.nsmallest(limit + 1, found)
+    return Results(text, [make() for *_, make in best[:limit]], len(best) > limit)

@@ -1,0 +1,164 @@
+"""Where search looks, one function per kind of thing: each yields the matches one user may see, as candidates
+whose page link is made only if they make the cut (``reverse`` costs more than ranking a name).
+
+Live objects come from the watch caches the pages read (workloads from the host's, pods and nodes from the
+members'), never from an apiserver, so a search costs no request to a cluster; names are matched on the caches' keys
+and only the matching objects are read. Projects, clusters, users, groups and audit entries come from the database.
+Tenancy is decided here, by the callers' scope: workloads and pods are read only in the namespaces of the projects
+the user may see; clusters, nodes, users, groups and audit entries are searched only for platform admins, whose pages
+they link to.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db.models import Q
+from django.urls import reverse
+
+from base.models import AuditEvent
+from clusters import runtime
+from clusters.models import Cluster
+from pincompute.kinds import KINDS
+from pincompute.labels import WORKLOAD_LABEL
+from projects.models import Project
+from search.ranking import Rank, best, rank
+
+DB_CANDIDATES = 200  # rows read per database source before ranking (the best are among those whose name holds q)
+KIND_ORDER = ("project", "workload", "pod", "cluster", "node", "user", "group", "audit")
+PER_NAMESPACE = 50  # up to this many projects, a cache is read per namespace; beyond, once for all of them
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str  # project, workload, pod, cluster, node, user, group, audit
+    name: str
+    where: str  # what and where it is, in a few words
+    url: str
+    rank: Rank
+    project: str = ""
+
+
+# A match: (rank, kind's place in KIND_ORDER, name's length, name, a tie-breaker, what builds its hit from the rest).
+# A plain tuple, as the sort key and the payload at once: a search may match 100k pod names, of which 20 are shown.
+Candidate = tuple[int, int, int, str, int, Callable[[], Hit]]
+_ties = itertools.count()
+
+
+def candidate(found: Rank, kind: str, name: str, make: Callable[[], Hit]) -> Candidate:
+    return (found, KIND_ORDER.index(kind), len(name), name, next(_ties), make)
+
+
+def _matching_keys(cache: Any, plural: str, visible: dict[str, Project], query: str) -> Iterator[tuple[str, str]]:
+    """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query``."""
+    if len(visible) <= PER_NAMESPACE:
+        for namespace in visible:
+            yield from ((ns, n) for ns, n in cache.keys(plural, namespace) if query in n.lower())
+    else:
+        yield from ((ns, n) for ns, n in cache.keys(plural) if ns in visible and query in n.lower())
+
+
+def projects(visible: Iterable[Project], query: str) -> Iterator[Candidate]:
+    for project in visible:
+        found = best((project.name, project.display_name), query)
+        if found is not None:
+
+            def make(p: Project = project, r: Rank = found) -> Hit:
+                where = f"project of {p.team}" + (" (archived)" if p.archived_at else "")
+                return Hit("project", p.name, where, reverse("projects:detail", args=[p.name]), r, p.name)
+
+            yield candidate(found, "project", project.name, make)
+
+
+def workloads(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+    host = runtime.host_cache()
+    if host is None:
+        return
+    for kind, info in KINDS.items():
+        for namespace, name in _matching_keys(host, info.plural, visible, query):
+            found = rank(name, query)
+            if found is not None:
+                project = visible[namespace].name
+
+                def make(k: str = kind, n: str = name, p: str = project, r: Rank = found) -> Hit:
+                    return Hit("workload", n, f"{k} in {p}", reverse("workloads:detail", args=[p, k, n]), r, p)
+
+                yield candidate(found, "workload", name, make)
+
+
+def pods(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+    for cluster, cache in sorted(runtime.member_caches().items()):
+        for namespace, name in _matching_keys(cache, "pods", visible, query):
+            found = rank(name, query)
+            if found is not None:
+
+                def make(c: Any = cache, cl: str = cluster, ns: str = namespace, n: str = name, r: Rank = found) -> Hit:
+                    obj = c.get("pods", ns, n) or {"metadata": {"name": n}}
+                    project = visible[ns].name
+                    phase = (obj.get("status") or {}).get("phase") or "Pending"
+                    owner = (obj["metadata"].get("labels") or {}).get(WORKLOAD_LABEL)
+                    where = f"pod of {owner} on {cl} in {project}" if owner else f"pod on {cl} in {project}"
+                    url = reverse("debugging:pod", args=[cl, ns, n])
+                    return Hit("pod", n, f"{where}, {phase}", url, r, project)
+
+                yield candidate(found, "pod", name, make)
+
+
+def clusters(query: str) -> Iterator[Candidate]:
+    for cluster in Cluster.objects.filter(name__icontains=query).order_by("name")[:DB_CANDIDATES]:
+        found = rank(cluster.name, query)
+        if found is not None:
+            where, url = f"{cluster.role} cluster in {cluster.zone}", reverse("clusters:detail", args=[cluster.name])
+            hit = Hit("cluster", cluster.name, where, url, found)
+            yield candidate(found, "cluster", cluster.name, lambda h=hit: h)
+
+
+def nodes(query: str) -> Iterator[Candidate]:
+    for cluster, cache in sorted(runtime.member_caches().items()):
+        for _, name in cache.keys("nodes"):
+            found = rank(name, query)
+            if found is not None:
+
+                def make(c: str = cluster, n: str = name, r: Rank = found) -> Hit:
+                    return Hit("node", n, f"node of {c}", reverse("clusters:detail", args=[c]) + "#nodes", r)
+
+                yield candidate(found, "node", name, make)
+
+
+def users(query: str) -> Iterator[Candidate]:
+    model: Any = get_user_model()
+    matching = Q(username__icontains=query) | Q(email__icontains=query)
+    matching |= Q(first_name__icontains=query) | Q(last_name__icontains=query)
+    for user in model.objects.filter(matching).order_by("username")[:DB_CANDIDATES]:
+        found = best((user.username, user.email, user.get_full_name()), query)
+        if found is not None:
+            url = reverse("admin:auth_user_change", args=[user.pk])
+            hit = Hit("user", user.username, f"user {user.email}".strip(), url, found)
+            yield candidate(found, "user", user.username, lambda h=hit: h)
+
+
+def groups(query: str) -> Iterator[Candidate]:
+    for group in Group.objects.filter(name__icontains=query).order_by("name")[:DB_CANDIDATES]:
+        found = rank(group.name, query)
+        if found is not None:
+            hit = Hit("group", group.name, "group", reverse("admin:auth_group_change", args=[group.pk]), found)
+            yield candidate(found, "group", group.name, lambda h=hit: h)
+
+
+def audit_entries(query: str) -> Iterator[Candidate]:
+    matching = Q(target_name__icontains=query) | Q(action__icontains=query) | Q(actor_name__icontains=query)
+    for event in AuditEvent.objects.filter(matching).order_by("-created_at")[:DB_CANDIDATES]:
+        found = best((event.target_name, event.action, event.actor_name), query)
+        if found is not None:
+            name = f"{event.action} {event.target_kind}/{event.target_name}"
+
+            def make(e: AuditEvent = event, n: str = name, r: Rank = found) -> Hit:
+                where = f"audit entry by {e.actor_name}, {e.created_at:%Y-%m-%d %H:%M}"
+                return Hit("audit", n, where, reverse("audit:detail", args=[e.pk]), r, e.project_name)
+
+            yield candidate(found, "audit", name, make)

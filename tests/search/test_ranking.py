@@ -1,0 +1,35 @@
+"""How a name matches what was typed: exact, prefix, a word's prefix, anywhere; nothing when absent."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from search.ranking import Rank, best, rank
+
+
+def test_each_rank_in_its_order():
+    assert rank("payments-api", "payments-api") is Rank.EXACT
+    assert rank("Payments-API", "payments-api") is Rank.EXACT  # case does not matter
+    assert rank("payments-api", "pay") is Rank.PREFIX
+    assert rank("payments-api", "ap") is Rank.WORD
+    assert rank("web-7d9f8.train_job", "tra") is Rank.WORD
+    assert rank("payments-api", "ments") is Rank.WITHIN
+    assert rank("payments-api", "search") is None
+    assert Rank.EXACT < Rank.PREFIX < Rank.WORD < Rank.WITHIN
+
+
+def test_the_best_of_several_names():
+    assert best(("dev1", "ana@example.com", "Ana Lima"), "lima") is Rank.WORD
+    assert best(("dev1", "", "Ana Lima"), "dev1") is Rank.EXACT
+    assert best(("dev1", "ana@example.com"), "zzz") is None
+
+
+@given(st.text(alphabet="abc-_.", min_size=1, max_size=12), st.text(alphabet="abc-", min_size=1, max_size=4))
+def test_a_rank_is_given_exactly_when_the_name_holds_the_query(name, query):
+    found = rank(name, query)
+    assert (found is not None) == (query in name.lower())
+    if found is Rank.EXACT:
+        assert name.lower() == query
+    if found is Rank.PREFIX:
+        assert name.lower().startswith(query) and name.lower() != query
