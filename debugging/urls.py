@@ -11,6 +11,11 @@ urlpatterns = [
     path("recordings/<id:pk>.cast", recordings.recording_cast, name="recording-cast"),
     path("workload/<str:namespace>/<str:workload>/logs/", logs.workload_logs_everywhere, name="workload-logs"),
     path("workload/<str:namespace>/<str:workload>/archive/", archive.workload_archive, name="workload-archive"),
+    path(
+        "workload/<str:namespace>/<str:workload>/archive/download/",
+        archive.workload_archive_download,
+        name="workload-archive-download",
+    ),
     path("<str:cluster>/<str:namespace>/logs/", logs.workload_logs, name="logs"),
     path("<str:cluster>/<str:namespace>/<str:pod>/", pods.pod_debug, name="pod"),
     path("<str:cluster>/<str:namespace>/<str:pod>/shell/", shell.shell_panel, name="shell"),

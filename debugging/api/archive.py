@@ -14,9 +14,12 @@ from rest_framework.views import APIView
 
 from base.api_schema import error_response
 from base.throttling import api_throttles
-from debugging.logs.archive import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY, read_archive
+from debugging.logs.archive import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY, read_archive_page
 
-QUERY_PARAMS = ("workload", "pod", "container", "cluster", "since", "until", "q", "limit")
+QUERY_PARAMS = (
+    "workload", "pod", "container", "cluster", "since", "until", "q", "regex", "source", "stream", "order", "limit",
+    "offset",
+)  # fmt: skip
 
 
 class ArchivedLineSerializer(serializers.Serializer):
@@ -29,10 +32,19 @@ class ArchivedLineSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True)
 
 
+class NextPageSerializer(serializers.Serializer):
+    until = serializers.CharField(help_text="the window's end, held for every page (RFC 3339)")
+    offset = serializers.CharField(help_text="lines to skip")
+
+
 class ArchivedLogsSerializer(serializers.Serializer):
     project = serializers.CharField()
     limit = serializers.IntegerField()
-    lines = ArchivedLineSerializer(many=True, help_text="newest first")
+    order = serializers.ChoiceField(choices=["newest", "oldest"])
+    lines = ArchivedLineSerializer(many=True, help_text="newest first (order=oldest: oldest first)")
+    next = NextPageSerializer(
+        allow_null=True, help_text="the parameters that read the next page (with this request's others); null: last"
+    )
 
 
 def _param(name: str, description: str) -> OpenApiParameter:
@@ -53,8 +65,15 @@ class ArchivedLogsView(APIView):
             _param("since", "a duration before now (30m, 2h, 7d) or an RFC 3339 time"),
             _param("until", "a duration before now or an RFC 3339 time (exclusive)"),
             _param("q", f"a phrase to find (at most {MAX_QUERY} characters; matched as text, never as LogsQL)"),
+            _param("regex", f"a regular expression the line matches (RE2 syntax, at most {MAX_QUERY} characters)"),
+            _param("source", "console, or a declared log file's path"),
+            OpenApiParameter("stream", str, enum=["stdout", "stderr"], required=False, description="console lines"),
+            OpenApiParameter("order", str, enum=["newest", "oldest"], required=False, description="newest first"),
             OpenApiParameter(
                 "limit", int, OpenApiParameter.QUERY, required=False, description=f"1-{MAX_LIMIT}, {DEFAULT_LIMIT}"
+            ),
+            OpenApiParameter(
+                "offset", int, OpenApiParameter.QUERY, required=False, description=f"0-{MAX_OFFSET}: paging (next)"
             ),
         ],
         responses={
@@ -65,13 +84,19 @@ class ArchivedLogsView(APIView):
             429: error_response("over the per-user rate (Retry-After)"),
             503: error_response("the log archive is down or not configured (Retry-After)"),
         },
-        description="The newest matching lines of the project's pods from the log archive, pods that are gone "
-        "included (failed, deleted, scaled down).",
+        description="The matching lines of the project's pods from the log archive, pods that are gone included "
+        "(failed, deleted, scaled down), newest first or oldest first, a page at a time: `next` holds the "
+        "parameters of the next page of the same window.",
         tags=["debugging"],
     )
     def get(self, request: Request, project: str) -> Response:
         params = {k: str(request.query_params.get(k, "")) for k in QUERY_PARAMS}
-        found, lines = read_archive(request.user, project, params)
-        limit = int(params["limit"]) if params["limit"] else DEFAULT_LIMIT
-        body = {"project": found.name, "limit": limit, "lines": [line.__dict__ for line in lines]}
+        page = read_archive_page(request.user, project, params)
+        body = {
+            "project": page.project.name,
+            "limit": page.query.limit,
+            "order": page.query.order,
+            "lines": [line.__dict__ for line in page.lines],
+            "next": page.next,
+        }
         return Response(ArchivedLogsSerializer(body).data)

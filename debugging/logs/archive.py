@@ -34,6 +34,9 @@ from projects.models import Project
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 5000
 MAX_QUERY = 500
+MAX_OFFSET = 100_000  # lines skipped by paging, at most (a narrower time range reads further back)
+ORDERS = {"newest": "desc", "oldest": "asc"}
+STREAMS = ("stdout", "stderr")
 _DURATION = re.compile(r"^(\d{1,6})([smhd])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 NAME_FIELDS = ("workload", "pod", "container", "cluster")
@@ -53,20 +56,42 @@ class ArchivedLine:
 
 @dataclass(frozen=True)
 class ArchiveQuery:
-    """A checked request: every value here is safe to send (names checked, text quoted, times parsed)."""
+    """A checked request: every value here is safe to send (names checked, text quoted, times parsed).
+
+    ``end`` is always set (now, when the user gave no ``until``): the next page of the same window is ``offset``
+    lines further, however many lines arrive meanwhile."""
 
     scope: dict[str, str]
     text: str
     start: str
     end: str
     limit: int
+    regex: str = ""
+    source: str = ""
+    stream: str = ""
+    order: str = "newest"
+    offset: int = 0
+
+    def filters(self) -> str:
+        """The user's filters, each a quoted LogsQL string (JSON escaping): words to match, never LogsQL."""
+        parts = [phrase(self.text)] if self.text else []
+        parts += [f"~{phrase(self.regex)}"] if self.regex else []
+        parts += [f"source:={phrase(self.source)}"] if self.source else []
+        parts += [f"stream:={phrase(self.stream)}"] if self.stream else []
+        return " ".join(parts) or "*"
 
     def params(self) -> dict[str, str]:
-        query = f"{phrase(self.text) if self.text else '*'} | fields {SHOWN}"  # our pipe, after the user's phrase
-        out = {"query": query, "limit": str(self.limit)}
+        pipes = f"sort by (_time {ORDERS[self.order]}) | offset {self.offset} | limit {self.limit} | fields {SHOWN}"
+        out = {"query": f"{self.filters()} | {pipes}"}  # our pipes, after the user's filters
         out["extra_stream_filters"] = json.dumps(self.scope, separators=(",", ":"))
         out.update({k: v for k, v in (("start", self.start), ("end", self.end)) if v})
         return out
+
+    def next_page(self, shown: int) -> dict[str, str] | None:
+        """The query string of the next page (the same window, ``offset`` further), None after the last."""
+        if shown < self.limit or self.offset + shown > MAX_OFFSET:
+            return None
+        return {"until": self.end, "offset": str(self.offset + shown)}
 
 
 def phrase(text: str) -> str:
@@ -105,13 +130,25 @@ def build_query(project: Project, params: Mapping[str, str], now: datetime | Non
     text = params.get("q", "")
     if len(text) > MAX_QUERY or "\x00" in text:
         errors.append(FieldError("q", f"must be at most {MAX_QUERY} characters, without NUL"))
-    limit = DEFAULT_LIMIT
-    raw_limit = params.get("limit", "")
-    if raw_limit:
-        if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
-            errors.append(FieldError("limit", f"must be a whole number from 1 to {MAX_LIMIT}"))
-        else:
-            limit = int(raw_limit)
+    regex = params.get("regex", "")
+    if len(regex) > MAX_QUERY or "\x00" in regex:
+        errors.append(FieldError("regex", f"must be at most {MAX_QUERY} characters, without NUL"))
+    elif regex:
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            errors.append(FieldError("regex", f"is not a regular expression: {exc}"))
+    source = params.get("source", "")
+    if len(source) > 4096 or "\x00" in source:
+        errors.append(FieldError("source", "must be console or a file's path (at most 4096 characters)"))
+    stream = params.get("stream", "")
+    if stream and stream not in STREAMS:
+        errors.append(FieldError("stream", "must be stdout or stderr"))
+    order = params.get("order", "") or "newest"
+    if order not in ORDERS:
+        errors.append(FieldError("order", "must be newest or oldest"))
+    limit = _whole(params, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, errors)
+    offset = _whole(params, "offset", 0, 0, MAX_OFFSET, errors)
     times = {}
     for name in ("since", "until"):
         try:
@@ -122,7 +159,18 @@ def build_query(project: Project, params: Mapping[str, str], now: datetime | Non
         errors.append(FieldError("until", "must be after since"))
     if errors:
         raise Invalid(fields=errors)
-    return ArchiveQuery(scope, text, times["since"], times["until"], limit)
+    end = times["until"] or now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return ArchiveQuery(scope, text, times["since"], end, limit, regex, source, stream, order, offset)
+
+
+def _whole(params: Mapping[str, str], name: str, default: int, low: int, high: int, errors: list[FieldError]) -> int:
+    raw = params.get(name, "")
+    if not raw:
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        errors.append(FieldError(name, f"must be a whole number from {low} to {high}"))
+        return default
+    return int(raw)
 
 
 @functools.cache
@@ -158,15 +206,29 @@ def _line(row: dict[str, Any]) -> ArchivedLine:
     )
 
 
+@dataclass(frozen=True)
+class ArchivePage:
+    project: Project
+    lines: list[ArchivedLine]
+    query: ArchiveQuery
+    next: dict[str, str] | None  # the query string of the next page (with the request's other parameters)
+
+
 def read_archive(actor: Any, project_name: str, params: Mapping[str, str]) -> tuple[Project, list[ArchivedLine]]:
-    """The newest ``limit`` matching lines of the project's pods (newest first); ``NotFound`` for a project the
-    actor cannot see, ``Invalid`` naming the field, ``Unavailable`` while the store is down."""
+    """The matching lines of the project's pods (newest first unless ``order=oldest``); ``NotFound`` for a project
+    the actor cannot see, ``Invalid`` naming the field, ``Unavailable`` while the store is down."""
+    page = read_archive_page(actor, project_name, params)
+    return page.project, page.lines
+
+
+def read_archive_page(actor: Any, project_name: str, params: Mapping[str, str]) -> ArchivePage:
+    """As ``read_archive``, with the query as checked and where the next page starts."""
     project = visible_project(actor, project_name)
     query = build_query(project, params)
     resp = _store("/select/logsql/query", query.params())
     rows = [json.loads(raw) for raw in resp.text.splitlines() if raw.strip()]
-    rows.sort(key=lambda r: str(r.get("_time", "")), reverse=True)
-    return project, [_line(r) for r in rows]
+    rows.sort(key=lambda r: str(r.get("_time", "")), reverse=query.order == "newest")
+    return ArchivePage(project, [_line(r) for r in rows], query, query.next_page(len(rows)))
 
 
 def archived_pods(actor: Any, project_name: str, params: Mapping[str, str]) -> list[tuple[str, int]]:

@@ -1,6 +1,7 @@
 """``pincompute logs --archived``: a pod's or a workload's lines from the log archive, pods that are gone included.
 
     pincompute logs POD -n PROJECT --archived [-c CONTAINER] [--cluster C] [--since 2h] [--until T] [--grep TEXT]
+                                     [--regex RE]
     pincompute logs workload/NAME -n PROJECT --archived ...     every pod the workload ran, on every cluster
 
 ``pincompute logs POD`` falls back to the archive when the pod is gone (the API answers 404 for it), saying so on
@@ -24,6 +25,7 @@ def add_arguments(logs: argparse.ArgumentParser) -> None:
     logs.add_argument("--archived", action="store_true", help="read the log archive (pods that are gone too)")
     logs.add_argument("--until", help="archived lines older than this (a duration such as 10m, or RFC 3339)")
     logs.add_argument("--grep", help="archived lines holding this phrase")
+    logs.add_argument("--regex", help="archived lines matching this regular expression (RE2)")
 
 
 def archived_logs(client: Client, project: str, **filters: Any) -> list[dict[str, str]]:
@@ -44,6 +46,7 @@ def cmd_logs_archived(
         "since": args.since,
         "until": args.until,
         "q": args.grep,
+        "regex": args.regex,
         "limit": args.tail,
     }
     lines = archived_logs(client, project, **filters)

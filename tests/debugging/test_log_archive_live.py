@@ -143,6 +143,36 @@ def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(
     assert gone_code == 0 and "is gone" in gone_err and 'msg="ready"' in gone_out
 
 
+def test_regex_source_stream_order_pages_and_download_on_the_real_store(deleted_job_pod, project, user, client):
+    member(project, user, "viewer")
+    client.force_login(user)
+    pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
+    url = f"/api/v1/projects/{PROJECT}/logs/archive/"
+    window = {"pod": pod, "since": "1h"}
+
+    regex = client.get(url, {**window, "regex": r"seq=[0-2] "}).json()["lines"]
+    files = client.get(url, {**window, "source": "/var/log/app.log"}).json()["lines"]
+    stdout = client.get(url, {**window, "stream": "stdout", "source": "console"}).json()["lines"]
+    everything = client.get(url, {**window, "order": "oldest", "limit": "5000"}).json()["lines"]
+    first = client.get(url, {**window, "order": "oldest", "limit": "3"}).json()
+    second = client.get(url, {**window, "order": "oldest", "limit": "3", **first["next"]}).json()
+    download = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/download/", {"pod": pod, "since": "1h"})
+    page = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/", {"pod": pod, "limit": "3"}).content.decode()
+
+    assert sorted({int(m) for line in regex for m in re.findall(r"seq=(\d) ", line["message"])}) == [0, 1, 2]
+    assert files and {line["source"] for line in files} == {"/var/log/app.log"}
+    assert stdout and {(line["source"], line["stream"]) for line in stdout} == {("console", "stdout")}
+    times = [line["time"] for line in everything]
+    assert times == sorted(times) and len(everything) > 6
+    assert [line["time"] for line in first["lines"] + second["lines"]] == times[:6]  # no line twice, none skipped
+    assert first["next"]["offset"] == "3" and second["next"]["until"] == first["next"]["until"]
+    assert download.status_code == 200 and download["Content-Disposition"].startswith("attachment")
+    assert download.content.decode().splitlines()[0].startswith(f"{times[0]} member-a/{pod}/trainer ")
+    assert "data-archive-next" in page and "data-archive-download" in page
+    bad = client.get(url, {**window, "regex": "(unclosed"})
+    assert bad.status_code == 400 and bad.json()["error"]["fields"][0]["path"] == "regex"
+
+
 def test_another_tenant_reads_none_of_its_lines(deleted_job_pod, project, other_project, user, client):
     member(other_project, user, "owner")
     client.force_login(user)
@@ -150,13 +180,18 @@ def test_another_tenant_reads_none_of_its_lines(deleted_job_pod, project, other_
 
     foreign = client.get(f"/api/v1/projects/{PROJECT}/logs/archive/", {"pod": pod})
     forged = [client.get(f"/api/v1/projects/{other_project.name}/logs/archive/", {"q": q}) for q in HOSTILE]
+    forged += [client.get(f"/api/v1/projects/{other_project.name}/logs/archive/", {"regex": q}) for q in HOSTILE]
+    forged += [
+        client.get(f"/api/v1/projects/{other_project.name}/logs/archive/", {"source": q, "since": "1h"})
+        for q in HOSTILE
+    ]
     named = client.get(f"/api/v1/projects/{other_project.name}/logs/archive/", {"pod": pod, "since": "1h"})
     bad_pod = client.get(f"/api/v1/projects/{other_project.name}/logs/archive/", {"pod": 'x"} or {pod=~".*'})
     code, out, _ = cli(user, "logs", pod, "-n", other_project.name, "--archived")
 
     assert foreign.status_code == 404
-    assert [r.status_code for r in forged] == [200] * len(HOSTILE)
-    assert all(r.json()["lines"] == [] for r in forged)
+    assert [r.status_code for r in forged[: len(HOSTILE)]] == [200] * len(HOSTILE)
+    assert all(r.status_code == 400 or r.json()["lines"] == [] for r in forged)  # 400: "*..." is no regex
     assert named.status_code == 200 and named.json()["lines"] == []
     assert bad_pod.status_code == 400 and bad_pod.json()["error"]["fields"][0]["path"] == "pod"
     assert code == 0 and pod not in out

@@ -16,6 +16,7 @@ from pincompute.errors import Invalid
 from projects.models import Project
 
 NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+NEWEST = f" | sort by (_time desc) | offset 0 | limit 1000 | fields {SHOWN}"
 
 
 def test_the_scope_is_the_projects_namespace_whatever_the_parameters_say():
@@ -24,7 +25,7 @@ def test_the_scope_is_the_projects_namespace_whatever_the_parameters_say():
     params = query.params()
 
     assert json.loads(params["extra_stream_filters"]) == {"namespace": "proj-ads", "pod": "web-1"}
-    assert params["query"] == f"* | fields {SHOWN}" and params["limit"] == "1000"
+    assert params["query"] == f"*{NEWEST}" and params["end"] == "2026-11-27T12:00:00.000000Z"  # now: pages hold still
 
 
 def test_the_users_text_is_one_quoted_phrase():
@@ -32,10 +33,26 @@ def test_the_users_text_is_one_quoted_phrase():
 
     params = build_query(Project(name="ads"), {"q": text}, NOW).params()
 
-    quoted = params["query"].removesuffix(f" | fields {SHOWN}")
+    quoted = params["query"].removesuffix(NEWEST)
     assert quoted == phrase(text)
     assert quoted == '"\\" or {namespace=\\"proj-ml\\"} | union (*) \\\\"'
     assert json.loads(quoted) == text  # the escapes LogsQL reads back as the same text
+
+
+def test_a_regex_source_and_stream_are_quoted_filters_and_pages_go_on_in_the_same_window():
+    text = '" | delete _msg'
+    params = {"regex": text, "source": "/var/log/app.log", "stream": "stderr", "order": "oldest", "limit": "10"}
+
+    query = build_query(Project(name="ads"), params, NOW)
+    sent = query.params()["query"]
+
+    filters = f'~{phrase(text)} source:="/var/log/app.log" stream:="stderr"'
+    assert sent.startswith(f"{filters} | sort by (_time asc)")
+    assert " | offset 0 | limit 10 | " in sent
+    assert query.next_page(10) == {"until": "2026-11-27T12:00:00.000000Z", "offset": "10"}
+    assert query.next_page(9) is None  # a short page is the last
+    later = build_query(Project(name="ads"), {**params, **query.next_page(10)}, NOW)
+    assert " | offset 10 | limit 10 | " in later.params()["query"] and later.end == query.end
 
 
 def test_times_are_durations_or_rfc3339_and_since_comes_first():
@@ -61,6 +78,13 @@ def test_times_are_durations_or_rfc3339_and_since_comes_first():
         ({"limit": "5001"}, "limit"),
         ({"since": "yesterday"}, "since"),
         ({"until": "2026-11-27T11:30:00"}, "until"),
+        ({"regex": "(unclosed"}, "regex"),
+        ({"regex": "x" * 501}, "regex"),
+        ({"stream": "stdin"}, "stream"),
+        ({"order": "random"}, "order"),
+        ({"offset": "-1"}, "offset"),
+        ({"offset": "100001"}, "offset"),
+        ({"source": "a\x00b"}, "source"),
     ],
 )
 def test_bad_input_names_its_field(params, field):
