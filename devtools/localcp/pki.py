@@ -137,8 +137,10 @@ def _issue(
     if server:
         builder = builder.add_extension(
             x509.SubjectAlternativeName(
-                [*(x509.IPAddress(ipaddress.ip_address(ip)) for ip in _serving_ips(extra_ips)),
-                 *map(x509.DNSName, SERVING_NAMES)]  # fmt: skip
+                [
+                    *(x509.IPAddress(ipaddress.ip_address(ip)) for ip in _serving_ips(extra_ips)),
+                    *map(x509.DNSName, SERVING_NAMES),
+                ]
             ),
             critical=False,
         ).add_extension(

@@ -138,7 +138,8 @@ def test_the_operator_serves_the_admission_webhook_behind_its_service_with_the_r
 def test_a_private_idps_ca_bundle_is_mounted_into_the_web_pods_and_named_by_oidc_verify_ssl(render: Render) -> None:
     default = by_kind(render(PRODUCTION_VALUES), "ConfigMap")["pc-pinconsole-settings"]["data"]
     assert default["OIDC_VERIFY_SSL"] == "true"
-    objects = render(PRODUCTION_VALUES, values={"config": {"oidc": {"caBundle": {"configMap": "idp-ca", "key": "b.pem"}}}})
+    bundle = {"configMap": "idp-ca", "key": "b.pem"}
+    objects = render(PRODUCTION_VALUES, values={"config": {"oidc": {"caBundle": bundle}}})
     path = by_kind(objects, "ConfigMap")["pc-pinconsole-settings"]["data"]["OIDC_VERIFY_SSL"]
     pods = pod_templates(objects)
     web = pods["pc-pinconsole-web"]
