@@ -81,7 +81,8 @@ def sign_in_through_dex(client: httpx.Client, login: str, password: str) -> http
     assert idp.status_code == 200 and forms, f"no login form at {idp.url} ({idp.status_code}): {idp.text[:300]}"
     action, fields = forms[0]
     landed = client.post(idp.url.join(action), data={**fields, "login": login, "password": password})
-    assert landed.url.host == client.base_url.host and landed.status_code == 200, (
+    signed_in = landed.url.host == client.base_url.host and not landed.url.path.startswith("/login/")
+    assert signed_in and landed.status_code == 200, (
         f"the sign-in stopped at {landed.url} ({landed.status_code}): {landed.text[:300]}"
     )
     return landed
