@@ -1,4 +1,5 @@
-"""dex OIDC provider for tests and dev: TLS on loopback, memory storage, static users and clients.
+"""dex OIDC provider for tests and dev: TLS on loopback (or on ``host``, an address of this machine that pods
+reach too: the serving certificate names it), memory storage, static users and clients.
 
 dex v2.45.1 static passwords carry ``groups`` (``storage.Password.Groups``, returned by the local
 password connector), so the password grant and the browser flow both put a ``groups`` claim in the
@@ -21,7 +22,7 @@ import yaml
 
 from . import binaries as _binaries
 from . import procs
-from .pki import ensure_pki
+from .pki import PKI, ensure_pki
 
 
 class DexUser(TypedDict, total=False):
@@ -66,8 +67,10 @@ class DexServer:
         clients: Sequence[DexClient] | None = None,
         *,
         build_missing: bool = True,
+        host: str = "127.0.0.1",
     ) -> None:
         self.state_dir = Path(state_dir).expanduser().resolve()
+        self.host = host
         self.dir = self.state_dir / "dex"
         self.users = list(users if users is not None else DEFAULT_USERS)
         self.clients = list(clients if clients is not None else DEFAULT_CLIENTS)
@@ -83,11 +86,14 @@ class DexServer:
 
     @property
     def issuer(self) -> str:
-        return f"https://127.0.0.1:{self.port}/dex"
+        return f"https://{self.host}:{self.port}/dex"
+
+    def _pki(self) -> PKI:
+        return ensure_pki(self.state_dir, extra_ips=(self.host,))
 
     @property
     def ca_file(self) -> Path:
-        return ensure_pki(self.state_dir).ca_crt
+        return self._pki().ca_crt
 
     @property
     def token_endpoint(self) -> str:
@@ -102,7 +108,7 @@ class DexServer:
         return self.proc.log_file
 
     def config(self) -> dict[str, Any]:
-        pki = ensure_pki(self.state_dir)
+        pki = self._pki()
         static_passwords = []
         for i, u in enumerate(self.users):
             hashed = bcrypt.hashpw(u["password"].encode(), bcrypt.gensalt(rounds=10)).decode()
@@ -121,7 +127,7 @@ class DexServer:
             "issuer": self.issuer,
             "storage": {"type": "memory"},
             "web": {
-                "https": f"127.0.0.1:{self.port}",
+                "https": f"{self.host}:{self.port}",
                 "tlsCert": str(pki.serving_crt),
                 "tlsKey": str(pki.serving_key),
             },

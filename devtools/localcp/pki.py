@@ -4,8 +4,8 @@ Layout of ``<state_dir>/pki``::
 
     ca.crt ca.key                 self-signed CA (10 years)
     serving.crt serving.key       SAN IP:127.0.0.1, DNS:localhost, and the in-cluster names of an apiserver
-                                  (kubernetes.default.svc..., 10.96.0.1) for pods on a real node; shared by
-                                  apiservers, kwok and dex
+                                  (kubernetes.default.svc..., 10.96.0.1) for pods on a real node, plus the
+                                  caller's ``extra_ips``; shared by apiservers, kwok and dex
     admin.crt admin.key           client cert CN=admin, O=system:masters
     admin-token                   static bearer token (system:masters) for the kubeconfig
     tokens.csv                    kube-apiserver --token-auth-file
@@ -18,6 +18,7 @@ import datetime as dt
 import ipaddress
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,7 @@ def _issue(
     key: ec.EllipticCurvePrivateKey,
     *,
     server: bool,
+    extra_ips: Sequence[str] = (),
 ) -> x509.Certificate:
     now = dt.datetime.now(dt.UTC)
     builder = (
@@ -135,7 +137,10 @@ def _issue(
     if server:
         builder = builder.add_extension(
             x509.SubjectAlternativeName(
-                [*(x509.IPAddress(ipaddress.ip_address(ip)) for ip in SERVING_IPS), *map(x509.DNSName, SERVING_NAMES)]
+                [
+                    *(x509.IPAddress(ipaddress.ip_address(ip)) for ip in _serving_ips(extra_ips)),
+                    *map(x509.DNSName, SERVING_NAMES),
+                ]
             ),
             critical=False,
         ).add_extension(
@@ -147,8 +152,24 @@ def _issue(
     return builder.sign(ca_key, hashes.SHA256())
 
 
-def ensure_pki(state_dir: Path) -> PKI:
-    """Create (once) and return the PKI under ``state_dir/pki``. Idempotent."""
+def _serving_ips(extra_ips: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys((*SERVING_IPS, *extra_ips)))
+
+
+def _names_ips(crt: Path, ips: Sequence[str]) -> bool:
+    """Whether the certificate at ``crt`` names every address of ``ips``."""
+    if not ips:
+        return True
+    cert = x509.load_pem_x509_certificate(crt.read_bytes())
+    named = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(
+        x509.IPAddress
+    )
+    return {ipaddress.ip_address(ip) for ip in ips} <= set(named)
+
+
+def ensure_pki(state_dir: Path, extra_ips: Sequence[str] = ()) -> PKI:
+    """Create (once) and return the PKI under ``state_dir/pki``. Idempotent. ``extra_ips``: more addresses the
+    serving certificate must name (e.g. dex on the real node's bridge); it is issued again if it lacks one."""
     pki = PKI(Path(state_dir) / "pki")
     pki.dir.mkdir(parents=True, exist_ok=True)
     os.chmod(pki.dir, 0o700)
@@ -196,10 +217,10 @@ def ensure_pki(state_dir: Path) -> PKI:
         (pki.serving_crt, pki.serving_key, _name("localhost"), True),
         (pki.admin_crt, pki.admin_key, _name("admin", "system:masters"), False),
     ):
-        if crt.exists() and key_path.exists():
+        if crt.exists() and key_path.exists() and not (server and not _names_ips(crt, extra_ips)):
             continue
         key = ec.generate_private_key(ec.SECP256R1())
-        cert = _issue(ca_key, ca_cert, subject, key, server=server)
+        cert = _issue(ca_key, ca_cert, subject, key, server=server, extra_ips=extra_ips)
         _write(key_path, _key_pem(key), private=True)
         _write(crt, cert.public_bytes(pem))
 

@@ -4,6 +4,10 @@ The pods live on the node's bridge: PostgreSQL, Redis and the local apiservers l
 reached through a forwarder on the node's address, and the kubeconfigs the chart mounts name those (with
 ``tls-server-name: localhost``, what the apiservers' certificate names). The settings, portal and operator kubeconfig
 Secrets are what an admin creates before ``helm install`` (deploy/README.md).
+
+The IdP is a dex of the test's own on the node's address, so the user's browser (the test) and the web pods reach the
+same issuer; its certificate names that address and its CA is the chart's ``config.oidc.caBundle``; its client's
+redirect URI is the portal's callback on the public host, as the portal builds it behind its ingress.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import httpx
 import yaml
 
 from devtools.localcp import LocalControlPlane, binaries
+from devtools.localcp.dex import DexClient, DexServer, DexUser
 from pincompute.operator.webhook.registration import NAME as WEBHOOK_NAME
 from tests.harness.forwarder import TcpForwarder
 from tests.harness.image import ROOT
@@ -31,6 +36,9 @@ from tests.harness.realnode import BRIDGE, NODE_LABEL
 from tests.support.helm import CHART
 
 PORTAL_HOST = "portal.test"  # the chart's ingress.host: Django answers it, the probes name it
+PORTAL_ORIGIN = f"https://{PORTAL_HOST}"
+OIDC_CLIENT, OIDC_SECRET, OIDC_CA = "pinconsole", "real-node-oidc-secret", "pinconsole-oidc-ca"
+USER: DexUser = {"email": "ada@example.com", "username": "ada", "password": "correct-horse-battery", "groups": ["devs"]}
 CHART_KUBECONFIG = "/etc/pinconsole/clusters/kubeconfig"  # where the chart mounts clusters.kubeconfigSecret
 
 
@@ -80,12 +88,31 @@ def pod_network(ports: list[int]) -> Iterator[PodNetwork]:
             forwarder.stop()
 
 
-def values(image: str, members: list[str]) -> dict[str, Any]:
-    """The chart's values for the real node: every pod pinned there, small, the operator's two replicas."""
+@contextmanager
+def node_dex(state_dir: Path) -> Iterator[DexServer]:
+    """dex on the node's address (the bridge must exist: after the node started), with ``USER``; stopped after."""
+    client: DexClient = {"id": OIDC_CLIENT, "secret": OIDC_SECRET, "redirect_uris": [f"{PORTAL_ORIGIN}/oidc/callback/"]}
+    dex = DexServer(state_dir, users=[USER], clients=[client], host=BRIDGE.gateway)
+    try:
+        yield dex.start()
+    finally:
+        dex.stop()
+
+
+def oidc(issuer: str) -> dict[str, Any]:
+    """The chart's ``config.oidc`` for dex at ``issuer``, its CA from the ConfigMap ``OIDC_CA``."""
+    return {"clientId": OIDC_CLIENT, "authorizationEndpoint": f"{issuer}/auth", "tokenEndpoint": f"{issuer}/token",
+            "userEndpoint": f"{issuer}/userinfo", "jwksEndpoint": f"{issuer}/keys",
+            "caBundle": {"configMap": OIDC_CA, "key": "ca.crt"}}  # fmt: skip
+
+
+def values(image: str, members: list[str], issuer: str) -> dict[str, Any]:
+    """The chart's values for the real node: every pod pinned there, small, the operator's two replicas, OIDC."""
     repository, tag = image.rsplit(":", 1)
     small = {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"memory": "768Mi"}}
     return {
         "mode": "host",
+        "config": {"oidc": oidc(issuer)},
         "image": {"repository": repository, "tag": tag, "pullPolicy": "Never"},
         "nodeSelector": {NODE_LABEL: "true"},
         "tolerations": [{"key": NODE_LABEL, "operator": "Exists", "effect": "NoSchedule"}],
@@ -122,6 +149,10 @@ class Release:
 
     def secret(self, name: str, **data: str) -> None:
         manifest = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "stringData": data}
+        self.kubectl("apply", "-f", "-", stdin=json.dumps(manifest))
+
+    def config_map(self, name: str, **data: str) -> None:
+        manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
         self.kubectl("apply", "-f", "-", stdin=json.dumps(manifest))
 
     def pods(self, component: str) -> list[dict[str, Any]]:

@@ -1,10 +1,10 @@
 """The chart's optional objects (off by default): the ServiceMonitors and the NetworkPolicies deploy/README.md and
 docs/metrics.md promise, rendered and asserted on; what a scraper needs from the web pods (their own address as a
-host). Their schema against a real apiserver: test_chart_cluster.py (server-side dry run)."""
+host); a private IdP's CA bundle. Their schema against a real apiserver: test_chart_cluster.py (server-side dry run)."""
 
 from __future__ import annotations
 
-from tests.support.helm import PRODUCTION_VALUES, Render, by_kind
+from tests.support.helm import PRODUCTION_VALUES, Render, by_kind, pod_templates
 
 ON = {"serviceMonitor": {"enabled": True, "labels": {"release": "prom"}}, "networkPolicy": {"enabled": True}}
 
@@ -133,3 +133,19 @@ def test_the_operator_serves_the_admission_webhook_behind_its_service_with_the_r
             "args"
         ]
     )
+
+
+def test_a_private_idps_ca_bundle_is_mounted_into_the_web_pods_and_named_by_oidc_verify_ssl(render: Render) -> None:
+    default = by_kind(render(PRODUCTION_VALUES), "ConfigMap")["pc-pinconsole-settings"]["data"]
+    assert default["OIDC_VERIFY_SSL"] == "true"
+    bundle = {"configMap": "idp-ca", "key": "b.pem"}
+    objects = render(PRODUCTION_VALUES, values={"config": {"oidc": {"caBundle": bundle}}})
+    path = by_kind(objects, "ConfigMap")["pc-pinconsole-settings"]["data"]["OIDC_VERIFY_SSL"]
+    pods = pod_templates(objects)
+    web = pods["pc-pinconsole-web"]
+    volume = {v["name"]: v for v in web["volumes"]}["oidc-ca"]
+    assert volume["configMap"] == {"name": "idp-ca", "items": [{"key": "b.pem", "path": "ca.crt"}]}
+    mount = {m["name"]: m for m in web["containers"][0]["volumeMounts"]}["oidc-ca"]
+    assert mount["readOnly"] is True and path == f"{mount['mountPath']}/ca.crt"
+    others = [n for n, pod in pods.items() if "oidc-ca" in {v["name"] for v in pod.get("volumes", [])}]
+    assert others == ["pc-pinconsole-web"]  # only the web pods call the IdP

@@ -24,6 +24,7 @@ BAD = {
     "networkPolicy.enabled=maybe": "/networkPolicy/enabled",
     "web.resources.limits.memory=lots": "/web/resources/limits/memory",
     "config.extraEnv.lower_case=x": "/config/extraEnv': additional properties 'lower_case'",
+    "config.oidc.caBundle.configMap=IdP_CA": "/config/oidc/caBundle/configMap",
 }
 
 

@@ -1,10 +1,11 @@
 """The chart on a real node: ``helm install`` puts every pod of the release on a kubelet (containerd, runc, CNI) that
 joined the local host cluster (tests/harness/realnode.py), from the project image imported into containerd, and a
-user goes through the portal's Service as through an ingress: the sign-in page, an API token, a project provisioned
-by the worker pod, a workload placed on the members by the operator pods, a shell and a log stream over the web
-pods' websockets. Then the operator's leader pod is killed: the standby takes the Lease and places the next
-workload. The time from ``helm install`` to the portal answering is printed. Everything the node started is gone
-afterwards, also when a test fails."""
+user goes through the portal's Service as through an ingress: signs in through dex's login form (the web pods redeem
+the code at dex), opens the project page and creates an API token on the tokens page with that browser session; with
+the token, a workload of the project the worker pod provisioned is placed on the members by the operator pods, and
+a shell and a log stream go over the web pods' websockets. Then the operator's leader pod is killed: the standby
+takes the Lease and places the next workload. The time from ``helm install`` to the portal answering is printed.
+Everything the node started is gone afterwards, also when a test fails."""
 
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ from django.conf import settings
 from django.db.migrations.recorder import MigrationRecorder
 from kubernetes import client as k8s
 
-from accounts.services import create_api_token
 from clusters import services as cluster_services
 from devtools.devstack import sync_member_clusters
 from devtools.localcp import LocalControlPlane
+from devtools.localcp.dex import DexServer
 from devtools.localcp.nodes import api_client
 from devtools.localcp.procs import start_ticks
 from devtools.waiting import wait_for
@@ -39,6 +40,7 @@ from tests.harness.containerd import pause_image, processes_mentioning
 from tests.harness.image import BuiltImage
 from tests.harness.podman import Podman
 from tests.harness.realnode import NODE_LABEL, NODE_NAME, RealNode
+from tests.support import oidc_browser
 from tests.support.provisioning import federation, pools, register, subprocess_database_url, team_project  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
@@ -92,17 +94,22 @@ def _ports(cp: LocalControlPlane) -> list[int]:
     return [int(urlsplit(url).port or 0) for url in services] + [int(c.ports["apiserver"]) for c in cp.clusters]
 
 
-def _install(release: rr.Release, net: rr.PodNetwork, cp: LocalControlPlane, image: str, tmp: Path) -> float:
-    """The Secrets an admin creates, then ``helm install``; returns the seconds until the portal answered."""
+def _install(
+    release: rr.Release, net: rr.PodNetwork, cp: LocalControlPlane, dex: DexServer, image: str, tmp: Path
+) -> float:
+    """The Secrets and the IdP's CA an admin creates, then ``helm install``; returns the seconds until the portal
+    answered."""
     release.kubectl("create", "namespace", release.namespace)
     database, redis = net.url(subprocess_database_url()), net.url(os.environ["REDIS_URL"])
-    release.secret("pinconsole-settings", SECRET_KEY=settings.SECRET_KEY, DATABASE_URL=database, REDIS_URL=redis)
+    release.secret("pinconsole-settings", SECRET_KEY=settings.SECRET_KEY, DATABASE_URL=database, REDIS_URL=redis,
+                   OIDC_RP_CLIENT_SECRET=rr.OIDC_SECRET)  # fmt: skip
+    release.config_map(rr.OIDC_CA, **{"ca.crt": dex.ca_file.read_text()})
     members = rr.member_contexts(cp)
     contexts = [c.context for c in cp.clusters]
     release.secret("pinconsole-portal-kubeconfig", kubeconfig=net.kubeconfig(cp.kubeconfig_path, contexts))
     release.secret("pinconsole-operator-kubeconfig", kubeconfig=net.kubeconfig(cp.kubeconfig_path, members))
     values = tmp / "values.yaml"
-    values.write_text(yaml.safe_dump(rr.values(image, members)))
+    values.write_text(yaml.safe_dump(rr.values(image, members, dex.issuer)))
     started = time.monotonic()
     done = release.helm_run("install", values, "--timeout", "10m")
     assert done.returncode == 0, done.stderr
@@ -112,7 +119,14 @@ def _install(release: rr.Release, net: rr.PodNetwork, cp: LocalControlPlane, ima
 
 
 def _upgrade(
-    release: rr.Release, node: RealNode, podman: Podman, image: str, cp: LocalControlPlane, tmp: Path, stream: LogFollow
+    release: rr.Release,
+    node: RealNode,
+    podman: Podman,
+    image: str,
+    cp: LocalControlPlane,
+    issuer: str,
+    tmp: Path,
+    stream: LogFollow,
 ) -> None:
     """``helm upgrade`` to an image with one more migration: the hook applies it, the web pods roll (every old one
     replaced, the new ones Ready), and the log stream open through an old one is cut."""
@@ -120,7 +134,7 @@ def _upgrade(
     node.containerd.import_image(podman, upgraded)
     before = {p["metadata"]["name"] for p in release.pods("web")}
     values = tmp / "values-upgrade.yaml"
-    values.write_text(yaml.safe_dump(rr.values(upgraded, rr.member_contexts(cp))))
+    values.write_text(yaml.safe_dump(rr.values(upgraded, rr.member_contexts(cp), issuer)))
     try:
         done = release.helm_run("upgrade", values, "--timeout", "10m")
         assert done.returncode == 0, done.stderr
@@ -159,7 +173,7 @@ def test_the_chart_runs_on_a_real_node_and_a_user_goes_through_it(
     federation: Any,  # noqa: F811 - the fixture: the registry's clusters with the platform installed
     pools: Any,  # noqa: F811 - the fixture: room in every member's pools
     admin_user: Any,
-    user: Any,
+    django_user_model: Any,
     tmp_path: Path,
 ) -> None:
     cp = local_control_plane
@@ -169,21 +183,25 @@ def test_the_chart_runs_on_a_real_node_and_a_user_goes_through_it(
                                           api_server=info.server, kubeconfig_path=rr.CHART_KUBECONFIG,
                                           kube_context=info.context)  # fmt: skip
     suffix = uuid.uuid4().hex[:6]
-    with real_node(cp, podman, [node_image]) as node, rr.pod_network(_ports(cp)) as net:
+    with (
+        real_node(cp, podman, [node_image]) as node,
+        rr.pod_network(_ports(cp)) as net,
+        rr.node_dex(tmp_path / "dex") as dex,
+    ):
         release = rr.Release(f"pc{suffix}", f"pinconsole-{suffix}", cp.kubeconfig_path, helm)
         try:
-            seconds = _install(release, net, cp, node_image, tmp_path)
+            seconds = _install(release, net, cp, dex, node_image, tmp_path)
             print(f"helm install -> the portal answering through its Service: {seconds} s")
             pods = [pod for c in ("web", "worker", "beat", "operator") for pod in release.pods(c)]
             assert {pod["spec"]["nodeName"] for pod in pods} == {NODE_NAME}
             url = release.web_url()
             http = rr.portal_client(url)
-            assert http.get("/login/").status_code == 200
 
-            token = create_api_token(user=user, name="real-node", days=1)[1]
-            api = {"Authorization": f"Bearer {token}"}
-            me = http.get("/api/v1/me/", headers=api)
-            assert me.status_code == 200 and me.json()["username"] == user.username, me.text
+            browser = oidc_browser.browser(rr.PORTAL_ORIGIN, url, dex.ca_file)
+            landed = oidc_browser.sign_in_through_dex(browser, rr.USER["email"], rr.USER["password"])
+            assert landed.url.path == "/" and "Welcome" in landed.text
+            user = django_user_model.objects.get(oidc_identities__issuer=dex.issuer)
+            assert list(user.groups.values_list("name", flat=True)) == rr.USER["groups"]
 
             project = team_project("realnode", admin_user, user, grants={"ondemand": ("8", "16Gi", "0", "0")})
             wait_for(
@@ -191,6 +209,15 @@ def test_the_chart_runs_on_a_real_node_and_a_user_goes_through_it(
                 == {"ready"},
                 300, interval=2, what="the project provisioned by the worker pod",
             )  # fmt: skip
+            detail = browser.get(f"/projects/{project.name}/")
+            assert detail.status_code == 200 and detail.url.path == f"/projects/{project.name}/", detail.url
+            assert project.name in detail.text
+            created = oidc_browser.submit(browser, "/tokens/", {"name": "real-node", "days": "1", "scope": "write"})
+            token = oidc_browser.page(created).by_id.get("new-token", "")
+            assert created.status_code == 200 and token, created.text[:500]
+            api = {"Authorization": f"Bearer {token}"}
+            me = http.get("/api/v1/me/", headers=api)
+            assert me.status_code == 200 and me.json()["username"] == user.username, me.text
             member, pod = _submit_and_find_pod(http, api, cp, project, "shop")
             assert "hello-42" in shell_echo(url, f"/ws/exec/{member}/{project.namespace}/{pod}/app/", token)
             logs = f"/ws/logs/{member}/{project.namespace}/{pod}/app/"
@@ -198,7 +225,7 @@ def test_the_chart_runs_on_a_real_node_and_a_user_goes_through_it(
             wait_for(lambda: len(stream.lines) >= 3, 120, interval=0.5, what="log lines over the websocket")
             assert all(pod in line["text"] for line in stream.lines), stream.lines
 
-            _upgrade(release, node, podman, node_image, cp, tmp_path, stream)
+            _upgrade(release, node, podman, node_image, cp, dex.issuer, tmp_path, stream)
             resumed = LogFollow(url, logs, token, after_seq=stream.last_seq)
             wait_for(lambda: len(resumed.lines) >= 2, 240, interval=0.5, what="the log stream resumed")
             resumed.close()

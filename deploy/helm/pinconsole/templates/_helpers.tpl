@@ -128,6 +128,32 @@ envFrom:
 {{- end }}
 {{- end }}
 
+{{/* A private IdP's CA bundle (web): config.oidc.caBundle, named by OIDC_VERIFY_SSL. */}}
+{{- define "pinconsole.oidcCaPath" -}}
+/etc/pinconsole/oidc-ca/ca.crt
+{{- end }}
+
+{{- define "pinconsole.oidcCaVolume" -}}
+{{- with .Values.config.oidc.caBundle }}
+{{- if .configMap }}
+- name: oidc-ca
+  configMap:
+    name: {{ .configMap }}
+    items:
+      - key: {{ .key }}
+        path: ca.crt
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "pinconsole.oidcCaMount" -}}
+{{- if .Values.config.oidc.caBundle.configMap }}
+- name: oidc-ca
+  mountPath: {{ include "pinconsole.oidcCaPath" . | dir }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
 {{- define "pinconsole.serviceAccount" -}}
 apiVersion: v1
 kind: ServiceAccount
