@@ -6,9 +6,12 @@ stored only when the provider says it is verified (``email_verified`` the boolea
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import requests
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
@@ -18,6 +21,7 @@ from accounts import identity
 from accounts.live_access import access_changed
 from base import audit
 
+LOG = logging.getLogger(__name__)
 _MAX_GROUP_NAME = 150
 
 
@@ -37,6 +41,19 @@ def verified_email(claims: dict[str, Any]) -> str:
 
 
 class PortalOIDCBackend(OIDCAuthenticationBackend):
+    def authenticate(self, request: Any, **kwargs: Any) -> Any:
+        """A provider that refuses the code exchange (a wrong client secret, a code used twice) or does not answer is
+        a failed sign-in with a message on the sign-in page, never a 500."""
+        try:
+            return super().authenticate(request, **kwargs)
+        except requests.RequestException as exc:
+            status = getattr(exc.response, "status_code", None)
+            why = f"answered {status}" if status else f"did not answer ({type(exc).__name__})"
+            LOG.warning("OIDC sign-in failed: the identity provider %s", why)
+            if request is not None:
+                messages.error(request, f"Sign-in failed: the identity provider {why}. Try again, or ask an admin.")
+            return None
+
     def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> dict[str, Any]:
         """The userinfo claims with ``iss`` and ``sub`` taken from the verified ID token.
 

@@ -60,3 +60,22 @@ def test_an_account_with_the_same_email_is_never_taken_over(page, live_server, o
     assert signed_in.oidc_identities.get().issuer.startswith("https://")
     page.goto(f"{live_server.url}/admin/")
     assert page.locator("body").inner_text().strip() == "The admin is for platform admins."
+
+
+def test_a_provider_that_refuses_the_code_exchange_is_a_failed_sign_in_not_a_500(
+    page, live_server, oidc_provider, settings, django_user_model
+):
+    """A wrong client secret: dex signs the user in, then refuses the portal's code exchange (401)."""
+    settings.OIDC_RP_CLIENT_SECRET = "not-the-secret"
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_role("link", name="Sign in with SSO").click()
+    page.wait_for_url("**/dex/auth/**")
+    page.fill("input[name=login]", "alice@example.com")
+    page.fill("input[name=password]", "correct-horse")
+    with page.expect_response(lambda r: "/oidc/callback/" in r.url) as callback:
+        page.click("button[type=submit]")
+    page.wait_for_url("**/login/**")
+
+    assert callback.value.status == 302
+    assert "Sign-in failed: the identity provider answered 401" in page.content()
+    assert not django_user_model.objects.filter(email="alice@example.com").exists()
