@@ -38,7 +38,12 @@ def a_running_pod(namespace: str) -> tuple[Cluster, V1Pod] | None:
 
 
 def test_a_running_pods_use_shows_on_its_pages_within_two_scrapes(
-    usage_metrics, operator, created, admin_user, user, client  # noqa: F811
+    usage_metrics,
+    operator,  # noqa: F811
+    created,  # noqa: F811
+    admin_user,
+    user,
+    client,
 ):
     project = team_project("use", admin_user, user, grants={"ondemand": ("16", "64Gi", "0", "0")})
     app = example("PinApp", project=project.name)
