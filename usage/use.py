@@ -10,6 +10,9 @@ tier's prices (``usage.prices``). Rows roll up by pod, workload and project, and
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -72,6 +75,17 @@ def _add(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a + b
 
 
+@functools.lru_cache(maxsize=4096)
+def _cores(quantity: str) -> float:
+    """Parsed once per distinct quantity: 10k pods ask for a few dozen distinct sizes."""
+    return parse_cpu(quantity) / 1000
+
+
+@functools.lru_cache(maxsize=4096)
+def _bytes(quantity: str) -> float:
+    return float(parse_memory(quantity))
+
+
 def _container_rows(pod: dict[str, Any], cluster: str, project: str) -> list[Use]:
     meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
     tier = TIER_OF_CLASS.get(spec.get("priorityClassName") or "", DEFAULT_TIER.label)
@@ -83,10 +97,10 @@ def _container_rows(pod: dict[str, Any], cluster: str, project: str) -> list[Use
         rows.append(Use(
             name=f"{meta.get('name')}/{c.get('name')}", project=project, cluster=cluster, workload=workload,
             pod=meta.get("name") or "", container=c.get("name") or "", tier=tier, containers=1,
-            cpu_request=parse_cpu(req["cpu"]) / 1000 if "cpu" in req else 0.0,
-            memory_request=float(parse_memory(req["memory"])) if "memory" in req else 0.0,
-            cpu_limit=parse_cpu(lim["cpu"]) / 1000 if "cpu" in lim else None,
-            memory_limit=float(parse_memory(lim["memory"])) if "memory" in lim else None,
+            cpu_request=_cores(req["cpu"]) if "cpu" in req else 0.0,
+            memory_request=_bytes(req["memory"]) if "memory" in req else 0.0,
+            cpu_limit=_cores(lim["cpu"]) if "cpu" in lim else None,
+            memory_limit=_bytes(lim["memory"]) if "memory" in lim else None,
         ))  # fmt: skip
     return rows
 
@@ -219,6 +233,18 @@ class UseReport:
 
 
 def _report(projects: list[Project], q: UseQuery, name: str) -> UseReport:
+    """The report, computed once per scrape interval for the same projects and query in this process (the caches
+    and Prometheus are read again in the next interval)."""
+    interval = prom.scrape_seconds()
+    scope = hashlib.sha256(repr((sorted(p.pk for p in projects), q, name)).encode()).hexdigest()
+    key = f"use:{int(time.time() // interval)}:{scope}"
+    found: UseReport | None = reports.get(key)
+    if found is None:
+        found = reports.put(key, _compute(projects, q, name))
+    return found
+
+
+def _compute(projects: list[Project], q: UseQuery, name: str) -> UseReport:
     rows = running_containers(projects)
     measure(rows, [p.namespace for p in projects])
     scoped = [r for r in rows.values() if q.workload in ("", r.workload) and q.pod in ("", r.pod)]
@@ -227,6 +253,9 @@ def _report(projects: list[Project], q: UseQuery, name: str) -> UseReport:
     whole.name = name
     pods = sorted({r.pod for r in scoped})
     return UseReport(ranked(roll_up(scoped, q.level), q.sort, q.limit), whole, q, prom.scrape_seconds(), pods)
+
+
+reports = prom.Memo(32)
 
 
 def project_use(actor: Any, name: str, params: Any) -> tuple[Project, UseReport]:
