@@ -162,12 +162,16 @@ def roll_up(rows: Iterable[Use], level: str) -> list[Use]:
     if level == "container":
         return list(rows)
     groups: dict[tuple[str, ...], Use] = {}
+    key_of = {
+        "pod": lambda r: (r.project, r.cluster, r.pod),
+        "workload": lambda r: (r.project, r.workload),
+        "project": lambda r: (r.project,),
+    }[level]
     for r in rows:
-        key = {"pod": (r.project, r.cluster, r.pod), "workload": (r.project, r.workload),
-               "project": (r.project,)}[level]  # fmt: skip
-        name = {"pod": r.pod, "workload": r.workload or "(no workload)", "project": r.project}[level]
+        key = key_of(r)
         g = groups.get(key)
         if g is None:
+            name = {"pod": r.pod, "workload": r.workload or "(no workload)", "project": r.project}[level]
             g = groups[key] = Use(
                 name=name, project=r.project, cluster=r.cluster if level == "pod" else "",
                 workload=r.workload if level != "project" else "", pod=r.pod if level == "pod" else "",
