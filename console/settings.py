@@ -208,6 +208,11 @@ USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # mi
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)
 USAGE_GAP_FILL_MINUTES = env_int("USAGE_GAP_FILL_MINUTES", 10)  # missed minutes up to this carry the next sample
 USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
+# Container use (CPU, memory) from Prometheus (usage.prom): the kubelet's /metrics/resource series. Empty: the use
+# pages say there are no metrics. Answers are cached for one scrape interval.
+PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
+PROMETHEUS_SCRAPE_SECONDS = env_int("PROMETHEUS_SCRAPE_SECONDS", 15)
+PROMETHEUS_TIMEOUT_SECONDS = env_int("PROMETHEUS_TIMEOUT_SECONDS", 10)
 
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)

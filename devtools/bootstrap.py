@@ -102,6 +102,8 @@ def missing_system_packages(purpose: str) -> list[str]:
         missing.append("npm")
     if shutil.which("bwrap") is None:
         missing.append("bubblewrap")  # the dev pods' sandbox (devtools/localcp/pods)
+    if shutil.which("prometheus") is None:
+        missing.append("prometheus")  # the local stack's usage metrics (devtools/localcp/prometheus.py)
     if shutil.which("go") is None:
         raise BootstrapFailed("go is required and not installable from here; install Go 1.26+.")
     return missing

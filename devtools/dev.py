@@ -78,6 +78,11 @@ def main(argv: list[str]) -> int:
 
         os.environ["LOG_ARCHIVE_URL"] = f"http://127.0.0.1:{free_port(DEV_ARCHIVE_PORT)}"
         os.environ["PINCONSOLE_DEV_ARCHIVE"] = "1"
+    if not args.no_clusters and "PROMETHEUS_URL" not in os.environ:  # the dev stack's own Prometheus
+        from devtools.localcp.victorialogs import free_port
+
+        os.environ["PROMETHEUS_URL"] = f"http://127.0.0.1:{free_port(DEV_METRICS_PORT)}"
+        os.environ["PINCONSOLE_DEV_METRICS"] = "1"
     import django
 
     django.setup()
@@ -106,6 +111,8 @@ class DevRun:
         self.builds = DevBuilds(progress)
         self.cp: Any = None
         self.archive: Any = None
+        self.metrics: Any = None
+        self.sampling: Any = None
         self.operator: Any = None
         self.reconcile: Any = None
         self._stopping = threading.Event()
@@ -185,7 +192,7 @@ class DevRun:
     def _stack(self) -> None:
         from django.conf import settings
 
-        from devtools import demo, devstack
+        from devtools import demo, devstack, devusage
 
         args, step = self.args, self.progress.step
         os.environ["PINCONSOLE_BIN_DIR"] = str(self.builds.run())
@@ -195,6 +202,8 @@ class DevRun:
                 self.archive = devstack.start_log_archive(settings.LOG_ARCHIVE_URL)
             self.cp = devstack.control_plane(args.members, args.nodes, log_archive_url=settings.LOG_ARCHIVE_URL)
             self.cp.up(on_ready=lambda c: self.progress.cluster_ready(c.name, c.role, c.zone, c.server))
+            if os.environ.get("PINCONSOLE_DEV_METRICS"):
+                self.metrics = devusage.start_metrics(settings.PROMETHEUS_URL, self.cp)
             how = "reused" if "reused" in self.cp.timings else "started"
             s.outcome = f"{how} host + {args.members} members x {args.nodes} nodes"
         self._check_stopping()
@@ -214,9 +223,10 @@ class DevRun:
         with step("demo data") as s:
             problems = demo.seed(clusters)
             self.reconcile = devstack.ReconcileLoop().start()
+            self.sampling = devusage.SamplingLoop().start()
             s.outcome = (
                 f"{len(demo.PROJECTS)} projects provisioned on every cluster, workloads; "
-                f"reconcile every {self.reconcile.interval:.0f}s"
+                f"reconcile every {self.reconcile.interval:.0f}s, usage sampled every {self.sampling.interval:.0f}s"
             )
         for problem in problems:
             self.progress.say(f"warning: {problem}")
@@ -245,6 +255,8 @@ class DevRun:
             self._behind.join(STACK_STOP_SECONDS)
         if self.reconcile is not None:
             self.reconcile.stop()
+        if self.sampling is not None:
+            self.sampling.stop()
         cluster_runtime.shutdown()
         if self.operator is not None:
             self.operator.stop()
@@ -253,10 +265,13 @@ class DevRun:
             self.cp.down()
         if self.archive is not None:
             self.archive.stop()
+        if self.metrics is not None:
+            self.metrics.stop()
         self.progress.finish(STOPPED)
 
 
 DEV_ARCHIVE_PORT = 9428  # VictoriaLogs' own default, when free
+DEV_METRICS_PORT = 9090  # Prometheus' own default, when free
 STACK_STOP_SECONDS = 120  # a step under way when the command stops (clusters starting) ends within this
 
 

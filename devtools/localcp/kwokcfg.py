@@ -22,6 +22,13 @@ KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 COMPLETE_DELAY_ANNOTATION = "pod-complete.stage.kwok.x-k8s.io/delay"
 
 _STAGES_FILE = Path(__file__).with_name("kwok_stages.yaml")
+_USAGE_FILE = Path(__file__).with_name("kwok_usage.yaml")  # the emulated use and its /metrics/resource endpoint
+USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION = "kwok.x-k8s.io/usage-cpu", "kwok.x-k8s.io/usage-memory"
+
+
+def resource_metrics_path(node: str) -> str:
+    """Where kwok serves a node's kubelet-style resource metrics (on its server port)."""
+    return f"/metrics/nodes/{node}/metrics/resource"
 
 
 def stages_yaml(job_complete_delay_ms: int = 3000) -> str:
@@ -69,7 +76,7 @@ def kwok_config(podlogs: str, pod_uid: int, job_complete_delay_ms: int = 3000) -
         },
     ]
     docs = [yaml.safe_dump(r, sort_keys=False) for r in rules]
-    return "---\n".join([*docs, stages_yaml(job_complete_delay_ms)])
+    return "---\n".join([*docs, stages_yaml(job_complete_delay_ms), _USAGE_FILE.read_text()])
 
 
 def _local_exec(pod: str | None, pod_uid: int) -> dict[str, Any]:

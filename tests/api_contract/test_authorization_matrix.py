@@ -50,6 +50,8 @@ MATRIX = {
     "GET /api/v1/prices/": ANYONE,
     "PUT /api/v1/prices/{tier}/": ADMIN,
     "GET /api/v1/projects/{project}/cost/": PROJECT_READ,
+    "GET /api/v1/use/": ANYONE,
+    "GET /api/v1/projects/{project}/use/": PROJECT_READ,
     "GET /api/v1/me/": ANYONE,
     "GET /api/v1/projects/": ANYONE,
     "POST /api/v1/projects/": ANYONE,

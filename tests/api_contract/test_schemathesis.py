@@ -44,6 +44,8 @@ SEMANTIC_BODIES = [
 SEMANTIC_QUERIES = [
     "GET /api/v1/cost/",
     "GET /api/v1/projects/{project}/cost/",
+    "GET /api/v1/use/",  # a workload or pod name holding a NUL
+    "GET /api/v1/projects/{project}/use/",
     "GET /api/v1/clusters/{name}/capacity/",
     "GET /api/v1/workloads/",
     "GET /api/v1/projects/{project}/workloads/",

@@ -173,6 +173,10 @@ def page_urls() -> dict[str, list[str]]:
         "api:project-cost": ["/api/v1/projects/ads/cost/?window=24h"],
         "api:cluster-capacity": ["/api/v1/clusters/member-x/capacity/"],
         "api:prices": ["/api/v1/prices/"],
+        "usage:use": ["/usage/use/", "/usage/use/?level=pod&sort=cpu_waste"],
+        "usage:project-use": ["/usage/projects/ads/use/", "/usage/projects/ads/use/?workload=PinApp/web&window=6h"],
+        "api:use-report": ["/api/v1/use/?level=container"],
+        "api:project-use": ["/api/v1/projects/ads/use/?level=pod"],
         "api:prices-tier": ["/api/v1/prices/reserved/"],
     }
 

@@ -175,6 +175,14 @@ def test_the_log_archive_is_an_existing_victorialogs_url(render: Render) -> None
     assert config["LOG_ARCHIVE_TIMEOUT_SECONDS"] == "5" and unset["LOG_ARCHIVE_URL"] == ""
 
 
+def test_usage_metrics_are_an_existing_prometheus(render: Render) -> None:
+    values = {"usageMetrics": {"url": "http://prometheus.monitoring.svc:9090", "scrapeSeconds": 30}}
+    config = by_kind(render(values=values), "ConfigMap")["pc-pinconsole-settings"]["data"]
+    unset = by_kind(render(), "ConfigMap")["pc-pinconsole-settings"]["data"]
+    assert config["PROMETHEUS_URL"] == "http://prometheus.monitoring.svc:9090"
+    assert config["PROMETHEUS_SCRAPE_SECONDS"] == "30" and unset["PROMETHEUS_URL"] == ""
+
+
 def test_database_and_redis_urls_quote_passwords(render: Render) -> None:
     values = {"postgresql": {"password": "p@ss/word"}, "redis": {"password": "r:s", "tls": True, "db": 2}}
     secret = by_kind(render(values=values), "Secret")["pc-pinconsole-settings"]["stringData"]

@@ -25,6 +25,7 @@ from devtools.localcp.binaries import BinariesMissing
 from devtools.localcp.layout import read_layout
 from devtools.localcp.nodes import api_client
 from devtools.localcp.owner import claim, reap_abandoned
+from devtools.localcp.prometheus import write_targets
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,6 +71,9 @@ def local_control_plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lo
         _fail(exc.component, exc)
     except BinariesMissing as exc:
         _fail("binaries", exc)
+    targets = os.environ.get("PROMETHEUS_TARGETS_FILE")  # the session's Prometheus (plugin.py), when it runs one
+    if targets:
+        write_targets(Path(targets), cp.clusters)
     try:
         yield cp
     finally:

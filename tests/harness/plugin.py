@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.localcp.prometheus import MetricsFailed, Prometheus
 from devtools.localcp.victorialogs import ArchiveFailed, VictoriaLogs
 from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
 
@@ -32,6 +33,7 @@ DEX_PORT = free_port()
 DEX_STATE = SESSION_DIR / "dex-state"
 OIDC_CLIENT_ID, OIDC_CLIENT_SECRET = "pinconsole", "pinconsole-test-secret"
 ADMIN_GROUP = "platform-admins"
+METRICS_SCRAPE_SECONDS = 2  # the session's Prometheus scrapes kwok this often (usage within two intervals)
 # /readyz caches its checks for a few seconds in production; tests change clusters between requests.
 os.environ.setdefault("READYZ_CACHE_SECONDS", "0")
 # The portal's PostgreSQL pool (console.settings) counts a lent connection until it is given back. Async tests use the
@@ -44,6 +46,7 @@ os.environ.setdefault("DATABASE_POOL_MAX_SIZE", "1000")
 _postgres: Postgres | None = None
 _redis: Redis | None = None
 _archive: VictoriaLogs | None = None  # the log archive: the pod supervisors ship to it, the portal reads it
+_metrics: Prometheus | None = None  # usage metrics: scrapes the control plane's kwok nodes, the portal queries it
 
 
 def _runs_tests(early_config: pytest.Config) -> bool:
@@ -56,21 +59,26 @@ def _runs_tests(early_config: pytest.Config) -> bool:
 
 
 def _start_backing_services() -> None:
-    global _postgres, _redis, _archive
+    global _postgres, _redis, _archive, _metrics
     if LIGHT:
         return
     try:
         _postgres, _redis = Postgres(), Redis()
         _archive = VictoriaLogs(Path(tempfile.mkdtemp(prefix="pinconsole-vlogs-")), free_port())
+        _metrics = Prometheus(SESSION_DIR / "prometheus", free_port(), scrape_seconds=METRICS_SCRAPE_SECONDS)
         _postgres.start()
         _redis.start()
         _archive.start()
-    except (ComponentFailed, ArchiveFailed):
+        _metrics.start()
+    except (ComponentFailed, ArchiveFailed, MetricsFailed):
         _stop_backing_services()
         raise
     os.environ["DATABASE_URL"] = _postgres.url
     os.environ["REDIS_URL"] = _redis.url
     os.environ["LOG_ARCHIVE_URL"] = _archive.url
+    os.environ["PROMETHEUS_URL"] = _metrics.url
+    os.environ["PROMETHEUS_SCRAPE_SECONDS"] = str(METRICS_SCRAPE_SECONDS)
+    os.environ["PROMETHEUS_TARGETS_FILE"] = str(_metrics.targets_file)  # the control plane fixture fills it
 
 
 def _stop_backing_services() -> None:
@@ -80,6 +88,8 @@ def _stop_backing_services() -> None:
     if _archive is not None:
         _archive.stop()
         shutil.rmtree(_archive.data_dir, ignore_errors=True)
+    if _metrics is not None:
+        _metrics.stop()
 
 
 def _oidc_env() -> dict[str, str]:
@@ -169,6 +179,14 @@ def log_archive() -> VictoriaLogs:
     if _archive is None:
         pytest.fail("no log archive: PINCONSOLE_TEST_LIGHT runs without VictoriaLogs", pytrace=False)
     return _archive
+
+
+@pytest.fixture(scope="session")
+def usage_metrics() -> Prometheus:
+    """The session's Prometheus (its URL is ``PROMETHEUS_URL``); it scrapes the ``local_control_plane``'s nodes."""
+    if _metrics is None:
+        pytest.fail("no Prometheus: PINCONSOLE_TEST_LIGHT runs without it", pytrace=False)
+    return _metrics
 
 
 @pytest.fixture(scope="session")
