@@ -130,12 +130,13 @@ def admits(plan: NetworkPlan, namespace: str, source: str, port: int, protocol: 
     )
 
 
-def describe(plan: NetworkPlan) -> list[str]:
-    """One line per thing the project's pods admit, for pages, the CLI and the preview."""
-    lines = ["every port from the project's own pods"]
+def describe(plan: NetworkPlan) -> dict[str, list[str]]:
+    """What each policy admits, one line per source, for pages, the API, the CLI and the preview."""
+    isolation = ["every port from the project's own pods"]
     if plan.settings.platform:
-        lines.append(f"every port from the platform's namespaces ({', '.join(_unique(plan.settings.platform))})")
+        isolation.append(f"every port from the platform's namespaces ({', '.join(_unique(plan.settings.platform))})")
+    openings = []
     for o in sorted(set(plan.openings), key=Opening.sort_key):
         sources = [*o.projects, *(["the ingress"] if o.ingress else [])]
-        lines.append(f"{o.protocol.value} {o.port} from {', '.join(sources) or 'nobody'}")
-    return lines
+        openings.append(f"{o.protocol.value} {o.port} from {', '.join(sources)}")
+    return {ISOLATION_POLICY: isolation, OPENINGS_POLICY: openings}

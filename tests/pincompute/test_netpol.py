@@ -76,11 +76,13 @@ def test_an_opening_admits_its_port_and_protocol_from_its_sources_only():
     assert not enforce(policies, "proj-ads", "proj-ml", 8080, "UDP")
     assert not enforce(policies, "proj-ads", "proj-ml", 8081, "TCP")
     assert not enforce(policies, "proj-ads", "proj-web", 8080, "TCP")
-    assert describe(plan) == [
-        "every port from the project's own pods",
-        "every port from the platform's namespaces (monitoring)",
-        "TCP 8080 from proj-ml, the ingress",
-    ]
+    assert describe(plan) == {
+        ISOLATION_POLICY: [
+            "every port from the project's own pods",
+            "every port from the platform's namespaces (monitoring)",
+        ],
+        OPENINGS_POLICY: ["TCP 8080 from proj-ml, the ingress"],
+    }
 
 
 def test_an_opening_to_the_ingress_without_ingress_namespaces_writes_no_rule_that_admits_everyone():
@@ -116,7 +118,8 @@ def test_the_policies_admit_exactly_what_the_plan_says(settings, opened, source,
     plan = NetworkPlan(settings, tuple(opened))
     policies = network_policy_manifests("ads", "proj-ads", plan)
 
-    assert enforce(policies, "proj-ads", source, port, protocol.value) is admits(plan, "proj-ads", source, port, protocol)
+    expected = admits(plan, "proj-ads", source, port, protocol)
+    assert enforce(policies, "proj-ads", source, port, protocol.value) is expected
     for policy in policies:  # every rule names its sources: none admits the whole cluster
         assert all(rule["from"] for rule in policy["spec"]["ingress"])
 

@@ -1,0 +1,123 @@
+"""Network openings: owners replace them (validated, audited, every cluster told), every member reads them and
+what the project's NetworkPolicies admit; developers and viewers cannot change them, another tenant's is a 404."""
+
+from __future__ import annotations
+
+import pytest
+
+from base.models import AuditEvent
+from clusters.models import Cluster
+from pincompute.netpol import ISOLATION_POLICY, OPENINGS_POLICY
+from projects.network_plan import plan_of
+from projects.provisioning import manifests_for
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/projects/{}/network/"
+OPEN_8080 = {"openings": [{"port": 8080, "protocol": "TCP", "projects": ["ml"]}, {"port": 443, "ingress": True}]}
+
+
+@pytest.fixture
+def ml_visible(other_project, owner):
+    """``ml`` (another team's) made visible to dev1 as a viewer there: the project an opening may name."""
+    from projects.members import MemberInput, set_member
+
+    set_member(other_project, MemberInput("user", owner.username, "viewer"), actor=other_project.memberships.get().user)
+    return other_project
+
+
+def put(api_client, user, name, body):
+    api_client.force_authenticate(user)
+    return api_client.put(URL.format(name), body, format="json")
+
+
+def test_an_owner_opens_ports_and_the_member_policies_follow(api_client, project, owner, ml_visible):
+    project.refresh_from_db()
+    generation = project.generation
+
+    answer = put(api_client, owner, "ads", OPEN_8080)
+
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["openings"] == [
+        {"port": 8080, "protocol": "TCP", "projects": ["ml"], "ingress": False},
+        {"port": 443, "protocol": "TCP", "projects": [], "ingress": True},
+    ]
+    policies = {p["name"]: p["admits"] for p in answer.json()["policies"]}
+    assert policies[OPENINGS_POLICY] == ["TCP 443 from the ingress", "TCP 8080 from proj-ml"]
+    assert "every port from the project's own pods" in policies[ISOLATION_POLICY]
+    project.refresh_from_db()
+    assert project.generation == generation + 1  # every cluster is told
+    member = Cluster.objects.get(name="member-a")
+    openings = next(m for m in manifests_for(project, member) if m["metadata"]["name"] == OPENINGS_POLICY)
+    assert [r["ports"] for r in openings["spec"]["ingress"]] == [
+        [{"port": 443, "protocol": "TCP"}],
+        [{"port": 8080, "protocol": "TCP"}],
+    ]
+    event = AuditEvent.objects.get(action="project.network.set")
+    assert (event.actor_name, event.project_name, event.before) == ("dev1", "ads", {"openings": []})
+    assert event.after["openings"][0]["port"] == 8080
+
+
+def test_every_member_reads_the_openings(api_client, project, viewer):
+    api_client.force_authenticate(viewer)
+
+    answer = api_client.get(URL.format("ads"))
+
+    assert answer.status_code == 200
+    assert answer.json()["openings"] == [] and answer.json()["platform_namespaces"] == ["monitoring"]
+
+
+@pytest.mark.parametrize("who", ["developer", "viewer"])
+def test_developers_and_viewers_cannot_change_openings_even_with_a_bad_body(api_client, project, request, who):
+    for body in (OPEN_8080, {"openings": [{"port": 0}]}):
+        answer = put(api_client, request.getfixturevalue(who), "ads", body)
+        assert answer.status_code == 403, answer.content
+    project.refresh_from_db()
+    assert project.network_openings == [] and not AuditEvent.objects.filter(action="project.network.set").exists()
+
+
+def test_another_tenants_project_is_not_found(api_client, project, other_project, owner):
+    assert put(api_client, owner, "ml", OPEN_8080).status_code == 404
+    assert api_client.get(URL.format("ml")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"openings": [{"port": 0, "ingress": True}]}, "openings[0].port"),
+        ({"openings": [{"port": 65536, "ingress": True}]}, "openings[0].port"),
+        ({"openings": [{"port": "80", "ingress": True}]}, "openings[0].port"),
+        ({"openings": [{"port": True, "ingress": True}]}, "openings[0].port"),
+        ({"openings": [{"port": 80, "protocol": "ICMP", "ingress": True}]}, "openings[0].protocol"),
+        ({"openings": [{"port": 80}]}, "openings[0].projects"),
+        ({"openings": [{"port": 80, "projects": ["nope"]}]}, "openings[0].projects"),
+        ({"openings": [{"port": 80, "projects": ["ads"]}]}, "openings[0].projects"),
+        ({"openings": [{"port": 80, "projects": "ml"}]}, "openings[0].projects"),
+        ({"openings": [{"port": 80, "ingress": "yes"}]}, "openings[0].ingress"),
+        ({"openings": [{"port": 80, "ingress": True, "from": "x"}]}, "openings[0].from"),
+        ({"openings": [80]}, "openings[0]"),
+        ({"openings": {"port": 80}}, "openings"),
+        ({}, "openings"),
+        ({"openings": [{"port": 80, "ingress": True}] * 51}, "openings"),
+    ],
+)
+def test_bad_openings_name_the_field_and_change_nothing(api_client, project, owner, body, field):
+    answer = put(api_client, owner, "ads", body)
+
+    assert answer.status_code == 400, answer.content
+    assert field in answer.content.decode()
+    project.refresh_from_db()
+    assert project.network_openings == []
+
+
+def test_a_project_the_owner_cannot_see_is_refused_like_a_missing_one(api_client, project, other_project, owner):
+    answer = put(api_client, owner, "ads", {"openings": [{"port": 80, "projects": ["ml"]}]})
+
+    assert answer.status_code == 400 and "no active project 'ml' you can see" in answer.content.decode()
+
+
+def test_the_plan_names_the_opened_projects_by_namespace(api_client, project, owner, ml_visible):
+    put(api_client, owner, "ads", OPEN_8080)
+    project.refresh_from_db()
+
+    assert {o.projects for o in plan_of(project).openings} == {("proj-ml",), ()}
