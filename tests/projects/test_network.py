@@ -121,3 +121,49 @@ def test_the_plan_names_the_opened_projects_by_namespace(api_client, project, ow
     project.refresh_from_db()
 
     assert {o.projects for o in plan_of(project).openings} == {("proj-ml",), ()}
+
+
+def test_the_project_page_shows_the_policies_and_an_owner_opens_and_closes_a_port(client, project, owner, ml_visible):
+    client.force_login(owner)
+    page = client.get("/projects/ads/").content.decode()
+    assert 'data-policy="pincompute-isolation"' in page and "every port from the project&#x27;s own pods" in page
+
+    opened = client.post(
+        "/projects/ads/network/", {"port": "8080", "protocol": "UDP", "projects": "ml"}, HTTP_HX_REQUEST="true"
+    )
+
+    assert opened.status_code == 200 and 'data-opening="UDP/8080"' in opened.content.decode()
+    assert "UDP 8080 from proj-ml" in opened.content.decode()
+    assert "provisioning-changed" in opened.headers["HX-Trigger"]
+    closed = client.post("/projects/ads/network/", {"op": "remove", "index": "0"}, HTTP_HX_REQUEST="true")
+    assert closed.status_code == 200 and "data-opening=" not in closed.content.decode()
+    assert AuditEvent.objects.filter(action="project.network.set").count() == 2
+
+
+def test_the_page_names_a_bad_port_and_changes_nothing(client, project, owner):
+    client.force_login(owner)
+
+    answer = client.post("/projects/ads/network/", {"port": "70000", "ingress": "1"}, HTTP_HX_REQUEST="true")
+
+    assert answer.status_code == 400 and "port number from 1 to 65535" in answer.content.decode()
+    project.refresh_from_db()
+    assert project.network_openings == []
+
+
+@pytest.mark.parametrize("who", ["developer", "viewer"])
+def test_developers_and_viewers_see_the_section_without_controls_and_cannot_post(client, project, request, who):
+    client.force_login(request.getfixturevalue(who))
+
+    section = client.get("/projects/ads/network/", HTTP_HX_REQUEST="true").content.decode()
+    refused = client.post("/projects/ads/network/", {"port": "80", "ingress": "1"}, HTTP_HX_REQUEST="true")
+
+    assert 'data-policy="pincompute-openings"' in section and "Open port" not in section
+    assert refused.status_code == 403
+    project.refresh_from_db()
+    assert project.network_openings == []
+
+
+def test_another_tenants_network_section_is_not_found(client, project, other_project, owner):
+    client.force_login(owner)
+    assert client.get("/projects/ml/network/").status_code == 404
+    assert client.post("/projects/ml/network/", {"port": "80", "ingress": "1"}).status_code == 404
