@@ -17,16 +17,16 @@ from projects.access import require_role
 from projects.network import PROTOCOLS, set_openings
 from projects.network_plan import network_view
 
-OPENING_FIELDS = {
-    "port": serializers.IntegerField(min_value=1, max_value=65535),
-    "protocol": serializers.ChoiceField(choices=PROTOCOLS, default="TCP"),
-    "projects": serializers.ListField(child=serializers.CharField(), required=False),
-    "ingress": serializers.BooleanField(required=False, default=False),
-}
-
 
 def _openings() -> Any:
-    return inline_serializer("NetworkOpening", OPENING_FIELDS, many=True)
+    """A fresh list-of-openings serializer (a field instance binds to one parent serializer)."""
+    fields = {
+        "port": serializers.IntegerField(min_value=1, max_value=65535),
+        "protocol": serializers.ChoiceField(choices=PROTOCOLS, default="TCP"),
+        "projects": serializers.ListField(child=serializers.CharField(), required=False),
+        "ingress": serializers.BooleanField(required=False, default=False),
+    }
+    return inline_serializer("NetworkOpening", fields, many=True)
 
 
 NETWORK = inline_serializer(
