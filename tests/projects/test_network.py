@@ -167,3 +167,13 @@ def test_another_tenants_network_section_is_not_found(client, project, other_pro
     client.force_login(owner)
     assert client.get("/projects/ml/network/").status_code == 404
     assert client.post("/projects/ml/network/", {"port": "80", "ingress": "1"}).status_code == 404
+
+
+def test_the_platform_namespaces_are_a_setting(project, settings):
+    settings.NETWORK_PLATFORM_NAMESPACES = ["prometheus", "kube-system"]
+    member = Cluster.objects.get(name="member-a")
+
+    isolation = next(m for m in manifests_for(project, member) if m["metadata"]["name"] == ISOLATION_POLICY)
+
+    peers = [p["namespaceSelector"]["matchLabels"] for p in isolation["spec"]["ingress"][0]["from"][1:]]
+    assert peers == [{"kubernetes.io/metadata.name": "kube-system"}, {"kubernetes.io/metadata.name": "prometheus"}]
