@@ -5,7 +5,7 @@ Two policies per project namespace, both selecting every pod in it (``podSelecto
 - ``pincompute-isolation``: admits traffic from the project's own namespace and from the platform's
   namespaces (monitoring, by default: a setting of the portal), on every port;
 - ``pincompute-openings``: one rule per opening the project's owners made: a port (and protocol) admitted from
-  named projects' namespaces and/or from the ingress controller's namespaces. No opening: no rule.
+  named projects' namespaces and/or from the ingress controller's namespaces (no opening: ``NO_OPENING_RULE``).
 
 NetworkPolicies are additive, so a pod of the project admits the union of both; everything else is dropped by a
 CNI that enforces policies. Egress is not restricted. Namespaces are selected by the ``kubernetes.io/metadata.name``
@@ -106,10 +106,17 @@ def opening_rule(opening: Opening, settings: NetworkSettings) -> dict[str, Any] 
     }
 
 
+# With no opening, the openings policy holds this rule (the project's own pods, admitted by the isolation policy
+# anyway) rather than an empty list: the apiserver drops an empty list, so every apply would write the object again,
+# and a list the portal does not set is one a hand edit could add rules to that no apply takes away.
+NO_OPENING_RULE: dict[str, Any] = {"from": [{"podSelector": {}}]}
+
+
 def openings_policy(project: str, namespace: str, plan: NetworkPlan) -> dict[str, Any]:
     """One rule per opening, in a stable order (the same plan always gives the same object)."""
-    rules = [opening_rule(o, plan.settings) for o in sorted(set(plan.openings), key=Opening.sort_key)]
-    return _policy(OPENINGS_POLICY, namespace, project, [r for r in rules if r is not None])
+    found = [opening_rule(o, plan.settings) for o in sorted(set(plan.openings), key=Opening.sort_key)]
+    rules = [r for r in found if r is not None] or [NO_OPENING_RULE]
+    return _policy(OPENINGS_POLICY, namespace, project, rules)
 
 
 def network_policy_manifests(project: str, namespace: str, plan: NetworkPlan) -> list[dict[str, Any]]:

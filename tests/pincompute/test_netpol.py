@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from pincompute.netpol import (
     ISOLATION_POLICY,
     NAMESPACE_NAME_LABEL,
+    NO_OPENING_RULE,
     OPENINGS_POLICY,
     NetworkPlan,
     NetworkSettings,
@@ -51,7 +52,7 @@ def test_without_openings_only_the_project_and_the_platform_get_in():
     assert policies[0]["spec"]["ingress"] == [
         {"from": [{"podSelector": {}}, {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "monitoring"}}}]}
     ]
-    assert policies[1]["spec"]["ingress"] == []  # applied all the same: removing the last opening converges
+    assert policies[1]["spec"]["ingress"] == [NO_OPENING_RULE]  # never empty: see NO_OPENING_RULE
     assert enforce(policies, "proj-ads", "proj-ads", 8080, "TCP")
     assert enforce(policies, "proj-ads", "monitoring", 9090, "TCP")
     assert not enforce(policies, "proj-ads", "proj-ml", 8080, "TCP")
@@ -89,7 +90,7 @@ def test_an_opening_to_the_ingress_without_ingress_namespaces_writes_no_rule_tha
     plan = NetworkPlan(NetworkSettings(platform=(), ingress=()), (Opening(80, ingress=True),))
     policies = network_policy_manifests("ads", "proj-ads", plan)
 
-    assert policies[1]["spec"]["ingress"] == []  # a rule without "from" would admit every source
+    assert policies[1]["spec"]["ingress"] == [NO_OPENING_RULE]  # a rule without "from" would admit every source
     assert not enforce(policies, "proj-ads", "default", 80, "TCP")
 
 
