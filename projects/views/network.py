@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
 
 from base.digits import whole_number
 from base.errors import Conflict, Invalid
-from base.htmx import render_page
+from base.htmx import is_partial, render_page
 from projects.access import require_role
 from projects.models import Project
 from projects.network import set_openings
@@ -73,6 +76,9 @@ def project_network(request: HttpRequest, name: str) -> HttpResponse:
         message = "; ".join(f.message for f in exc.fields) or exc.message
         section = network_section(project, error=message, form=form)
         return _render(request, project, section, status=exc.status)
+    if not is_partial(request):  # post/redirect/get
+        messages.success(request, f"{text} Every member follows.")
+        return redirect(f"{reverse('projects:detail', args=[project.name])}#network")
     project.refresh_from_db()
     answer = _render(request, project, network_section(project, notice=f"{text} Every member follows."))
     return trigger_client_event(answer, CHANGED)

@@ -140,6 +140,16 @@ def test_the_project_page_shows_the_policies_and_an_owner_opens_and_closes_a_por
     assert AuditEvent.objects.filter(action="project.network.set").count() == 2
 
 
+def test_without_htmx_an_opening_redirects_to_the_section(client, project, owner):
+    client.force_login(owner)
+
+    answer = client.post("/projects/ads/network/", {"port": "443", "ingress": "1"})
+
+    assert answer.status_code == 302 and answer.headers["Location"] == "/projects/ads/#network"
+    project.refresh_from_db()
+    assert project.network_openings == [{"port": 443, "protocol": "TCP", "projects": [], "ingress": True}]
+
+
 def test_the_page_names_a_bad_port_and_changes_nothing(client, project, owner):
     client.force_login(owner)
 
