@@ -1,6 +1,6 @@
 """Server-side apply (and delete) of manifests on one cluster through its pooled ApiClient.
 
-Used for provisioning (namespaces, quotas, RBAC, PriorityClasses, CRDs) and for writing workload custom
+Used for provisioning (namespaces, quotas, RBAC, NetworkPolicies, PriorityClasses, CRDs) and for writing workload custom
 resources. The portal's field manager is distinct from the operator's.
 
 The kinds the platform writes are in a fixed table (native ones, and every ``pincompute.io`` kind from
@@ -49,6 +49,7 @@ _NATIVE = {
     ("v1", "LimitRange"): KnownKind("v1", "limitranges", True),
     ("rbac.authorization.k8s.io/v1", "RoleBinding"): KnownKind("rbac.authorization.k8s.io/v1", "rolebindings", True),
     ("rbac.authorization.k8s.io/v1", "ClusterRole"): KnownKind("rbac.authorization.k8s.io/v1", "clusterroles", False),
+    ("networking.k8s.io/v1", "NetworkPolicy"): KnownKind("networking.k8s.io/v1", "networkpolicies", True),
     ("scheduling.k8s.io/v1", "PriorityClass"): KnownKind("scheduling.k8s.io/v1", "priorityclasses", False),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): KnownKind(
         "apiextensions.k8s.io/v1", "customresourcedefinitions", False

@@ -373,6 +373,10 @@ DEBUG_RECORDING_MAX_BYTES = env_int("DEBUG_RECORDING_MAX_BYTES", 2 * 1024 * 1024
 # Debug containers (debugging.debug_containers): the images a developer may start in a pod, exact references; the
 # first is the default. Each needs /bin/sh (the terminal's shells start with it).
 DEBUG_CONTAINER_IMAGES = env_list("DEBUG_CONTAINER_IMAGES", ["busybox:1.37"])
+# Network isolation (pincompute.netpol): the namespaces every project admits on every port (monitoring), and the
+# ingress controller's, admitted on the ports a project's owners open to the ingress.
+NETWORK_PLATFORM_NAMESPACES = env_list("NETWORK_PLATFORM_NAMESPACES", ["monitoring"])
+NETWORK_INGRESS_NAMESPACES = env_list("NETWORK_INGRESS_NAMESPACES", ["ingress-nginx"])
 # a member's apiserver that stopped answering, noticed: a ping on each exec websocket (answered within the timeout),
 # the response headers of a log follow within a deadline, one GET /version per apiserver with open follows
 DEBUG_EXEC_PING_SECONDS = env_int("DEBUG_EXEC_PING_SECONDS", 15)

@@ -83,7 +83,7 @@ _NATIVE_READ: list[dict[str, Any]] = [
     {"apiGroups": ["apps"], "resources": ["deployments", "replicasets", "daemonsets"], "verbs": _READ},
     {"apiGroups": ["batch"], "resources": ["jobs", "cronjobs"], "verbs": _READ},
     {"apiGroups": ["autoscaling"], "resources": ["horizontalpodautoscalers"], "verbs": _READ},
-    {"apiGroups": ["networking.k8s.io"], "resources": ["ingresses"], "verbs": _READ},
+    {"apiGroups": ["networking.k8s.io"], "resources": ["ingresses", "networkpolicies"], "verbs": _READ},
     {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": _READ},
     {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs", "tfjobs"], "verbs": _READ},
 ]

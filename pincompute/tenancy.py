@@ -6,7 +6,9 @@ admission at the project's level), the three project ClusterRoles (read-only: te
 member; re-applied with every project, so an upgrade's rules reach every existing RoleBinding), one
 RoleBinding per project role, one ResourceQuota per tier scoped
 by the tier's PriorityClass (the same grant, as a backstop: a workload may land on any member), and the
-LimitRange that gives containers the default requests the quota arithmetic assumes.
+LimitRange that gives containers the default requests the quota arithmetic assumes, and the project's
+NetworkPolicies (``pincompute.netpol``: only its own pods, the platform's namespaces and what its owners opened
+reach its pods).
 
 Everything is meant to be server-side applied by name, so applying the same ``Tenant`` twice changes
 nothing and a half-finished pass is completed by the next one. Removing a project is deleting its
@@ -34,6 +36,7 @@ from pincompute.labels import (
     PROJECT_LABEL,
     TEAM_LABEL,
 )
+from pincompute.netpol import NetworkPlan, network_policy_manifests
 from pincompute.quantity import GPU_RESOURCE, Resources, format_cpu, format_memory
 from pincompute.quota import TierQuota, limit_range_manifest, resource_quota_manifests
 from pincompute.rbac import ProjectRole, Subject, cluster_role_manifests, role_binding_manifests
@@ -71,6 +74,7 @@ class Tenant:
     pod_security: PodSecurity = DEFAULT_POD_SECURITY
     subjects: Mapping[ProjectRole, tuple[Subject, ...]] = field(default_factory=dict)
     grants: Mapping[Tier, Allocation] = field(default_factory=dict)
+    network: NetworkPlan = field(default_factory=NetworkPlan)
 
     def grant(self, tier: Tier) -> Allocation:
         return self.grants.get(tier, Allocation())
@@ -189,4 +193,5 @@ def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
         *role_binding_manifests(tenant.namespace, tenant.subjects),
         *resource_quota_manifests(tenant.namespace, quota),
         limit_range_manifest(tenant.namespace),
+        *network_policy_manifests(tenant.name, tenant.namespace, tenant.network),
     ]

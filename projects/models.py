@@ -89,6 +89,9 @@ class Project(models.Model):
     record_shells = models.BooleanField(
         default=False, help_text="Record shell transcripts (asciicast v2) for owners and platform admins to replay."
     )
+    # The ports its owners opened to named projects or to the ingress (``projects.network``); the members'
+    # NetworkPolicies admit them (``pincompute.netpol``).
+    network_openings = models.JSONField(default=list, blank=True)
     generation = models.PositiveIntegerField(
         default=1, help_text="Bumped by every change the clusters must follow (members, quota, policy, archive)."
     )

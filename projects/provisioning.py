@@ -3,7 +3,8 @@
 What a cluster holds for a project is decided in ``pincompute.tenancy``: on the host, the namespace
 and the ``ProjectQuota`` federation admission counts against; on every member, the namespace (identity
 and Pod Security labels), the project ClusterRoles (read-only: tenants write nothing on members) and a
-RoleBinding per project role, one ResourceQuota per tier and the LimitRange.
+RoleBinding per project role, one ResourceQuota per tier, the LimitRange and the NetworkPolicies that isolate it
+(``projects.network``: the openings its owners made).
 Everything is server-side applied by name with the portal's field manager (``clusters.provision``), so
 running it again converges to the same objects: idempotent, safe to retry after a crash half-way.
 
@@ -31,6 +32,7 @@ from pincompute.rbac import ProjectRole, Subject
 from pincompute.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
 from pincompute.tiers import Tier
 from projects.models import Project
+from projects.network_plan import plan_of
 
 __all__ = [
     "COST_CENTER_LABEL",
@@ -101,7 +103,8 @@ class _Run:
 
 
 def tenant_of(project: Project) -> Tenant:
-    """The project as the core sees it: identity, Pod Security level, subjects per role, grants per tier."""
+    """The project as the core sees it: identity, Pod Security level, subjects per role, grants per tier,
+    network openings."""
     subjects: dict[ProjectRole, list[Subject]] = {}
     for membership in project.memberships.select_related("user", "group"):
         subject = (
@@ -119,6 +122,7 @@ def tenant_of(project: Project) -> Tenant:
         pod_security=PodSecurity(project.pod_security),
         subjects={role: tuple(sorted(s)) for role, s in subjects.items()},
         grants=grants,
+        network=plan_of(project),
     )
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from projects.views import approvals, detail, pages, wizard
+from projects.views import approvals, detail, network, pages, wizard
 
 app_name = "projects"
 urlpatterns = [
@@ -21,6 +21,7 @@ urlpatterns = [
     path("<slug:name>/members/", detail.project_members, name="members"),
     path("<slug:name>/quota/", detail.project_quota, name="quota"),
     path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),
+    path("<slug:name>/network/", network.project_network, name="network"),
     path("<slug:name>/provisioning/", detail.project_provisioning, name="provisioning"),
     path("<slug:name>/provisioning/<slug:cluster>/retry/", detail.project_retry, name="retry"),
     path("<slug:name>/archive/", detail.project_archive, name="archive"),

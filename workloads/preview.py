@@ -11,6 +11,7 @@ caches (never an apiserver per request, but for the one point read of the live o
   injection report (``runtime.inject``);
 - the quota fit per tier and resource (admitted, waiting, this workload, granted) and the submission's verdict
   (``workloads.preview_quota``);
+- the project's NetworkPolicies its pods fall under on every member, and what each admits (``projects.network``);
 - whether submitting creates it, changes it or changes nothing, with the object the write would make, and for an
   existing workload the field diff of the spec (``revisions.spec_changes``) and of the generated objects
   (``workloads.preview_diff``: the live object is a point read of the host, as the write's own).
@@ -49,6 +50,7 @@ from pincompute.tiers import Tier
 from pincompute.translate import translate
 from projects.access import require_role
 from projects.models import Project, ProjectRole
+from projects.network_plan import network_view
 from workloads import submission
 from workloads.marked_yaml import Line, injected_paths, injection_marker, lines
 from workloads.preview_diff import EditDiff, Outcome, edit_diff, live_object, outcome_of
@@ -111,6 +113,7 @@ class Preview:
     refusal: ServiceError | None  # what submitting would refuse (policy, never fits)
     problems: list[str]
     outcome: Outcome  # created, configured or unchanged, and the object the write would make
+    network: list[dict[str, Any]]  # the project's NetworkPolicies its pods fall under (every pod: all of them)
 
 
 def preview(project: Project, document: dict[str, Any], *, actor: Any, version: str | None = None) -> Preview:
@@ -152,7 +155,8 @@ def preview(project: Project, document: dict[str, Any], *, actor: Any, version: 
     diff = None
     if live_manifest is not None:
         diff = edit_diff(live_manifest, manifest, shards, target, version)
-    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems, outcome)
+    network = network_view(project)["policies"]
+    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems, outcome, network)
 
 
 # -- placement ------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from base.api_schema import error_response
 from base.parsers import JSONParser
 from projects.access import require_role, roles_of, visible_project
 from projects.api.member_views import ProjectMembersMixin
+from projects.api.network_views import ProjectNetworkMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
     ProjectCreatedSerializer,
@@ -81,7 +82,7 @@ def describe(projects: list[Project], user: Any) -> list[Project]:
     return projects
 
 
-class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericViewSet):
+class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, ProjectNetworkMixin, viewsets.GenericViewSet):
     """Projects the caller can see: their own and their groups' (platform admins: all)."""
 
     parser_classes = [JSONParser]

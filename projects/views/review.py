@@ -17,6 +17,7 @@ from base.errors import Invalid
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
 from pincompute.grants import Allocation, GrantVerdict
+from pincompute.netpol import NetworkPlan
 from pincompute.rbac import ProjectRole as RbacRole
 from pincompute.rbac import Subject
 from pincompute.tenancy import PodSecurity as CorePodSecurity
@@ -26,6 +27,7 @@ from projects.grants import auto_approve_limit, judge, parse_quota_input
 from projects.headroom import region_rooms
 from projects.members import MemberInput
 from projects.models import PodSecurity, Project, ProjectRole
+from projects.network_plan import network_settings
 from projects.onboarding import ProjectDraft
 from projects.views.common import shown
 
@@ -93,6 +95,7 @@ def draft_tenant(draft: ProjectDraft, creator: Any, plans: list[TierPlan]) -> Te
         pod_security=CorePodSecurity(PodSecurity(default_level).value),
         subjects={role: tuple(sorted(s)) for role, s in subjects.items()},
         grants={plan.tier: plan.grant for plan in plans if plan.at_once and plan.grant != Allocation()},
+        network=NetworkPlan(network_settings()),  # no opening yet: owners open ports once it exists
     )
 
 

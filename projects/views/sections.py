@@ -24,6 +24,7 @@ from projects.models import (
 )
 from projects.tasks import retryable
 from projects.views.common import GIB, can_manage, percent, shown
+from projects.views.network_section import network_section
 
 RESOURCES = (("cpu", "CPU"), ("memory", "Memory"), ("gpu", "GPU"), ("pods", "Pods"))
 
@@ -229,4 +230,5 @@ def page(project: Project, role: str | None, **given: dict[str, Any]) -> dict[st
     context.update(given.get("quota") or quota(project))
     context.update(given.get("provisioning") or provisioning(project))
     context.update(given.get("archive") or {})
+    context.update(given.get("network") or network_section(project))
     return context

@@ -40,7 +40,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_preview, cli_search, cli_top, documents
+from pinconsole_sdk import (  # one per line: commands are added by several hands
+    cli_archive,
+    cli_clusters,
+    cli_debug,
+    cli_network,
+    cli_preview,
+    cli_search,
+    cli_top,
+    documents,
+)
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -287,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_debug.add_parser(sub, common)
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
+    cli_network.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -312,6 +322,7 @@ HANDLERS = {
     **cli_clusters.HANDLERS,
     **cli_search.HANDLERS,
     **cli_top.HANDLERS,
+    **cli_network.HANDLERS,
 }
 
 

@@ -108,7 +108,8 @@ def cmd_apply_dry_run(client: Client, args: argparse.Namespace, out: TextIO) -> 
 
 
 def summary(p: WorkloadPreview) -> str:
-    """The preview in a few indented lines: objects per cluster, placement, quota fit, the spec's changes."""
+    """The preview in a few indented lines: objects per cluster, placement, quota fit, the NetworkPolicies its pods
+    fall under, the spec's changes."""
     lines = []
     for c in p.clusters:
         objects = ", ".join(
@@ -125,6 +126,7 @@ def summary(p: WorkloadPreview) -> str:
     if p.placement.problem:
         lines.append(f"  placement: {p.placement.problem}")
     lines.append(f"  quota {quota_line(p.quota)}")
+    lines += [f"  network {n.name} admits {'; '.join(n.admits) or 'nothing'}" for n in p.network]
     if p.diff is not None:
         lines += [f"  change {c.path}: {_value(c.before)} -> {_value(c.after)}" for c in p.diff.spec]
         if p.diff.stale:

@@ -158,6 +158,16 @@ class Refusal(Model):
 
 
 @dataclass(frozen=True)
+class PreviewNetworkPolicy(Model):
+    """One of the project's NetworkPolicies (every pod of the project falls under it) and what it admits."""
+
+    schema = "PreviewNetworkPolicy"
+
+    name: str
+    admits: list[str]
+
+
+@dataclass(frozen=True)
 class WorkloadPreview(Model):
     """What submitting a document would do: ``action`` (created, configured or unchanged), ``document`` (the object
     the write would make) beside ``live``, placement, each cluster's objects, the quota fit, and ``refusal``."""
@@ -177,6 +187,7 @@ class WorkloadPreview(Model):
     placement: PreviewPlacement
     clusters: list[ClusterObjects]
     quota: QuotaFit
+    network: list[PreviewNetworkPolicy]
 
 
 PREVIEW_MODELS: tuple[type[Model], ...] = (
@@ -193,5 +204,6 @@ PREVIEW_MODELS: tuple[type[Model], ...] = (
     ObjectChange,
     PreviewDiff,
     Refusal,
+    PreviewNetworkPolicy,
     WorkloadPreview,
 )

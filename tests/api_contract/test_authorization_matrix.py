@@ -62,6 +62,8 @@ MATRIX = {
     "GET /api/v1/projects/{name}/members/{kind}/{member}/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/members/{kind}/{member}/": OWNERS,
     "DELETE /api/v1/projects/{name}/members/{kind}/{member}/": OWNERS,
+    "GET /api/v1/projects/{name}/network/": PROJECT_READ,
+    "PUT /api/v1/projects/{name}/network/": OWNERS,
     "GET /api/v1/projects/{name}/quota/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/quota/{tier}/": OWNERS,
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/": PROJECT_ADMIN,
@@ -113,6 +115,7 @@ BODIES = {
     "PUT /api/v1/prices/{tier}/": {"cpu": "0.05"},
     "PATCH /api/v1/projects/{name}/": {"description": "changed"},
     "PUT /api/v1/projects/{name}/members/{kind}/{member}/": {"role": "owner"},
+    "PUT /api/v1/projects/{name}/network/": {"openings": [{"port": 8080, "ingress": True}]},
     "PUT /api/v1/projects/{name}/quota/{tier}/": {"cpu": "1", "memory": "1Gi", "gpu": "0", "pods": "1"},
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/": {
         "cpu": "0", "memory": "0", "gpu": "0", "pods": "0", "reason": "r", "confirm": "x",

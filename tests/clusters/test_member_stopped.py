@@ -255,6 +255,8 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         "/audit/",
         f"/projects/{project.name}/quota/",
         f"/projects/{project.name}/members/",
+        f"/projects/{project.name}/network/",
+        f"/api/v1/projects/{project.name}/network/",
         "/workloads/catalog/",
         "/workloads/catalog/pinapps/",
         f"/workloads/{project.name}/PinApp/{app}/timeline/",

@@ -248,6 +248,7 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "patch resourcequotas",
             "create limitranges",
             "create rolebindings",
+            "patch networkpolicies.networking.k8s.io",
             "bind clusterroles/pincompute-project-owner",
             "bind clusterroles/pincompute-project-viewer",
             "patch clusterroles/pincompute-project-developer",  # provisioning re-applies the tenants' rules

@@ -36,7 +36,7 @@ ADS = Tenant(
 )
 
 
-def test_a_member_gets_the_namespace_roles_rolebindings_tier_quotas_and_limits_in_that_order():
+def test_a_member_gets_the_namespace_roles_rolebindings_tier_quotas_limits_and_network_policies_in_that_order():
     manifests = member_manifests(ADS)
 
     assert [(m["kind"], m["metadata"]["name"]) for m in manifests] == [
@@ -51,6 +51,8 @@ def test_a_member_gets_the_namespace_roles_rolebindings_tier_quotas_and_limits_i
         ("ResourceQuota", "pincompute-ondemand"),
         ("ResourceQuota", "pincompute-preemptible"),
         ("LimitRange", "pincompute-defaults"),
+        ("NetworkPolicy", "pincompute-isolation"),
+        ("NetworkPolicy", "pincompute-openings"),
     ]
     assert all(m["metadata"].get("namespace") == "proj-ads" for m in manifests[4:])
     assert manifests[1:4] == cluster_role_manifests()  # every pass re-applies the rules the bindings refer to

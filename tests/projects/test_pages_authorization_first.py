@@ -22,8 +22,21 @@ pytestmark = pytest.mark.django_db
         ("/projects/ads/provisioning/no-such-cluster/retry/", {}),
         ("/projects/ads/basics/", {"team": "t" * 100}),
         ("/projects/ads/pod-security/", {"pod_security": "open"}),
+        ("/projects/ads/network/", {"port": "x", "projects": "nope"}),
+        ("/projects/ads/network/", {"op": "remove", "index": "9"}),
     ],
-    ids=["shell-bad", "shell-missing", "shell-good", "quota-tier", "quota-value", "retry-cluster", "basics", "pod"],
+    ids=[
+        "shell-bad",
+        "shell-missing",
+        "shell-good",
+        "quota-tier",
+        "quota-value",
+        "retry-cluster",
+        "basics",
+        "pod",
+        "network-open",
+        "network-close",
+    ],
 )
 def test_a_viewer_is_refused_for_the_role_whatever_the_value(project, viewer, client, url, data):
     client.force_login(viewer)

@@ -67,6 +67,7 @@ def preview_body(shown: previews.Preview, project: Project) -> dict[str, Any]:
             "fields": [{"path": f.path, "message": f.message} for f in refusal.fields],
         },
         "problems": list(shown.problems),
+        "network": shown.network,
         "document": shown.outcome.document,
         "live": shown.outcome.live_document,
         "diff": None

@@ -121,6 +121,11 @@ class RefusalSerializer(serializers.Serializer):
     fields = FieldErrorSerializer(many=True)
 
 
+class PreviewNetworkPolicySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    admits = serializers.ListField(child=serializers.CharField(), help_text="one line per source it admits")
+
+
 class WorkloadPreviewSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text=KIND_HELP)
     name = serializers.CharField()
@@ -140,3 +145,6 @@ class WorkloadPreviewSerializer(serializers.Serializer):
     placement = PreviewPlacementSerializer()
     clusters = ClusterObjectsSerializer(many=True, help_text="what each chosen member cluster would get")
     quota = QuotaFitSerializer()
+    network = PreviewNetworkPolicySerializer(
+        many=True, help_text="the project's NetworkPolicies on every member; they select every pod of the project"
+    )
