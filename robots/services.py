@@ -50,7 +50,9 @@ def find_robot(project: Project, name: str, *, actor: Any) -> Robot:
 def _checked(name: str, grants: list[str], days: int | None) -> tuple[str, list[str], int]:
     name = (name or "").strip()
     if not NAME.match(name):
-        raise Invalid.on("name", "Name the robot with 1 to 40 lowercase letters, digits and '-', starting with a letter.")
+        raise Invalid.on(
+            "name", "Name the robot with 1 to 40 lowercase letters, digits and '-', starting with a letter."
+        )
     unknown = [g for g in grants if g not in ROBOT_GRANTS]
     if unknown or not grants:
         raise Invalid.on("scopes", f"Scopes must be one or more of {', '.join(ROBOT_GRANTS)}.")

@@ -7,7 +7,9 @@ from robots import api, views
 api_urlpatterns = [
     path("projects/<str:project>/robots/", api.RobotListView.as_view(), name="project-robots"),
     path("projects/<str:project>/robots/<str:robot>/", api.RobotDetailView.as_view(), name="project-robot"),
-    path("projects/<str:project>/robots/<str:robot>/rotate/", api.RobotRotateView.as_view(), name="project-robot-rotate"),
+    path(
+        "projects/<str:project>/robots/<str:robot>/rotate/", api.RobotRotateView.as_view(), name="project-robot-rotate"
+    ),
 ]
 
 app_name = "robots"

@@ -10,3 +10,4 @@ from tests.support.projects import (  # noqa: F401 - fixtures, used by name
     region,
     viewer,
 )
+from tests.support.sdk import SDK_DIR  # noqa: F401 - puts the SDK (pinconsole_sdk) on sys.path

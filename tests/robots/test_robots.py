@@ -4,10 +4,13 @@ expired. The deploy against the real host is ``test_robots_live``."""
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
+from pinconsole_sdk.cli import main
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
@@ -137,7 +140,7 @@ def test_the_project_page_lists_creates_shows_the_secret_once_and_revokes(client
     )
 
     text = created.content.decode()
-    raw = Robot.objects.get(name="ci") and text.split("<code class=\"user-select-all\">")[1].split("</code>")[0]
+    raw = Robot.objects.get(name="ci") and text.split('<code class="user-select-all">')[1].split("</code>")[0]
     assert raw.startswith("pct_") and 'data-robot="ci"' in text
     assert raw not in client.get("/projects/ads/robots/", HTTP_HX_REQUEST="true").content.decode()
     revoked = client.post("/projects/ads/robots/ci/revoke/", HTTP_HX_REQUEST="true").content.decode()
@@ -149,7 +152,9 @@ def test_the_section_refuses_a_developer_and_names_a_bad_field(client, project, 
     assert client.get("/projects/ads/robots/", HTTP_HX_REQUEST="true").status_code == 403
     client.force_login(owner)
 
-    bad = client.post("/projects/ads/robots/", {"name": "ci", "scopes": ["read"], "days": "400"}, HTTP_HX_REQUEST="true")
+    bad = client.post(
+        "/projects/ads/robots/", {"name": "ci", "scopes": ["read"], "days": "400"}, HTTP_HX_REQUEST="true"
+    )
 
     assert bad.status_code == 400 and "between 1 and 90 days" in bad.content.decode() and not Robot.objects.exists()
 
@@ -165,3 +170,14 @@ def test_a_robot_is_rate_limited_like_a_user_and_apart_from_its_creator(project,
 
     assert answers == [200, 200, 200, 429]
     assert as_user(owner).get(url).status_code == 200  # counted per robot, not per the owner who made it
+
+
+def test_login_refuses_a_token_file_that_holds_no_token(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PINCONSOLE_CONFIG", str(tmp_path / "config.toml"))
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["login", "--url", "http://127.0.0.1:9", "--token-file", str(empty)], out=out, err=err)
+
+    assert code == 2 and "empty" in err.getvalue() and not (tmp_path / "config.toml").exists()
