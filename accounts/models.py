@@ -11,6 +11,8 @@ from django.utils import timezone
 
 TOKEN_PREFIX = "pct_"
 READ, WRITE = "read", "write"  # a token's scope: read-only (safe methods, log streams) or everything its user may do
+EXEC, LOGS = "exec", "logs"  # a robot token's further grants: shells, log streams (a personal token has them all)
+ROBOT_GRANTS = (READ, WRITE, EXEC, LOGS)
 
 
 def hash_token(raw: str) -> str:
@@ -37,6 +39,9 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     scope = models.CharField(max_length=8, choices=[(READ, "Read only"), (WRITE, "Read and write")], default=WRITE)
+    # A robot account's token (``robots``): confined to one project's API and to its grants ("read,logs", ...).
+    project = models.CharField(max_length=40, blank=True, default="")
+    grants = models.CharField(max_length=40, blank=True, default="")
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -53,6 +58,13 @@ class ApiToken(models.Model):
         key_id = secrets.token_hex(4)
         raw = f"{TOKEN_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         return raw, key_id, hash_token(raw)
+
+    @property
+    def grant_set(self) -> frozenset[str]:
+        """What this token may do: a robot's grants, else everything its scope allows."""
+        if self.grants:
+            return frozenset(self.grants.split(","))
+        return frozenset(ROBOT_GRANTS) if self.scope == WRITE else frozenset((READ, LOGS))
 
     @property
     def is_active(self) -> bool:

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "debugging",
     "usage",
     "search",
+    "robots",
 ]
 
 MIDDLEWARE = [
@@ -244,6 +245,7 @@ OIDC_STORE_ID_TOKEN = bool(OIDC_OP_LOGOUT_ENDPOINT)  # the id_token_hint of RP-i
 # Personal API tokens: every token expires; its owner picks the days up to the maximum.
 API_TOKEN_DEFAULT_DAYS = env_int("API_TOKEN_DEFAULT_DAYS", 90)
 API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+ROBOT_TOKEN_MAX_DAYS = env_int("ROBOT_TOKEN_MAX_DAYS", 90)  # a robot account's token lives at most this long
 
 # --- Content-Security-Policy (django-csp): scripts only from this origin, never inline or eval'd ---------------
 # Styles allow inline because xterm.js, Chart.js and Redoc set element styles; no script does.

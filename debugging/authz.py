@@ -96,8 +96,13 @@ def _project(user: Any, namespace: str) -> tuple[Project, bool]:
     if namespace.startswith(PROJECT_PREFIX) and valid_name(namespace):
         name = namespace.removeprefix(PROJECT_PREFIX)
         project = Project.objects.visible_to(user).active().filter(name=name).first()
+    grants = getattr(user, "api_token_grants", None)  # set by token authentication
+    if project is not None and getattr(user, "api_token_project", "") not in ("", project.name):
+        project = None  # a robot account's token reaches only its own project
     if project is None:
         raise NotFound("No such pod.")
+    if grants is not None and not grants & {"logs", "exec"}:
+        raise Forbidden("This API token has neither the logs nor the exec scope.")
     can_exec = Project.objects.for_role(user, EXEC_ROLES).filter(pk=project.pk).exists()
     return project, can_exec
 
@@ -137,6 +142,8 @@ def resolve_pod(
         raise Forbidden("Viewers can read logs but not open a shell.")
     if need_exec and getattr(user, "api_token_scope", "write") == "read":  # set by token authentication
         raise Forbidden("This API token is read-only: a shell needs a token with the write scope.")
+    if need_exec and "exec" not in getattr(user, "api_token_grants", {"exec"}):
+        raise Forbidden("This robot account has no exec scope.")
     sidecars, admin = platform_containers(pod), is_platform_admin(user)
     if need_exec and container in sidecars and not admin:
         raise Forbidden(f"{container} is a platform sidecar: only platform admins may open a shell in it.")

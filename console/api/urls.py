@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from base.audit.api import AuditEventViewSet
 from console.api.views import ApiRootView, VersionView
+from robots.urls import api_urlpatterns as robot_api
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -22,4 +23,5 @@ urlpatterns = [
     path("", include("debugging.api.urls")),
     path("", include("usage.api.urls")),
     path("", include("search.api_urls")),
+    path("", include(robot_api)),
 ]

@@ -46,6 +46,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_debug,
     cli_network,
     cli_preview,
+    cli_robots,
     cli_search,
     cli_top,
     documents,
@@ -297,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
     cli_network.add_parser(sub, common)
+    cli_robots.add_parsers(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -323,6 +325,7 @@ HANDLERS = {
     **cli_search.HANDLERS,
     **cli_top.HANDLERS,
     **cli_network.HANDLERS,
+    **cli_robots.HANDLERS,
 }
 
 
@@ -355,6 +358,8 @@ def main(
     owned = client is None
     try:
         check_text(args)
+        if args.command == "login":  # before a client: the token comes from --token-file, not the config
+            return cli_robots.cmd_login(args, out)
         if client is None:
             client = Client(args.url, args.token, timeout=args.timeout)
         if args.command == "exec":

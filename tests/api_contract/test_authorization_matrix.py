@@ -15,6 +15,7 @@ from accounts.models import ApiToken
 from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
 from projects.members import MemberInput, remove_member, set_member
+from robots.services import create_robot
 from tests.support.factories import workload_cr
 from tests.support.fake_host import pod
 
@@ -61,6 +62,11 @@ MATRIX = {
     "GET /api/v1/projects/{name}/members/": PROJECT_READ,
     "GET /api/v1/projects/{name}/members/{kind}/{member}/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/members/{kind}/{member}/": OWNERS,
+    "GET /api/v1/projects/{project}/robots/": OWNERS,
+    "POST /api/v1/projects/{project}/robots/": OWNERS,
+    "GET /api/v1/projects/{project}/robots/{robot}/": OWNERS,
+    "DELETE /api/v1/projects/{project}/robots/{robot}/": OWNERS,
+    "POST /api/v1/projects/{project}/robots/{robot}/rotate/": OWNERS,
     "DELETE /api/v1/projects/{name}/members/{kind}/{member}/": OWNERS,
     "GET /api/v1/projects/{name}/network/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/network/": OWNERS,
@@ -116,6 +122,8 @@ BODIES = {
     "PATCH /api/v1/projects/{name}/": {"description": "changed"},
     "PUT /api/v1/projects/{name}/members/{kind}/{member}/": {"role": "owner"},
     "PUT /api/v1/projects/{name}/network/": {"openings": [{"port": 8080, "ingress": True}]},
+    "POST /api/v1/projects/{project}/robots/": {"name": "ci", "scopes": ["read"]},
+    "POST /api/v1/projects/{project}/robots/{robot}/rotate/": {},
     "PUT /api/v1/projects/{name}/quota/{tier}/": {"cpu": "1", "memory": "1Gi", "gpu": "0", "pods": "1"},
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/": {
         "cpu": "0", "memory": "0", "gpu": "0", "pods": "0", "reason": "r", "confirm": "x",
@@ -169,6 +177,7 @@ def world(web, caches, project, other_project, owner, developer, viewer, admin_u
     set_member(project, MemberInput("user", removed.username, "developer"), actor=owner)
     remove_member(project, "user", removed.username, actor=owner)
     ads_request = change_quota(project, "ondemand", _grant("64"), actor=owner, reason="more").request
+    create_robot(project, name="deploy-bot", scopes=["read"], days=1, actor=owner)
     ml_request = change_quota(other_project, "ondemand", _grant("64"), actor=other_user, reason="ml-secret").request
     return {
         "users": {
@@ -199,6 +208,7 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
     request = world["ads_request"] if tenant == "ads" else world["ml_request"]
     workload = "web" if tenant == "ads" else "secret-train"
     values = {"project": tenant, "cluster": "member-a", "pod": "web-local-1a-abc", "tier": "ondemand"}
+    values["robot"] = "deploy-bot"
     if "/clusters/" in path:
         values |= {"name": "member-a", "kind": "ondemand", "verb": "cordon"}
     elif "/members/" in path:

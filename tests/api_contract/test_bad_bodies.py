@@ -59,7 +59,7 @@ def write_operations(client: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 def url_of(path: str, world: dict[str, Any]) -> str:
     values = {"project": "ads", "tier": "ondemand", "id": world["request"], "name": "ads"}
-    values |= {"cluster": "member-a", "pod": "web-local-1a-abc"}
+    values |= {"cluster": "member-a", "pod": "web-local-1a-abc", "robot": "deploy-bot"}
     if "/clusters/" in path:
         values |= {"name": "member-a", "kind": "ondemand", "verb": "cordon"}
     elif "/members/" in path:

@@ -36,6 +36,8 @@ SEMANTIC_BODIES = [
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/",
     "POST /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/",  # a container the pod has, an allowed image
+    "POST /api/v1/projects/{project}/robots/",  # a robot's name (a DNS label), its scopes, the lifetime's maximum
+    "POST /api/v1/projects/{project}/robots/{robot}/rotate/",  # the lifetime's maximum (ROBOT_TOKEN_MAX_DAYS)
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time

@@ -199,7 +199,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
     workload = {"project": [project.name], "kind": ["PinApp"], "name": [app], "operation": ["restart"]}
     values = {
         "": {"project": [project.name], "name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
-        | {"namespace": [ns], "kind": ["PinApp"], "tier": ["ondemand"]},  # for any route not named below
+        | {"namespace": [ns], "kind": ["PinApp"], "tier": ["ondemand"], "robot": ["no-such-robot"]},  # any route
         "clusters/": {"name": clusters, "kind": ["ondemand"], "node": ["no-such-node"], "verb": ["cordon"]},
         "api/v1/clusters/": {"name": clusters, "kind": ["ondemand"], "verb": ["cordon"]},
         "projects/": {"name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
