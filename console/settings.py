@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "workloads",
     "debugging",
     "usage",
+    "configs",
 ]
 
 MIDDLEWARE = [

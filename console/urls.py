@@ -21,6 +21,7 @@ urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("audit/", include("base.audit.urls")),
     path("tokens/", include("accounts.urls")),
+    path("projects/", include("configs.urls")),
     path("projects/", include("projects.urls")),
     path("clusters/", include("clusters.urls")),
     path("workloads/", include("workloads.urls")),

@@ -39,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_preview, documents
+from pinconsole_sdk import cli_archive, cli_clusters, cli_configs, cli_debug, cli_preview, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -283,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
     cli_clusters.add_parsers(sub, common)
+    cli_configs.add_parsers(sub, common)
     cli_debug.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
@@ -294,11 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 HANDLERS = {
-    "get": cmd_get,
+    "get": cli_configs.or_configs(cmd_get, "resources"),
     "describe": cmd_describe,
     "apply": cli_preview.with_dry_run(cmd_apply),
     "diff": cli_preview.cmd_diff,
-    "delete": cmd_delete,
+    "delete": cli_configs.or_configs(cmd_delete, "resource"),
     "scale": cmd_scale,
     "timeline": cmd_timeline,
     "logs": cmd_logs,
@@ -307,6 +308,7 @@ HANDLERS = {
     "rollout": cmd_rollout,
     **dict.fromkeys(OPERATIONS, cmd_operation),
     **cli_clusters.HANDLERS,
+    **cli_configs.HANDLERS,
 }
 
 
