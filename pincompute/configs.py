@@ -50,7 +50,12 @@ class ConfigSummary:
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a Secret or ConfigMap (a DNS-1123 subdomain), or None."""
-    return dns_subdomain(name)
+    if dns_subdomain(name) is None:
+        return None
+    return (
+        f"{name[:60]!r} is not a valid name: a DNS-1123 subdomain (at most 253 lower case letters, digits, '-' and "
+        "'.', starting and ending with a letter or digit)"
+    )
 
 
 def key_problem(key: str) -> str | None:
