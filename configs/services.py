@@ -159,3 +159,13 @@ def delete_config(project: Project, kind: ConfigKind, name: str, *, actor: Any) 
     host_objects.delete(kind, project.namespace, name, str(meta["metadata"]["resourceVersion"]))
     version = version_of(meta)
     _audit("delete", project, kind, name, actor, {"keys": sorted(current), "version": version}, None)
+
+
+def held_keys(project: Project, kinds: set[ConfigKind]) -> dict[tuple[ConfigKind, str], frozenset[str]]:
+    """The keys of each of the project's objects of ``kinds`` (for checking a workload's references: its submitter
+    was authorized to write workloads, which may use the project's Secrets, by the caller)."""
+    return {
+        (kind, item.name): frozenset(k.name for k in item.keys)
+        for kind in sorted(kinds)
+        for item in host_objects.list_summaries(kind, project.namespace, project.name)
+    }
