@@ -44,7 +44,12 @@ def test_every_reference_is_found_with_its_field_and_the_document_is_valid():
         ("Secret", "api-keys", (), f"{c}.envFrom[0].secretRef.name"),
         ("Secret", "tls", ("tls.crt",), "spec.template.volumes[0].secret.secretName"),
     ]
-    assert referenced(USES_ALL) == {("Secret", "db"), ("ConfigMap", "settings"), ("Secret", "api-keys"), ("Secret", "tls")}
+    assert referenced(USES_ALL) == {
+        ("Secret", "db"),
+        ("ConfigMap", "settings"),
+        ("Secret", "api-keys"),
+        ("Secret", "tls"),
+    }
 
 
 def test_a_missing_object_or_key_is_named_by_its_field_and_an_optional_one_may_be_absent():
