@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from base.api import StrictInput
 from pincompute.configs import DATA_MAX_BYTES, ConfigSummary
 
 DATA_HELP = f"Keys and their values (UTF-8 text); at most {DATA_MAX_BYTES} bytes in all, keys and values counted."
@@ -47,14 +48,14 @@ def summary_body(item: ConfigSummary, *, details: bool, data: dict[str, str] | N
     return body
 
 
-class CreateSerializer(serializers.Serializer[Any]):
+class CreateSerializer(StrictInput):
     name = serializers.CharField(max_length=253, help_text="A DNS-1123 subdomain: lower case, digits, '-' and '.'.")
     data = serializers.DictField(
         child=serializers.CharField(allow_blank=True, trim_whitespace=False), help_text=DATA_HELP
     )
 
 
-class UpdateSerializer(serializers.Serializer[Any]):
+class UpdateSerializer(StrictInput):
     data = serializers.DictField(
         child=serializers.CharField(allow_blank=True, trim_whitespace=False),
         required=False,
