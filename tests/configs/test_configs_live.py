@@ -11,6 +11,7 @@ import tests.support.sdk  # noqa: F401 - first: the SDK's own directory on sys.p
 import base64
 import io
 import json
+import logging
 import secrets
 import uuid
 
@@ -121,7 +122,8 @@ def test_viewers_write_nothing_and_read_no_secret_keys_and_strangers_see_no_proj
         services.list_configs(project, "ConfigMap", actor=stranger)
 
 
-def test_the_api_creates_edits_lists_and_deletes_and_never_answers_a_secret_value(project, user, other_user):
+def test_the_api_creates_edits_lists_and_deletes_and_never_answers_a_secret_value(project, user, other_user, caplog):
+    caplog.set_level(logging.DEBUG)
     api, value = APIClient(), secrets.token_hex(16)
     api.force_authenticate(user)
     base = f"/api/v1/projects/{project.name}/secrets/"
@@ -147,6 +149,7 @@ def test_the_api_creates_edits_lists_and_deletes_and_never_answers_a_secret_valu
     assert api.delete(f"{base}db/").status_code == 204
     assert api.get(f"{base}db/").status_code == 404
     assert all(value not in b.content.decode() for b in bodies)
+    assert value not in caplog.text and value not in audit_text()
 
 
 def test_the_pages_create_edit_and_delete_without_showing_a_secret_value(project, user, other_user, client):
