@@ -156,6 +156,7 @@ def test_the_pages_create_edit_and_delete_without_showing_a_secret_value(project
     value = secrets.token_hex(16)
     client.force_login(user)
     url = f"/projects/{project.name}/secrets/"
+    assert f'href="{url}"' in client.get(f"/projects/{project.name}/").content.decode()  # found from the project
 
     created = client.post(url, {"name": "db", "data": f"password={value}\n"}, **HX)
     assert created.status_code == 200 and "password: set" in created.content.decode()
