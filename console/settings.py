@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "usage",
     "search",
     "robots",
+    "configs",
 ]
 
 MIDDLEWARE = [

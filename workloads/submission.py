@@ -24,6 +24,8 @@ from django.utils import timezone
 from base import audit, metrics
 from base.api import DATABASE_DOWN
 from base.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
+from configs.services import held_keys
+from pincompute.config_refs import references, unresolved
 from pincompute.errors import FieldError, SpecInvalid
 from pincompute.federation.admission import claim_of
 from pincompute.federation.host_review import never_fits
@@ -125,6 +127,15 @@ def complete(project: Project, document: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def unresolved_references(project: Project, manifest: dict[str, Any]) -> list[FieldError]:
+    """Each reference of the pods to a Secret, ConfigMap or key the project does not hold (a read of the host only
+    when there are references)."""
+    refs = references(manifest)
+    if not refs:
+        return []
+    return unresolved(refs, held_keys(project, {r.kind for r in refs}))
+
+
 def check(project: Project, manifest: dict[str, Any]) -> Workload:
     """The typed workload, or the reason it is refused (400 spec errors or policy, 403 never fits)."""
     errors = validate(manifest)
@@ -173,6 +184,9 @@ def submit_workload(
         raise Conflict(f"Project {project.name} is archived: it takes no new workloads.")
     manifest = complete(project, document)
     workload = check(project, manifest)
+    refused = unresolved_references(project, manifest)
+    if refused:
+        raise Invalid(f"It uses Secrets or ConfigMaps project {project.name} does not hold.", fields=refused)
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     asked = list(document["spec"]) if isinstance(document.get("spec"), dict) else []
     if create_only and not dry_run:

@@ -24,4 +24,5 @@ urlpatterns = [
     path("", include("usage.api.urls")),
     path("", include("search.api_urls")),
     path("", include(robot_api)),
+    path("", include("configs.api.urls")),
 ]

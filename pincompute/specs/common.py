@@ -16,6 +16,7 @@ from pincompute.labels import HARDWARE_FAMILY_LABEL
 from pincompute.quantity import GPU_RESOURCE, Resources, parse_cpu, parse_gpu, parse_memory
 from pincompute.quota import DEFAULT_CONTAINER_REQUEST, pod_request
 from pincompute.specs import checks as c
+from pincompute.specs.config_sources import config_ref, file_source, key_ref
 from pincompute.specs.schema import DATE_TIME, Arr, Bool, Field, Int, IntOrStr, MapOf, Obj, Str, obj
 from pincompute.specs.security_context import CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT
 from pincompute.tiers import Tier
@@ -39,6 +40,7 @@ def _quantities(what: str) -> Obj:
 
 _PATH = "An absolute path in the container."
 
+
 CONTAINER = obj(
     Field("name", Str(checks=(c.container_name,), description="Unique in the pod (a DNS-1123 label)."), required=True),
     Field(
@@ -60,11 +62,30 @@ CONTAINER = obj(
                 Field("name", Str(checks=(c.env_name,), description="The variable's name."), required=True),
                 Field("value", Str(description="Its value; $(OTHER) expands an earlier variable.")),
                 Field(
-                    "valueFrom", Obj(open=True, description="A Kubernetes EnvVarSource (secretKeyRef, fieldRef...).")
+                    "valueFrom",
+                    obj(
+                        Field("secretKeyRef", key_ref("Secret")),
+                        Field("configMapKeyRef", key_ref("ConfigMap")),
+                        open=True,
+                        description="A Kubernetes EnvVarSource: secretKeyRef or configMapKeyRef (a key of one of the "
+                        "project's Secrets or ConfigMaps), fieldRef, resourceFieldRef.",
+                    ),
                 ),
                 description="One environment variable.",
             ),
             description="Environment variables (the platform's names, e.g. SHARD_INDEX, are reserved).",
+        ),
+    ),
+    Field(
+        "envFrom",
+        Arr(
+            items=obj(
+                Field("prefix", Str(checks=(c.env_name,), description="Put before every key's variable name.")),
+                Field("secretRef", config_ref("Secret")),
+                Field("configMapRef", config_ref("ConfigMap")),
+                description="Every key of one of the project's Secrets or ConfigMaps, as a variable.",
+            ),
+            description="Variables from whole Secrets or ConfigMaps of the project (copied to where the pods run).",
         ),
     ),
     Field(
@@ -165,6 +186,8 @@ def pod_fields(containers_required: bool = True) -> tuple[Field, ...]:
             Arr(
                 items=obj(
                     Field("name", Str(checks=(c.container_name,), description="Named by volumeMounts."), required=True),
+                    Field("secret", file_source("Secret", "secretName")),
+                    Field("configMap", file_source("ConfigMap", "name")),
                     open=True,
                     description="A Kubernetes volume (configMap, secret, emptyDir, persistentVolumeClaim...).",
                 ),

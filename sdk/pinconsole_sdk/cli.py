@@ -43,6 +43,7 @@ from typing import Any, BinaryIO, TextIO
 from pinconsole_sdk import (  # one per line: commands are added by several hands
     cli_archive,
     cli_clusters,
+    cli_configs,
     cli_debug,
     cli_network,
     cli_preview,
@@ -294,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.epilog = "After --: the command and its arguments (default: a shell)."
 
     cli_clusters.add_parsers(sub, common)
+    cli_configs.add_parsers(sub, common)
     cli_debug.add_parser(sub, common)
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
@@ -309,11 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 HANDLERS = {
-    "get": cmd_get,
+    "get": cli_configs.or_configs(cmd_get, "resources"),
     "describe": cmd_describe,
     "apply": cli_preview.with_dry_run(cmd_apply),
     "diff": cli_preview.cmd_diff,
-    "delete": cmd_delete,
+    "delete": cli_configs.or_configs(cmd_delete, "resource"),
     "scale": cmd_scale,
     "timeline": cmd_timeline,
     "logs": cmd_logs,
@@ -326,6 +328,7 @@ HANDLERS = {
     **cli_top.HANDLERS,
     **cli_network.HANDLERS,
     **cli_robots.HANDLERS,
+    **cli_configs.HANDLERS,
 }
 
 

@@ -16,6 +16,7 @@ from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
 from projects.members import MemberInput, remove_member, set_member
 from robots.services import create_robot
+from tests.support import fake_configs
 from tests.support.factories import workload_cr
 from tests.support.fake_host import pod
 
@@ -88,6 +89,19 @@ MATRIX = {
     "PATCH /api/v1/projects/{project}/workloads/{kind}/{name}/": PROJECT_WRITE,
     "DELETE /api/v1/projects/{project}/workloads/{kind}/{name}/": PROJECT_WRITE,
     **{
+        op: who
+        for plural in ("secrets", "configmaps")
+        for op, who in {
+            f"GET /api/v1/projects/{{project}}/{plural}/": PROJECT_READ,
+            f"POST /api/v1/projects/{{project}}/{plural}/": PROJECT_WRITE,
+            f"GET /api/v1/projects/{{project}}/{plural}/{{name}}/": PROJECT_READ
+            if plural == "configmaps"
+            else PROJECT_WRITE,
+            f"PUT /api/v1/projects/{{project}}/{plural}/{{name}}/": PROJECT_WRITE,
+            f"DELETE /api/v1/projects/{{project}}/{plural}/{{name}}/": PROJECT_WRITE,
+        }.items()
+    },
+    **{
         f"POST /api/v1/projects/{{project}}/workloads/{{kind}}/{{name}}/{op}/": PROJECT_WRITE
         for op in ("pause", "resume", "stop", "start", "restart", "restart-container", "scale")
     },
@@ -115,6 +129,11 @@ REFUSED = {
     REQUEST_ADMIN: {"outsider": 404, "viewer": 403, "developer": 403, "owner": 403},
 }
 BODIES = {
+    **{
+        f"POST /api/v1/projects/{{project}}/{p}/": {"name": "new", "data": {"k": "v"}}
+        for p in ("secrets", "configmaps")
+    },
+    **{f"PUT /api/v1/projects/{{project}}/{p}/{{name}}/": {"data": {"k": "v"}} for p in ("secrets", "configmaps")},
     "PATCH /api/v1/clusters/{name}/": {"schedulable": False},
     "PUT /api/v1/clusters/{name}/pools/{kind}/": {"cpu": "1", "memory": "1Gi", "gpu": "0"},
     "POST /api/v1/clusters/{name}/nodes/{verb}/": {"node": "kwok-node-0"},
@@ -160,7 +179,19 @@ def test_every_operation_of_the_schema_has_a_row(client):
 
 
 @pytest.fixture
-def world(web, caches, project, other_project, owner, developer, viewer, admin_user, other_user, django_user_model):
+def world(
+    web,
+    caches,
+    project,
+    other_project,
+    owner,
+    developer,
+    viewer,
+    admin_user,
+    other_user,
+    django_user_model,
+    monkeypatch,
+):
     """``ads`` with its members and a pod with a debug container; ``ml`` (another tenant) with a workload and a quota
     request; a removed member."""
     from projects.quota import change_quota
@@ -173,6 +204,7 @@ def world(web, caches, project, other_project, owner, developer, viewer, admin_u
     caches["member-a"].put("pods", debugged)
 
     web.put(workload_cr("secret-train", project="ml"))
+    fake_configs.install(monkeypatch)
     removed = django_user_model.objects.create_user("gone", "gone@example.com", "pw-gone-Secret!")
     set_member(project, MemberInput("user", removed.username, "developer"), actor=owner)
     remove_member(project, "user", removed.username, actor=owner)
@@ -215,6 +247,8 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
         values |= {"name": tenant, "kind": "user", "member": "vic"}
     elif "/workloads/" in path:
         values |= {"kind": "PinApp", "name": workload}
+    elif "/secrets/" in path or "/configmaps/" in path:
+        values |= {"name": ("db" if "/secrets/" in path else "settings") if tenant == "ads" else "ml-secret-db"}
     elif "/debug/" in path:
         values |= {"name": DEBUGGER}
     else:

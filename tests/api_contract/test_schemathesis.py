@@ -17,6 +17,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 
 from accounts.services import create_api_token
+from tests.support import fake_configs
 
 # hypothesis imports its ``randoms()`` strategy module lazily, and that module imports hypothesis' core back: when
 # schemathesis' 4 workers draw their first cases at once, one thread can be handed the half-imported module
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # Bodies whose values the services check beyond any schema: a workload's spec (the kind's fields, images, zones,
 # the project's grant: validated by the core), a container the workload has, a revision it has, the users and groups
 # a new project lists. A schema-valid body can be refused there with a 400 naming the field; every other check stays on.
+PLURALS = ("secrets", "configmaps")
 SEMANTIC_BODIES = [
     "POST /api/v1/projects/",
     "POST /api/v1/projects/{project}/workloads/",
@@ -38,6 +40,8 @@ SEMANTIC_BODIES = [
     "POST /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/",  # a container the pod has, an allowed image
     "POST /api/v1/projects/{project}/robots/",  # a robot's name (a DNS label), its scopes, the lifetime's maximum
     "POST /api/v1/projects/{project}/robots/{robot}/rotate/",  # the lifetime's maximum (ROBOT_TOKEN_MAX_DAYS)
+    # a Secret's or ConfigMap's name and keys (DNS-1123, Kubernetes' key characters), its size, a name taken
+    *(f"{m} /api/v1/projects/{{project}}/{p}/{t}" for m, t in (("POST", ""), ("PUT", "{name}/")) for p in PLURALS),
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time
@@ -146,7 +150,8 @@ def failures_of(stream: Any) -> tuple[list[str], set[str]]:
     return found, tested
 
 
-def test_every_operation_keeps_the_contract(web, developer, live_server, unthrottled, client):
+def test_every_operation_keeps_the_contract(web, developer, live_server, unthrottled, client, monkeypatch):
+    fake_configs.install(monkeypatch)  # the project's Secrets and ConfigMaps (a host the fake host does not serve)
     _, token = create_api_token(user=developer, name="schemathesis", days=1)
     document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     config = SchemathesisConfig.from_dict(run_config(live_server.url, token))

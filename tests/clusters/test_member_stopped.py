@@ -203,7 +203,8 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         "clusters/": {"name": clusters, "kind": ["ondemand"], "node": ["no-such-node"], "verb": ["cordon"]},
         "api/v1/clusters/": {"name": clusters, "kind": ["ondemand"], "verb": ["cordon"]},
         "projects/": {"name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
-        | {"decision": ["approve"], "wizard": [missing], "step": ["basics"]},
+        | {"decision": ["approve"], "wizard": [missing], "step": ["basics"]}
+        | {"plural": ["secrets", "configmaps"], "obj": ["no-such-config"]},
         "api/v1/projects/": {"name": [project.name], "project": [project.name], "tier": ["ondemand"]}
         | {"kind": ["user"], "member": [user.username]},
         "api/v1/projects/<str:project>/workloads/<str:kind>/": workload,

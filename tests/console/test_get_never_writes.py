@@ -14,6 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from base import audit
 from projects.members import MemberInput, set_member
 from projects.models import ClusterProvisioning, QuotaRequest
+from tests.support import fake_configs
 from tests.support.factories import make_cluster, make_pool, make_quota, workload_cr
 from tests.support.fakes import FilledCache, fake_pod
 
@@ -39,6 +40,7 @@ def world(admin_user, monkeypatch):
     monkeypatch.setattr("clusters.runtime.member_caches", lambda: {"member-x": cache})
     host = FilledCache({"pinapps": [workload_cr("web", clusters=("member-x",))]})
     monkeypatch.setattr("clusters.runtime.host_cache", lambda: host)
+    fake_configs.install(monkeypatch)
     return {"event": event.pk, "request": asked.pk}
 
 
@@ -77,6 +79,9 @@ def page_urls() -> dict[str, list[str]]:
         "robots:section": ["/projects/ads/robots/"],
         "robots:revoke": ["/projects/ads/robots/ci/revoke/"],
         "robots:rotate": ["/projects/ads/robots/ci/rotate/"],
+        "configs:list": ["/projects/ads/secrets/", "/projects/ads/configmaps/"],
+        "configs:edit": ["/projects/ads/secrets/db/", "/projects/ads/configmaps/settings/"],
+        "configs:delete": ["/projects/ads/secrets/db/delete/"],
         "projects:archive": ["/projects/ads/archive/"],
         "projects:shell-recording": ["/projects/ads/shell-recording/"],
         "clusters:list": ["/clusters/"],
@@ -132,6 +137,10 @@ def page_urls() -> dict[str, list[str]]:
         "api:cluster-node": ["/api/v1/clusters/member-x/nodes/cordon/"],
         "api:project-list": ["/api/v1/projects/"],
         "api:project-pods": ["/api/v1/projects/ads/pods/"],
+        "api:project-secrets": ["/api/v1/projects/ads/secrets/"],
+        "api:project-secret": ["/api/v1/projects/ads/secrets/db/"],
+        "api:project-configmaps": ["/api/v1/projects/ads/configmaps/"],
+        "api:project-configmap": ["/api/v1/projects/ads/configmaps/settings/"],
         "api:project-detail": ["/api/v1/projects/ads/"],
         "api:project-archive": ["/api/v1/projects/ads/archive/"],
         "api:project-members": ["/api/v1/projects/ads/members/"],

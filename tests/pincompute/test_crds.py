@@ -80,6 +80,7 @@ def free_form_paths(schema, path=""):
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_free_form_only_where_meant(kind):
     allowed = (".livenessProbe", ".readinessProbe", ".startupProbe", ".valueFrom", ".volumes[]", ".securityContext")
+    allowed += (".volumes[].secret", ".volumes[].configMap")  # a Secret's or ConfigMap's items, defaultMode
     paths = free_form_paths(schema_of(kind))
     assert all(p.endswith(allowed) for p in paths), paths
 
