@@ -10,7 +10,7 @@ from typing import Any
 
 from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
-from projects.models import ROLE_RANK, Membership, Project, ProjectRole, memberships_of
+from projects.models import ROLE_RANK, AccessGrant, Membership, Project, ProjectRole, live_roles_of, memberships_of
 
 ADMIN = "admin"
 OWNER_ROLES = (ProjectRole.OWNER,)
@@ -45,17 +45,19 @@ def visible_project(actor: Any, name: str) -> Project:
 
 
 def visible_project_role(actor: Any, name: str) -> tuple[Project, str]:
-    """``visible_project`` and the actor's role in it (``roles_of``: ``admin`` for platform admins), in one query:
-    the memberships that make the project visible are the ones that give the role."""
+    """``visible_project`` and the actor's role in it (``roles_of``: ``admin`` for platform admins), in two queries:
+    the memberships and live time-limited grants that make the project visible are the ones that give the role."""
     if is_platform_admin(actor):
         return visible_project(actor, name), ADMIN
-    rows: list[Membership] = []
+    rows: list[tuple[Project, str]] = []
     if getattr(actor, "is_authenticated", False) and "\x00" not in name:
-        rows = list(Membership.objects.filter(memberships_of(actor), project__name=name).select_related("project"))
+        found = Membership.objects.filter(memberships_of(actor), project__name=name).select_related("project")
+        rows = [(m.project, m.role) for m in found]
+        granted = AccessGrant.objects.filter(live_roles_of(actor), project__name=name).select_related("project")
+        rows += [(g.project, g.access) for g in granted]
     if not rows:
         raise NotFound("No such project.")
-    best = max(rows, key=lambda m: ROLE_RANK.get(m.role, 0))
-    return best.project, best.role
+    return max(rows, key=lambda row: ROLE_RANK.get(row[1], 0))
 
 
 def require_platform_admin(actor: Any, what: str) -> None:
@@ -78,13 +80,14 @@ def lock_project(project: Project) -> Project:
 
 
 def roles_of(user: Any, projects: list[Project]) -> dict[int, str]:
-    """``Project.role_of`` for many projects in one query: the highest of the user's own and their groups'
-    roles per project (``admin`` for platform admins; projects without a membership are left out)."""
+    """``Project.role_of`` for many projects in two queries: the highest of the user's own, their groups' and their
+    live time-limited roles per project (``admin`` for platform admins; projects without a membership are left out)."""
     if is_platform_admin(user):
         return {p.pk: ADMIN for p in projects}
-    rows = Membership.objects.filter(memberships_of(user), project__in=projects)
+    rows = [*Membership.objects.filter(memberships_of(user), project__in=projects).values_list("project_id", "role")]
+    rows += AccessGrant.objects.filter(live_roles_of(user), project__in=projects).values_list("project_id", "access")
     best: dict[int, str] = {}
-    for project_id, role in rows.values_list("project_id", "role"):
+    for project_id, role in rows:
         if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id, ""), 0):
             best[project_id] = role
     return best

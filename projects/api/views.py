@@ -22,6 +22,7 @@ from rest_framework.reverse import reverse
 from base.api_schema import error_response
 from base.parsers import JSONParser
 from projects.access import require_role, roles_of, visible_project
+from projects.api.access_views import ProjectAccessMixin
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
@@ -81,7 +82,7 @@ def describe(projects: list[Project], user: Any) -> list[Project]:
     return projects
 
 
-class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, viewsets.GenericViewSet):
+class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, ProjectAccessMixin, viewsets.GenericViewSet):
     """Projects the caller can see: their own and their groups' (platform admins: all)."""
 
     parser_classes = [JSONParser]
