@@ -10,12 +10,15 @@ import pytest
 from django.utils import timezone
 
 from base.models import AuditEvent
+from pincompute.rbac import ProjectRole as CoreRole
+from pincompute.rbac import Subject
 from projects.access import roles_of, visible_project_role
 from projects.access_requests.models import AccessGrant, AccessRequest
 from projects.access_requests.rules import may_exec_sidecars
 from projects.access_requests.signals import access_decided, access_expired, access_expiring, access_requested
 from projects.access_requests.tasks import expire_access_grants
 from projects.models import Project
+from projects.provisioning import tenant_of
 from tests.support.projects_api import as_, fields, refused
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +111,9 @@ def test_an_outsider_granted_directly_sees_the_project_until_the_grant_expires(
     assert AuditEvent.objects.filter(action="project.access.expire", project_name="ads", actor=None).count() == 1
 
 
-def test_the_expiry_task_warns_once_before_the_end(project, owner, other_user, django_capture_on_commit_callbacks, sent):
+def test_the_expiry_task_warns_once_before_the_end(
+    project, owner, other_user, django_capture_on_commit_callbacks, sent
+):
     body = {"user": other_user.username, "access": "viewer", "duration_seconds": 600, "reason": "Audit"}
     as_(owner).post(f"{base(project)}/access-grants/", body, format="json")
     with django_capture_on_commit_callbacks(execute=True):
@@ -162,9 +167,10 @@ def test_a_user_never_gets_another_projects_requests(project, owner, viewer, oth
 def test_bad_input_names_the_field_and_changes_nothing(project, viewer, owner, settings):
     too_long = settings.ACCESS_GRANT_MAX_SECONDS + 1
     assert "duration_seconds" in fields(ask(project, viewer, {**ASK, "duration_seconds": too_long}))
-    assert "most a grant may last" in fields(ask(project, viewer, {**ASK, "duration_seconds": too_long}))[
-        "duration_seconds"
-    ]
+    assert (
+        "most a grant may last"
+        in fields(ask(project, viewer, {**ASK, "duration_seconds": too_long}))["duration_seconds"]
+    )
     assert set(fields(ask(project, viewer, {**ASK, "access": "root"}))) == {"access"}
     assert set(fields(ask(project, viewer, {**ASK, "reason": " "}))) == {"reason"}
     assert set(fields(ask(project, viewer, {**ASK, "colour": "red"}))) == {"colour"}
@@ -202,3 +208,17 @@ def test_a_denied_request_grants_nothing(project, owner, viewer, django_capture_
     assert sent[-1][0] == "decided" and sent[-1][1]["approved"] is False and sent[-1][1]["grant"] is None
     refused(as_(owner).post(f"{base(project)}/access-requests/{row['id']}/approve/"), 409)
     assert visible_project_role(viewer, project.name)[1] == "viewer"
+
+
+def test_the_clusters_rolebindings_name_a_time_limited_role_only_while_it_lasts(project, owner, other_user):
+    body = {"user": other_user.username, "access": "developer", "duration_seconds": 3600, "reason": "kubectl"}
+    generation = project.generation
+    grant_id = as_(owner).post(f"{base(project)}/access-grants/", body, format="json").json()["id"]
+    project.refresh_from_db()
+    assert project.generation > generation  # the clusters follow the grant
+
+    assert Subject("User", "dev2") in tenant_of(project).subjects[CoreRole.DEVELOPER]
+    AccessGrant.objects.filter(pk=grant_id).update(ends_at=timezone.now() - timedelta(seconds=1))
+    assert Subject("User", "dev2") not in tenant_of(project).subjects.get(CoreRole.DEVELOPER, ())
+    expire_access_grants()
+    assert Project.objects.get(pk=project.pk).generation > project.generation  # provisioned again on expiry
