@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from base.api_schema import error_response
-from projects.access import ADMIN, require_role, visible_project_role
+from projects.access import ADMIN, OWNER_ROLES, require_role, visible_project_role
 from projects.access_requests import services
 from projects.access_requests.reads import REQUEST_STATES, find_grant, find_request, live_grants_of, requests_of
 from projects.access_requests.services import ALL_ROLES
@@ -129,8 +129,7 @@ class ProjectAccessMixin:
     @access_grants.mapping.post
     def post_access_grant(self, request: Request, name: str) -> Response:
         project, _ = visible_project_role(request.user, name)
-        access = request.data.get("access") if isinstance(request.data, dict) else None
-        services.authorize_grant(project, access, request.user)  # before the body is judged
+        require_role(project, request.user, OWNER_ROLES)  # before the body is read (sidecar exec: admins, next)
         body = AccessGrantInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data: dict[str, Any] = dict(body.validated_data)

@@ -205,7 +205,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         "projects/": {"name": [project.name], "cluster": ["member-a", "member-b"], "pk": [missing]}
         | {"decision": ["approve"], "wizard": [missing], "step": ["basics"]},
         "api/v1/projects/": {"name": [project.name], "project": [project.name], "tier": ["ondemand"]}
-        | {"kind": ["user"], "member": [user.username]},
+        | {"kind": ["user"], "member": [user.username], "request_id": [missing], "grant_id": [missing]},
         "api/v1/projects/<str:project>/workloads/<str:kind>/": workload,
         "workloads/": workload,
         "workloads/catalog/": {"kind": ["pinapps"]},
