@@ -69,6 +69,7 @@ def page_urls() -> dict[str, list[str]]:
         "projects:basics": ["/projects/ads/basics/", "/projects/ads/basics/?edit=1"],
         "projects:pod-security": ["/projects/ads/pod-security/"],
         "projects:members": ["/projects/ads/members/"],
+        "projects:access": ["/projects/ads/access/"],
         "projects:quota": ["/projects/ads/quota/"],
         "projects:force-decrease": ["/projects/ads/quota/force/", "/projects/ads/quota/force/?tier=ondemand"],
         "projects:provisioning": ["/projects/ads/provisioning/", "/projects/ads/provisioning/?watch=3"],
