@@ -36,6 +36,8 @@ SEMANTIC_BODIES = [
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/restart-container/",
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/",
     "POST /api/v1/projects/{project}/pods/{cluster}/{pod}/debug/",  # a container the pod has, an allowed image
+    "POST /api/v1/projects/{name}/access-requests/",  # an access it names, a duration within the limits, a reason
+    "POST /api/v1/projects/{name}/access-grants/",  # and a user who exists
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time
