@@ -204,7 +204,13 @@ CELERY_BEAT_SCHEDULE = {
     "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
     "clear-expired-sessions": {"task": "accounts.clear_expired_sessions", "schedule": 3600.0},
+    "expire-access-grants": {"task": "projects.expire_access_grants", "schedule": env_int("ACCESS_EXPIRY_SECONDS", 30)},
 }
+# Time-limited access (projects/access_requests): the longest a grant may last, the shortest, and how long before its
+# end access_expiring is sent. The end holds by the clock in every check; the beat task above closes it.
+ACCESS_GRANT_MAX_SECONDS = env_int("ACCESS_GRANT_MAX_SECONDS", 7 * 24 * 3600)
+ACCESS_GRANT_MIN_SECONDS = env_int("ACCESS_GRANT_MIN_SECONDS", 300)
+ACCESS_EXPIRY_WARNING_SECONDS = env_int("ACCESS_EXPIRY_WARNING_SECONDS", 900)
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)

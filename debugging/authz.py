@@ -8,7 +8,7 @@ Rules (decided against the object, never just the URL):
 - the pod must be in the member cluster's watch cache and the container in its spec -> else NotFound;
 - a shell needs owner/developer (or platform admin) -> else Forbidden (403 / 4403); logs need any
   visible membership; a shell into one of the platform's injected containers (``policy.platform_containers``)
-  needs a platform admin;
+  needs a platform admin or a live sidecar-exec grant in the project (``projects.access_requests``);
 - an archived project's pods are gone: NotFound.
 """
 
@@ -21,6 +21,7 @@ from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
 from debugging.policy import platform_containers, valid_name
+from projects.access_requests.rules import may_exec_sidecars
 from projects.models import Project, ProjectRole
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
@@ -144,9 +145,13 @@ def resolve_pod(
         raise Forbidden("This API token is read-only: a shell needs a token with the write scope.")
     if need_exec and "exec" not in getattr(user, "api_token_grants", {"exec"}):
         raise Forbidden("This robot account has no exec scope.")
-    sidecars, admin = platform_containers(pod), is_platform_admin(user)
+    sidecars = platform_containers(pod)
+    admin = is_platform_admin(user) or (bool(sidecars) and can_exec and may_exec_sidecars(user, project.pk))
     if need_exec and container in sidecars and not admin:
-        raise Forbidden(f"{container} is a platform sidecar: only platform admins may open a shell in it.")
+        raise Forbidden(
+            f"{container} is a platform sidecar: only platform admins (or a time-limited sidecar-exec grant) may open "
+            "a shell in it."
+        )
     phase = (pod.get("status") or {}).get("phase", "")
     if need_exec and phase in FINISHED_PHASES:
         raise Conflict(

@@ -3,7 +3,9 @@
 Authorization at connect (``debugging.authz``) is not enough for a socket that lives for hours: ``recheck``
 runs the same rules again against the database (the user still active, the session or API token still
 valid, the project still visible and active, the role still allowing a shell, a sidecar still an admin's)
-whenever ``accounts.live_access`` says the user's access changed, and every ``DEBUG_RECHECK_SECONDS``.
+whenever ``accounts.live_access`` says the user's access changed, every ``DEBUG_RECHECK_SECONDS``, and when a
+time-limited grant the socket rests on ends (``Grant.until``: before the next message is forwarded, even when the
+expiry task has not run).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY, get_user_model
 
 from base.errors import Forbidden, NotFound, ServiceError, Unauthenticated
-from base.permissions import is_platform_admin
 from pincompute.errors import PermanentError
 from pincompute.labels import INJECTED_ANNOTATION, PROFILE_ANNOTATION
 from pincompute.runtime.profile import load_profile
+from projects.access_requests.rules import ALL_ROLES, access_until, may_exec_sidecars
 from projects.models import Project
 
 # A Kubernetes object name (DNS-1123 subdomain): no "/", no "..", no empty part, nothing to traverse with.
@@ -83,6 +85,19 @@ class Grant:
     sidecar: bool = False
     session_key: str = ""
     authorization: bytes | None = None
+    until: float | None = None  # when a time-limited grant this rests on ends (epoch seconds): re-check then
+
+
+def access_deadline(grant: Grant) -> float | None:
+    """``Grant.until``, read again: the earliest end of the time-limited grants the socket's access rests on."""
+    from debugging.authz import EXEC_ROLES
+
+    user = get_user_model().objects.filter(pk=grant.user_id).first()
+    if user is None:
+        return None
+    roles = EXEC_ROLES if grant.need_exec else ALL_ROLES
+    end = access_until(user, grant.project_id, roles=roles, sidecar=grant.sidecar)
+    return None if end is None else end.timestamp()
 
 
 def recheck(grant: Grant) -> ServiceError | None:
@@ -105,8 +120,8 @@ def recheck(grant: Grant) -> ServiceError | None:
         return NotFound(f"{grant.project_name} was archived.")
     if grant.need_exec and not Project.objects.for_role(user, EXEC_ROLES).filter(pk=grant.project_id).exists():
         return Forbidden("Your role no longer allows a shell (viewers can read logs).")
-    if grant.sidecar and not is_platform_admin(user):
-        return Forbidden("Platform sidecars are for platform admins only.")
+    if grant.sidecar and not may_exec_sidecars(user, grant.project_id):
+        return Forbidden("Platform sidecars are for platform admins (or a live sidecar-exec grant) only.")
     return None
 
 

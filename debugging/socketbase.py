@@ -26,6 +26,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+from dataclasses import replace
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -40,7 +42,7 @@ from base.errors import Invalid, NotFound, ServiceError, Unauthenticated, Unavai
 from debugging import services
 from debugging.accesshub import AccessHub, access_hub
 from debugging.models import SessionKind
-from debugging.policy import Grant, TooManySessions, limits, recheck, valid_name
+from debugging.policy import Grant, TooManySessions, access_deadline, limits, recheck, valid_name
 from debugging.refusals import record_refusal
 
 log = logging.getLogger(__name__)
@@ -234,6 +236,7 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
             session_key=(getattr(session, "session_key", None) or "") if "authorization" not in self.scope else "",
             authorization=self.scope.get("authorization"),
         )
+        self.grant = replace(self.grant, until=await database_sync_to_async(access_deadline)(self.grant))
         self.recheck_task = asyncio.create_task(self._recheck_loop())
         return await self.still_allowed()  # a change committed since the epoch was taken: re-check now
 
@@ -261,33 +264,52 @@ class PolicedConsumer(AsyncJsonWebsocketConsumer):
         epoch = hub.known_epoch(grant.user_id)
         if epoch is None:
             epoch = await hub.epoch(grant.user_id)
+        force = force or self.grant_ended()
         if epoch == self.epoch and not force and not self.checking.locked():
             return True
         async with self.checking:
             if self.ended:
                 return False
             epoch = await hub.epoch(grant.user_id)
-            if epoch == self.epoch and not force:
+            if epoch == self.epoch and not force and not self.grant_ended():
                 return True  # another re-check passed at this epoch meanwhile
-            refused = await database_sync_to_async(recheck)(grant)
-            if refused is not None:
-                await self.revoke(refused)
+            if not await self.checked_again():
                 return False
             self.epoch = epoch
             return True
 
+    def grant_ended(self) -> bool:
+        """A time-limited grant the socket's access rests on has ended (by the clock, whether or not the expiry task
+        ran): re-check before forwarding anything more."""
+        return self.grant is not None and self.grant.until is not None and time.time() >= self.grant.until
+
+    async def checked_again(self) -> bool:
+        """``policy.recheck`` now; revoke on a refusal, else take the (maybe new) end of the grants it rests on."""
+        assert self.grant is not None
+        refused = await database_sync_to_async(recheck)(self.grant)
+        if refused is not None:
+            await self.revoke(refused)
+            return False
+        self.grant = replace(self.grant, until=await database_sync_to_async(access_deadline)(self.grant))
+        return True
+
     async def _recheck_loop(self) -> None:
         assert self.grant is not None and self.session_id is not None
         while not self.ended:
-            await asyncio.sleep(max(1, limits().recheck_seconds))
-            refused = await database_sync_to_async(recheck)(self.grant)
-            if refused is not None:
-                await self.revoke(refused)
+            await asyncio.sleep(self.next_recheck_in())
+            if self.ended or not await self.checked_again():
                 return
             await database_sync_to_async(services.touch_session)(
                 self.session_id, bytes_in=self.bytes_in, bytes_out=self.bytes_out()
             )
             await self.periodic_hook()
+
+    def next_recheck_in(self) -> float:
+        """Every ``DEBUG_RECHECK_SECONDS``, or sooner when a time-limited grant the socket rests on ends first."""
+        wait = float(max(1, limits().recheck_seconds))
+        if self.grant is not None and self.grant.until is not None:
+            wait = min(wait, max(0.0, self.grant.until - time.time()) + 0.05)
+        return wait
 
     async def revoke(self, refused: ServiceError) -> None:
         """Access was lost: stop the stream first, record it, then tell the client and close."""

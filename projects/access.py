@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Case, OuterRef, Q, Subquery, Value, When
+
 from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
-from projects.models import ROLE_RANK, Membership, Project, ProjectRole, memberships_of
+from projects.models import ROLE_RANK, AccessGrant, Membership, Project, ProjectRole, live_roles_of, memberships_of
 
 ADMIN = "admin"
 OWNER_ROLES = (ProjectRole.OWNER,)
@@ -46,16 +48,31 @@ def visible_project(actor: Any, name: str) -> Project:
 
 def visible_project_role(actor: Any, name: str) -> tuple[Project, str]:
     """``visible_project`` and the actor's role in it (``roles_of``: ``admin`` for platform admins), in one query:
-    the memberships that make the project visible are the ones that give the role."""
+    the memberships and live time-limited grants that make the project visible are the ones that give the role."""
     if is_platform_admin(actor):
         return visible_project(actor, name), ADMIN
-    rows: list[Membership] = []
+    found = None
     if getattr(actor, "is_authenticated", False) and "\x00" not in name:
-        rows = list(Membership.objects.filter(memberships_of(actor), project__name=name).select_related("project"))
-    if not rows:
+        member = Membership.objects.filter(memberships_of(actor), project=OuterRef("pk"))
+        granted = AccessGrant.objects.filter(live_roles_of(actor), project=OuterRef("pk"))
+        found = (
+            Project.objects.filter(name=name)
+            .annotate(
+                member_role=Subquery(member.order_by(_ranked("role").desc()).values("role")[:1]),
+                granted_role=Subquery(granted.order_by(_ranked("access").desc()).values("access")[:1]),
+            )
+            .filter(Q(member_role__isnull=False) | Q(granted_role__isnull=False))
+            .first()
+        )
+    if found is None:
         raise NotFound("No such project.")
-    best = max(rows, key=lambda m: ROLE_RANK.get(m.role, 0))
-    return best.project, best.role
+    roles = [r for r in (found.member_role, found.granted_role) if r]
+    return found, max(roles, key=lambda r: ROLE_RANK.get(r, 0))
+
+
+def _ranked(field: str) -> Case:
+    """``field`` (a role) as its rank, to order by."""
+    return Case(*(When(**{field: role}, then=Value(rank)) for role, rank in ROLE_RANK.items()), default=Value(0))
 
 
 def require_platform_admin(actor: Any, what: str) -> None:
@@ -78,13 +95,15 @@ def lock_project(project: Project) -> Project:
 
 
 def roles_of(user: Any, projects: list[Project]) -> dict[int, str]:
-    """``Project.role_of`` for many projects in one query: the highest of the user's own and their groups'
-    roles per project (``admin`` for platform admins; projects without a membership are left out)."""
+    """``Project.role_of`` for many projects in one query: the highest of the user's own, their groups' and their
+    live time-limited roles per project (``admin`` for platform admins; projects without a membership are left out)."""
     if is_platform_admin(user):
         return {p.pk: ADMIN for p in projects}
-    rows = Membership.objects.filter(memberships_of(user), project__in=projects)
+    members = Membership.objects.filter(memberships_of(user), project__in=projects).order_by()
+    granted = AccessGrant.objects.filter(live_roles_of(user), project__in=projects).order_by()
+    rows = members.values_list("project_id", "role").union(granted.values_list("project_id", "access"), all=True)
     best: dict[int, str] = {}
-    for project_id, role in rows.values_list("project_id", "role"):
+    for project_id, role in rows:
         if ROLE_RANK.get(role, 0) > ROLE_RANK.get(best.get(project_id, ""), 0):
             best[project_id] = role
     return best

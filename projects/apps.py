@@ -11,6 +11,7 @@ class ProjectsConfig(AppConfig):
         # gets every existing project at once.
         from base.queueing import enqueue
         from clusters.hooks import ProjectHooks, wire
+        from projects.access_requests import tasks as access_tasks  # noqa: F401 (registers the expiry beat task)
         from projects.grants import tier_grant_totals
         from projects.tasks import provision_new_cluster
 

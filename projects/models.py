@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils import timezone
 
 from base.permissions import is_platform_admin
 from pincompute.grants import Allocation
@@ -56,23 +57,39 @@ def memberships_of(user: Any, path: str = "") -> models.Q:
     return models.Q(**{f"{path}user": user}) | models.Q(**{f"{path}group__in": user.groups.all()})
 
 
+def live_roles_of(user: Any, path: str = "", roles: tuple[str, ...] | None = None) -> models.Q:
+    """Time-limited grants of a role (``roles``: any) to ``user`` that have not ended: compared with the clock at
+    each check, so a grant ends on time even when the expiry task did not run. ``path`` leads from the queried model
+    to the grant (``"access_grants__"`` from a project)."""
+    return models.Q(
+        **{
+            f"{path}user": user,
+            f"{path}ends_at__gt": timezone.now(),
+            f"{path}access__in": list(roles if roles is not None else ProjectRole.values),
+        }
+    )
+
+
 class ProjectQuerySet(models.QuerySet["Project"]):
     def visible_to(self, user: Any) -> ProjectQuerySet:
-        """The one place tenant scoping is decided: admins see all, others their (group) memberships."""
+        """The one place tenant scoping is decided: admins see all, others their (group) memberships and live
+        time-limited grants."""
         if not getattr(user, "is_authenticated", False):
             return self.none()
         if is_platform_admin(user):
             return self.all()
-        return self.filter(memberships_of(user, "memberships__")).distinct()
+        return self.filter(memberships_of(user, "memberships__") | live_roles_of(user, "access_grants__")).distinct()
 
     def for_role(self, user: Any, roles: tuple[str, ...]) -> ProjectQuerySet:
-        """Projects where ``user``'s own or a group's membership has one of ``roles`` (admins: all)."""
+        """Projects where ``user``'s own or a group's membership, or a live time-limited grant, has one of ``roles``
+        (admins: all)."""
         if not getattr(user, "is_authenticated", False):
             return self.none()
         if is_platform_admin(user):
             return self.all()
         # one filter() call: the role and the user (or group) are of the same membership
-        return self.filter(memberships_of(user, "memberships__"), memberships__role__in=roles).distinct()
+        member = memberships_of(user, "memberships__") & models.Q(memberships__role__in=roles)
+        return self.filter(member | live_roles_of(user, "access_grants__", roles)).distinct()
 
     def active(self) -> ProjectQuerySet:
         return self.filter(state=ProjectState.ACTIVE)
@@ -115,11 +132,13 @@ class Project(models.Model):
         return self.state == ProjectState.ACTIVE
 
     def role_of(self, user: Any) -> str | None:
-        """The highest of ``user``'s own role and their groups' roles here; None when not a member."""
+        """The highest of ``user``'s own role, their groups' roles and their live time-limited roles here; None when
+        neither."""
         if not getattr(user, "is_authenticated", False):
             return None
-        roles = self.memberships.filter(memberships_of(user))
-        ranked = sorted(roles.values_list("role", flat=True), key=lambda r: ROLE_RANK.get(r, 0))
+        roles = [*self.memberships.filter(memberships_of(user)).values_list("role", flat=True)]
+        roles += self.access_grants.filter(live_roles_of(user)).values_list("access", flat=True)
+        ranked = sorted(roles, key=lambda r: ROLE_RANK.get(r, 0))
         return ranked[-1] if ranked else None
 
 
@@ -246,3 +265,7 @@ class ClusterProvisioning(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project} on {self.cluster}: {self.state}"
+
+
+# The time-limited grants' models, registered with this app (they build on Project).
+from projects.access_requests.models import AccessGrant, AccessRequest  # noqa: E402, F401

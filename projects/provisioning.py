@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from base import metrics
 from base.errors import Unavailable
@@ -103,8 +104,8 @@ class _Run:
 
 
 def tenant_of(project: Project) -> Tenant:
-    """The project as the core sees it: identity, Pod Security level, subjects per role, grants per tier,
-    network openings."""
+    """The project as the core sees it: identity, Pod Security level, subjects per role (members and live
+    time-limited roles), grants per tier, network openings."""
     subjects: dict[ProjectRole, list[Subject]] = {}
     for membership in project.memberships.select_related("user", "group"):
         subject = (
@@ -113,6 +114,11 @@ def tenant_of(project: Project) -> Tenant:
             else Subject("Group", membership.group.name)
         )
         subjects.setdefault(ProjectRole(membership.role), []).append(subject)
+    for grant in project.access_grants.filter(
+        access__in=[role.value for role in ProjectRole], ends_at__gt=timezone.now()
+    ).select_related("user"):
+        # a time-limited role: bound until the expiry task closes it and provisions the project again
+        subjects.setdefault(ProjectRole(grant.access), []).append(Subject("User", grant.user.get_username()))
     grants = {Tier.parse(q.tier): q.allocation for q in project.quotas.all()}
     return Tenant(
         name=project.name,
@@ -120,7 +126,7 @@ def tenant_of(project: Project) -> Tenant:
         team=project.team,
         cost_center=project.cost_center,
         pod_security=PodSecurity(project.pod_security),
-        subjects={role: tuple(sorted(s)) for role, s in subjects.items()},
+        subjects={role: tuple(sorted(set(s))) for role, s in subjects.items()},
         grants=grants,
         network=plan_of(project),
     )

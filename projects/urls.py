@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from projects.views import approvals, detail, network, pages, wizard
+from projects.views import access, approvals, detail, network, pages, wizard
 
 app_name = "projects"
 urlpatterns = [
@@ -19,6 +19,7 @@ urlpatterns = [
     path("<slug:name>/pod-security/", detail.project_pod_security, name="pod-security"),
     path("<slug:name>/shell-recording/", detail.project_shell_recording, name="shell-recording"),
     path("<slug:name>/members/", detail.project_members, name="members"),
+    path("<slug:name>/access/", access.project_access, name="access"),
     path("<slug:name>/quota/", detail.project_quota, name="quota"),
     path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),
     path("<slug:name>/network/", network.project_network, name="network"),

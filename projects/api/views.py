@@ -22,6 +22,7 @@ from rest_framework.reverse import reverse
 from base.api_schema import error_response
 from base.parsers import JSONParser
 from projects.access import require_role, roles_of, visible_project
+from projects.api.access_views import ProjectAccessMixin
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.network_views import ProjectNetworkMixin
 from projects.api.quota_views import ProjectQuotaMixin
@@ -82,7 +83,9 @@ def describe(projects: list[Project], user: Any) -> list[Project]:
     return projects
 
 
-class ProjectViewSet(ProjectMembersMixin, ProjectQuotaMixin, ProjectNetworkMixin, viewsets.GenericViewSet):
+class ProjectViewSet(
+    ProjectMembersMixin, ProjectQuotaMixin, ProjectNetworkMixin, ProjectAccessMixin, viewsets.GenericViewSet
+):
     """Projects the caller can see: their own and their groups' (platform admins: all)."""
 
     parser_classes = [JSONParser]

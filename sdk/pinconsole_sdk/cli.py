@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
 from pinconsole_sdk import (  # one per line: commands are added by several hands
+    cli_access,
     cli_archive,
     cli_clusters,
     cli_configs,
@@ -301,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_top.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
+    cli_access.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -329,6 +331,7 @@ HANDLERS = {
     **cli_network.HANDLERS,
     **cli_robots.HANDLERS,
     **cli_configs.HANDLERS,
+    **cli_access.HANDLERS,
 }
 
 

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.services import create_api_token, revoke_api_token
 from base.models import AuditEvent
+from projects.access_requests.services import grant_access, request_access
 from projects.members import MemberInput, remove_member, set_member
 from robots.services import create_robot
 from tests.support import fake_configs
@@ -108,6 +109,13 @@ MATRIX = {
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/diagnosis/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": PROJECT_WRITE,
+    "GET /api/v1/projects/{name}/access-requests/": PROJECT_READ,
+    "POST /api/v1/projects/{name}/access-requests/": PROJECT_READ,  # any member asks
+    "POST /api/v1/projects/{name}/access-requests/{request_id}/approve/": OWNERS,
+    "POST /api/v1/projects/{name}/access-requests/{request_id}/deny/": OWNERS,
+    "GET /api/v1/projects/{name}/access-grants/": PROJECT_READ,
+    "POST /api/v1/projects/{name}/access-grants/": OWNERS,
+    "DELETE /api/v1/projects/{name}/access-grants/{grant_id}/": OWNERS,  # and the holder
     "GET /api/v1/quota-requests/": ANYONE,
     "GET /api/v1/quota-requests/{id}/": PROJECT_READ,
     "POST /api/v1/quota-requests/{id}/approve/": REQUEST_ADMIN,
@@ -163,6 +171,12 @@ BODIES = {
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": {"revision": 1},
     "POST /api/v1/quota-requests/{id}/reject/": {"reason": "no"},
     "POST /api/v1/quota-requests/{id}/approve/": {"reason": "ok"},
+    "POST /api/v1/projects/{name}/access-requests/": {"access": "owner", "duration_seconds": 3600, "reason": "r"},
+    "POST /api/v1/projects/{name}/access-requests/{request_id}/approve/": {"reason": "ok"},
+    "POST /api/v1/projects/{name}/access-requests/{request_id}/deny/": {"reason": "no"},
+    "POST /api/v1/projects/{name}/access-grants/": {
+        "user": "dev2", "access": "viewer", "duration_seconds": 3600, "reason": "r",
+    },
 }  # fmt: skip
 
 
@@ -211,7 +225,20 @@ def world(
     ads_request = change_quota(project, "ondemand", _grant("64"), actor=owner, reason="more").request
     create_robot(project, name="deploy-bot", scopes=["read"], days=1, actor=owner)
     ml_request = change_quota(other_project, "ondemand", _grant("64"), actor=other_user, reason="ml-secret").request
+    django_user_model.objects.create_user("temp", "temp@example.com", "pw-temp-Secret!")
+    ads_access = request_access(project, access="owner", duration_seconds=3600, reason="more", actor=viewer)
+    ads_grant = grant_access(
+        project, username="temp", access="viewer", duration_seconds=3600, reason="audit", actor=owner
+    )
+    ml_access = request_access(
+        other_project, access="sidecar-exec", duration_seconds=3600, reason="ml-secret", actor=other_user
+    )
+    ml_grant = grant_access(
+        other_project, username="temp", access="viewer", duration_seconds=3600, reason="ml-secret", actor=other_user
+    )
     return {
+        "access_request": {"ads": ads_access.pk, "ml": ml_access.pk},
+        "access_grant": {"ads": ads_grant.pk, "ml": ml_grant.pk},
         "users": {
             "viewer": viewer, "developer": developer, "owner": owner, "admin": admin_user,
             "outsider": other_user, "removed": removed,
@@ -253,6 +280,7 @@ def url_of(operation: str, world: dict[str, Any], token_id: int, *, tenant: str 
         values |= {"name": DEBUGGER}
     else:
         values |= {"name": tenant}
+    values |= {"request_id": world["access_request"][tenant], "grant_id": world["access_grant"][tenant]}
     if "/tokens/" in path:
         values["id"] = token_id
     elif "/audit/" in path:
@@ -271,7 +299,7 @@ def call(client: APIClient, operation: str, world: dict[str, Any], token_id: int
 
 def state(fake_host: Any) -> tuple[Any, ...]:
     """What a refusal must leave as it was: the audit log, the host's objects, tokens, memberships, quota."""
-    from projects.models import Membership, Project, QuotaRequest
+    from projects.models import AccessGrant, AccessRequest, Membership, Project, QuotaRequest
 
     return (
         AuditEvent.objects.count(),
@@ -280,6 +308,8 @@ def state(fake_host: Any) -> tuple[Any, ...]:
         list(Membership.objects.values_list("pk", "role")),
         list(Project.objects.values_list("pk", "generation", "state", "description")),
         list(QuotaRequest.objects.values_list("pk", "state")),
+        list(AccessRequest.objects.values_list("pk", "state")),
+        list(AccessGrant.objects.values_list("pk", "ends_at")),
     )
 
 

@@ -40,13 +40,20 @@ def unthrottled(settings):
 
 
 @pytest.fixture
-def world(web, project, owner, admin_user) -> dict[str, Any]:
+def world(web, project, owner, viewer, other_user, admin_user) -> dict[str, Any]:
+    from projects.access_requests.services import grant_access, request_access
     from projects.grants import QuotaInput
     from projects.quota import change_quota
 
     request = change_quota(project, "ondemand", QuotaInput("64", "256Gi", "0", "100"), actor=owner, reason="more")
     token, raw = create_api_token(user=admin_user, name="bad-bodies", days=1)
-    return {"request": request.request.pk, "token": token.pk, "raw": raw}
+    asked = request_access(project, access="owner", duration_seconds=3600, reason="more", actor=viewer)
+    granted = grant_access(
+        project, username=other_user.username, access="viewer", duration_seconds=3600, reason="r", actor=owner
+    )
+    return {
+        "request": request.request.pk, "token": token.pk, "raw": raw, "access_request": asked.pk, "grant": granted.pk,
+    }  # fmt: skip
 
 
 def write_operations(client: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -60,6 +67,7 @@ def write_operations(client: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
 def url_of(path: str, world: dict[str, Any]) -> str:
     values = {"project": "ads", "tier": "ondemand", "id": world["request"], "name": "ads"}
     values |= {"cluster": "member-a", "pod": "web-local-1a-abc", "robot": "deploy-bot"}
+    values |= {"request_id": world["access_request"], "grant_id": world["grant"]}
     if "/clusters/" in path:
         values |= {"name": "member-a", "kind": "ondemand", "verb": "cordon"}
     elif "/members/" in path:
@@ -117,10 +125,10 @@ def state(fake_host: Any) -> tuple[Any, ...]:
     """Everything a write of the API could change: the audit log, the host's objects and every row of the models
     the writes touch."""
     from clusters.models import Cluster, ClusterPool
-    from projects.models import Membership, Project, QuotaRequest, TierQuota
+    from projects.models import AccessGrant, AccessRequest, Membership, Project, QuotaRequest, TierQuota
     from usage.models import Price
 
-    models = (Cluster, ClusterPool, Membership, Price, Project, QuotaRequest, TierQuota)
+    models = (AccessGrant, AccessRequest, Cluster, ClusterPool, Membership, Price, Project, QuotaRequest, TierQuota)
     rows = [list(model.objects.order_by("pk").values()) for model in models]
     tokens = list(ApiToken.objects.values_list("pk", "name", "scope", "expires_at", "revoked_at"))  # not last used
     return AuditEvent.objects.count(), repr(sorted(fake_host.objects.items())), repr(rows), tokens

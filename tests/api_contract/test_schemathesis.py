@@ -42,6 +42,8 @@ SEMANTIC_BODIES = [
     "POST /api/v1/projects/{project}/robots/{robot}/rotate/",  # the lifetime's maximum (ROBOT_TOKEN_MAX_DAYS)
     # a Secret's or ConfigMap's name and keys (DNS-1123, Kubernetes' key characters), its size, a name taken
     *(f"{m} /api/v1/projects/{{project}}/{p}/{t}" for m, t in (("POST", ""), ("PUT", "{name}/")) for p in PLURALS),
+    "POST /api/v1/projects/{name}/access-requests/",  # an access it names, a duration within the limits, a reason
+    "POST /api/v1/projects/{name}/access-grants/",  # and a user who exists
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time

@@ -206,7 +206,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         | {"decision": ["approve"], "wizard": [missing], "step": ["basics"]}
         | {"plural": ["secrets", "configmaps"], "obj": ["no-such-config"]},
         "api/v1/projects/": {"name": [project.name], "project": [project.name], "tier": ["ondemand"]}
-        | {"kind": ["user"], "member": [user.username]},
+        | {"kind": ["user"], "member": [user.username], "request_id": [missing], "grant_id": [missing]},
         "api/v1/projects/<str:project>/workloads/<str:kind>/": workload,
         "workloads/": workload,
         "workloads/catalog/": {"kind": ["pinapps"]},

@@ -157,6 +157,7 @@ LONGEST_FIRST = (
     "tests/sdk/test_cli_kubectl_real_stack.py",
     "tests/pincompute/operator/federation/test_failover_live.py",
     "tests/projects/provisioning/test_network_live.py",
+    "tests/debugging/test_live_access_expiry.py",
 )
 
 
