@@ -26,6 +26,7 @@ urlpatterns = [
     path("workloads/", include("workloads.urls")),
     path("debug/", include("debugging.urls")),
     path("usage/", include("usage.urls")),
+    path("notifications/", include("notifications.urls")),
     path("api/v1/", include("console.api.urls")),
     path("api/schema/", RenderedOnceSchemaView.as_view(), name="api-schema"),
     path(

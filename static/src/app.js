@@ -13,6 +13,7 @@ import { initDrafts } from "./js/drafts.js";
 import { initConveniences, setupConveniences } from "./js/conveniences.js";
 import { onContent } from "./js/lifecycle.js";
 import { setupPicker } from "./js/picker.js";
+import { initBell } from "./js/bell.js";
 
 window.htmx = htmx;
 
@@ -29,4 +30,5 @@ onContent((root) => {
   initLogStreams(root);
   initConveniences(root);
   initDrafts(root);
+  initBell(root);
 });
