@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("workloads.api.urls")),
     path("", include("debugging.api.urls")),
     path("", include("usage.api.urls")),
+    path("", include("notifications.api.urls")),
 ]
