@@ -15,7 +15,7 @@ from base.errors import Invalid
 from base.parsers import JSONParser
 from notifications import services
 from notifications.api.serializers import NotificationSerializer, PreferenceSerializer, ReadAllSerializer
-from notifications.models import Notification
+from notifications.models import Event, Notification
 from notifications.reads import notifications_for
 
 PREFERENCE_FIELDS = services.PREFERENCE_FIELDS
@@ -32,7 +32,7 @@ def _flag(value: str | None, name: str) -> bool:
 @extend_schema(
     parameters=[
         OpenApiParameter("project", str, description="Only this project's notifications."),
-        OpenApiParameter("event", str, description="Only this event (one of the preference's event names)."),
+        OpenApiParameter("event", str, enum=Event.values, description="Only this event."),
         OpenApiParameter("unread", bool, description="Only unread ones."),
     ],
     responses={200: NotificationSerializer(many=True), 400: error_response("an unknown event or a bad flag")},

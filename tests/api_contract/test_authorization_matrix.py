@@ -50,6 +50,11 @@ MATRIX = {
     "PUT /api/v1/prices/{tier}/": ADMIN,
     "GET /api/v1/projects/{project}/cost/": PROJECT_READ,
     "GET /api/v1/me/": ANYONE,
+    "GET /api/v1/notifications/": ANYONE,  # the caller's own only
+    "POST /api/v1/notifications/{id}/read/": ANYONE,  # another user's is a 404 (tests/notifications)
+    "POST /api/v1/notifications/read-all/": ANYONE,
+    "GET /api/v1/notifications/preferences/": ANYONE,
+    "PUT /api/v1/notifications/preferences/": ANYONE,
     "GET /api/v1/projects/": ANYONE,
     "POST /api/v1/projects/": ANYONE,
     "GET /api/v1/projects/{name}/": PROJECT_READ,
@@ -130,6 +135,7 @@ BODIES = {
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": {"revision": 1},
     "POST /api/v1/quota-requests/{id}/reject/": {"reason": "no"},
     "POST /api/v1/quota-requests/{id}/approve/": {"reason": "ok"},
+    "PUT /api/v1/notifications/preferences/": {"digest": False},
 }  # fmt: skip
 
 
