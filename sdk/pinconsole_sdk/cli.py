@@ -39,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_preview, documents
+from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_notifications, cli_preview, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -284,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_clusters.add_parsers(sub, common)
     cli_debug.add_parser(sub, common)
+    cli_notifications.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -307,6 +308,7 @@ HANDLERS = {
     "rollout": cmd_rollout,
     **dict.fromkeys(OPERATIONS, cmd_operation),
     **cli_clusters.HANDLERS,
+    **cli_notifications.HANDLERS,
 }
 
 
