@@ -78,6 +78,12 @@ def main(argv: list[str]) -> int:
 
         os.environ["LOG_ARCHIVE_URL"] = f"http://127.0.0.1:{free_port(DEV_ARCHIVE_PORT)}"
         os.environ["PINCONSOLE_DEV_ARCHIVE"] = "1"
+    if not args.no_clusters and "EMAIL_HOST" not in os.environ:  # the dev stack's own Mailpit
+        from devtools.localcp.victorialogs import free_port
+
+        smtp, web = free_port(DEV_MAIL_SMTP_PORT), free_port(DEV_MAIL_WEB_PORT)
+        os.environ |= {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(smtp), "MAILPIT_URL": f"http://127.0.0.1:{web}"}
+        os.environ["PINCONSOLE_DEV_MAIL"] = "1"
     import django
 
     django.setup()
@@ -106,6 +112,7 @@ class DevRun:
         self.builds = DevBuilds(progress)
         self.cp: Any = None
         self.archive: Any = None
+        self.mail: Any = None
         self.operator: Any = None
         self.reconcile: Any = None
         self._stopping = threading.Event()
@@ -193,6 +200,8 @@ class DevRun:
         with step("clusters up") as s:
             if os.environ.get("PINCONSOLE_DEV_ARCHIVE"):
                 self.archive = devstack.start_log_archive(settings.LOG_ARCHIVE_URL)
+            if os.environ.get("PINCONSOLE_DEV_MAIL"):
+                self.mail = devstack.start_mail(int(os.environ["EMAIL_PORT"]), os.environ["MAILPIT_URL"])
             self.cp = devstack.control_plane(args.members, args.nodes, log_archive_url=settings.LOG_ARCHIVE_URL)
             self.cp.up(on_ready=lambda c: self.progress.cluster_ready(c.name, c.role, c.zone, c.server))
             how = "reused" if "reused" in self.cp.timings else "started"
@@ -253,10 +262,13 @@ class DevRun:
             self.cp.down()
         if self.archive is not None:
             self.archive.stop()
+        if self.mail is not None:
+            self.mail.stop()
         self.progress.finish(STOPPED)
 
 
 DEV_ARCHIVE_PORT = 9428  # VictoriaLogs' own default, when free
+DEV_MAIL_SMTP_PORT, DEV_MAIL_WEB_PORT = 1025, 8025  # Mailpit's own defaults, when free
 STACK_STOP_SECONDS = 120  # a step under way when the command stops (clusters starting) ends within this
 
 

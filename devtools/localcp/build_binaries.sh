@@ -6,7 +6,7 @@
 #                                     node for kubelet and kube-proxy, the real-node test's, never built by `all`)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
 #        build_binaries.sh missing dev   the same, of the binaries the dev command's clusters run (no kubectl, dex
-#                                     or helm: the tests' only), in the order it builds them, and victoria-logs
+#                                     or helm: the tests' only), in the order it builds them, victoria-logs, mailpit
 #        build_binaries.sh bindir     prints the bin dir (builds nothing)
 #        build_binaries.sh helmpath   prints helm's path (builds nothing): bin/helm-<v>/helm, keyed by its own
 #                                     version so a new helm never invalidates the control plane's bin dir
@@ -161,6 +161,7 @@ case "$what" in
       for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm
     fi
     [[ -x "$VLOGS" ]] || echo victoria-logs   # the log archive: dev and tests both start one
+    [[ -x "$MAILPIT" ]] || echo mailpit   # the SMTP server: dev and tests both start one
     exit 0 ;;
   helmpath) echo "$HELM"; exit 0 ;;
   bindir) ;;

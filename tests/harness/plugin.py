@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.localcp.mailpit import Mailpit, MailpitFailed
 from devtools.localcp.victorialogs import ArchiveFailed, VictoriaLogs
 from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
 
@@ -44,6 +45,7 @@ os.environ.setdefault("DATABASE_POOL_MAX_SIZE", "1000")
 _postgres: Postgres | None = None
 _redis: Redis | None = None
 _archive: VictoriaLogs | None = None  # the log archive: the pod supervisors ship to it, the portal reads it
+_mail: Mailpit | None = None  # the SMTP server the notifications' mails go to; tests read them through its API
 
 
 def _runs_tests(early_config: pytest.Config) -> bool:
@@ -56,21 +58,24 @@ def _runs_tests(early_config: pytest.Config) -> bool:
 
 
 def _start_backing_services() -> None:
-    global _postgres, _redis, _archive
+    global _postgres, _redis, _archive, _mail
     if LIGHT:
         return
     try:
         _postgres, _redis = Postgres(), Redis()
         _archive = VictoriaLogs(Path(tempfile.mkdtemp(prefix="pinconsole-vlogs-")), free_port())
+        _mail = Mailpit(Path(tempfile.mkdtemp(prefix="pinconsole-mailpit-")), free_port(), free_port())
         _postgres.start()
         _redis.start()
         _archive.start()
-    except (ComponentFailed, ArchiveFailed):
+        _mail.start()
+    except (ComponentFailed, ArchiveFailed, MailpitFailed):
         _stop_backing_services()
         raise
     os.environ["DATABASE_URL"] = _postgres.url
     os.environ["REDIS_URL"] = _redis.url
     os.environ["LOG_ARCHIVE_URL"] = _archive.url
+    os.environ.update(_mail.env())
 
 
 def _stop_backing_services() -> None:
@@ -80,6 +85,9 @@ def _stop_backing_services() -> None:
     if _archive is not None:
         _archive.stop()
         shutil.rmtree(_archive.data_dir, ignore_errors=True)
+    if _mail is not None:
+        _mail.stop()
+        shutil.rmtree(_mail.data_dir, ignore_errors=True)
 
 
 def _oidc_env() -> dict[str, str]:
@@ -169,6 +177,14 @@ def log_archive() -> VictoriaLogs:
     if _archive is None:
         pytest.fail("no log archive: PINCONSOLE_TEST_LIGHT runs without VictoriaLogs", pytrace=False)
     return _archive
+
+
+@pytest.fixture(scope="session")
+def mailpit() -> Mailpit:
+    """The session's Mailpit (``EMAIL_HOST``/``EMAIL_PORT`` point at it); tests read the mails through its API."""
+    if _mail is None:
+        pytest.fail("no mail server: PINCONSOLE_TEST_LIGHT runs without Mailpit", pytrace=False)
+    return _mail
 
 
 @pytest.fixture(scope="session")
