@@ -203,6 +203,7 @@ CELERY_BEAT_SCHEDULE = {
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
     "clear-expired-sessions": {"task": "accounts.clear_expired_sessions", "schedule": 3600.0},
     "notification-digest": {"task": "notifications.send_digests", "schedule": 86400.0},
+    "tell-workload-changes": {"task": "workloads.tell_changes", "schedule": env_int("WORKLOAD_NOTICE_SECONDS", 30)},
 }
 # --- notifications (notifications/): email over SMTP; links in mails start with PORTAL_URL ----------------
 EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"

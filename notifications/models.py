@@ -12,6 +12,7 @@ class Event(models.TextChoices):
     QUOTA_REQUESTED = "quota.requested", "Quota request made"
     QUOTA_DECIDED = "quota.decided", "Quota request decided"
     PROVISIONING_FAILED = "provisioning.failed", "Provisioning on a cluster failed"
+    WORKLOAD_PREEMPTED = "workload.preempted", "Workload preempted"
 
 
 class Severity(models.TextChoices):

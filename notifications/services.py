@@ -13,7 +13,8 @@ The emitter other apps call, after the decision is written and inside its transa
 - Each recipient's ``Preference`` decides whether it is stored as unread (in the app), mailed at once, or kept for
   the daily digest; a muted event is not made for them at all.
 
-Where each event is made: ``projects.quota`` (quota requested, decided), ``projects.tasks`` (provisioning failed).
+Where each event is made: ``projects.grants``/``projects.quota`` (quota requested, decided), ``projects.tasks``
+(provisioning failed), ``workloads.notices`` (a workload preempted, from the host's watch cache).
 The writes a user makes (mark read, preferences) are below; preference changes are audited.
 """
 
