@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from base.api_schema import error_response
 from base.errors import Invalid
@@ -51,7 +52,7 @@ class NotificationListView(generics.ListAPIView):  # type: ignore[type-arg]
         )
 
 
-class NotificationReadView(generics.GenericAPIView):  # type: ignore[type-arg]
+class NotificationReadView(APIView):
     serializer_class = NotificationSerializer
     parser_classes = [JSONParser]
 
@@ -60,7 +61,7 @@ class NotificationReadView(generics.GenericAPIView):  # type: ignore[type-arg]
         return Response(NotificationSerializer(services.mark_read(pk, user=request.user)).data)
 
 
-class NotificationReadAllView(generics.GenericAPIView):  # type: ignore[type-arg]
+class NotificationReadAllView(APIView):
     serializer_class = ReadAllSerializer
     parser_classes = [JSONParser]
 
@@ -74,7 +75,9 @@ def _preferences(user: Any) -> dict[str, Any]:
     return {name: getattr(pref, name) for name in PREFERENCE_FIELDS}
 
 
-class PreferenceView(generics.GenericAPIView):  # type: ignore[type-arg]
+class PreferenceView(APIView):
+    """An ``APIView``: no queryset, so OPTIONS describes it without one (a generic view answered it 500)."""
+
     serializer_class = PreferenceSerializer
     parser_classes = [JSONParser]
 

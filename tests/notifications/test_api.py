@@ -88,3 +88,10 @@ def test_bad_preferences_are_refused_naming_the_field_and_change_nothing(api, us
     assert answer.status_code == 400
     assert [f["path"] for f in answer.json()["error"]["fields"]] == [field]
     assert not Preference.objects.filter(user=user).exists()
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/notifications/", "/api/v1/notifications/preferences/", "/api/v1/notifications/read-all/"]
+)
+def test_options_describes_each_operation_without_a_server_error(api, path):
+    assert api.options(path).status_code == 200
