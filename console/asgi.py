@@ -28,6 +28,7 @@ def build_application() -> Any:
     from base.bodies import BodyLimit
     from console.websocket_origin import SameOriginValidator
     from debugging.routing import websocket_urlpatterns
+    from notifications.routing import websocket_urlpatterns as notification_routes
 
     return ProtocolTypeRouter(
         {
@@ -39,7 +40,7 @@ def build_application() -> Any:
             ),
             # Each socket's synchronous work on one thread of a fixed pool (console.syncthreads).
             "websocket": SyncThreadPool(
-                SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+                SameOriginValidator(AuthMiddlewareStack(URLRouter(notification_routes + websocket_urlpatterns))),
                 threads=env_int("WEBSOCKET_SYNC_THREADS", DEFAULT_THREADS),
             ),
         }

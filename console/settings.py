@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "search",
     "robots",
     "configs",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -205,12 +206,24 @@ CELERY_BEAT_SCHEDULE = {
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
     "clear-expired-sessions": {"task": "accounts.clear_expired_sessions", "schedule": 3600.0},
     "expire-access-grants": {"task": "projects.expire_access_grants", "schedule": env_int("ACCESS_EXPIRY_SECONDS", 30)},
+    "notification-digest": {"task": "notifications.send_digests", "schedule": 86400.0},
+    "tell-workload-changes": {"task": "workloads.tell_changes", "schedule": env_int("WORKLOAD_NOTICE_SECONDS", 30)},
 }
 # Time-limited access (projects/access_requests): the longest a grant may last, the shortest, and how long before its
 # end access_expiring is sent. The end holds by the clock in every check; the beat task above closes it.
 ACCESS_GRANT_MAX_SECONDS = env_int("ACCESS_GRANT_MAX_SECONDS", 7 * 24 * 3600)
 ACCESS_GRANT_MIN_SECONDS = env_int("ACCESS_GRANT_MIN_SECONDS", 300)
 ACCESS_EXPIRY_WARNING_SECONDS = env_int("ACCESS_EXPIRY_WARNING_SECONDS", 900)
+# --- notifications (notifications/): email over SMTP; links in mails start with PORTAL_URL ----------------
+EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost") or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "pinconsole@localhost") or "pinconsole@localhost"
+PORTAL_URL = env_str("PORTAL_URL", "http://localhost:8000") or "http://localhost:8000"
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)

@@ -83,6 +83,12 @@ def main(argv: list[str]) -> int:
 
         os.environ["PROMETHEUS_URL"] = f"http://127.0.0.1:{free_port(DEV_METRICS_PORT)}"
         os.environ["PINCONSOLE_DEV_METRICS"] = "1"
+    if not args.no_clusters and "EMAIL_HOST" not in os.environ:  # the dev stack's own Mailpit
+        from devtools.localcp.victorialogs import free_port
+
+        smtp, web = free_port(DEV_MAIL_SMTP_PORT), free_port(DEV_MAIL_WEB_PORT)
+        os.environ |= {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(smtp), "MAILPIT_URL": f"http://127.0.0.1:{web}"}
+        os.environ["PINCONSOLE_DEV_MAIL"] = "1"
     import django
 
     django.setup()
@@ -113,6 +119,7 @@ class DevRun:
         self.archive: Any = None
         self.metrics: Any = None
         self.sampling: Any = None
+        self.mail: Any = None
         self.operator: Any = None
         self.reconcile: Any = None
         self._stopping = threading.Event()
@@ -200,6 +207,8 @@ class DevRun:
         with step("clusters up") as s:
             if os.environ.get("PINCONSOLE_DEV_ARCHIVE"):
                 self.archive = devstack.start_log_archive(settings.LOG_ARCHIVE_URL)
+            if os.environ.get("PINCONSOLE_DEV_MAIL"):
+                self.mail = devstack.start_mail(int(os.environ["EMAIL_PORT"]), os.environ["MAILPIT_URL"])
             self.cp = devstack.control_plane(args.members, args.nodes, log_archive_url=settings.LOG_ARCHIVE_URL)
             self.cp.up(on_ready=lambda c: self.progress.cluster_ready(c.name, c.role, c.zone, c.server))
             if os.environ.get("PINCONSOLE_DEV_METRICS"):
@@ -267,11 +276,14 @@ class DevRun:
             self.archive.stop()
         if self.metrics is not None:
             self.metrics.stop()
+        if self.mail is not None:
+            self.mail.stop()
         self.progress.finish(STOPPED)
 
 
 DEV_ARCHIVE_PORT = 9428  # VictoriaLogs' own default, when free
 DEV_METRICS_PORT = 9090  # Prometheus' own default, when free
+DEV_MAIL_SMTP_PORT, DEV_MAIL_WEB_PORT = 1025, 8025  # Mailpit's own defaults, when free
 STACK_STOP_SECONDS = 120  # a step under way when the command stops (clusters starting) ends within this
 
 

@@ -23,6 +23,7 @@ from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
 from devtools.localcp import ClusterInfo, LocalControlPlane
+from devtools.localcp.mailpit import Mailpit
 from devtools.localcp.victorialogs import VictoriaLogs
 from devtools.waiting import wait_for
 from pincompute.kinds import KINDS, InstalledOn
@@ -39,6 +40,16 @@ def control_plane(members: int, nodes: int, log_archive_url: str = "") -> LocalC
     return LocalControlPlane(
         DEV_STATE, members=members, nodes_per_member=nodes, build_missing=False, log_archive_url=log_archive_url
     )
+
+
+def start_mail(smtp_port: int, url: str) -> Mailpit:
+    """The dev stack's Mailpit: the portal mails there (``EMAIL_HOST``/``EMAIL_PORT``), its web page at ``url`` (the
+    dev banner links it), its database in ``var/mailpit`` (kept across runs)."""
+    from django.conf import settings
+
+    mail = Mailpit(settings.VAR_DIR / "mailpit", smtp_port, int(url.rsplit(":", 1)[1]), build_missing=False)
+    mail.start()
+    return mail
 
 
 def start_log_archive(url: str) -> VictoriaLogs:

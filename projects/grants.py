@@ -17,13 +17,17 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Sum
+from django.urls import reverse
 
 from base import audit
 from base.errors import Conflict, Invalid
 from clusters import capacity as cluster_capacity
+from notifications.models import Event
+from notifications.services import notify
 from pincompute.grants import Allocation, GrantVerdict, judge_grant_change, region_headroom
 from pincompute.quantity import QuantityError, Resources, parse_cpu, parse_gpu, parse_memory
 from pincompute.tiers import Tier
+from projects.audience import platform_admins
 from projects.models import Project, QuotaRequest, QuotaRequestState, TierQuota
 
 
@@ -240,6 +244,15 @@ def open_request(
         before=current.to_json(),
         after=new.to_json(),
         summary=f"Needs approval: {why}" if why else reason,
+    )
+    notify(
+        Event.QUOTA_REQUESTED,
+        recipients=platform_admins(),
+        project=project,
+        text=f"{project.name} asks for more {tier.value} quota (request #{request.pk})" + (f": {why}." if why else "."),
+        link=reverse("projects:requests"),
+        key=f"quota-request/{request.pk}",
+        occurrence="requested",
     )
     return request
 

@@ -22,10 +22,13 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
+from django.urls import reverse
 from django.utils import timezone
 
 from base import audit
 from base.errors import Conflict, Invalid, NotFound, Unavailable
+from notifications.models import Event, Severity
+from notifications.services import notify
 from pincompute.federation.admission import RECLAIMABLE_TIERS
 from pincompute.grants import Allocation, Excess, workloads_beyond
 from pincompute.tiers import Tier
@@ -176,6 +179,19 @@ def _decide(request: QuotaRequest, state: str, *, actor: Any, reason: str) -> No
         after={"state": state, "requested": request.requested},
         summary=reason,
     )
+    applied = state == QuotaRequestState.APPLIED
+    if request.requested_by_id is not None:
+        notify(
+            Event.QUOTA_DECIDED,
+            recipients=[request.requested_by_id],
+            project=request.project,
+            text=f"Your request #{request.pk} for {Tier.parse(request.tier).value} quota in {request.project.name} "
+            f"was {'approved and applied' if applied else 'rejected'}" + (f": {reason}" if reason else "."),
+            link=reverse("projects:quota", args=[request.project.name]),
+            key=f"quota-request/{request.pk}",
+            occurrence=state,
+            severity=Severity.INFO if applied else Severity.WARNING,
+        )
 
 
 def approve_request(request_id: int, *, actor: Any, reason: str = "") -> QuotaRequest:

@@ -36,14 +36,18 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
+from django.urls import reverse
 from django.utils import timezone
 
 from base import audit
 from base.errors import NotFound, ServiceError
 from base.queueing import enqueue
 from clusters.models import Cluster
+from notifications.models import Event, Severity
+from notifications.services import notify
 from pincompute.kube.retry import exponential
 from projects.access import require_role
+from projects.audience import members_of
 from projects.models import ClusterProvisioning, Project, ProjectRole, ProjectState, ProvisioningState
 from projects.provisioning import NotAttempted, provision_project, remove_project
 
@@ -202,6 +206,22 @@ def _failed(record: ClusterProvisioning, exc: ServiceError) -> None:
         )
     else:
         _mark(record, ProvisioningState.FAILED, last_error=exc.message)
+        _tell_failed(record, exc.message)
+
+
+def _tell_failed(record: ClusterProvisioning, error: str) -> None:
+    """The project's owners hear of each failed attempt; repeats fold into one notification with a count."""
+    project, cluster = record.project, record.cluster
+    notify(
+        Event.PROVISIONING_FAILED,
+        recipients=members_of(project, (ProjectRole.OWNER,)),
+        project=project,
+        text=f"Provisioning {project.name} on {cluster.name} failed: {error}",
+        link=reverse("projects:detail", args=[project.name]),
+        key=f"provisioning/{project.pk}/{cluster.pk}",
+        occurrence=timezone.now().isoformat(),
+        severity=Severity.ERROR,
+    )
 
 
 @dataclass(frozen=True)

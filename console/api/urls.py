@@ -25,4 +25,5 @@ urlpatterns = [
     path("", include("search.api_urls")),
     path("", include(robot_api)),
     path("", include("configs.api.urls")),
+    path("", include("notifications.api.urls")),
 ]

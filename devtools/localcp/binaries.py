@@ -107,6 +107,19 @@ def victoria_logs(build_missing: bool = True) -> Path:
     return path
 
 
+def mailpit(build_missing: bool = True) -> Path:
+    """Mailpit (the SMTP server the notifications' mails go to in dev and tests), built from its pinned Go module by
+    build_binaries.sh into ``bin/mailpit-<version>/mailpit``, keyed by its own version."""
+    script = ["bash", str(BUILD_SCRIPT)]
+    out = subprocess.run([*script, "mailpitpath"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    path = Path(out.strip())
+    if not os.access(path, os.X_OK) and build_missing:
+        subprocess.run([*script, "mailpit"], check=True, stdout=subprocess.DEVNULL)
+    if not os.access(path, os.X_OK):
+        raise BinariesMissing(f"mailpit missing at {path} (run {BUILD_SCRIPT} mailpit)")
+    return path
+
+
 def podshim() -> Path:
     """The static podshim binary, built from ``podshim/`` (Go, stdlib only) and cached by source hash."""
     digest = hashlib.sha256()

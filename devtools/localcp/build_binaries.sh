@@ -6,12 +6,14 @@
 #                                     node for kubelet and kube-proxy, the real-node test's, never built by `all`)
 #        build_binaries.sh missing    prints the missing binaries in build order (builds nothing)
 #        build_binaries.sh missing dev   the same, of the binaries the dev command's clusters run (no kubectl, dex
-#                                     or helm: the tests' only), in the order it builds them, and victoria-logs
+#                                     or helm: the tests' only), in the order it builds them, victoria-logs, mailpit
 #        build_binaries.sh bindir     prints the bin dir (builds nothing)
 #        build_binaries.sh helmpath   prints helm's path (builds nothing): bin/helm-<v>/helm, keyed by its own
 #                                     version so a new helm never invalidates the control plane's bin dir
 #        build_binaries.sh victoria-logs   builds the log archive's store (VictoriaLogs), then prints its path
 #        build_binaries.sh victorialogspath   prints its path (builds nothing): bin/victorialogs-<v>/victoria-logs
+#        build_binaries.sh mailpit       builds the SMTP catcher the notifications' mails go to, then prints its path
+#        build_binaries.sh mailpitpath   prints its path (builds nothing): bin/mailpit-<v>/mailpit
 # Env:   PINCONSOLE_CACHE (default ~/.cache/pinconsole)
 set -euo pipefail
 
@@ -21,12 +23,14 @@ KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 DEX_VERSION="${DEX_VERSION:-v0.0.0-20260303133905-11d2eeb52b42}"   # dex v2.45.1 (no /v2 module path, so a pseudo-version)
 HELM_VERSION="${HELM_VERSION:-v3.19.5}"   # the chart test's helm (deploy/helm)
 VLOGS_VERSION="${VLOGS_VERSION:-v1.52.1}"   # the log archive (VictoriaLogs, Apache-2.0)
+MAILPIT_VERSION="${MAILPIT_VERSION:-v1.33.1}"   # the dev stack's and the tests' SMTP server (Mailpit, MIT)
 
 CACHE="${PINCONSOLE_CACHE:-$HOME/.cache/pinconsole}"
 BIN="$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-dex-${DEX_VERSION: -12}"
 SRC="$CACHE/src"
 HELM="$CACHE/bin/helm-$HELM_VERSION/helm"
 VLOGS="$CACHE/bin/victorialogs-$VLOGS_VERSION/victoria-logs"
+MAILPIT="$CACHE/bin/mailpit-$MAILPIT_VERSION/mailpit"
 # -gcflags=all=-dwarf=false: the compiler skips the DWARF that `-ldflags -w` drops at link anyway (kube-apiserver, cold
 # GOCACHE: 457 CPU-seconds instead of 503, bench/README.md's dev_builds section)
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod -gcflags=all=-dwarf=false"
@@ -125,6 +129,17 @@ build_victorialogs() {
   mv "$VLOGS.tmp" "$VLOGS"
 }
 
+build_mailpit() {
+  [[ -x "$MAILPIT" ]] && return 0
+  log "building mailpit $MAILPIT_VERSION"
+  local dir="$SRC/mailpit-$MAILPIT_VERSION" M=github.com/axllent/mailpit
+  mkdir -p "$dir" "$(dirname "$MAILPIT")" && cd "$dir"
+  [[ -f go.mod ]] || go mod init local/mailpitbin >&2
+  go get "$M@$MAILPIT_VERSION" >&2
+  go build -trimpath -ldflags "-s -w -X $M/config.Version=$MAILPIT_VERSION" -o "$MAILPIT.tmp" "$M" >&2
+  mv "$MAILPIT.tmp" "$MAILPIT"
+}
+
 what="${1:-all}"
 case "$what" in
   all) build_dex; build_etcd; build_kwok; build_k8s; build_helm; build_victorialogs ;;
@@ -136,6 +151,8 @@ case "$what" in
   helm) build_helm ;;
   victoria-logs) build_victorialogs; echo "$VLOGS"; exit 0 ;;
   victorialogspath) echo "$VLOGS"; exit 0 ;;
+  mailpit) build_mailpit; echo "$MAILPIT"; exit 0 ;;
+  mailpitpath) echo "$MAILPIT"; exit 0 ;;
     kube-apiserver|kube-controller-manager|kube-scheduler|kubectl|kubelet|kube-proxy) build_k8s "$what" ;;
   missing)
     if [[ "${2:-all}" == dev ]]; then
@@ -144,6 +161,7 @@ case "$what" in
       for b in "${ALL_BINS[@]}"; do [[ -x "$BIN/$b" ]] || echo "$b"; done; [[ -x "$HELM" ]] || echo helm
     fi
     [[ -x "$VLOGS" ]] || echo victoria-logs   # the log archive: dev and tests both start one
+    [[ -x "$MAILPIT" ]] || echo mailpit   # the SMTP server: dev and tests both start one
     exit 0 ;;
   helmpath) echo "$HELM"; exit 0 ;;
   bindir) ;;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -42,4 +43,5 @@ def page_context(status: dict[str, Any] | None, now: float | None = None) -> dic
         "elapsed": fmt_seconds(until - status["started"]),
         "polling": state == STARTING,
         "live": state == LIVE,
+        "mailpit_url": os.environ.get("MAILPIT_URL", ""),  # the dev stack's Mailpit: the portal's mails
     }

@@ -47,6 +47,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_configs,
     cli_debug,
     cli_network,
+    cli_notifications,
     cli_preview,
     cli_robots,
     cli_search,
@@ -303,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_network.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
     cli_access.add_parser(sub, common)
+    cli_notifications.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -332,6 +334,7 @@ HANDLERS = {
     **cli_robots.HANDLERS,
     **cli_configs.HANDLERS,
     **cli_access.HANDLERS,
+    **cli_notifications.HANDLERS,
 }
 
 

@@ -14,6 +14,7 @@ import { initConveniences, setupConveniences } from "./js/conveniences.js";
 import { onContent } from "./js/lifecycle.js";
 import { setupPicker } from "./js/picker.js";
 import { setupSearch } from "./js/search.js";
+import { initBell } from "./js/bell.js";
 
 window.htmx = htmx;
 
@@ -31,4 +32,5 @@ onContent((root) => {
   initLogStreams(root);
   initConveniences(root);
   initDrafts(root);
+  initBell(root);
 });

@@ -56,6 +56,11 @@ MATRIX = {
     "GET /api/v1/use/": ANYONE,
     "GET /api/v1/projects/{project}/use/": PROJECT_READ,
     "GET /api/v1/me/": ANYONE,
+    "GET /api/v1/notifications/": ANYONE,  # the caller's own only
+    "POST /api/v1/notifications/{id}/read/": ANYONE,  # another user's is a 404 (tests/notifications)
+    "POST /api/v1/notifications/read-all/": ANYONE,
+    "GET /api/v1/notifications/preferences/": ANYONE,
+    "PUT /api/v1/notifications/preferences/": ANYONE,
     "GET /api/v1/projects/": ANYONE,
     "POST /api/v1/projects/": ANYONE,
     "GET /api/v1/projects/{name}/": PROJECT_READ,
@@ -177,6 +182,7 @@ BODIES = {
     "POST /api/v1/projects/{name}/access-grants/": {
         "user": "dev2", "access": "viewer", "duration_seconds": 3600, "reason": "r",
     },
+    "PUT /api/v1/notifications/preferences/": {"digest": False},
 }  # fmt: skip
 
 

@@ -16,9 +16,10 @@ PROGRAMS = {
     "k8s.io/kubernetes/cmd/kube-controller-manager": "kube-controller-manager",
     "k8s.io/kubernetes/cmd/kube-scheduler": "kube-scheduler",
     "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs": "victoria-logs",
+    "github.com/axllent/mailpit": "mailpit",
 }
 # Programs cached outside the Kubernetes bin dir: where the suite's copy is.
-ELSEWHERE = {"victoria-logs": "FAKE_GO_VICTORIA_LOGS"}
+ELSEWHERE = {"victoria-logs": "FAKE_GO_VICTORIA_LOGS", "mailpit": "FAKE_GO_MAILPIT"}
 
 
 def main(args: list[str]) -> None:

@@ -44,6 +44,7 @@ def test_the_build_script_lists_missing_binaries_in_build_order_without_building
         "kubectl",
         "helm",  # the chart tests' (tests/deploy), kept in bin/helm-<version>/
         "victoria-logs",  # the log archive, kept in bin/victorialogs-<version>/
+        "mailpit",  # the SMTP server, kept in bin/mailpit-<version>/
     ]
     assert "etcd" not in after.stdout.split()
     assert bindir.parent == tmp_path / "bin"
@@ -72,4 +73,5 @@ def test_the_dev_command_builds_only_what_its_clusters_run(tmp_path):
         "kube-controller-manager",
         "kube-scheduler",
         "victoria-logs",  # the log archive the pod supervisors ship to
+        "mailpit",  # the SMTP server the portal mails to
     ]

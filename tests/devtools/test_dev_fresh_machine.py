@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from devtools.localcp.binaries import default_bin_dir, victoria_logs
+from devtools.localcp.binaries import default_bin_dir, mailpit, victoria_logs
 from tests.devtools.dev_process import DevProcess
 
 FAKE_GO = Path(__file__).with_name("fake_go.py")
@@ -38,6 +38,7 @@ def fresh_machine(tmp_path: Path, *, fail: str = "") -> dict[str, str]:
         "FAKE_GO_REAL": real_go,
         "FAKE_GO_BINARIES": str(default_bin_dir()),
         "FAKE_GO_VICTORIA_LOGS": str(victoria_logs(build_missing=False)),
+        "FAKE_GO_MAILPIT": str(mailpit(build_missing=False)),
         "FAKE_GO_GATE": str(tmp_path / "builds-may-go"),
         "FAKE_GO_FAIL": fail,
     }
@@ -71,6 +72,7 @@ def test_the_portal_answers_while_the_binaries_build_then_the_clusters_come_up(t
             "build kube-controller-manager",
             "build kube-scheduler",
             "build victoria-logs",
+            "build mailpit",
             "clusters up",
             "register clusters",
             "CRDs and PriorityClasses",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.localcp.mailpit import Mailpit, MailpitFailed
 from devtools.localcp.prometheus import MetricsFailed, Prometheus
 from devtools.localcp.victorialogs import ArchiveFailed, VictoriaLogs
 from tests.harness.services import ComponentFailed, Postgres, Redis, free_port
@@ -47,6 +48,7 @@ _postgres: Postgres | None = None
 _redis: Redis | None = None
 _archive: VictoriaLogs | None = None  # the log archive: the pod supervisors ship to it, the portal reads it
 _metrics: Prometheus | None = None  # usage metrics: scrapes the control plane's kwok nodes, the portal queries it
+_mail: Mailpit | None = None  # the SMTP server the notifications' mails go to; tests read them through its API
 
 
 def _runs_tests(early_config: pytest.Config) -> bool:
@@ -59,18 +61,20 @@ def _runs_tests(early_config: pytest.Config) -> bool:
 
 
 def _start_backing_services() -> None:
-    global _postgres, _redis, _archive, _metrics
+    global _postgres, _redis, _archive, _metrics, _mail
     if LIGHT:
         return
     try:
         _postgres, _redis = Postgres(), Redis()
         _archive = VictoriaLogs(Path(tempfile.mkdtemp(prefix="pinconsole-vlogs-")), free_port())
         _metrics = Prometheus(SESSION_DIR / "prometheus", free_port(), scrape_seconds=METRICS_SCRAPE_SECONDS)
+        _mail = Mailpit(Path(tempfile.mkdtemp(prefix="pinconsole-mailpit-")), free_port(), free_port())
         _postgres.start()
         _redis.start()
         _archive.start()
         _metrics.start()
-    except (ComponentFailed, ArchiveFailed, MetricsFailed):
+        _mail.start()
+    except (ComponentFailed, ArchiveFailed, MetricsFailed, MailpitFailed):
         _stop_backing_services()
         raise
     os.environ["DATABASE_URL"] = _postgres.url
@@ -79,6 +83,7 @@ def _start_backing_services() -> None:
     os.environ["PROMETHEUS_URL"] = _metrics.url
     os.environ["PROMETHEUS_SCRAPE_SECONDS"] = str(METRICS_SCRAPE_SECONDS)
     os.environ["PROMETHEUS_TARGETS_FILE"] = str(_metrics.targets_file)  # the control plane fixture fills it
+    os.environ.update(_mail.env())
 
 
 def _stop_backing_services() -> None:
@@ -90,6 +95,9 @@ def _stop_backing_services() -> None:
         shutil.rmtree(_archive.data_dir, ignore_errors=True)
     if _metrics is not None:
         _metrics.stop()
+    if _mail is not None:
+        _mail.stop()
+        shutil.rmtree(_mail.data_dir, ignore_errors=True)
 
 
 def _oidc_env() -> dict[str, str]:
@@ -189,6 +197,14 @@ def usage_metrics() -> Prometheus:
     if _metrics is None:
         pytest.fail("no Prometheus: PINCONSOLE_TEST_LIGHT runs without it", pytrace=False)
     return _metrics
+
+
+@pytest.fixture(scope="session")
+def mailpit() -> Mailpit:
+    """The session's Mailpit (``EMAIL_HOST``/``EMAIL_PORT`` point at it); tests read the mails through its API."""
+    if _mail is None:
+        pytest.fail("no mail server: PINCONSOLE_TEST_LIGHT runs without Mailpit", pytrace=False)
+    return _mail
 
 
 @pytest.fixture(scope="session")
