@@ -13,6 +13,10 @@ class Event(models.TextChoices):
     QUOTA_DECIDED = "quota.decided", "Quota request decided"
     PROVISIONING_FAILED = "provisioning.failed", "Provisioning on a cluster failed"
     WORKLOAD_PREEMPTED = "workload.preempted", "Workload preempted"
+    ACCESS_REQUESTED = "access.requested", "Access request made"
+    ACCESS_DECIDED = "access.decided", "Access request decided (or access granted)"
+    ACCESS_EXPIRING = "access.expiring", "Time-limited access about to end"
+    ACCESS_EXPIRED = "access.expired", "Time-limited access ended"
 
 
 class Severity(models.TextChoices):

@@ -14,7 +14,8 @@ The emitter other apps call, after the decision is written and inside its transa
   the daily digest; a muted event is not made for them at all.
 
 Where each event is made: ``projects.grants``/``projects.quota`` (quota requested, decided), ``projects.tasks``
-(provisioning failed), ``workloads.notices`` (a workload preempted, from the host's watch cache).
+(provisioning failed), ``workloads.notices`` (a workload preempted, from the host's watch cache),
+``projects.access_requests.notices`` (access requested, decided, about to end, ended).
 The writes a user makes (mark read, preferences) are below; preference changes are audited.
 """
 

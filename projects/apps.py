@@ -11,10 +11,12 @@ class ProjectsConfig(AppConfig):
         # gets every existing project at once.
         from base.queueing import enqueue
         from clusters.hooks import ProjectHooks, wire
+        from projects.access_requests import notices
         from projects.access_requests import tasks as access_tasks  # noqa: F401 (registers the expiry beat task)
         from projects.grants import tier_grant_totals
         from projects.tasks import provision_new_cluster
 
+        notices.connect()  # access requests and grants tell the people they concern
         wire(
             ProjectHooks(
                 grant_totals=tier_grant_totals,
