@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "projects",
     "clusters",
     "workloads",
+    "workloads.history",
     "debugging",
     "usage",
 ]
@@ -201,12 +202,16 @@ CELERY_BEAT_SCHEDULE = {
     "sync-member-clusters": {"task": "clusters.sync_member_clusters", "schedule": MEMBER_CLUSTER_SYNC_SECONDS},
     "sample-usage": {"task": "usage.sample", "schedule": 60.0},  # minute samples, then the hourly roll-up
     "clear-expired-sessions": {"task": "accounts.clear_expired_sessions", "schedule": 3600.0},
+    "prune-history": {"task": "history.prune", "schedule": 3600.0},
 }
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)
 USAGE_GAP_FILL_MINUTES = env_int("USAGE_GAP_FILL_MINUTES", 10)  # missed minutes up to this carry the next sample
 USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
+# --- workload history (workloads/history/) ------------------------------------------------------------------
+HISTORY_RETENTION_DAYS = env_int("HISTORY_RETENTION_DAYS", 90)  # entries, and deleted workloads, older than this go
+HISTORY_RECORD_SECONDS = env_int("HISTORY_RECORD_SECONDS", 2)  # the recorder's pass over the watch caches
 
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)

@@ -1,0 +1,12 @@
+"""The history's API routes, put before the workload routes by ``workloads.api.urls`` (``deleted`` is no kind)."""
+
+from django.urls import path
+
+from workloads.history import api
+
+DELETED = "projects/<str:project>/workloads/deleted/"
+
+api_urlpatterns = [
+    path(DELETED, api.DeletedWorkloadsView.as_view(), name="workloads-deleted"),
+    path(f"{DELETED}<str:kind>/<str:name>/", api.DeletedWorkloadView.as_view(), name="workload-deleted"),
+]
