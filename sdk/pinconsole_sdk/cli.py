@@ -12,6 +12,8 @@
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute rollout undo KIND/NAME [--to-revision N] -n PROJECT
     pincompute timeline [KIND NAME] -n PROJECT
+    pincompute history KIND/NAME -n PROJECT [--since T] [--category K]   (cli_history: deleted workloads too)
+    pincompute get workloads --deleted -n PROJECT
     pincompute logs POD|workload/NAME|KIND/NAME -n PROJECT [-c C] [-f] [-p] [--tail N] [--since 10m] [--file PATH]
     pincompute logs POD|workload/NAME -n PROJECT --archived [--since 2h] [--until T] [--grep TEXT]   (pods gone too)
     pincompute exec [-i] [-t] POD -n PROJECT [--cluster C] [-c CONTAINER] [-- COMMAND ...]
@@ -39,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_preview, documents
+from pinconsole_sdk import cli_archive, cli_clusters, cli_debug, cli_history, cli_preview, documents
 from pinconsole_sdk.cli_commands import (
     cmd_describe,
     cmd_operation,
@@ -217,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     get.add_argument("--cluster", help="pods: only on this member cluster")
     get.add_argument("--workload", help="pods: only this workload's")
     get.add_argument("--phase", help="pods: only in this phase (Pending, Running, Succeeded, Failed, Unknown)")
+    cli_history.add_parsers(sub, common, get)
 
     describe = sub.add_parser("describe", parents=common, help="show one workload in detail, with its timeline")
     _one(describe)
@@ -294,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 HANDLERS = {
-    "get": cmd_get,
+    "get": cli_history.with_deleted(cmd_get),
     "describe": cmd_describe,
     "apply": cli_preview.with_dry_run(cmd_apply),
     "diff": cli_preview.cmd_diff,
@@ -307,6 +310,7 @@ HANDLERS = {
     "rollout": cmd_rollout,
     **dict.fromkeys(OPERATIONS, cmd_operation),
     **cli_clusters.HANDLERS,
+    **cli_history.HANDLERS,
 }
 
 
