@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from pinconsole_sdk import Client
-from pinconsole_sdk.cli import main
 
 from accounts.services import create_api_token
 from devtools.recorder_process import RecorderProcess
@@ -30,6 +28,7 @@ from tests.support.provisioning import (  # noqa: F401
     subprocess_env,
     team_project,
 )
+from tests.support.sdk import SDK_DIR  # noqa: F401 - puts the SDK on the path (it installs alone)
 from tests.support.submission import pinapp
 from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads import services
@@ -102,7 +101,7 @@ def test_a_deleted_workloads_history_survives_a_killed_recorder_and_stays_readab
     after = entries(project)
     keys = {e.key for e in after}
     assert {key for key, _ in before} <= keys  # nothing lost
-    same = Counter((e.category, e.source, e.title, e.subject, e.at) for e in after)
+    same = Counter((e.category, e.source, e.title, e.subject, e.message, e.at) for e in after)
     assert [k for k, n in same.items() if n > 1] == []  # nothing twice
     assert sum(1 for e in after if e.category == "scale") == 2
 
@@ -133,6 +132,9 @@ def test_a_deleted_workloads_history_survives_a_killed_recorder_and_stays_readab
     assert "web" in client.get(f"/workloads/{project.name}/deleted/").content.decode()
 
     # the CLI
+    from pinconsole_sdk import Client
+    from pinconsole_sdk.cli import main
+
     token = create_api_token(user=user, name="cli", days=7)[1]
     out, err = io.StringIO(), io.StringIO()
     cli = Client(live_server.url, token, env={})
