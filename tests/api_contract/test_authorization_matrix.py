@@ -82,6 +82,8 @@ MATRIX = {
     },
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/diagnosis/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/deleted/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/deleted/{kind}/{name}/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": PROJECT_WRITE,
     "GET /api/v1/quota-requests/": ANYONE,
     "GET /api/v1/quota-requests/{id}/": PROJECT_READ,
@@ -159,6 +161,8 @@ def world(web, caches, project, other_project, owner, developer, viewer, admin_u
     caches["member-a"].put("pods", debugged)
 
     web.put(workload_cr("secret-train", project="ml"))
+    for owned_by, name in ((project, "web"), (other_project, "secret-train")):  # deleted ones, history kept
+        deleted(owned_by, name)
     removed = django_user_model.objects.create_user("gone", "gone@example.com", "pw-gone-Secret!")
     set_member(project, MemberInput("user", removed.username, "developer"), actor=owner)
     remove_member(project, "user", removed.username, actor=owner)
@@ -173,6 +177,18 @@ def world(web, caches, project, other_project, owner, developer, viewer, admin_u
         "ml_request": ml_request.pk,
         "audit": AuditEvent.objects.order_by("pk").first().pk,
     }  # fmt: skip
+
+
+def deleted(project: Any, name: str) -> None:
+    from django.utils import timezone
+
+    from workloads.history.models import HistoryEntry, WorkloadRecord
+
+    record = WorkloadRecord.objects.create(
+        project=project, uid=f"uid-{name}", kind="PinApp", name=name, namespace=project.namespace,
+        manifest={"spec": {"replicas": 1}}, deleted_at=timezone.now(),
+    )  # fmt: skip
+    HistoryEntry.objects.create(record=record, key="deleted", at=timezone.now(), category="state", source="host")
 
 
 def _grant(cpu: str) -> Any:

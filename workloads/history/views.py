@@ -1,5 +1,6 @@
 """The project's deleted workloads and one deleted workload's read-only page: its spec at deletion, its recorded
-history (filtered by time and kind of entry, htmx-swapped) and its last lines from the log archive."""
+history (filtered by time and kind of entry, htmx-swapped) and a link to its logs in the archive (the
+debugging app's page: this layer may not import it)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from base.errors import Invalid, ServiceError
+from base.errors import Invalid
 from base.htmx import is_partial, render_page
 from workloads.api.representation import parse_moment
 from workloads.history import services
-from workloads.history.models import CATEGORIES, WorkloadRecord
-
-LAST_LINES = "50"
+from workloads.history.models import CATEGORIES
 
 
 @login_required
@@ -50,19 +49,7 @@ def deleted_detail(request: HttpRequest, project: str, kind: str, name: str) -> 
         context["errors"] = {f.path: f.message for f in exc.fields} or {"": exc.message}
     context |= {"entries": services.entries_of(record, window), "q": shown, "chosen": window.categories}
     if not is_partial(request):
-        context |= {"spec": yaml.safe_dump(record.manifest, sort_keys=False), **_last_lines(request, record)}
+        context["spec"] = yaml.safe_dump(record.manifest, sort_keys=False)
     return render_page(
         request, "workloads/deleted_detail.html", "workloads/partials/history.html", context, status=status
     )
-
-
-def _last_lines(request: HttpRequest, record: WorkloadRecord) -> dict[str, Any]:
-    from debugging.logs.archive import read_archive
-
-    since = record.created_at.strftime("%Y-%m-%dT%H:%M:%SZ") if record.created_at else "30d"
-    params = {"workload": record.name, "since": since, "limit": LAST_LINES}
-    try:
-        _, lines = read_archive(request.user, record.project.name, params)
-    except ServiceError as exc:
-        return {"lines": [], "archive_problem": exc.message}
-    return {"lines": lines, "archive_problem": ""}

@@ -8,6 +8,7 @@ recorder killed mid-run leaves the lease to a second one that records what happe
 from __future__ import annotations
 
 import io
+import re
 import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -128,7 +129,11 @@ def test_a_deleted_workloads_history_survives_a_killed_recorder_and_stays_readab
 
     # the page
     page = client.get(f"/workloads/{project.name}/deleted/PinApp/web/")
-    assert page.status_code == 200 and "Scaled 3 → 1" in page.content.decode()
+    assert (
+        page.status_code == 200 and "Scaled 3 → 1" in page.content.decode() and "replicas: 1" in page.content.decode()
+    )
+    logs = re.search(r'href="([^"]+)" data-archive-link', page.content.decode()).group(1).replace("&amp;", "&")
+    assert client.get(logs).status_code in (200, 503)  # the archive page answers for the gone workload (no store: 503)
     assert "web" in client.get(f"/workloads/{project.name}/deleted/").content.decode()
 
     # the CLI
