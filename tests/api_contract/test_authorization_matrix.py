@@ -180,8 +180,6 @@ def world(web, caches, project, other_project, owner, developer, viewer, admin_u
 
 
 def deleted(project: Any, name: str) -> None:
-    from django.utils import timezone
-
     from workloads.history.models import HistoryEntry, WorkloadRecord
 
     record = WorkloadRecord.objects.create(

@@ -146,6 +146,7 @@ LONGEST_FIRST = (
     "tests/deploy/test_image_runs.py",
     "tests/sdk/test_cli_kubectl_real_stack.py",
     "tests/pincompute/operator/federation/test_failover_live.py",
+    "tests/workloads/history/test_history_live.py",
 )
 
 
