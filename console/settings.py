@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "projects",
     "clusters",
     "workloads",
+    "workloads.history",
     "debugging",
     "usage",
     "search",
@@ -208,6 +209,7 @@ CELERY_BEAT_SCHEDULE = {
     "expire-access-grants": {"task": "projects.expire_access_grants", "schedule": env_int("ACCESS_EXPIRY_SECONDS", 30)},
     "notification-digest": {"task": "notifications.send_digests", "schedule": 86400.0},
     "tell-workload-changes": {"task": "workloads.tell_changes", "schedule": env_int("WORKLOAD_NOTICE_SECONDS", 30)},
+    "prune-history": {"task": "history.prune", "schedule": 3600.0},
 }
 # Time-limited access (projects/access_requests): the longest a grant may last, the shortest, and how long before its
 # end access_expiring is sent. The end holds by the clock in every check; the beat task above closes it.
@@ -234,6 +236,9 @@ USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
 PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
 PROMETHEUS_SCRAPE_SECONDS = env_int("PROMETHEUS_SCRAPE_SECONDS", 15)
 PROMETHEUS_TIMEOUT_SECONDS = env_int("PROMETHEUS_TIMEOUT_SECONDS", 10)
+# --- workload history (workloads/history/) ------------------------------------------------------------------
+HISTORY_RETENTION_DAYS = env_int("HISTORY_RETENTION_DAYS", 90)  # entries, and deleted workloads, older than this go
+HISTORY_RECORD_SECONDS = env_int("HISTORY_RECORD_SECONDS", 2)  # the recorder's pass over the watch caches
 
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)

@@ -121,6 +121,7 @@ class DevRun:
         self.sampling: Any = None
         self.mail: Any = None
         self.operator: Any = None
+        self.recorder: Any = None
         self.reconcile: Any = None
         self._stopping = threading.Event()
         self._behind: threading.Thread | None = None
@@ -244,6 +245,11 @@ class DevRun:
             log_dir = settings.VAR_DIR / "logs"
             self.operator = devstack.OperatorSupervisor(self.cp, clusters, log_dir)
             s.outcome = f"running, federation on {devstack.host_of(clusters).name} (log: {log_dir / 'operator.log'})"
+        with step("history recorder") as s:
+            from devtools.recorder_process import RecorderSupervisor
+
+            self.recorder = RecorderSupervisor(log_dir)
+            s.outcome = f"running, leader-elected on the host (log: {log_dir / 'recorder.log'})"
         self._check_stopping()
         with step("watch caches") as s:
             devstack.wait_for_caches()
@@ -267,6 +273,8 @@ class DevRun:
         if self.sampling is not None:
             self.sampling.stop()
         cluster_runtime.shutdown()
+        if self.recorder is not None:
+            self.recorder.stop()
         if self.operator is not None:
             self.operator.stop()
         if self.cp is not None and not self.args.keep_clusters and not self.args.no_serve:

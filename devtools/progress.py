@@ -47,6 +47,7 @@ def dev_steps(*, clusters: bool = True) -> list[str]:
         "CRDs and PriorityClasses",
         "demo data",
         "operator",
+        "history recorder",
         "watch caches",
     ]
 

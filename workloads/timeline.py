@@ -8,6 +8,8 @@ in time order.
   (Deployments, Jobs: by owner uid in the cache), its pods (by label), and the native objects the caches
   do not hold (ReplicaSets, DaemonSets, CronJobs, HPAs, Services, ...) by name: the workload's name or
   its name followed by ``-`` unless another workload of the namespace has the longer matching name.
+- What the recorder wrote (``workloads.history``), merged in: transitions, admission, placement, scale and
+  operations the caches no longer show, events expired in the apiserver.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ _OWNED_KINDS = ("deployments", "jobs")
 class Entry:
     at: str  # RFC 3339
     source: str  # "host" or a member's name
-    category: str  # "state" | "event" | "revision"
+    category: str  # "state" | "event" | "revision"; recorded: also "admission" | "placement" | "scale" | "operation"
     level: str  # "normal" | "warning"
     title: str
     message: str
@@ -167,6 +169,8 @@ def siblings_of(host: Any, namespace: str) -> list[str]:
 def timeline(obj: Obj, revisions: Iterable[Revision], limit: int = LIMIT) -> list[Entry]:
     """Every entry, newest first (at most ``limit``)."""
     meta = obj.get("metadata") or {}
+    from workloads.history.services import recorded  # the history app reads timeline's Entry
+
     kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace")), str(meta.get("name"))
     status = obj.get("status") or {}
     entries = condition_entries(status.get("conditions") or [], HOST)
@@ -181,5 +185,13 @@ def timeline(obj: Obj, revisions: Iterable[Revision], limit: int = LIMIT) -> lis
     siblings = siblings_of(host, namespace)
     for cluster, cache in sorted(runtime.member_caches().items()):
         entries += [event_entry(e, cluster) for e in member_events(cache, kind, namespace, name, siblings)]
+    entries = merged(entries, recorded(str(meta.get("uid") or "")))
     entries.sort(key=lambda e: (e.sort_key, e.category != "state"), reverse=True)
     return entries[:limit]
+
+
+def merged(live: list[Entry], history: list[Entry]) -> list[Entry]:
+    """The recorded history (``workloads.history``: what the caches no longer show, each entry of its own kind)
+    and the live entries it does not hold yet."""
+    seen = {(e.sort_key, e.source, e.title, e.subject) for e in history}
+    return history + [e for e in live if (e.sort_key, e.source, e.title, e.subject) not in seen]

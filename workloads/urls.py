@@ -1,5 +1,6 @@
 from django.urls import path
 
+from workloads.history.urls import page_urlpatterns as history_pages
 from workloads.views import catalog, detail, listing, revisions
 
 app_name = "workloads"
@@ -13,8 +14,10 @@ urlpatterns = [
 ]
 
 # One workload: /workloads/<project>/<kind>/<name>/... Kept after every fixed path above (a fixed path such
-# as catalog/<kind>/new/ must win over a project named "catalog").
+# as catalog/<kind>/new/ must win over a project named "catalog"). The deleted ones' pages first: a deleted
+# workload's path has as many parts as a live one's panel.
 urlpatterns += [
+    *history_pages,
     path("<str:project>/<str:kind>/<str:name>/", detail.detail, name="detail"),
     path("<str:project>/<str:kind>/<str:name>/status/", detail.status_panel, name="detail-status"),
     path("<str:project>/<str:kind>/<str:name>/timeline/", detail.timeline_panel, name="timeline"),

@@ -12,6 +12,8 @@
     (every write takes --if-match VERSION: refused with exit code 4, naming both versions, when it is stale)
     pincompute rollout undo KIND/NAME [--to-revision N] -n PROJECT
     pincompute timeline [KIND NAME] -n PROJECT
+    pincompute history KIND/NAME -n PROJECT [--since T] [--category K]   (cli_history: deleted workloads too)
+    pincompute get workloads --deleted -n PROJECT
     pincompute logs POD|workload/NAME|KIND/NAME -n PROJECT [-c C] [-f] [-p] [--tail N] [--since 10m] [--file PATH]
     pincompute logs POD|workload/NAME -n PROJECT --archived [--since 2h] [--until T] [--grep TEXT]   (pods gone too)
     pincompute exec [-i] [-t] POD -n PROJECT [--cluster C] [-c CONTAINER] [-- COMMAND ...]
@@ -46,6 +48,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_clusters,
     cli_configs,
     cli_debug,
+    cli_history,
     cli_network,
     cli_notifications,
     cli_preview,
@@ -231,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     get.add_argument("--cluster", help="pods: only on this member cluster")
     get.add_argument("--workload", help="pods: only this workload's")
     get.add_argument("--phase", help="pods: only in this phase (Pending, Running, Succeeded, Failed, Unknown)")
+    cli_history.add_parsers(sub, common, get)
 
     describe = sub.add_parser("describe", parents=common, help="show one workload in detail, with its timeline")
     _one(describe)
@@ -315,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 HANDLERS = {
-    "get": cli_configs.or_configs(cmd_get, "resources"),
+    "get": cli_configs.or_configs(cli_history.with_deleted(cmd_get), "resources"),
     "describe": cmd_describe,
     "apply": cli_preview.with_dry_run(cmd_apply),
     "diff": cli_preview.cmd_diff,
@@ -335,6 +339,7 @@ HANDLERS = {
     **cli_configs.HANDLERS,
     **cli_access.HANDLERS,
     **cli_notifications.HANDLERS,
+    **cli_history.HANDLERS,
 }
 
 

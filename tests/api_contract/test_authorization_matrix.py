@@ -113,6 +113,8 @@ MATRIX = {
     },
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/diagnosis/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/deleted/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/deleted/{kind}/{name}/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": PROJECT_WRITE,
     "GET /api/v1/projects/{name}/access-requests/": PROJECT_READ,
     "POST /api/v1/projects/{name}/access-requests/": PROJECT_READ,  # any member asks
@@ -225,6 +227,8 @@ def world(
 
     web.put(workload_cr("secret-train", project="ml"))
     fake_configs.install(monkeypatch)
+    for owned_by, name in ((project, "web"), (other_project, "secret-train")):  # deleted ones, history kept
+        deleted(owned_by, name)
     removed = django_user_model.objects.create_user("gone", "gone@example.com", "pw-gone-Secret!")
     set_member(project, MemberInput("user", removed.username, "developer"), actor=owner)
     remove_member(project, "user", removed.username, actor=owner)
@@ -253,6 +257,16 @@ def world(
         "ml_request": ml_request.pk,
         "audit": AuditEvent.objects.order_by("pk").first().pk,
     }  # fmt: skip
+
+
+def deleted(project: Any, name: str) -> None:
+    from workloads.history.models import HistoryEntry, WorkloadRecord
+
+    record = WorkloadRecord.objects.create(
+        project=project, uid=f"uid-{name}", kind="PinApp", name=name, namespace=project.namespace,
+        manifest={"spec": {"replicas": 1}}, deleted_at=timezone.now(),
+    )  # fmt: skip
+    HistoryEntry.objects.create(record=record, key="deleted", at=timezone.now(), category="state", source="host")
 
 
 def _grant(cpu: str) -> Any:

@@ -60,6 +60,7 @@ SEMANTIC_QUERIES = [
     "GET /api/v1/projects/{project}/pods/",
     "GET /api/v1/projects/{project}/logs/archive/",
     "GET /api/v1/search/",
+    "GET /api/v1/projects/{project}/workloads/deleted/{kind}/{name}/",  # since/until times, kinds of entry
 ]
 # Operations that reach a member cluster's apiserver, which this test's world fakes: its documented 422 (the member
 # refused the object) or 503 (the member is unavailable) is their answer here.

@@ -208,6 +208,7 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         "api/v1/projects/": {"name": [project.name], "project": [project.name], "tier": ["ondemand"]}
         | {"kind": ["user"], "member": [user.username], "request_id": [missing], "grant_id": [missing]},
         "api/v1/projects/<str:project>/workloads/<str:kind>/": workload,
+        "api/v1/projects/<str:project>/workloads/deleted/": workload,
         "workloads/": workload,
         "workloads/catalog/": {"kind": ["pinapps"]},
         "audit/": {"pk": [str(AuditEvent.objects.latest("pk").pk)]},

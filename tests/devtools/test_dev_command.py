@@ -98,9 +98,10 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
         "CRDs and PriorityClasses",
         "demo data",
         "operator",
+        "history recorder",
         "watch caches",
     ]
-    assert [int(n) for n, _, _ in steps] == list(range(1, 10)) and {total for _, total, _ in steps} == {"9"}
+    assert [int(n) for n, _, _ in steps] == list(range(1, 11)) and {total for _, total, _ in steps} == {"10"}
     # the federation: members registered as MemberCluster objects on the host before the operator starts with
     # --host-context, and the demo PinApp written once on the host, sharded onto both members
     assert re.search(r"CRDs and PriorityClasses: .*MemberCluster objects: host: applied \d+, deleted 0", output)

@@ -78,6 +78,7 @@ def test_the_portal_answers_while_the_binaries_build_then_the_clusters_come_up(t
             "CRDs and PriorityClasses",
             "demo data",
             "operator",
+            "history recorder",
             "watch caches",
         ], starting.text
         assert steps["database"] == steps["portal"] == "done"

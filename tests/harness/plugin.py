@@ -166,6 +166,7 @@ LONGEST_FIRST = (
     "tests/pincompute/operator/federation/test_failover_live.py",
     "tests/projects/provisioning/test_network_live.py",
     "tests/debugging/test_live_access_expiry.py",
+    "tests/workloads/history/test_history_live.py",
 )
 
 

@@ -14,6 +14,7 @@ from projects.access import visible_project
 from workloads.api import representation as rep
 from workloads.api.common import ApiView, bounded_int
 from workloads.api.schema import (
+    CATEGORY_PARAM,
     KIND_PARAM,
     MAX_TIMELINE_LIMIT,
     NAME_PARAM,
@@ -26,6 +27,7 @@ from workloads.api.schema import (
 from workloads.api.serializers import (
     TimelineSerializer,
 )
+from workloads.history.services import categories_from
 from workloads.lookup import find_workload
 from workloads.reads import revisions_of
 from workloads.timeline import timeline
@@ -56,18 +58,21 @@ def timeline_answer(entries: list[tuple[Any, tuple[str, str] | None]], limit: in
 class WorkloadTimelineView(ApiView):
     @extend_schema(
         operation_id="workloads_timeline",
-        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, *TIME_PARAMS],
+        parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, *TIME_PARAMS, CATEGORY_PARAM],
         responses={200: TimelineSerializer, **error_codes(400, 401, 404, 429, 503)},
         examples=[TIMELINE_EXAMPLE],
         description="The workload's state changes (conditions of the host object and of each shard, revisions) and "
-        "the Kubernetes events of everything it is on the host and every member, newest first.",
+        "the Kubernetes events of everything it is on the host and every member, newest first, with what the history "
+        "recorder kept (admission, placement, scale, operations, expired events).",
         tags=["insights"],
     )
     def get(self, request: Request, project: str, kind: str, name: str) -> Response:
         since, until, limit = time_window(request)
         found = find_workload(request.user, project, kind, name)
+        kinds = categories_from(request.query_params.getlist("category"))
         entries = timeline(found.obj, revisions_of(found.obj), limit=10**9)
-        return timeline_answer([(e, None) for e in entries if in_window(e.at, since, until)], limit)
+        chosen = [e for e in entries if in_window(e.at, since, until) and (not kinds or e.category in kinds)]
+        return timeline_answer([(e, None) for e in chosen], limit)
 
 
 class ProjectTimelineView(ApiView):

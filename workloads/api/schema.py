@@ -250,6 +250,13 @@ TIME_PARAMS = [
         description=f"at most this many, 1 to {MAX_TIMELINE_LIMIT} ({TIMELINE_LIMIT})",
     ),
 ]
+CATEGORY_PARAM = OpenApiParameter(
+    "category",
+    str,
+    many=True,
+    description="only entries of these kinds (state, admission, placement, revision, scale, operation, event; "
+    "comma-separated or repeated)",
+)
 ERRORS = {
     400: error_response("the input is invalid (the error body names each field)"),
     401: error_response("no session or token"),

@@ -199,7 +199,10 @@ class WorkloadRefSerializer(serializers.Serializer):
 class EntrySerializer(serializers.Serializer):
     at = serializers.CharField(help_text="RFC 3339")
     source = serializers.CharField(help_text='"host" or a member cluster')
-    category = serializers.ChoiceField(choices=["state", "event", "revision"])
+    category = serializers.ChoiceField(
+        choices=["state", "event", "revision", "admission", "placement", "scale", "operation"],
+        help_text="recorded history adds admission, placement, scale and operation",
+    )
     level = serializers.ChoiceField(choices=["normal", "warning"])
     title = serializers.CharField(allow_blank=True)
     message = serializers.CharField(allow_blank=True)

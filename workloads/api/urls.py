@@ -4,10 +4,12 @@
 from django.urls import path
 
 from workloads.api import diagnosis, insights, operations, pods, preview, views
+from workloads.history.urls import api_urlpatterns as history_urls
 
 ONE = "projects/<str:project>/workloads/<str:kind>/<str:name>/"
 
 urlpatterns = [
+    *history_urls,  # before ONE: a deleted workload's path has as many parts as an operation's
     path("workloads/", views.WorkloadListView.as_view(), name="workload-list"),
     path("projects/<str:project>/workloads/", views.ProjectWorkloadsView.as_view(), name="project-workloads"),
     path("projects/<str:project>/workloads/preview/", preview.WorkloadPreviewView.as_view(), name="workload-preview"),
