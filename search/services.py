@@ -47,6 +47,7 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
     found = itertools.chain(
         sources.projects(visible.values(), lowered),
         sources.workloads(visible, lowered),
+        sources.deleted_workloads(visible, lowered),
         sources.pods(visible, lowered),
     )
     if is_platform_admin(user):

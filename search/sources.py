@@ -28,6 +28,7 @@ from pincompute.kinds import KINDS
 from pincompute.labels import WORKLOAD_LABEL
 from projects.models import Project
 from search.ranking import Rank, best, rank
+from workloads.history.models import WorkloadRecord
 
 DB_CANDIDATES = 200  # rows read per database source before ranking (the best are among those whose name holds q)
 KIND_ORDER = ("project", "workload", "pod", "cluster", "node", "user", "group", "audit")
@@ -89,6 +90,20 @@ def workloads(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
                     return Hit("workload", n, f"{k} in {p}", reverse("workloads:detail", args=[p, k, n]), r, p)
 
                 yield candidate(found, "workload", name, make)
+
+
+def deleted_workloads(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+    """Workloads deleted since the history's retention began (their page keeps the spec, history and logs)."""
+    projects_by_id = {p.pk: p for p in visible.values()}
+    rows = WorkloadRecord.objects.filter(deleted_at__isnull=False, project_id__in=projects_by_id, name__icontains=query)
+    for row in rows.order_by("name")[:DB_CANDIDATES]:
+        found = rank(row.name, query)
+        if found is not None:
+            project = projects_by_id[row.project_id].name
+            where = f"deleted {row.kind} in {project}, {row.deleted_at:%Y-%m-%d %H:%M}"
+            url = reverse("workloads:deleted-detail", args=[project, row.kind, row.name])
+            hit = Hit("workload", row.name, where, url, found, project)
+            yield candidate(found, "workload", row.name, lambda h=hit: h)
 
 
 def pods(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
