@@ -343,6 +343,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # the notification events: one name for the choice set the list, its filter and the preferences all use
+    "ENUM_NAME_OVERRIDES": {"NotificationEventEnum": "notifications.models.Event"},
     # each workload kind's document and spec, typed from the kind registry (after the enums are named)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
