@@ -5,10 +5,10 @@ minutes on the local stack."""
 from __future__ import annotations
 
 import logging
-import threading
 
 from django.conf import settings
 
+from devtools.beatloop import BeatLoop
 from devtools.localcp import LocalControlPlane
 from devtools.localcp.prometheus import Prometheus
 
@@ -31,39 +31,18 @@ def beat_interval() -> float:
     return float(settings.CELERY_BEAT_SCHEDULE["sample-usage"]["schedule"])
 
 
-class SamplingLoop:
+class SamplingLoop(BeatLoop):
     """Runs ``usage.tasks.sample_usage`` at once, then every ``interval`` seconds until stopped. The task is
     idempotent per minute, so a run beside a real beat (or two dev loops) changes nothing twice."""
 
+    name, first_at_once = "usage-sampling", True
+
     def __init__(self, interval: float | None = None) -> None:
-        self.interval = interval if interval is not None else beat_interval()
-        self.runs = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="usage-sampling", daemon=True)
+        super().__init__(interval if interval is not None else beat_interval())
 
-    def start(self) -> SamplingLoop:
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 30) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-
-    def _run(self) -> None:
-        from django.db import DatabaseError, close_old_connections
-
-        from base.errors import ServiceError
+    def tick(self) -> None:
         from usage.tasks import sample_usage
 
-        while not self._stop.is_set():
-            close_old_connections()
-            try:
-                result = sample_usage()
-                self.runs += 1
-                if result["skipped"]:
-                    log.info("usage sample skipped %s", result["skipped"])
-            except (ServiceError, DatabaseError) as exc:  # a missed minute is a gap (usage.sampling)
-                log.warning("usage sampling failed: %s", exc)
-            finally:
-                close_old_connections()
-            self._stop.wait(self.interval)
+        result = sample_usage()  # a missed minute is a gap (usage.sampling)
+        if result["skipped"]:
+            log.info("usage sample skipped %s", result["skipped"])

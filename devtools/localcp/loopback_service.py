@@ -10,11 +10,12 @@ import signal
 import subprocess
 import time
 import urllib.request
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar
 
 
-class LoopbackService:
+class LoopbackService(ABC):
     program: ClassVar[str]  # its name in messages and its log file's
     health_path: ClassVar[str]  # answers 200 once it serves
     failure: ClassVar[type[RuntimeError]]  # raised when it does not start (the message ends with its log's tail)
@@ -23,15 +24,17 @@ class LoopbackService:
     proc: subprocess.Popen[bytes] | None = None
 
     @property
+    @abstractmethod
     def url(self) -> str:
-        raise NotImplementedError
+        """Its HTTP base (loopback)."""
 
     @property
     def log_file(self) -> Path:
         return self.data_dir / f"{self.program}.log"
 
+    @abstractmethod
     def argv(self) -> list[str]:
-        raise NotImplementedError
+        """Its command line."""
 
     def prepare(self) -> None:
         """What the process needs on disk before it starts (its data dir; a subclass adds its config)."""
