@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 from urllib3.response import BaseHTTPResponse
 
@@ -36,7 +37,14 @@ Handler = Callable[[str, Obj], None]  # (ADDED | MODIFIED | DELETED, object), on
 # urllib3's HTTPError is the base of its timeout, protocol and connection errors
 TRANSPORT_ERRORS: tuple[type[Exception], ...] = (HTTPError, OSError)
 # a broken connection or stream: reconnect from the last resourceVersion after a backoff
-RECONNECT_ERRORS: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, rawapi.WatchError, json.JSONDecodeError)
+# A kubeconfig that cannot be loaded (not written yet, an admin's edit in progress) is retried like a refused
+# connection, its error shown, rather than ending the thread.
+RECONNECT_ERRORS: tuple[type[Exception], ...] = (
+    *TRANSPORT_ERRORS,
+    rawapi.WatchError,
+    json.JSONDecodeError,
+    ConfigException,
+)
 
 
 class Gate(Protocol):

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from kubernetes import client as k8s
+from kubernetes.config.config_exception import ConfigException
 
 from clusters.kube.breaker import CircuitBreaker
 from clusters.kube.cache import BreakerGate, cluster_store
@@ -268,6 +269,32 @@ def test_a_frame_cut_mid_stream_reconnects_from_the_last_event_without_relisting
         assert stats.lists == 1 and stats.relists == 0 and stats.reconnects == 1 and not w.crashed
         assert store.get("Pod", "ns", "lost") is None and ("ADDED", "lost") not in events
         assert "ProtocolError" in (stats.last_error or "")
+    finally:
+        assert stopped(w)
+
+
+@pytest.mark.timeout(20)
+def test_a_kubeconfig_not_loadable_yet_is_retried_and_shown_not_a_crash(servers):
+    """A cluster registered before its kubeconfig is readable (or mid-edit): the watch says why and keeps trying;
+    once the file loads it lists as usual. (A dead thread here left a cluster's cache frozen until a restart.)"""
+    fake = servers([])
+    ready = threading.Event()
+
+    def factory(target, timeout):
+        if not ready.is_set():
+            raise ConfigException("Invalid kube-config file. No configuration found.")
+        return fake.api()
+
+    pool = ClientPool([ClusterTarget("fake", None, None)], factory=factory)
+    w = ListWatch(lambda: pool.api("fake"), cluster_store(), "pods", "/api/v1/pods", name="fake-pods",
+                  watch_timeout=1, backoff_base=0.01, backoff_cap=0.05)  # fmt: skip
+    w.start()
+    try:
+        wait(lambda: "No configuration found" in (w.stats().last_error or ""))
+        assert not w.crashed and fake.requests == []
+        ready.set()
+        wait(lambda: w.synced.is_set())
+        assert not w.crashed and fake.requests[0] == ("list", "")
     finally:
         assert stopped(w)
 
