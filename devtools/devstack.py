@@ -22,7 +22,6 @@ from clusters import services as cluster_services
 from clusters.health import probe_cluster
 from clusters.models import Cluster, FederationRole
 from clusters.runtime import api_for
-from devtools.beatloop import BeatLoop
 from devtools.localcp import ClusterInfo, LocalControlPlane
 from devtools.localcp.mailpit import Mailpit
 from devtools.localcp.victorialogs import VictoriaLogs
@@ -110,24 +109,6 @@ def install_platform(cluster: Cluster) -> None:
     MemberCluster CRDs."""
     role = InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
     install(Kube(api_for(cluster), cluster.name), role=role)
-
-
-class ReconcileLoop(BeatLoop):
-    """The embedded default has eager Celery and no beat: this thread runs what beat runs in production every
-    ``interval`` seconds: the registry's MemberCluster pass (``clusters.tasks.sync_member_clusters``) and the
-    provisioning reconcile pass (``projects.tasks.reconcile_all``)."""
-
-    name = "provisioning-reconcile"
-
-    def __init__(self, interval: float | None = None) -> None:
-        super().__init__(interval if interval is not None else float(settings.PROVISIONING_RECONCILE_SECONDS))
-
-    def tick(self) -> None:
-        from clusters.tasks import sync_member_clusters
-        from projects.tasks import reconcile_all
-
-        sync_member_clusters()  # a host that cannot be reached is logged by the task itself
-        reconcile_all()  # a failing pair is on its row; a failure here is the pass's, logged by the loop
 
 
 def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str]:
