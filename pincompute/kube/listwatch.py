@@ -95,7 +95,8 @@ class ListWatch:
 
     ``on_event(type, obj)`` runs on this thread after the store changed: every watch event, and after
     each (re)list ``DELETED`` for objects gone meanwhile and ``ADDED`` for every listed object.
-    ``optional`` collections (CRDs) end quietly on 404 (``gone``). A bug in the loop or in ``on_event``
+    ``on_listed()`` runs on this thread after each (re)list filled the store. ``optional`` collections (CRDs) end
+    quietly on 404 (``gone``). A bug in the loop or in ``on_event``
     ends the thread with ``crashed`` set and ``last_error`` recorded, so the owner can restart it.
     """
 
@@ -112,6 +113,7 @@ class ListWatch:
         optional: bool = False,
         max_objects: int | None = None,
         on_event: Handler | None = None,
+        on_listed: Callable[[], None] | None = None,
         gate: Gate = direct,
         timeout: Timeout = (5.0, 30.0),
         page_size: int = 500,
@@ -122,7 +124,7 @@ class ListWatch:
         self.api, self.store, self.kind, self.path, self.name = api, store, kind, path, name
         self.label_selector, self.optional, self.max_objects = label_selector, optional, max_objects
         self.field_selector = field_selector
-        self.on_event, self.gate, self.timeout = on_event, gate, timeout
+        self.on_event, self.on_listed, self.gate, self.timeout = on_event, on_listed, gate, timeout
         self.page_size, self.watch_timeout = page_size, watch_timeout
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
         self.synced = threading.Event()
@@ -287,6 +289,8 @@ class ListWatch:
                 self.on_event("DELETED", obj)
             for obj in items:
                 self.on_event("ADDED", obj)
+        if self.on_listed is not None:
+            self.on_listed()
 
     def _watch(self) -> None:
         api = self.api()

@@ -244,6 +244,44 @@ def test_the_operator_wiring_relists_on_gone_too_and_tells_its_handler_what_vani
 
 
 @pytest.mark.timeout(20)
+@pytest.mark.parametrize("gone", GONE)
+def test_on_listed_runs_after_each_list_and_relist_filled_the_store(servers, gone):
+    fake = servers([gone])
+    listed = []
+    w, store = portal_watch(fake)
+    w.on_listed = lambda: listed.append(store.count("pods"))
+    w.start()
+    try:
+        wait(lambda: len(listed) == 2)
+        assert listed == [1, 1] and w.stats().relists == 1
+    finally:
+        assert stopped(w)
+
+
+@pytest.mark.timeout(20)
+def test_the_portal_caches_freeze_the_heap_once_their_lists_are_in(servers, monkeypatch):
+    import gc
+
+    from clusters.kube.cache import WatchCache
+    from clusters.kube.heap import FREEZER
+    from clusters.kube.resources import ResourceSpec
+
+    fake = servers([])
+    monkeypatch.setattr(FREEZER, "enabled", True)  # off in the suite's processes (tests/harness/plugin.py)
+    monkeypatch.setattr(FREEZER, "delay", 0.0)
+    before = FREEZER.freezes
+    pool = ClientPool([ClusterTarget("fake", None, None)], factory=lambda t, timeout: fake.api())
+    cache = WatchCache(pool, "fake", [ResourceSpec("pods", "/api/v1/pods", True)], discovery_interval=3600)
+    cache.start()
+    try:
+        wait(lambda: FREEZER.freezes > before)
+        assert cache.synced and gc.get_freeze_count() > 0
+    finally:
+        cache.stop()
+        gc.unfreeze()
+
+
+@pytest.mark.timeout(20)
 def test_server_errors_back_off_and_resume_without_relisting(servers):
     fake = servers([("status", 503), ("status", 503)])
     w, _ = portal_watch(fake)
