@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.ranking import Rank, best, rank
+from search.ranking import WORD_BREAKS, Rank, best, rank
 
 
 def test_each_rank_in_its_order():
@@ -33,3 +33,15 @@ def test_a_rank_is_given_exactly_when_the_name_holds_the_query(name, query):
         assert name.lower() == query
     if found is Rank.PREFIX:
         assert name.lower().startswith(query) and name.lower() != query
+
+
+def _word_rank_by_splitting(name: str, query: str) -> bool:
+    """The definition: a word of the name (split at the breaks) starts with the query."""
+    return any(word.startswith(query) for word in WORD_BREAKS.split(name.lower()))
+
+
+@given(st.text(alphabet="ab-_. @", min_size=1, max_size=14), st.text(alphabet="ab-. ", min_size=1, max_size=4))
+def test_a_word_rank_means_a_word_of_the_name_starts_with_the_query(name, query):
+    found = rank(name, query)
+    if found is not None and found >= Rank.WORD:
+        assert (found is Rank.WORD) == _word_rank_by_splitting(name, query)
