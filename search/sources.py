@@ -56,12 +56,14 @@ def candidate(found: Rank, kind: str, name: str, make: Callable[[], Hit]) -> Can
 
 
 def _matching_keys(cache: Any, plural: str, visible: dict[str, Project], query: str) -> Iterator[tuple[str, str]]:
-    """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query``."""
+    """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query``. Object names
+    are lower-case in Kubernetes (RFC 1123: the apiserver refuses others) and ``query`` is lowered: no ``lower()``
+    per key, which was a third of an admin's scan of 100k pod names."""
     if len(visible) <= PER_NAMESPACE:
         for namespace in visible:
-            yield from ((ns, n) for ns, n in cache.keys(plural, namespace) if query in n.lower())
+            yield from ((ns, n) for ns, n in cache.keys(plural, namespace) if query in n)
     else:
-        yield from ((ns, n) for ns, n in cache.keys(plural) if ns in visible and query in n.lower())
+        yield from ((ns, n) for ns, n in cache.keys(plural) if query in n and ns in visible)
 
 
 def projects(visible: Iterable[Project], query: str) -> Iterator[Candidate]:
