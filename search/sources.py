@@ -11,6 +11,7 @@ they link to.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -55,6 +56,26 @@ def candidate(found: Rank, kind: str, name: str, make: Callable[[], Hit]) -> Can
     return (found, KIND_ORDER.index(kind), len(name), name, next(_ties), make)
 
 
+class Best:
+    """The best ``size`` candidates offered so far, in order. The big sources (workloads, pods, nodes) ask
+    ``excludes`` before building a candidate: once the list is full, a name of a worse rank and kind than the worst
+    kept cannot get in, so a word found in 25k pod names costs 25k rank checks and no more."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.kept: list[Candidate] = []
+
+    def offer(self, found: Candidate) -> None:
+        if len(self.kept) < self.size:
+            bisect.insort(self.kept, found)
+        elif found < self.kept[-1]:
+            bisect.insort(self.kept, found)
+            self.kept.pop()
+
+    def excludes(self, found: Rank, kind: int) -> bool:
+        return len(self.kept) == self.size and (found, kind) > self.kept[-1][:2]
+
+
 def _matching_keys(cache: Any, plural: str, visible: dict[str, Project], query: str) -> Iterator[tuple[str, str]]:
     """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query``. Object names
     are lower-case in Kubernetes (RFC 1123: the apiserver refuses others) and ``query`` is lowered: no ``lower()``
@@ -78,14 +99,17 @@ def projects(visible: Iterable[Project], query: str) -> Iterator[Candidate]:
             yield candidate(found, "project", project.name, make)
 
 
-def workloads(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+WORKLOAD, POD, NODE = (KIND_ORDER.index(k) for k in ("workload", "pod", "node"))
+
+
+def workloads(visible: dict[str, Project], query: str, cut: Best | None = None) -> Iterator[Candidate]:
     host = runtime.host_cache()
     if host is None:
         return
     for kind, info in KINDS.items():
         for namespace, name in _matching_keys(host, info.plural, visible, query):
             found = rank(name, query)
-            if found is not None:
+            if found is not None and not (cut and cut.excludes(found, WORKLOAD)):
                 project = visible[namespace].name
 
                 def make(k: str = kind, n: str = name, p: str = project, r: Rank = found) -> Hit:
@@ -108,11 +132,11 @@ def deleted_workloads(visible: dict[str, Project], query: str) -> Iterator[Candi
             yield candidate(found, "workload", row.name, lambda h=hit: h)
 
 
-def pods(visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+def pods(visible: dict[str, Project], query: str, cut: Best | None = None) -> Iterator[Candidate]:
     for cluster, cache in sorted(runtime.member_caches().items()):
         for namespace, name in _matching_keys(cache, "pods", visible, query):
             found = rank(name, query)
-            if found is not None:
+            if found is not None and not (cut and cut.excludes(found, POD)):
 
                 def make(c: Any = cache, cl: str = cluster, ns: str = namespace, n: str = name, r: Rank = found) -> Hit:
                     obj = c.get("pods", ns, n) or {"metadata": {"name": n}}
@@ -135,11 +159,11 @@ def clusters(query: str) -> Iterator[Candidate]:
             yield candidate(found, "cluster", cluster.name, lambda h=hit: h)
 
 
-def nodes(query: str) -> Iterator[Candidate]:
+def nodes(query: str, cut: Best | None = None) -> Iterator[Candidate]:
     for cluster, cache in sorted(runtime.member_caches().items()):
         for _, name in cache.keys("nodes"):
             found = rank(name, query)
-            if found is not None:
+            if found is not None and not (cut and cut.excludes(found, NODE)):
 
                 def make(c: str = cluster, n: str = name, r: Rank = found) -> Hit:
                     return Hit("node", n, f"node of {c}", reverse("clusters:detail", args=[c]) + "#nodes", r)
