@@ -43,14 +43,15 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
     text = clean_query(query)
     lowered = text.lower()
     visible = {p.namespace: p for p in Project.objects.visible_to(user).order_by("name")}
+    admin = is_platform_admin(user)
     best = sources.Best(limit + 1)  # the sources, lazy, skip what can no longer get in
     found = itertools.chain(
         sources.projects(visible.values(), lowered),
         sources.workloads(visible, lowered, best),
-        sources.deleted_workloads(visible, lowered),
+        sources.deleted_workloads(visible, lowered, every_project=admin),
         sources.pods(visible, lowered, best),
     )
-    if is_platform_admin(user):
+    if admin:
         found = itertools.chain(
             found,
             sources.clusters(lowered),
