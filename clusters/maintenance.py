@@ -6,6 +6,10 @@
   finished (``pincompute.federation.failover``). Progress is what the host still places on the member.
 - Uncordon returns it to service in one action: cordon and drain lifted.
 - A node's cordon marks that node unschedulable on its member (``kubectl cordon``); uncordon lifts it.
+- A node's drain cordons it, then asks the Eviction API to evict every pod on it, as ``kubectl drain
+  --ignore-daemonsets`` does: the pods' controllers start them on other nodes and disruption budgets hold (an
+  eviction a budget forbids is refused by the apiserver with 429 and reported, never forced). Pods a DaemonSet runs
+  (they belong on every node) and mirror pods (the kubelet's static pods) stay, as with kubectl.
 
 Each is ``verb_noun(target, *, actor)``, written in one transaction, audited, and followed on the host once it
 commits (``services.follow_on_host``); a node's cordon is written on the member through its breaker.
@@ -13,6 +17,7 @@ commits (``services.follow_on_host``); a node's cordon is written on the member 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -106,30 +111,134 @@ def uncordon_cluster(cluster_id: int, *, actor: Any) -> Cluster:
     return _save(cluster, "uncordon", f"Returned {cluster.name} to service", before, actor)
 
 
-def cordon_node(cluster_id: int, node: str, *, unschedulable: bool, actor: Any) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NodeResult:
+    """What a node's cordon, uncordon or drain did (pods as namespace/name)."""
+
+    cluster: str
+    node: str
+    unschedulable: bool
+    evicted: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # pod -> the apiserver's reason (a disruption budget)
+    kept: dict[str, str] = field(default_factory=dict)  # pod -> why a drain leaves it (DaemonSet, mirror pod)
+
+
+def cordon_node(cluster_id: int, node: str, *, unschedulable: bool, actor: Any) -> NodeResult:
     """Mark one node of a member unschedulable (``unschedulable=False``: uncordon it), as ``kubectl cordon``."""
     with transaction.atomic():
         cluster = _member(cluster_id)
+    verb = "cordon" if unschedulable else "uncordon"
+    _patch_node(cluster, node, unschedulable, f"{verb} node {node} on {cluster.name}")
+    result = NodeResult(cluster.name, node, unschedulable)
+    _audit_node(verb, result, actor, f"{verb.capitalize()}ed node {node} on {cluster.name}")
+    return result
+
+
+def drain_node(cluster_id: int, node: str, *, actor: Any) -> NodeResult:
+    """Cordon one node of a member and evict its pods through the Eviction API (``kubectl drain``)."""
     from kubernetes import client as k8s
 
-    where = f"{'cordon' if unschedulable else 'uncordon'} node {node} on {cluster.name}"
+    with transaction.atomic():
+        cluster = _member(cluster_id)
+    where = f"drain node {node} on {cluster.name}"
+    _patch_node(cluster, node, True, where)
+    core = k8s.CoreV1Api(remote.client(cluster, where))
+    on_node = f"spec.nodeName={node}"
+    listed = remote.guarded(
+        where, lambda: remote.through_breaker(cluster, lambda: core.list_pod_for_all_namespaces(field_selector=on_node))
+    )
+    evicted, refused, kept = [], {}, {}
+    for pod in listed.items:
+        ref = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        stays = why_drain_keeps(core.api_client.sanitize_for_serialization(pod))
+        if stays:
+            kept[ref] = stays
+            continue
+        outcome, why = remote.guarded(where, lambda p=pod: remote.through_breaker(cluster, lambda: _evict(core, p)))
+        if outcome == "evicted":
+            evicted.append(ref)
+        elif outcome == "refused":
+            refused[ref] = why
+    result = NodeResult(cluster.name, node, True, sorted(evicted), refused, kept)
+    summary = f"Drained node {node} on {cluster.name}: {len(evicted)} pod(s) evicted"
+    summary += f", {len(refused)} refused by a disruption budget" if refused else ""
+    _audit_node("drain", result, actor, summary)
+    return result
+
+
+def _evict(core: Any, pod: Any) -> tuple[str, str]:
+    """("evicted" | "gone" | "refused", the apiserver's reason): a budget's 429 is an answer here, not an error to
+    retry (the breaker's retries would only ask again)."""
+    from kubernetes import client as k8s
+    from kubernetes.client.exceptions import ApiException
+
+    meta = k8s.V1ObjectMeta(name=pod.metadata.name, namespace=pod.metadata.namespace)
+    try:
+        core.create_namespaced_pod_eviction(pod.metadata.name, pod.metadata.namespace, k8s.V1Eviction(metadata=meta))
+    except ApiException as exc:
+        if exc.status == 404:
+            return "gone", ""
+        if exc.status == 429:
+            return "refused", _reason(exc)
+        raise
+    return "evicted", ""
+
+
+def why_drain_keeps(pod: dict[str, Any]) -> str | None:
+    """Why a drain leaves this pod where it is, as ``kubectl drain --ignore-daemonsets`` would; None: evict it."""
+    meta = pod.get("metadata") or {}
+    if MIRROR_ANNOTATION in (meta.get("annotations") or {}):
+        return "a mirror pod: the kubelet runs it from a file on the node"
+    owner = next((o for o in meta.get("ownerReferences") or [] if o.get("controller")), None)
+    if owner is not None and owner.get("kind") == "DaemonSet":
+        return f"run by DaemonSet {owner.get('name')}, which belongs on every node"
+    if meta.get("deletionTimestamp"):
+        return "already terminating"
+    return None
+
+
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+def _reason(exc: Any) -> str:
+    """The refusal's message and its causes ("The disruption budget web needs 2 healthy pods and has 2 currently")."""
+    try:
+        status = json.loads(exc.body or "{}")
+    except ValueError:
+        return str(exc.reason)
+    causes = [str(c.get("message")) for c in (status.get("details") or {}).get("causes") or [] if c.get("message")]
+    return ": ".join([str(status.get("message") or exc.reason), *causes])
+
+
+def _patch_node(cluster: Cluster, node: str, unschedulable: bool, where: str) -> None:
+    from kubernetes import client as k8s
+    from kubernetes.client.exceptions import ApiException
 
     def patch() -> Any:
-        api = k8s.CoreV1Api(remote.client(cluster, where))
-        return api.patch_node(node, {"spec": {"unschedulable": unschedulable}})
+        core = k8s.CoreV1Api(remote.client(cluster, where))
+        try:
+            return core.patch_node(node, {"spec": {"unschedulable": unschedulable}})
+        except ApiException as exc:
+            if exc.status == 404:
+                raise NotFound(f"{cluster.name} has no node {node}.") from exc
+            raise
 
     remote.guarded(where, lambda: remote.through_breaker(cluster, patch))
-    verb = "cordon" if unschedulable else "uncordon"
+
+
+def _audit_node(verb: str, result: NodeResult, actor: Any, summary: str) -> None:
+    after: dict[str, Any] = {"unschedulable": result.unschedulable}
+    if verb == "drain":
+        after |= {"evicted": result.evicted, "refused": result.refused, "kept": result.kept}
     audit.record(
         f"node.{verb}",
         actor=actor,
         target_kind="Node",
-        target_name=node,
-        cluster=cluster.name,
-        after={"unschedulable": unschedulable},
-        summary=f"{verb.capitalize()}ed node {node} on {cluster.name}",
+        target_name=result.node,
+        cluster=result.cluster,
+        after=after,
+        summary=summary,
     )
-    return {"cluster": cluster.name, "node": node, "unschedulable": unschedulable}
 
 
 @dataclass(frozen=True)

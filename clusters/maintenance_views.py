@@ -60,10 +60,19 @@ def cluster_maintenance(request: HttpRequest, name: str) -> HttpResponse:
 def node_cordon(request: HttpRequest, name: str, node: str, verb: str) -> HttpResponse:
     require_platform_admin(request.user)
     cluster = get_object_or_404(Cluster, name=name)
-    if verb not in ("cordon", "uncordon"):
+    if verb not in ("cordon", "uncordon", "drain"):
         raise Http404(f"Unknown action {verb!r}.")
-    maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user)
-    messages.success(request, f"{verb.capitalize()}ed node {node}.")
+    if verb == "drain":
+        result = maintenance.drain_node(cluster.pk, node, actor=request.user)
+        said = f"Drained node {node}: {len(result.evicted)} pod(s) evicted"
+        if result.refused:
+            said += f"; {len(result.refused)} kept by a disruption budget ({', '.join(sorted(result.refused))})"
+        if result.kept:
+            said += f"; {len(result.kept)} left in place (DaemonSet or mirror pods)"
+        messages.success(request, said + ".")
+    else:
+        maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user)
+        messages.success(request, f"{verb.capitalize()}ed node {node}.")
     if is_partial(request):  # the node table is read from the watch cache: the page shows it on its next load
         return HttpResponse(status=204, headers={"HX-Redirect": reverse("clusters:detail", args=[cluster.name])})
     return redirect("clusters:detail", name=cluster.name)

@@ -81,6 +81,19 @@ class NodeCordonSerializer(StrictInput):
     node = serializers.CharField(max_length=253, help_text="The node's name on this member.")
 
 
+class NodeResultSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    node = serializers.CharField()
+    unschedulable = serializers.BooleanField()
+    evicted = serializers.ListField(child=serializers.CharField(), help_text="drain: pods evicted (namespace/name)")
+    refused = serializers.DictField(
+        child=serializers.CharField(), help_text="drain: pods a disruption budget kept, with the apiserver's reason"
+    )
+    kept = serializers.DictField(
+        child=serializers.CharField(), help_text="drain: pods left in place (DaemonSet, mirror pods), with why"
+    )
+
+
 class DrainProgressSerializer(serializers.Serializer):
     cordoned = serializers.BooleanField()
     draining = serializers.BooleanField()

@@ -19,12 +19,14 @@ from clusters.api.serializers import (
     DrainProgressSerializer,
     DrainSerializer,
     NodeCordonSerializer,
+    NodeResultSerializer,
     PoolPatchSerializer,
     PoolSerializer,
 )
 from clusters.models import Cluster, PoolKind
 
 ADMINS_ONLY = error_response("platform admins only")
+NOT_FOUND = error_response("no such cluster, or no such node on it")
 
 
 class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
@@ -98,19 +100,24 @@ class ClusterViewSet(viewsets.ReadOnlyModelViewSet):
         return Response({**asdict(progress), "done": progress.done})
 
     @extend_schema(
-        parameters=[OpenApiParameter("verb", str, OpenApiParameter.PATH, enum=["cordon", "uncordon"])],
+        parameters=[OpenApiParameter("verb", str, OpenApiParameter.PATH, enum=["cordon", "uncordon", "drain"])],
         request=NodeCordonSerializer,
-        responses={200: NodeCordonSerializer, 403: ADMINS_ONLY},
+        responses={200: NodeResultSerializer, 403: ADMINS_ONLY, 404: NOT_FOUND},
     )
-    @action(detail=True, methods=["post"], url_path=r"nodes/(?P<verb>cordon|uncordon)")
+    @action(detail=True, methods=["post"], url_path=r"nodes/(?P<verb>cordon|uncordon|drain)")
     def node(self, request: Request, name: str, verb: str) -> Response:
-        """Cordon or uncordon one node of the member (``kubectl cordon``)."""
+        """Cordon or uncordon one node of the member (``kubectl cordon``), or drain it: cordon, then evict its pods
+        through the Eviction API (disruption budgets hold; DaemonSet and mirror pods stay), as ``kubectl drain``."""
         self.permission_denied_unless_admin(request)
         cluster = self.get_object()
         payload = NodeCordonSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         node = payload.validated_data["node"]
-        return Response(maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user))
+        if verb == "drain":
+            result = maintenance.drain_node(cluster.pk, node, actor=request.user)
+        else:
+            result = maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user)
+        return Response(asdict(result))
 
     def permission_denied_unless_admin(self, request: Request) -> None:
         if not IsPlatformAdmin().has_permission(request, self):

@@ -4,6 +4,7 @@ service and back (the clusters API; anyone else gets 403).
     pincompute cordon cluster/member-a          no new shards go to member-a; what runs stays
     pincompute cordon node/member-a/node-1      node-1 of member-a unschedulable
     pincompute drain cluster/member-a [--jobs-deadline 600] [--wait]
+    pincompute drain node/member-a/node-1       cordon node-1 and evict its pods (kubectl drain)
     pincompute uncordon cluster/member-a        back in service (cordon and drain lifted)
 """
 
@@ -40,14 +41,6 @@ def target(text: str) -> Target:
     raise argparse.ArgumentTypeError(f"{text!r}: give cluster/NAME or node/CLUSTER/NODE")
 
 
-def member(text: str) -> Target:
-    """``cluster/NAME`` only (a drain moves a member's workloads)."""
-    found = target(text)
-    if found.node:
-        raise argparse.ArgumentTypeError(f"{text!r}: drain takes a member cluster, cluster/NAME")
-    return found
-
-
 def _path(name: str, *rest: str) -> str:
     return "/".join(["clusters", quote(name, safe=""), *rest]) + "/"
 
@@ -72,6 +65,8 @@ def _cordon(client: Client, what: Target, cordon: bool, out: TextIO) -> int:
 
 def cmd_drain(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     what: Target = args.target
+    if what.node:
+        return _drain_node(client, what, out)
     body: dict[str, Any] = {}
     if args.jobs_deadline is not None:
         body["jobs_deadline_seconds"] = args.jobs_deadline
@@ -86,6 +81,18 @@ def cmd_drain(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     if args.wait:
         out.write(f"{what} drained\n")
     return 0
+
+
+def _drain_node(client: Client, what: Target, out: TextIO) -> int:
+    done = client.request("POST", _path(what.cluster, "nodes", "drain"), body={"node": what.node}, idempotent=True)
+    for pod in done.get("evicted") or []:
+        out.write(f"pod/{pod} evicted\n")
+    for pod, why in sorted((done.get("kept") or {}).items()):
+        out.write(f"pod/{pod} left in place: {why}\n")
+    for pod, why in sorted((done.get("refused") or {}).items()):
+        out.write(f"pod/{pod} not evicted: {why}\n")
+    out.write(f"{what} drained\n" if not done.get("refused") else f"{what} cordoned; drain again to retry\n")
+    return 0 if not done.get("refused") else 1
 
 
 def _progress(progress: dict[str, Any]) -> str:
@@ -103,10 +110,12 @@ def add_parsers(sub: Any, common: list[argparse.ArgumentParser]) -> None:
     ):
         p = sub.add_parser(name, parents=common, help=text)
         p.add_argument("target", type=target, help="cluster/NAME or node/CLUSTER/NODE")
-    drain = sub.add_parser("drain", parents=common, help="move everything off a member cluster (cluster/NAME)")
-    drain.add_argument("target", type=member, help="cluster/NAME")
-    drain.add_argument("--jobs-deadline", type=int, help="seconds a job may finish there first (default 600)")
-    drain.add_argument("--wait", action="store_true", help="print progress until nothing is placed there")
+    drain = sub.add_parser(
+        "drain", parents=common, help="move everything off a member cluster (cluster/NAME) or node (node/CLUSTER/NODE)"
+    )
+    drain.add_argument("target", type=target, help="cluster/NAME or node/CLUSTER/NODE")
+    drain.add_argument("--jobs-deadline", type=int, help="cluster: seconds a job may finish there first (600)")
+    drain.add_argument("--wait", action="store_true", help="cluster: print progress until nothing is left")
 
 
 HANDLERS = {"cordon": cmd_cordon, "uncordon": cmd_uncordon, "drain": cmd_drain}

@@ -106,3 +106,19 @@ def test_the_cluster_page_offers_the_buttons_to_admins_only(client, admin_user, 
     )
     assert refused.status_code == 400 and "whole number of seconds" in refused.content.decode()
     assert AuditEvent.objects.filter(action="cluster.drain").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("meta", "kept"),
+    [
+        ({"ownerReferences": [{"kind": "ReplicaSet", "name": "web-1", "controller": True}]}, None),
+        ({"ownerReferences": [{"kind": "DaemonSet", "name": "logs", "controller": True}]}, "run by DaemonSet logs"),
+        ({"ownerReferences": [{"kind": "DaemonSet", "name": "logs"}]}, None),  # not its controller
+        ({"annotations": {"kubernetes.io/config.mirror": "abc"}}, "a mirror pod"),
+        ({"deletionTimestamp": "2026-11-28T00:00:00Z"}, "already terminating"),
+        ({}, None),
+    ],
+)
+def test_a_node_drain_leaves_daemonset_and_mirror_pods_as_kubectl_does(meta, kept):
+    why = maintenance.why_drain_keeps({"metadata": {"name": "p", **meta}})
+    assert (why is None) if kept is None else why.startswith(kept)
