@@ -216,6 +216,10 @@ def registry_allowed(image: str, registries: tuple[str, ...]) -> bool:
     return any(repository == entry or repository.startswith(entry + "/") for entry in registries)
 
 
+def _map(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _refusal(path: str, message: str, rule: Rule) -> FieldError:
     return FieldError(path, f"{message} (policy: {rule.value})")
 
@@ -225,7 +229,7 @@ def _containers(manifest: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str,
     kind = manifest.get("kind")
     if kind not in KINDS or not KINDS[str(kind)].runs_pods:
         return
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), Mapping) else {}
+    spec = _map(manifest.get("spec"))
     base, pod = ("spec.template", spec.get("template")) if kind == "PinApp" else ("spec", spec)
     if not isinstance(pod, Mapping):
         return
@@ -244,7 +248,7 @@ def policy_violations(policy: ProjectPolicy, manifest: Mapping[str, Any]) -> lis
     if policy.kinds is not None and kind not in policy.kinds:
         allowed = ", ".join(sorted(policy.kinds)) or "none"
         errors.append(_refusal("kind", f"{kind} is not allowed in this project (allowed: {allowed})", Rule.KINDS))
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), Mapping) else {}
+    spec = _map(manifest.get("spec"))
     if policy.tiers is not None and kind in KINDS:
         tier = _tier(spec.get("tier"), kind)
         if tier is not None and tier not in policy.tiers:
@@ -282,10 +286,10 @@ def _tier(value: object, kind: str) -> Tier | None:
 
 def _beyond_caps(policy: ProjectPolicy, path: str, container: Mapping[str, Any]) -> list[FieldError]:
     caps = policy.max_per_container or {}
-    resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
+    resources = _map(container.get("resources"))
     errors: list[FieldError] = []
     for section in ("requests", "limits"):
-        values = resources.get(section) if isinstance(resources.get(section), Mapping) else {}
+        values = _map(resources.get(section))
         for name, cap in caps.items():
             raw = values.get(_K8S_NAMES[name])
             if not isinstance(raw, str | int) or isinstance(raw, bool):

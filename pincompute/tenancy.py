@@ -1,7 +1,7 @@
 """What the clusters must hold for one project (tenant), as plain manifests; no I/O.
 
-On the host: the project's namespace (annotated with its policy) and its ``ProjectQuota`` (the regional grant per tier, what
-federation admission counts against). On every member: the namespace (identity labels and Pod Security
+On the host: the project's namespace (annotated with its policy) and its ``ProjectQuota`` (the regional grant
+per tier, what federation admission counts against). On every member: the namespace (identity labels and Pod Security
 admission at the project's level), the three project ClusterRoles (read-only: tenants write nothing on a
 member; re-applied with every project, so an upgrade's rules reach every existing RoleBinding), one
 RoleBinding per project role, one ResourceQuota per tier scoped

@@ -1,13 +1,14 @@
-"""What the host's admission webhook refuses when a workload is written there by anyone (kubectl, Argo CD, Flux,
-the portal): the portal's own submission checks, judged from what the host holds instead of the portal's database.
+"""What the host's admission webhook refuses when a workload is written there by anyone (kubectl, Argo CD, Flux, the
+portal): the portal's own submission checks, judged from what the host holds instead of the portal's database.
 
 In order, the first failing step deciding: the namespace must be an onboarded project's (it holds a
 ``ProjectQuota``); ``spec.project`` must name that project and the spec must pass the library's validation
 (``host_checks``); the spec must keep to the project's policy (``pincompute.policy``, from the namespace's
-``pincompute.io/policy`` annotation, which provisioning writes); the pod templates must pass the Pod Security level the namespace enforces (its
-``pod-security.kubernetes.io/enforce`` label, which provisioning sets from the project); every zone in
-``spec.zones`` must be served by a member cluster; and the workload alone must fit its tier's grant (a request no
-grant can ever hold). Each problem is a ``FieldError`` with the path a person fixes, worded as the portal words it.
+``pincompute.io/policy`` annotation, which provisioning writes); the pod templates must pass the Pod Security level
+the namespace enforces (its ``pod-security.kubernetes.io/enforce`` label, which provisioning sets from the project);
+every zone in ``spec.zones`` must be served by a member cluster; and the workload alone must fit its tier's grant (a
+request no grant can ever hold). Each problem is a ``FieldError`` with the path a person fixes, worded as the portal
+words it.
 """
 
 from __future__ import annotations
