@@ -39,9 +39,7 @@ class PolicyForm(forms.Form):
     max_cpu = forms.CharField(label="Max CPU per container", required=False, help_text="e.g. 4 or 500m; empty: none")
     max_memory = forms.CharField(label="Max memory per container", required=False, help_text="e.g. 8Gi")
     max_gpu = forms.CharField(label="Max GPUs per container", required=False)
-    sidecarExec = forms.BooleanField(
-        label="A sidecar-exec grant opens the platform's sidecars", required=False
-    )
+    sidecarExec = forms.BooleanField(label="A sidecar-exec grant opens the platform's sidecars", required=False)
     notifyOnShell = forms.BooleanField(label="Tell the owners when a shell is opened", required=False)
 
     def document(self) -> dict[str, Any]:
