@@ -186,7 +186,7 @@ def test_the_projects_policy_on_its_host_namespace_refuses_kubectl_naming_field_
     """The namespace as provisioning writes it for a project under a policy (``host_manifests``: its annotation):
     kubectl meets ``pincompute.policy``'s refusals, the portal's own words."""
     kubeconfig, _ = guarded
-    ns = project(cpu="4", memory="8Gi")
+    ns = project(cpu="16", memory="32Gi")  # room for it: only the policy refuses
     policy = parse_policy({"imageRegistries": ["registry.local/search"], "maxPerContainer": {"cpu": "1"}})
     host = federation_clusters["host"]
     apply_all(host, host_manifests(Tenant(ns, ns, "team", "CC-1", policy=policy))[:1])
