@@ -18,7 +18,7 @@ from base.api_schema import error_response
 from pincompute.kinds import KINDS
 from pincompute.tiers import Tier
 from projects.access import require_platform_admin
-from projects.api.fields import QuantityField
+from projects.api.fields import QuantityField, named_choice
 from projects.policy import (
     read_policy_defaults,
     read_project_policy,
@@ -28,6 +28,8 @@ from projects.policy import (
 )
 
 _UNSET = "null: no restriction."
+PolicyKindField = named_choice("PolicyKind", sorted(KINDS), "A workload kind (its value checked by the service).")
+PolicyTierField = named_choice("PolicyTier", [t.value for t in Tier], "A tier as spec.tier spells it.")
 
 
 class MaxPerContainerSerializer(StrictInput):
@@ -39,11 +41,9 @@ class MaxPerContainerSerializer(StrictInput):
 
 
 class PolicySerializer(StrictInput):
-    allowedKinds = serializers.ListField(
-        child=serializers.ChoiceField(choices=sorted(KINDS)), allow_null=True, required=False, help_text=_UNSET
-    )
+    allowedKinds = serializers.ListField(child=PolicyKindField(), allow_null=True, required=False, help_text=_UNSET)
     allowedTiers = serializers.ListField(
-        child=serializers.ChoiceField(choices=[t.value for t in Tier]),
+        child=PolicyTierField(),
         allow_null=True,
         required=False,
         help_text=_UNSET,
