@@ -66,11 +66,10 @@ class PolicyForm(forms.Form):
 def initial_of(document: dict[str, Any]) -> dict[str, Any]:
     """The form's initial values for a policy document."""
     caps = document.get("maxPerContainer") or {}
+    kinds, tiers = document.get("allowedKinds"), document.get("allowedTiers")
     return {
-        "allowedKinds": document.get("allowedKinds")
-        or ([k for k, _ in KIND_CHOICES] if document.get("allowedKinds") is None else []),
-        "allowedTiers": document.get("allowedTiers")
-        or ([t for t, _ in TIER_CHOICES] if document.get("allowedTiers") is None else []),
+        "allowedKinds": [k for k, _ in KIND_CHOICES] if kinds is None else kinds,  # unrestricted: all checked
+        "allowedTiers": [t for t, _ in TIER_CHOICES] if tiers is None else tiers,
         "imageRegistries": "\n".join(document.get("imageRegistries") or []),
         **{field: caps.get(name, "") for name, field in _CAPS.items()},
         "sidecarExec": document.get("sidecarExec", True),

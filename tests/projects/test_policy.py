@@ -149,3 +149,18 @@ def test_a_member_posting_the_page_form_gets_a_403(client, project, owner):
 
     assert client.post("/projects/ads/policy/", {"allowedKinds": ["PinApp"]}).status_code == 403
     assert client.get("/projects/policy-defaults/").status_code == 403
+
+
+def test_an_admin_edits_the_defaults_on_their_page(client, admin_user):
+    client.force_login(admin_user)
+    form = {"allowedKinds": ["PinApp"], "allowedTiers": ["OnDemand"], "max_memory": "8 gigs"}
+
+    shown = client.get("/projects/policy-defaults/")
+    refused = client.post("/projects/policy-defaults/", form, HTTP_HX_REQUEST="true")
+    saved = client.post("/projects/policy-defaults/", {**form, "max_memory": "8Gi"}, HTTP_HX_REQUEST="true")
+
+    assert shown.status_code == 200 and "Allowed kinds" in shown.content.decode()
+    assert refused.status_code == 400 and "is not a quantity (examples: 500m" in refused.content.decode()
+    assert saved.status_code == 200 and "Saved." in saved.content.decode()
+    assert default_policy().max_per_container == {"memory": 8 << 30}
+    assert default_policy().kinds == {"PinApp"}
