@@ -72,7 +72,7 @@ def set_project_policy(project: Project, document: object, *, actor: Any) -> Pro
         project = lock_project(project)
         require_active(project)
         before = policy_document(policy_of(project))
-        if before == after and project.policy:
+        if before == after:
             return project
         project.policy = after
         project.save(update_fields=["policy"])

@@ -51,6 +51,8 @@ def test_an_admin_sets_the_policy_audited_with_before_and_after_and_provisioned(
     assert row.before["allowedKinds"] is None and row.after["allowedKinds"] == ["PinApp", "PinPod"]
     project.refresh_from_db()
     assert project.generation == generation + 1
+    assert client_for(admin_user).put(POLICY, STRICT, format="json").status_code == 200  # the same again
+    assert AuditEvent.objects.filter(action="project.policy.set").count() == 1
     namespace = host_manifests(tenant_of(project))[0]
     assert parse_annotation(namespace["metadata"]["annotations"][POLICY_ANNOTATION]).kinds == {"PinApp", "PinPod"}
 
