@@ -7,6 +7,7 @@ SECRET_KEY, ALLOWED_HOSTS and the OIDC_* variables.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import dj_database_url
@@ -392,6 +393,9 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", READYZ_PROBE_TOKEN)  # "Authorization: 
 WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS", "")  # host:port a Celery worker serves /metrics on
 
 # --- live debugging: bounds of shells and log streams (debugging.policy) ------------------------------------
+# The policy new projects start with until a platform admin edits the defaults (``pincompute.policy``'s document as
+# JSON; {}: every kind, tier and registry, no maximum per container, sidecar exec by grant, no shell notice).
+PROJECT_POLICY_DEFAULTS: dict[str, object] = json.loads(env_str("PROJECT_POLICY_DEFAULTS") or "{}")
 DEBUG_SOCKETS_PER_USER = env_int("DEBUG_SOCKETS_PER_USER", 10)  # open shells + log streams, all workers
 DEBUG_SHELL_IDLE_SECONDS = env_int("DEBUG_SHELL_IDLE_SECONDS", 900)  # no keystroke nor output for this long
 DEBUG_SHELL_MAX_SECONDS = env_int("DEBUG_SHELL_MAX_SECONDS", 4 * 3600)

@@ -8,7 +8,8 @@ Rules (decided against the object, never just the URL):
 - the pod must be in the member cluster's watch cache and the container in its spec -> else NotFound;
 - a shell needs owner/developer (or platform admin) -> else Forbidden (403 / 4403); logs need any
   visible membership; a shell into one of the platform's injected containers (``policy.platform_containers``)
-  needs a platform admin or a live sidecar-exec grant in the project (``projects.access_requests``);
+  needs a platform admin or a live sidecar-exec grant in the project (``projects.access_requests``), and the grant
+  counts only while the project's policy allows sidecar exec (``pincompute.policy``: ``sidecarExec``);
 - an archived project's pods are gone: NotFound.
 """
 
@@ -21,8 +22,10 @@ from base.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from base.permissions import is_platform_admin
 from clusters.models import Cluster, FederationRole
 from debugging.policy import platform_containers, valid_name
+from pincompute.policy import sidecar_exec_refusal
 from projects.access_requests.rules import may_exec_sidecars
 from projects.models import Project, ProjectRole
+from projects.policy import policy_of
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 MAX_STREAM_PODS = 20
@@ -146,11 +149,15 @@ def resolve_pod(
     if need_exec and "exec" not in getattr(user, "api_token_grants", {"exec"}):
         raise Forbidden("This robot account has no exec scope.")
     sidecars = platform_containers(pod)
-    admin = is_platform_admin(user) or (bool(sidecars) and can_exec and may_exec_sidecars(user, project.pk))
+    by_policy = sidecar_exec_refusal(policy_of(project), project.name) if sidecars else ""
+    granted = bool(sidecars) and can_exec and not by_policy and may_exec_sidecars(user, project.pk)
+    admin = is_platform_admin(user) or granted
     if need_exec and container in sidecars and not admin:
         raise Forbidden(
-            f"{container} is a platform sidecar: only platform admins (or a time-limited sidecar-exec grant) may open "
-            "a shell in it."
+            f"{container} is a platform sidecar: only platform admins may open a shell in it; {by_policy}."
+            if by_policy
+            else f"{container} is a platform sidecar: only platform admins (or a time-limited sidecar-exec grant) "
+            "may open a shell in it."
         )
     phase = (pod.get("status") or {}).get("phase", "")
     if need_exec and phase in FINISHED_PHASES:

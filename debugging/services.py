@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from base import audit
+from debugging import notices
 from debugging.authz import PodRef
 from debugging.debug_containers import start_debug_container as start_debug_container
 from debugging.models import DebugSession, SessionRecording
@@ -117,6 +118,8 @@ def record_shell_opened(
     ref: PodRef, container: str, *, actor: Any, session: int | None, shell: str, recorded: bool
 ) -> None:
     _shell_audit(ref, container, "shell.open", actor, {"session": session, "shell": shell, "recorded": recorded})
+    notices.shell_opened(ref.project, f"{ref.cluster.name}/{ref.namespace}/{ref.name}/{container}", actor=actor,
+                         session=session)  # fmt: skip
 
 
 def record_shell_closed(

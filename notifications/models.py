@@ -17,6 +17,7 @@ class Event(models.TextChoices):
     ACCESS_DECIDED = "access.decided", "Access request decided (or access granted)"
     ACCESS_EXPIRING = "access.expiring", "Time-limited access about to end"
     ACCESS_EXPIRED = "access.expired", "Time-limited access ended"
+    SHELL_OPENED = "shell.opened", "Shell opened in a project whose policy asks for it"
 
 
 class Severity(models.TextChoices):

@@ -15,7 +15,8 @@ The emitter other apps call, after the decision is written and inside its transa
 
 Where each event is made: ``projects.grants``/``projects.quota`` (quota requested, decided), ``projects.tasks``
 (provisioning failed), ``workloads.notices`` (a workload preempted, from the host's watch cache),
-``projects.access_requests.notices`` (access requested, decided, about to end, ended).
+``projects.access_requests.notices`` (access requested, decided, about to end, ended), ``debugging.notices`` (a shell
+opened in a project whose policy asks for it).
 The writes a user makes (mark read, preferences) are below; preference changes are audited.
 """
 

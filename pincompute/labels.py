@@ -60,6 +60,9 @@ POD_SECURITY_ENFORCE_VERSION_LABEL: Final = "pod-security.kubernetes.io/enforce-
 POD_SECURITY_AUDIT_LABEL: Final = "pod-security.kubernetes.io/audit"
 POD_SECURITY_WARN_LABEL: Final = "pod-security.kubernetes.io/warn"
 
+# -- project policy (namespaces on the host): the policy's JSON, which the host's admission webhook judges by ------
+POLICY_ANNOTATION: Final = "pincompute.io/policy"
+
 # -- ownership of everything PinCompute creates --------------------------------------------------------
 MANAGED_BY_LABEL: Final = "app.kubernetes.io/managed-by"
 MANAGED_BY: Final = "pincompute"

@@ -1,7 +1,7 @@
 """What the clusters must hold for one project (tenant), as plain manifests; no I/O.
 
-On the host: the project's namespace and its ``ProjectQuota`` (the regional grant per tier, what
-federation admission counts against). On every member: the namespace (identity labels and Pod Security
+On the host: the project's namespace (annotated with its policy) and its ``ProjectQuota`` (the regional grant
+per tier, what federation admission counts against). On every member: the namespace (identity labels and Pod Security
 admission at the project's level), the three project ClusterRoles (read-only: tenants write nothing on a
 member; re-applied with every project, so an upgrade's rules reach every existing RoleBinding), one
 RoleBinding per project role, one ResourceQuota per tier scoped
@@ -33,10 +33,12 @@ from pincompute.labels import (
     POD_SECURITY_ENFORCE_LABEL,
     POD_SECURITY_ENFORCE_VERSION_LABEL,
     POD_SECURITY_WARN_LABEL,
+    POLICY_ANNOTATION,
     PROJECT_LABEL,
     TEAM_LABEL,
 )
 from pincompute.netpol import NetworkPlan, network_policy_manifests
+from pincompute.policy import OPEN, ProjectPolicy, annotation_value
 from pincompute.quantity import GPU_RESOURCE, Resources, format_cpu, format_memory
 from pincompute.quota import TierQuota, limit_range_manifest, resource_quota_manifests
 from pincompute.rbac import ProjectRole, Subject, cluster_role_manifests, role_binding_manifests
@@ -75,6 +77,7 @@ class Tenant:
     subjects: Mapping[ProjectRole, tuple[Subject, ...]] = field(default_factory=dict)
     grants: Mapping[Tier, Allocation] = field(default_factory=dict)
     network: NetworkPlan = field(default_factory=NetworkPlan)
+    policy: ProjectPolicy = OPEN
 
     def grant(self, tier: Tier) -> Allocation:
         return self.grants.get(tier, Allocation())
@@ -174,9 +177,17 @@ def admission_grant(grant: Allocation) -> Allocation:
     return grant if grant.pods else Allocation(grant.cpu_milli, grant.memory_bytes, grant.gpu, NO_POD_CAP)
 
 
+def host_namespace_manifest(tenant: Tenant) -> dict[str, Any]:
+    """The namespace on the host, annotated with the project's policy (``pincompute.policy``), which the host's
+    admission webhook judges every workload write by."""
+    manifest = namespace_manifest(tenant)
+    manifest["metadata"]["annotations"] = {POLICY_ANNOTATION: annotation_value(tenant.policy)}
+    return manifest
+
+
 def host_manifests(tenant: Tenant) -> list[dict[str, Any]]:
     """What the host holds for the project, in apply order (the namespace first)."""
-    return [namespace_manifest(tenant), project_quota_manifest(tenant)]
+    return [host_namespace_manifest(tenant), project_quota_manifest(tenant)]
 
 
 def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:

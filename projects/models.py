@@ -109,6 +109,9 @@ class Project(models.Model):
     # The ports its owners opened to named projects or to the ingress (``projects.network``); the members'
     # NetworkPolicies admit them (``pincompute.netpol``).
     network_openings = models.JSONField(default=list, blank=True)
+    # Its policy, as ``pincompute.policy.policy_document`` writes it ({}: the open policy of a project onboarded
+    # before policies existed); set by platform admins through ``projects.policy``.
+    policy = models.JSONField(default=dict, blank=True)
     generation = models.PositiveIntegerField(
         default=1, help_text="Bumped by every change the clusters must follow (members, quota, policy, archive)."
     )
@@ -269,3 +272,14 @@ class ClusterProvisioning(models.Model):
 
 # The time-limited grants' models, registered with this app (they build on Project).
 from projects.access_requests.models import AccessGrant, AccessRequest  # noqa: E402, F401
+
+
+class PolicyDefaults(models.Model):
+    """The policy new projects start with: one row, edited by platform admins (``projects.policy``); until the first
+    edit, ``settings.PROJECT_POLICY_DEFAULTS``."""
+
+    document = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return "policy defaults"

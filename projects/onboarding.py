@@ -21,6 +21,7 @@ from base.errors import Conflict, FieldError, Invalid
 from base.permissions import is_platform_admin
 from base.text import hidden_character
 from pincompute.grants import Allocation
+from pincompute.policy import policy_document
 from pincompute.tiers import Tier
 from projects import provisioning
 from projects.access import require_signed_in
@@ -37,6 +38,7 @@ from projects.grants import (
 )
 from projects.members import MAX_MEMBERS, MemberInput, member_errors
 from projects.models import Membership, Project, ProjectRole, TierQuota
+from projects.policy import default_policy
 
 NAME_MAX = 40  # the namespace is proj-<name>: 45 of a label's 63 characters, room for suffixes
 _NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?", re.ASCII)
@@ -244,6 +246,7 @@ def onboard_project(draft: ProjectDraft, *, actor: Any) -> Project:
                 "members": [f"{m.kind}:{m.name.strip()}={m.role}" for m, _ in members],
                 "quotas": {tier.label: grant.to_json() for tier, grant in grants.items()},
                 "pending": pending,
+                "policy": project.policy,
             },
         )
         provisioning.project_changed(project)
@@ -259,6 +262,7 @@ def _create(draft: ProjectDraft) -> Project:
                 team=draft.team.strip(),
                 cost_center=draft.cost_center.strip(),
                 description=draft.description.strip(),
+                policy=policy_document(default_policy()),
             )
     except IntegrityError:
         raise Conflict.on("name", f"A project named {draft.name!r} already exists.") from None

@@ -29,6 +29,7 @@ from clusters import provision, remote
 from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster, FederationRole
 from pincompute.labels import COST_CENTER_LABEL
+from pincompute.policy import parse_policy
 from pincompute.rbac import ProjectRole, Subject
 from pincompute.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
 from pincompute.tiers import Tier
@@ -105,7 +106,7 @@ class _Run:
 
 def tenant_of(project: Project) -> Tenant:
     """The project as the core sees it: identity, Pod Security level, subjects per role (members and live
-    time-limited roles), grants per tier, network openings."""
+    time-limited roles), grants per tier, network openings, policy."""
     subjects: dict[ProjectRole, list[Subject]] = {}
     for membership in project.memberships.select_related("user", "group"):
         subject = (
@@ -129,6 +130,7 @@ def tenant_of(project: Project) -> Tenant:
         subjects={role: tuple(sorted(set(s))) for role, s in subjects.items()},
         grants=grants,
         network=plan_of(project),
+        policy=parse_policy(project.policy or {}),
     )
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from projects.views import access, approvals, detail, network, pages, wizard
+from projects.views import access, approvals, detail, network, pages, policy, wizard
 
 app_name = "projects"
 urlpatterns = [
@@ -14,6 +14,7 @@ urlpatterns = [
     path("new/<slug:wizard>/<slug:step>/", wizard.wizard_step, name="wizard-step"),
     path("requests/", approvals.request_queue, name="requests"),
     path("requests/<id:pk>/<slug:decision>/", approvals.request_decide, name="request-decide"),
+    path("policy-defaults/", policy.policy_defaults, name="policy-defaults"),
     path("<slug:name>/", detail.project_detail, name="detail"),
     path("<slug:name>/basics/", detail.project_basics, name="basics"),
     path("<slug:name>/pod-security/", detail.project_pod_security, name="pod-security"),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("<slug:name>/quota/", detail.project_quota, name="quota"),
     path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),
     path("<slug:name>/network/", network.project_network, name="network"),
+    path("<slug:name>/policy/", policy.project_policy, name="policy"),
     path("<slug:name>/provisioning/", detail.project_provisioning, name="provisioning"),
     path("<slug:name>/provisioning/<slug:cluster>/retry/", detail.project_retry, name="retry"),
     path("<slug:name>/archive/", detail.project_archive, name="archive"),

@@ -3,8 +3,9 @@ service authenticates, enforces quota and validates before anything reaches a cl
 
 In order: authorize (a developer or owner of an active project); complete the document for the project
 (namespace, ``spec.project``, team and cost center) and refuse one that names another; validate it (the
-core's spec checks, every error with its field path); refuse what the project's pod security level does
-not allow; refuse at once what can never fit the project's grant (with the numbers), and an update that grows an
+core's spec checks, every error with its field path); refuse what the project's policy does not allow
+(``pincompute.policy``, the function the host's admission webhook judges by too) and what its pod security level
+does not allow; refuse at once what can never fit the project's grant (with the numbers), and an update that grows an
 admitted workload beyond the room the grant has now (``workloads.growth``); then create or update the one object
 on the host, audited. Nothing is written when any step refuses; the federation
 does the rest (admission, placement, propagation).
@@ -33,6 +34,7 @@ from pincompute.grants import Allocation
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
 from pincompute.podsecurity import pod_security_violations
+from pincompute.policy import policy_violations
 from pincompute.runtime import RuntimeProfile, load_profile
 from pincompute.specs import Workload, parse, validate
 from pincompute.specs.metadata import TOTAL_ANNOTATION_SIZE
@@ -40,6 +42,7 @@ from pincompute.tenancy import PodSecurity, admission_grant, label_value
 from projects.access import require_role
 from projects.grants import grants_of
 from projects.models import Project, ProjectRole
+from projects.policy import policy_of
 from workloads import host
 from workloads.coexist import defaults_as_live, keep_foreign_metadata
 from workloads.conflicts import raced, retried_on_conflict
@@ -141,6 +144,9 @@ def check(project: Project, manifest: dict[str, Any]) -> Workload:
     errors = validate(manifest)
     if errors:
         raise SpecInvalid(errors)
+    against_policy = policy_violations(policy_of(project), manifest)
+    if against_policy:
+        raise Invalid(f"Refused by the policy of project {project.name}.", fields=against_policy)
     violations = pod_security_violations(manifest, PodSecurity(project.pod_security), profile())
     if violations:
         raise Invalid(

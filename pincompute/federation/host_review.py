@@ -1,12 +1,14 @@
-"""What the host's admission webhook refuses when a workload is written there by anyone (kubectl, Argo CD, Flux,
-the portal): the portal's own submission checks, judged from what the host holds instead of the portal's database.
+"""What the host's admission webhook refuses when a workload is written there by anyone (kubectl, Argo CD, Flux, the
+portal): the portal's own submission checks, judged from what the host holds instead of the portal's database.
 
 In order, the first failing step deciding: the namespace must be an onboarded project's (it holds a
 ``ProjectQuota``); ``spec.project`` must name that project and the spec must pass the library's validation
-(``host_checks``); the pod templates must pass the Pod Security level the namespace enforces (its
-``pod-security.kubernetes.io/enforce`` label, which provisioning sets from the project); every zone in
-``spec.zones`` must be served by a member cluster; and the workload alone must fit its tier's grant (a request no
-grant can ever hold). Each problem is a ``FieldError`` with the path a person fixes, worded as the portal words it.
+(``host_checks``); the spec must keep to the project's policy (``pincompute.policy``, from the namespace's
+``pincompute.io/policy`` annotation, which provisioning writes); the pod templates must pass the Pod Security level
+the namespace enforces (its ``pod-security.kubernetes.io/enforce`` label, which provisioning sets from the project);
+every zone in ``spec.zones`` must be served by a member cluster; and the workload alone must fit its tier's grant (a
+request no grant can ever hold). Each problem is a ``FieldError`` with the path a person fixes, worded as the portal
+words it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pincompute.federation.host_checks import INVALID_SPEC, HostProblems, host_p
 from pincompute.grants import Allocation
 from pincompute.labels import POD_SECURITY_ENFORCE_LABEL
 from pincompute.podsecurity import pod_security_violations
+from pincompute.policy import OPEN, ProjectPolicy, policy_violations
 from pincompute.quantity import format_amount
 from pincompute.runtime import RuntimeProfile
 from pincompute.specs import parse
@@ -29,6 +32,7 @@ from pincompute.tenancy import PodSecurity, grants_of_quota
 from pincompute.tiers import Tier
 
 NOT_A_PROJECT = "NotAProject"
+PROJECT_POLICY = "ProjectPolicy"
 POD_SECURITY = "PodSecurity"
 UNKNOWN_ZONE = "UnknownZone"
 NEVER_FITS = "NeverFits"
@@ -37,12 +41,13 @@ NEVER_FITS = "NeverFits"
 @dataclass(frozen=True)
 class Surroundings:
     """What the host holds around one write: the namespace's ``ProjectQuota`` (None: no project's namespace), the
-    level its Pod Security label enforces (None: unlabelled, not checked) and the zones its members serve (empty:
-    no MemberCluster yet, not checked)."""
+    level its Pod Security label enforces (None: unlabelled, not checked), the zones its members serve (empty:
+    no MemberCluster yet, not checked) and the project's policy (its annotation; none: ``OPEN``)."""
 
     quota: Mapping[str, Any] | None
     pod_security: PodSecurity | None
     zones: frozenset[str]
+    policy: ProjectPolicy = OPEN
 
 
 def enforced_level(namespace_labels: Mapping[str, str] | None) -> PodSecurity | None:
@@ -101,6 +106,9 @@ def review(obj: Mapping[str, Any], around: Surroundings, profile: RuntimeProfile
     problems = host_problems(obj, around.quota)
     if problems:
         return problems
+    against_policy = policy_violations(around.policy, obj)
+    if against_policy:
+        return HostProblems(PROJECT_POLICY, tuple(against_policy))
     if around.pod_security is not None:
         violations = pod_security_violations(obj, around.pod_security, profile)
         if violations:

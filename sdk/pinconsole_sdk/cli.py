@@ -51,6 +51,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_history,
     cli_network,
     cli_notifications,
+    cli_policy,
     cli_preview,
     cli_robots,
     cli_search,
@@ -309,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_robots.add_parsers(sub, common)
     cli_access.add_parser(sub, common)
     cli_notifications.add_parser(sub, common)
+    cli_policy.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -340,6 +342,7 @@ HANDLERS = {
     **cli_access.HANDLERS,
     **cli_notifications.HANDLERS,
     **cli_history.HANDLERS,
+    **cli_policy.HANDLERS,
 }
 
 

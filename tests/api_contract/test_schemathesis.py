@@ -44,6 +44,9 @@ SEMANTIC_BODIES = [
     *(f"{m} /api/v1/projects/{{project}}/{p}/{t}" for m, t in (("POST", ""), ("PUT", "{name}/")) for p in PLURALS),
     "POST /api/v1/projects/{name}/access-requests/",  # an access it names, a duration within the limits, a reason
     "POST /api/v1/projects/{name}/access-grants/",  # and a user who exists
+    # a policy's registries (a host with an optional path prefix) and quantities (parsed as Kubernetes does)
+    "PUT /api/v1/projects/{name}/policy/",
+    "PUT /api/v1/policy-defaults/",
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time

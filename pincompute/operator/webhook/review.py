@@ -19,9 +19,10 @@ from typing import Any
 
 from pincompute.errors import CoreError
 from pincompute.federation.host_review import Surroundings, enforced_level, member_zones, review
-from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP
+from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP, POLICY_ANNOTATION
 from pincompute.operator.federation.host import MEMBERS, QUOTA
 from pincompute.operator.kubeio import Kube, Resource
+from pincompute.policy import parse_annotation
 from pincompute.runtime import RuntimeProfile
 
 log = logging.getLogger("pincompute.operator.webhook")
@@ -56,11 +57,15 @@ class Answer:
 
 
 def surroundings(host: Kube, namespace: str) -> Surroundings:
-    """The namespace's quota and Pod Security level and the members' zones, as the host holds them now."""
-    labels = (host.get(NAMESPACES, None, namespace).get("metadata") or {}).get("labels") or {}
+    """The namespace's quota, Pod Security level and policy and the members' zones, as the host holds them now (a
+    policy annotation that cannot be read raises ``SpecInvalid``, which refuses the write)."""
+    meta = host.get(NAMESPACES, None, namespace).get("metadata") or {}
+    policy = parse_annotation((meta.get("annotations") or {}).get(POLICY_ANNOTATION))
     quotas = host.list(QUOTA, namespace=namespace).get("items") or []
     members = host.list(MEMBERS).get("items") or []
-    return Surroundings(quotas[0] if quotas else None, enforced_level(labels), member_zones(members))
+    return Surroundings(
+        quotas[0] if quotas else None, enforced_level(meta.get("labels") or {}), member_zones(members), policy
+    )
 
 
 def answer(

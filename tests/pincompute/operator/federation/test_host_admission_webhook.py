@@ -24,12 +24,13 @@ from pincompute.grants import Allocation
 from pincompute.operator.webhook.registration import NAME, WEBHOOK
 from pincompute.operator.webhook.tls import SECRET_NAME
 from pincompute.podsecurity import pod_security_violations
+from pincompute.policy import parse_policy, policy_violations
 from pincompute.quantity import Resources
 from pincompute.runtime import load_profile
 from pincompute.specs import parse
-from pincompute.tenancy import PodSecurity
+from pincompute.tenancy import PodSecurity, Tenant, host_manifests
 from pincompute.tiers import Tier
-from tests.support.federation import get, pinapp, remove_webhook
+from tests.support.federation import apply_all, get, pinapp, remove_webhook
 from tests.support.federation import host_kubectl as kubectl
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(300)]
@@ -177,6 +178,32 @@ def test_break_glass_lets_a_platform_admin_through_with_a_warning_and_nobody_els
         broken.stderr
     )
     assert get(federation_clusters["host"], "PinApp", ns, "web") is not None
+
+
+def test_the_projects_policy_on_its_host_namespace_refuses_kubectl_naming_field_and_rule(
+    guarded, project, federation_clusters
+):
+    """The namespace as provisioning writes it for a project under a policy (``host_manifests``: its annotation):
+    kubectl meets ``pincompute.policy``'s refusals, the portal's own words."""
+    kubeconfig, _ = guarded
+    ns = project(cpu="16", memory="32Gi")  # room for it: only the policy refuses
+    policy = parse_policy({"imageRegistries": ["registry.local/search"], "maxPerContainer": {"cpu": "1"}})
+    host = federation_clusters["host"]
+    apply_all(host, host_manifests(Tenant(ns, ns, "team", "CC-1", policy=policy))[:1])
+    foreign = pinapp(ns)
+    foreign["spec"]["template"]["containers"][0].update(
+        image="quay.io/search/web:1", resources={"limits": {"cpu": "2"}}
+    )
+    refused(kubeconfig, privileged(ns))  # the webhook is live
+
+    said = refused(kubeconfig, foreign)
+    allowed = kubectl(kubeconfig, "apply", "-f", "-", manifest=pinapp(ns))
+
+    assert DENIED in said, said
+    for error in policy_violations(policy, foreign):
+        assert str(error) in said, said
+    assert "spec.template.containers[0].image: registry quay.io is not in this project's allowlist" in said
+    assert allowed.returncode == 0, allowed.stderr
 
 
 def test_with_no_replica_answering_writes_are_refused_until_the_registration_is_removed(guarded, project):
