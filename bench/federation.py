@@ -471,7 +471,9 @@ def counters(before: dict[str, float], after: dict[str, float], seconds: float) 
     def diff(key: str) -> int:
         return int(after.get(key, 0) - before.get(key, 0))
 
+    causes = sorted({k for k in after if k.startswith(("cause:", "ignored:"))})
     return {
+        "by_cause": {k: diff(k) for k in causes if diff(k)},
         "federation_reconciles": diff("federation_reconciles"),
         "member_reconciles": diff("reconciles"),
         "writes": diff("writes"),
@@ -505,6 +507,19 @@ def print_latency(r: dict[str, Any]) -> None:
         f"{r['reconcile_duration_p50_ms']} / p99 {r['reconcile_duration_p99_ms']} ms; RSS {r['operator_rss_kib']}",
         flush=True,
     )
+    print_causes(r["by_cause"], r["workloads"])
+
+
+def print_causes(by_cause: dict[str, int], workloads: int) -> None:
+    """Reconciles per workload by what queued them (federation: the host workload's key; member: its shards'; admission:
+    the project's key), and the watch events that queued nothing."""
+    for prefix, title in (("cause:", "reconciles per workload by cause"), ("ignored:", "events ignored per workload")):
+        rows = {k.removeprefix(prefix): v for k, v in by_cause.items() if k.startswith(prefix)}
+        for controller in sorted({k.split(":")[0] for k in rows}):
+            mine = {k.split(":", 1)[1]: v for k, v in rows.items() if k.startswith(controller + ":")}
+            ranked = sorted(mine.items(), key=lambda kv: -kv[1])
+            parts = ", ".join(f"{cause} {v / workloads:.2f}" for cause, v in ranked)
+            print(f"  {title}, {controller}: {sum(mine.values()) / workloads:.2f} ({parts})")
 
 
 # -- 2. admission under contention --------------------------------------------------------------------------

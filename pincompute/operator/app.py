@@ -75,8 +75,8 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
     metrics = Metrics()
     holder: list[Operator] = []
 
-    def enqueue(key: Key) -> None:
-        holder[0].enqueue(key)
+    def enqueue(key: Key, cause: str = "other", /) -> None:
+        holder[0].enqueue(key, cause)
 
     clusters = {}
     for target in settings.clusters:
@@ -105,7 +105,7 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
 
         def federation(op: Operator) -> Federation:
             kube = Kube(operator_client(host.kubeconfig, host.context), host.name)
-            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity)
+            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity, ignored=op.ignored)
 
     operator = Operator(
         clusters, profile, stop, options=settings.options, elector=elector, metrics=metrics, federation=federation

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from pincompute import API_VERSION, VERSION
 from pincompute.errors import CoreError
@@ -56,6 +56,12 @@ class Key(NamedTuple):
         return f"{self.cluster}/{self.kind}/{self.namespace}/{self.name}"
 
 
+class Enqueue(Protocol):
+    """Queue ``key`` for a reconcile; ``cause`` says what asked (the reconciles-by-cause metric)."""
+
+    def __call__(self, key: Key, cause: str = "other", /) -> None: ...
+
+
 @dataclass
 class Topology:
     zone: str = ""
@@ -66,7 +72,7 @@ class ClusterRuntime:
     def __init__(
         self,
         kube: Kube,
-        enqueue: Callable[[Key], None],
+        enqueue: Enqueue,
         stop: threading.Event,
         *,
         instance: str,
@@ -196,7 +202,7 @@ class ClusterRuntime:
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
             return  # only status changed (usually our own write): nothing to reconcile
         self._fingerprints[key] = fingerprint
-        self.enqueue(key)
+        self.enqueue(key, "cr_change")
         if kind == "PinScaler":
             self._scaler_targets(key, obj, gone=False)
 
@@ -208,12 +214,12 @@ class ClusterRuntime:
         if not gone and target:
             self._targets[key] = target
         for name in {before, target} - {""}:
-            self.enqueue(Key(self.name, "PinApp", key.namespace, name))
+            self.enqueue(Key(self.name, "PinApp", key.namespace, name), "scaler")
 
     def _on_owned(self, event: str, obj: dict[str, Any]) -> None:
         key = self._owning_key(obj)
         if key is not None:
-            self.enqueue(key)
+            self.enqueue(key, "owned")
 
     def _owning_key(self, obj: Mapping[str, Any], *, through_cronjob: bool = False) -> Key | None:
         """The CR controlling ``obj``; with ``through_cronjob``, also the one controlling the CronJob whose run it
@@ -237,7 +243,7 @@ class ClusterRuntime:
         if event != "DELETED" and subject is not None and subject["metadata"].get("uid") == about.get("uid"):
             key = self._owning_key(subject, through_cronjob=True)
             if key is not None:
-                self.enqueue(key)
+                self.enqueue(key, "failed_create")
 
     # -- reads for the reconciler ---------------------------------------------------------------
 

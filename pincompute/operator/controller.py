@@ -136,15 +136,19 @@ class Operator:
         while not self.stop.wait(self.options.resync_seconds):
             for cluster in self.clusters.values():
                 for key in cluster.all_cr_keys():
-                    self.queue.add(key)
+                    self.queue.add(key, "resync")
             if self.federation is not None:
                 for key in self.federation.all_keys():
-                    self.host_queue.add(key)
+                    self.host_queue.add(key, "resync")
             self.metrics.resyncs.inc()
 
-    def enqueue(self, key: Key) -> None:
+    def enqueue(self, key: Key, cause: str = "other", /) -> None:
         federation = self.federation
-        (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key)
+        (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key, cause)
+
+    def ignored(self, cause: str) -> None:
+        """A federation watch event that queued nothing (``Metrics.ignored``)."""
+        self.metrics.ignored.labels("federation", cause).inc()
 
     # -- workers --------------------------------------------------------------------------------
 
@@ -154,10 +158,12 @@ class Operator:
             if key is None:
                 return
             started, result = time.monotonic(), "error"
+            controller = "federation" if queue is self.host_queue else "member"
+            # a project's admission key (kind "@Admission") is counted apart: it is per project, not per workload
+            self.metrics.caused("admission" if key.kind.startswith("@") else controller, queue.cause(key))
             try:
                 result = self._process(key)
             finally:
-                controller = "federation" if queue is self.host_queue else "member"
                 self.metrics.finished(controller, key.kind, result, time.monotonic() - started)
                 queue.done(key)
 

@@ -18,7 +18,7 @@ from typing import Any
 from pincompute.federation.members import NodeSummary
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATED_LABEL
-from pincompute.operator.cluster import ClusterRuntime, Key
+from pincompute.operator.cluster import ClusterRuntime, Enqueue, Key
 from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.admitter import Admitter
 from pincompute.operator.federation.host import ADMISSION, QUOTA, HostRuntime
@@ -39,15 +39,16 @@ class Federation:
         host_kube: Kube,
         members: Mapping[str, ClusterRuntime],
         profile: RuntimeProfile,
-        enqueue: Callable[[Key], None],
+        enqueue: Enqueue,
         stop: threading.Event,
         *,
         instance: str,
+        ignored: Callable[[str], None] = lambda _cause: None,
         health_period: float = 2.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.members, self.enqueue, self.stop, self.now = members, enqueue, stop, now
-        self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all)
+        self.members, self.enqueue, self.stop, self.now, self.ignored = members, enqueue, stop, now, ignored
+        self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all, ignored=ignored)
         self.events = EventRecorder(host_kube, instance)
         self.health = MemberHealth(self.host, members, self._member_changed, period=health_period, now=now)
         self.seen: dict[tuple[str, str, str, str], datetime] = {}
@@ -68,7 +69,7 @@ class Federation:
         self.health.check_all()
         threading.Thread(target=self.health.run, args=(self.stop,), name="member-health", daemon=True).start()
         threading.Thread(target=self._sweep_loop, name="federation-sweep", daemon=True).start()
-        self.requeue_all()
+        self.requeue_all("start")
 
     def close(self, timeout: float = 5.0) -> bool:
         return self.host.close(timeout)
@@ -85,9 +86,9 @@ class Federation:
         }
         return [Key(self.name, ADMISSION, ns, "") for ns in sorted(namespaces)] + self.host.all_keys()
 
-    def requeue_all(self) -> None:
+    def requeue_all(self, cause: str = "members_changed") -> None:
         for key in self.host.all_keys():
-            self.enqueue(key)
+            self.enqueue(key, cause)
 
     # -- member side ------------------------------------------------------------------------------------
 
@@ -98,12 +99,12 @@ class Federation:
                 return
             kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))
             self.seen[(cluster, kind, namespace, name)] = self.now()
-            self.enqueue(Key(self.name, kind, namespace, name))
+            self.enqueue(Key(self.name, kind, namespace, name), "shard_event")
 
         return observe
 
     def _member_changed(self, _member: str) -> None:
-        self.requeue_all()
+        self.requeue_all("member_health")
 
     def _node_total(self) -> int:
         return sum((self.health.nodes(name) or NodeSummary()).count for name in self.members) or 1
@@ -127,6 +128,6 @@ class Federation:
                 for shard in member.store.list(kind, label_selector={FEDERATED_LABEL: "true"}):
                     meta = shard["metadata"]
                     if self.host.workload(kind, meta["namespace"], meta["name"]) is None:
-                        self.enqueue(Key(self.name, kind, meta["namespace"], meta["name"]))
+                        self.enqueue(Key(self.name, kind, meta["namespace"], meta["name"]), "sweep")
                         found += 1
         return found

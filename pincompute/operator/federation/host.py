@@ -21,7 +21,7 @@ from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
 from pincompute.labels import MANAGED_SELECTOR
-from pincompute.operator.cluster import Key, start_watch
+from pincompute.operator.cluster import Enqueue, Key, start_watch
 from pincompute.operator.kubeio import Kube, Resource, cr_resource
 
 log = logging.getLogger(__name__)
@@ -48,9 +48,21 @@ def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _key_of(cluster: str, obj: dict[str, Any]) -> Key:
+    meta = obj.get("metadata") or {}
+    return Key(cluster, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+
+
 class HostRuntime:
-    def __init__(self, kube: Kube, enqueue: Callable[[Key], None], *, on_members_changed: Callable[[], None]) -> None:
-        self.kube, self.name, self.enqueue = kube, kube.name, enqueue
+    def __init__(
+        self,
+        kube: Kube,
+        enqueue: Enqueue,
+        *,
+        on_members_changed: Callable[[], None],
+        ignored: Callable[[str], None] = lambda _cause: None,
+    ) -> None:
+        self.kube, self.name, self.enqueue, self.ignored = kube, kube.name, enqueue, ignored
         self.on_members_changed = on_members_changed
         self.store = Store()
         self.watches: dict[str, ListWatch] = {}
@@ -94,24 +106,24 @@ class HostRuntime:
     # -- events -----------------------------------------------------------------------------------
 
     def _on_workload(self, event: str, obj: dict[str, Any]) -> None:
-        meta = obj.get("metadata") or {}
-        key = Key(self.name, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+        key = _key_of(self.name, obj)
         admission = Key(self.name, ADMISSION, key.namespace, "")
         if event == "DELETED":
             self._fingerprints.pop(key, None)
-            self.enqueue(admission)
-            self.enqueue(key)  # shards of an object deleted without our finalizer are swept
+            self.enqueue(admission, "host_deleted")
+            self.enqueue(key, "host_deleted")  # shards of an object deleted without our finalizer are swept
             return
         fingerprint = _fingerprint(obj)
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
+            self.ignored("host_status_only")
             return
         self._fingerprints[key] = fingerprint
-        self.enqueue(admission)
-        self.enqueue(key)
+        self.enqueue(admission, "host_change")
+        self.enqueue(key, "host_change")
 
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
-        self.enqueue(Key(self.name, ADMISSION, namespace, ""))
+        self.enqueue(Key(self.name, ADMISSION, namespace, ""), "quota")
 
     def _on_member(self, event: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
