@@ -78,6 +78,9 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
     def enqueue(key: Key, cause: str = "other", /) -> None:
         holder[0].enqueue(key, cause)
 
+    def enqueue_after(key: Key, delay: float, cause: str) -> None:
+        holder[0].enqueue_after(key, delay, cause)
+
     clusters = {}
     for target in settings.clusters:
         kube = Kube(operator_client(target.kubeconfig, target.context), target.name)
@@ -87,6 +90,8 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
             stop,
             instance=settings.identity,
             topology=Topology(zone=target.zone) if target.zone else None,
+            enqueue_after=enqueue_after,
+            ignored=lambda cause: holder[0].ignored(cause, "member"),
         )
     elector = None
     if settings.lease is not None:

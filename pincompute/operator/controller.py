@@ -146,9 +146,14 @@ class Operator:
         federation = self.federation
         (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key, cause)
 
-    def ignored(self, cause: str) -> None:
-        """A federation watch event that queued nothing (``Metrics.ignored``)."""
-        self.metrics.ignored.labels("federation", cause).inc()
+    def enqueue_after(self, key: Key, delay: float, cause: str) -> None:
+        federation = self.federation
+        queue = self.host_queue if federation is not None and key.cluster == federation.name else self.queue
+        queue.add_after(key, delay, cause)
+
+    def ignored(self, cause: str, controller: str = "federation") -> None:
+        """A watch event that queued nothing (``Metrics.ignored``)."""
+        self.metrics.ignored.labels(controller, cause).inc()
 
     # -- workers --------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@ operator's leader election, work queue and workers, and the member runtimes whos
 back here.
 
 Keys on the host cluster's name are the federation's: a project's admission key (``host.ADMISSION``)
-or one host workload. Member shard events (status included) requeue their host workload, a member's
+or one host workload. Member shard events that change what its reconcile reads (``shard_news``: status
+included, our own apply's echo not) requeue their host workload, coalesced over a quarter second; a member's
 reachability change requeues every host workload, and a sweep finds shards whose host object is gone.
 """
 
@@ -24,6 +25,7 @@ from pincompute.operator.federation.admitter import Admitter
 from pincompute.operator.federation.host import ADMISSION, QUOTA, HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.propagator import Propagator
+from pincompute.operator.federation.shard_news import COALESCE_SECONDS, ShardNews
 from pincompute.operator.kubeio import Kube
 from pincompute.operator.reconciler import Outcome
 from pincompute.runtime import RuntimeProfile
@@ -44,16 +46,21 @@ class Federation:
         *,
         instance: str,
         ignored: Callable[[str], None] = lambda _cause: None,
+        enqueue_after: Callable[[Key, float, str], None] | None = None,
         health_period: float = 2.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.members, self.enqueue, self.stop, self.now, self.ignored = members, enqueue, stop, now, ignored
+        self.enqueue_after = enqueue_after or (lambda key, _delay, cause: enqueue(key, cause))
+        self.shard_news = ShardNews()
         self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all, ignored=ignored)
         self.events = EventRecorder(host_kube, instance)
         self.health = MemberHealth(self.host, members, self._member_changed, period=health_period, now=now)
         self.seen: dict[tuple[str, str, str, str], datetime] = {}
         self.admitter = Admitter(self.host, profile, self.events, enqueue, daemon_nodes=self._node_total, now=now)
-        self.propagator = Propagator(self.host, members, self.health, profile, self.events, now=now, seen=self.seen)
+        self.propagator = Propagator(
+            self.host, members, self.health, profile, self.events, now=now, seen=self.seen, news=self.shard_news
+        )
         for name, member in members.items():
             member.observers.append(self._shard_observer(name))
 
@@ -98,8 +105,12 @@ class Federation:
             if (meta.get("labels") or {}).get(FEDERATED_LABEL) != "true":
                 return
             kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))
-            self.seen[(cluster, kind, namespace, name)] = self.now()
-            self.enqueue(Key(self.name, kind, namespace, name), "shard_event")
+            shard = (cluster, kind, namespace, name)
+            self.seen[shard] = self.now()
+            if self.shard_news.is_news(shard, event, obj):
+                self.enqueue_after(Key(self.name, kind, namespace, name), COALESCE_SECONDS, "shard_event")
+            else:
+                self.ignored("shard_echo")
 
         return observe
 

@@ -25,7 +25,13 @@ def _cr(generation: int, ready: str = "False", labels=None) -> dict:
 
 def test_status_only_updates_are_filtered_but_spec_and_label_changes_are_not():
     queued = []
-    runtime = ClusterRuntime(FakeKube(), queued.append, threading.Event(), instance="t", background_events=False)
+    runtime = ClusterRuntime(
+        FakeKube(),
+        lambda key, cause="other", /: queued.append(key),
+        threading.Event(),
+        instance="t",
+        background_events=False,
+    )
 
     runtime._on_cr("ADDED", _cr(1))
     runtime._on_cr("MODIFIED", _cr(1, ready="True"))  # our own status write
