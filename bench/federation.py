@@ -1,7 +1,12 @@
 """Benchmark: federation from the host, end to end, on the local control plane (not a test).
 
-    .venv/bin/python bench/federation.py [--state-dir /tmp/bench-fed-cp] [--workloads 200]
+    .venv/bin/python bench/federation.py [--state-dir /tmp/bench-fed-cp] [--workloads 200] [--rate 0]
                                          [--contention-workloads 200] [--contention-fits 50]
+                                         [--skip floor|latency|contention]
+
+0. The floor (``ssa_floor.py``): the latency phase's objects, host objects and their shards, server-side applied by
+   a plain client before any operator runs; the latency phase's throughput (workloads to all pods Running per
+   second) is printed as a fraction of it.
 
 The operator runs as a subprocess with ``--host-context host`` (it is the federation controller too).
 Projects are laid out with the core's tenancy manifests (namespace + ProjectQuota on the host, namespace +
@@ -16,10 +21,10 @@ quotas on each member) and the members are ``MemberCluster`` objects sized from 
    total checked after every host watch event (it must never exceed the grant: the run fails if it does).
    Then the K admitted ones (Ready by then) are deleted; time until K waiting ones are admitted.
 
-Also the operator's reconcile counters (/metrics), RSS (VmHWM), and every 0.5 s its queue depth, reconcile
-rates and CPU time (a timeline: where a backlog builds, whether the operator is CPU-bound). The wall-clock
-time of the first create is printed to line the figures up with the operator log (``--log-level INFO``,
-next to the state dir). Writes bench/results/federation.json.
+Also the operator's reconcile counters (/metrics) with reconciles per workload by what queued them, RSS
+(VmHWM), and every 0.5 s its queue depth, reconcile rates and CPU time (a timeline: where a backlog builds,
+whether the operator is CPU-bound). The wall-clock time of the first create is printed to line the figures up with
+the operator log (``--log-level INFO``, next to the state dir). Writes bench/results/federation.json.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from kubernetes import client, dynamic  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
+from ssa_floor import run_floor  # noqa: E402
 from urllib3.exceptions import HTTPError  # noqa: E402
 
 from devtools.localcp import LocalControlPlane  # noqa: E402
@@ -393,9 +399,38 @@ class LatencyObserver:
             w.stop.set()
 
 
+def latency_names(args: argparse.Namespace) -> list[str]:
+    return [
+        f"app-{i:04d}" if args.app_every and i % args.app_every == 0 else f"pp-{i:04d}" for i in range(args.workloads)
+    ]
+
+
+def run_ssa_floor(args: argparse.Namespace, apis: dict[str, client.ApiClient]) -> dict[str, Any]:
+    """The latency phase's objects (host objects and their shards) applied by a plain client, no operator running."""
+    names = latency_names(args)
+    claims = [claim(manifest(name, "x")) for name in names]
+    needed = sum(claims, Allocation())
+    grant = Allocation.of(Resources(needed.cpu_milli, needed.memory_bytes), 0)
+    namespace = make_project(apis, "bench-fed-floor", grant)
+
+    def members_of(body: dict[str, Any]) -> list[str]:
+        return list(MEMBERS) if body["kind"] == "PinApp" else [MEMBERS[int(body["metadata"]["name"][-4:]) % 2]]
+
+    result = run_floor(apis, [manifest(name, namespace) for name in names], members_of, args.threads)
+    print(
+        f"floor: {result['workloads']} workloads ({result['objects_applied']} objects: host objects and shards) "
+        f"server-side applied by a plain client with {args.threads} threads, no operator: {result['seconds']} s, "
+        f"{result['workloads_per_second']} workloads/s ({result['objects_per_second']} objects/s); load "
+        f"{os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    remove_project(apis, namespace)
+    return result
+
+
 def run_latency(args: argparse.Namespace, apis: dict[str, client.ApiClient], op: OperatorProcess) -> dict[str, Any]:
     n = args.workloads
-    names = [f"app-{i:04d}" if args.app_every and i % args.app_every == 0 else f"pp-{i:04d}" for i in range(n)]
+    names = latency_names(args)
     claims = [claim(manifest(name, "x")) for name in names]
     needed = sum(claims, Allocation())
     grant = Allocation.of(Resources(needed.cpu_milli * 2, needed.memory_bytes * 2), 0)
@@ -418,7 +453,12 @@ def run_latency(args: argparse.Namespace, apis: dict[str, client.ApiClient], op:
     start, started_at = time.monotonic(), datetime.now().astimezone().isoformat(timespec="milliseconds")
     print(f"  first create at {started_at} (compare with the operator log's timestamps)", flush=True)
     with ThreadPoolExecutor(args.threads) as pool:
-        list(pool.map(create, names))
+        if args.rate:  # paced: the i-th create starts i / rate seconds after the first
+            for i, name in enumerate(names):
+                time.sleep(max(0.0, start + i / args.rate - time.monotonic()))
+                pool.submit(create, name)
+        else:
+            list(pool.map(create, names))
     create_seconds = time.monotonic() - start
 
     def done() -> bool:
@@ -445,6 +485,7 @@ def run_latency(args: argparse.Namespace, apis: dict[str, client.ApiClient], op:
         for prefix, kind in KIND_OF.items()
     }
     last = max(max(observer.times["running"].values()), max(observer.times["ready"].values()))
+    last_running = max(observer.times["running"].values())
     result = {
         "workloads": n,
         "pinpods": sum(nm.startswith("pp-") for nm in names),
@@ -455,6 +496,9 @@ def run_latency(args: argparse.Namespace, apis: dict[str, client.ApiClient], op:
         "create_seconds": round(create_seconds, 2),
         "creates_per_second": round(n / create_seconds, 1),
         "wall_seconds_first_create_to_last_ready": round(last - start, 2),
+        "wall_seconds_first_create_to_last_running": round(last_running - start, 2),
+        "workloads_running_per_second": round(n / (last_running - start), 1),
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "latency_from_create_returned_ms": stages,
         "by_kind_ms": by_kind,
         **counters(before, after, total),
@@ -471,7 +515,9 @@ def counters(before: dict[str, float], after: dict[str, float], seconds: float) 
     def diff(key: str) -> int:
         return int(after.get(key, 0) - before.get(key, 0))
 
+    causes = sorted({k for k in after if k.startswith(("cause:", "ignored:"))})
     return {
+        "by_cause": {k: diff(k) for k in causes if diff(k)},
         "federation_reconciles": diff("federation_reconciles"),
         "member_reconciles": diff("reconciles"),
         "writes": diff("writes"),
@@ -505,6 +551,19 @@ def print_latency(r: dict[str, Any]) -> None:
         f"{r['reconcile_duration_p50_ms']} / p99 {r['reconcile_duration_p99_ms']} ms; RSS {r['operator_rss_kib']}",
         flush=True,
     )
+    print_causes(r["by_cause"], r["workloads"])
+
+
+def print_causes(by_cause: dict[str, int], workloads: int) -> None:
+    """Reconciles per workload by what queued them (federation: the host workload's key; member: its shards'; admission:
+    the project's key), and the watch events that queued nothing."""
+    for prefix, title in (("cause:", "reconciles per workload by cause"), ("ignored:", "events ignored per workload")):
+        rows = {k.removeprefix(prefix): v for k, v in by_cause.items() if k.startswith(prefix)}
+        for controller in sorted({k.split(":")[0] for k in rows}):
+            mine = {k.split(":", 1)[1]: v for k, v in rows.items() if k.startswith(controller + ":")}
+            ranked = sorted(mine.items(), key=lambda kv: -kv[1])
+            parts = ", ".join(f"{cause} {v / workloads:.2f}" for cause, v in ranked)
+            print(f"  {title}, {controller}: {sum(mine.values()) / workloads:.2f} ({parts})")
 
 
 # -- 2. admission under contention --------------------------------------------------------------------------
@@ -687,9 +746,10 @@ def main() -> None:
     parser.add_argument("--contention-workloads", type=int, default=200)
     parser.add_argument("--contention-fits", type=int, default=50, help="how many of them the grant fits")
     parser.add_argument("--threads", type=int, default=8, help="client threads creating workloads")
+    parser.add_argument("--rate", type=float, default=0.0, help="latency: creates per second (0: a burst)")
     parser.add_argument("--workers", default="4", help="operator --workers")
     parser.add_argument("--log-level", default="INFO", help="operator --log-level")
-    parser.add_argument("--skip", choices=("latency", "contention"), action="append", default=[])
+    parser.add_argument("--skip", choices=("floor", "latency", "contention"), action="append", default=[])
     args = parser.parse_args()
     state_dir = Path(args.state_dir)
     cp = LocalControlPlane(state_dir, members=2, nodes_per_member=args.nodes)
@@ -701,6 +761,9 @@ def main() -> None:
     for api in apis.values():
         api.configuration.connection_pool_maxsize = 32
     register_members(cp, apis)
+    results: dict[str, Any] = {}
+    if "floor" not in args.skip:
+        results["floor"] = run_ssa_floor(args, apis)
     op = OperatorProcess(
         cp.kubeconfig_path,
         state_dir,
@@ -714,13 +777,21 @@ def main() -> None:
     )
     op.start()
     print(f"operator log: {op.log_path}", flush=True)
-    results: dict[str, Any] = {}
     code = None
     try:
         wait_for(lambda: op.metrics().get("leading") == 1.0, 60, what="operator leading")
         time.sleep(2)
         if "latency" not in args.skip:
             results["latency"] = run_latency(args, apis, op)
+            if "floor" in results:
+                fed = results["latency"]["workloads_running_per_second"]
+                floor = results["floor"]["workloads_per_second"]
+                results["fraction_of_floor"] = round(fed / floor, 3)
+                print(
+                    f"  federation: {fed} workloads/s to all pods Running = {100 * fed / floor:.0f} % of the floor "
+                    f"({floor} workloads/s applied with no operator)",
+                    flush=True,
+                )
             remove_project(apis, results["latency"]["namespace"])
         if "contention" not in args.skip:
             results["contention"] = run_contention(args, apis, op)

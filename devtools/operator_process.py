@@ -65,7 +65,9 @@ def install_crds(
 
 def flat_totals(text: str) -> dict[str, float]:
     """leading, reconciles (member successes), federation_reconciles, queue_depth (ready keys), writes, conflicts,
-    errors_temporary, errors_permanent, reconcile_seconds_p50/p99 (from the histogram's buckets)."""
+    errors_temporary, errors_permanent, reconcile_seconds_p50/p99 (from the histogram's buckets),
+    ``cause:CONTROLLER:CAUSE`` (reconciles by what queued them) and ``ignored:CONTROLLER:CAUSE`` (watch events that
+    queued nothing)."""
     totals: dict[str, float] = {}
 
     def add(key: str, value: float) -> None:
@@ -83,6 +85,10 @@ def flat_totals(text: str) -> dict[str, float]:
                 add(name.removesuffix("_total"), sample.value)
             elif name == "retries_total" and labels["reason"] == "conflict":
                 add("conflicts", sample.value)
+            elif name == "reconcile_causes_total":
+                add(f"cause:{labels['controller']}:{labels['cause']}", sample.value)
+            elif name == "events_ignored_total":
+                add(f"ignored:{labels['controller']}:{labels['cause']}", sample.value)
             elif name == "reconciles_total":
                 result, controller = labels["result"], labels["controller"]
                 if result == "success":

@@ -22,7 +22,6 @@ Anyone who can read the project may preview (it writes nothing); another tenant'
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,8 +33,8 @@ from clusters import runtime
 from clusters.health import not_synced
 from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, place
 from pincompute.errors import FieldError, NoFeasibleCluster, ServiceError, SpecInvalid
-from pincompute.federation.admission import is_admitted
 from pincompute.federation.members import candidate_of
+from pincompute.federation.placed import placed_usage as federation_placed_usage
 from pincompute.federation.propagation import placement_request, placements_of
 from pincompute.federation.stickiness import stabilize, staying_clusters
 from pincompute.kinds import KINDS as KIND_INFO
@@ -210,29 +209,12 @@ def _candidates(
 
 def placed_usage(host: Any, *, exclude: str = "") -> dict[str, dict[Tier, Resources]]:
     """What the federation has placed per member and tier: admitted host objects' recorded shards, replicas
-    times one replica's request (``operator/federation/usage.py``, read from the host cache)."""
-    used: dict[str, dict[Tier, Resources]] = defaultdict(dict)
-    for info in KIND_INFO.values():
-        for obj in host.list(info.plural):
-            meta = obj.get("metadata") or {}
-            if (exclude and str(meta.get("uid")) == exclude) or not is_admitted(obj):
-                continue
-            shards = placements_of(obj.get("status"))
-            try:
-                request = (
-                    placement_request(parse_version(_manifest(obj, info.kind)), submission.profile())
-                    if shards
-                    else None
-                )
-            except SpecInvalid:
-                request = None
-            if request is None:
-                continue
-            for shard in shards:
-                count = shard.replicas if shard.replicas is not None else 1
-                now = used[shard.cluster].get(request.tier, Resources())
-                used[shard.cluster][request.tier] = now + request.request_per_replica * count
-    return dict(used)
+    times one replica's request (``federation.placed``, as the federation counts it, read from the host cache: each
+    object once per version)."""
+    objects = ((info.kind, obj) for info in KIND_INFO.values() for obj in host.list(info.plural))
+    return federation_placed_usage(
+        objects, submission.profile(), lambda kind, obj: parse_version(_manifest(obj, kind)), exclude=exclude
+    )
 
 
 def _rows(

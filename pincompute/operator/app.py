@@ -75,8 +75,11 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
     metrics = Metrics()
     holder: list[Operator] = []
 
-    def enqueue(key: Key) -> None:
-        holder[0].enqueue(key)
+    def enqueue(key: Key, cause: str = "other", /) -> None:
+        holder[0].enqueue(key, cause)
+
+    def enqueue_after(key: Key, delay: float, cause: str) -> None:
+        holder[0].enqueue_after(key, delay, cause)
 
     clusters = {}
     for target in settings.clusters:
@@ -87,6 +90,8 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
             stop,
             instance=settings.identity,
             topology=Topology(zone=target.zone) if target.zone else None,
+            enqueue_after=enqueue_after,
+            ignored=lambda cause: holder[0].ignored(cause, "member"),
         )
     elector = None
     if settings.lease is not None:
@@ -105,7 +110,7 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
 
         def federation(op: Operator) -> Federation:
             kube = Kube(operator_client(host.kubeconfig, host.context), host.name)
-            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity)
+            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity, ignored=op.ignored)
 
     operator = Operator(
         clusters, profile, stop, options=settings.options, elector=elector, metrics=metrics, federation=federation

@@ -6,7 +6,8 @@ LIST per reconcile, which is what lets one process handle thousands of custom re
 owner-uid and label indexes make the per-reconcile lookup O(objects of that workload).
 
 Owned-object events are mapped back to the owning CR's key (controller ownerReference with the
-pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired. The
+pincompute.io group), so deleting or editing a Deployment by hand requeues its CR and is repaired; those
+arriving within ``OWNED_COALESCE_SECONDS`` of each other requeue it once. The
 ``FailedCreate`` Events of the controllers (``pod_refusals``) are watched too, and requeue the CR whose Job,
 DaemonSet or CronJob run they are about.
 """
@@ -19,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from pincompute import API_VERSION, VERSION
 from pincompute.errors import CoreError
@@ -35,6 +36,7 @@ from pincompute.pod_refusals import EVENT_FIELD_SELECTOR
 log = logging.getLogger(__name__)
 REQUEST_TIMEOUT = (5.0, 30.0)  # LIST pages and the watch's connect
 WATCH_TIMEOUT = 240  # server-side timeoutSeconds of one watch request
+OWNED_COALESCE_SECONDS = 0.25  # owned objects' events within this of each other requeue their CR once
 
 
 def controller_uid(obj: Mapping[str, Any]) -> str | None:
@@ -56,6 +58,12 @@ class Key(NamedTuple):
         return f"{self.cluster}/{self.kind}/{self.namespace}/{self.name}"
 
 
+class Enqueue(Protocol):
+    """Queue ``key`` for a reconcile; ``cause`` says what asked (the reconciles-by-cause metric)."""
+
+    def __call__(self, key: Key, cause: str = "other", /) -> None: ...
+
+
 @dataclass
 class Topology:
     zone: str = ""
@@ -66,15 +74,21 @@ class ClusterRuntime:
     def __init__(
         self,
         kube: Kube,
-        enqueue: Callable[[Key], None],
+        enqueue: Enqueue,
         stop: threading.Event,
         *,
         instance: str,
         topology: Topology | None = None,
         discovery_period: float = 15.0,
         background_events: bool = True,
+        enqueue_after: Callable[[Key, float, str], None] | None = None,
+        ignored: Callable[[str], None] = lambda _cause: None,
     ) -> None:
         self.kube, self.name, self.enqueue, self.stop = kube, kube.name, enqueue, stop
+        self.enqueue_after = enqueue_after or (lambda key, _delay, cause: enqueue(key, cause))
+        self.ignored = ignored
+        # the resourceVersion of our last write of each owned object: its watch echo is no news
+        self._written: dict[tuple[str, str, str], str] = {}
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self._targets: dict[Key, str] = {}  # each PinScaler's target PinApp, as last seen
         self.events = EventRecorder(kube, instance, background=background_events)
@@ -196,7 +210,7 @@ class ClusterRuntime:
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
             return  # only status changed (usually our own write): nothing to reconcile
         self._fingerprints[key] = fingerprint
-        self.enqueue(key)
+        self.enqueue(key, "cr_change")
         if kind == "PinScaler":
             self._scaler_targets(key, obj, gone=False)
 
@@ -208,12 +222,18 @@ class ClusterRuntime:
         if not gone and target:
             self._targets[key] = target
         for name in {before, target} - {""}:
-            self.enqueue(Key(self.name, "PinApp", key.namespace, name))
+            self.enqueue(Key(self.name, "PinApp", key.namespace, name), "scaler")
 
     def _on_owned(self, event: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        ident = (str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+        if event != "DELETED" and self._written.pop(ident, None) == meta.get("resourceVersion"):
+            self.ignored("own_write")
+            return
         key = self._owning_key(obj)
         if key is not None:
-            self.enqueue(key)
+            # a pod steps through scheduled, started and ready within moments: one reconcile reads them all
+            self.enqueue_after(key, OWNED_COALESCE_SECONDS, "owned")
 
     def _owning_key(self, obj: Mapping[str, Any], *, through_cronjob: bool = False) -> Key | None:
         """The CR controlling ``obj``; with ``through_cronjob``, also the one controlling the CronJob whose run it
@@ -237,7 +257,7 @@ class ClusterRuntime:
         if event != "DELETED" and subject is not None and subject["metadata"].get("uid") == about.get("uid"):
             key = self._owning_key(subject, through_cronjob=True)
             if key is not None:
-                self.enqueue(key)
+                self.enqueue(key, "failed_create")
 
     # -- reads for the reconciler ---------------------------------------------------------------
 
@@ -295,6 +315,11 @@ class ClusterRuntime:
         kind = str(obj.get("kind"))
         if kind in self.native or kind in self.crs:
             self.store.put_if_newer(kind, obj)
+        if kind in self.native:
+            meta = obj.get("metadata") or {}
+            self._written[(kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = str(
+                meta.get("resourceVersion") or ""
+            )
 
     def all_cr_keys(self) -> list[Key]:
         keys = []

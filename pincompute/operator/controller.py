@@ -59,6 +59,7 @@ class Operator:
         self.host_queue: WorkQueue[Key] = WorkQueue()
         self.reconciler = Reconciler(clusters, profile)
         self._workers: list[threading.Thread] = []
+        self._reconciled_at: dict[Key, float] = {}  # when each key last ran: the resync skips recent ones
         self._started = False
         self.exit_code = 0
         self.metrics.live.queues.update(member=self.queue.depth, federation=self.host_queue.depth)
@@ -132,19 +133,34 @@ class Operator:
         log.info("stopped: %s", self.metrics.snapshot())
 
     def _resync_loop(self) -> None:
-        """Level-triggered safety net: requeue every CR periodically, even if no event arrives."""
+        """Level-triggered safety net: requeue every CR periodically, even if no event arrives; a key reconciled
+        within the last period is not requeued (during a burst every key is, and a resync of them all would double
+        the backlog: a resync storm), so each key still runs at least once a period."""
         while not self.stop.wait(self.options.resync_seconds):
-            for cluster in self.clusters.values():
-                for key in cluster.all_cr_keys():
-                    self.queue.add(key)
+            due = time.monotonic() - self.options.resync_seconds
+            keys = [(self.queue, key) for cluster in self.clusters.values() for key in cluster.all_cr_keys()]
             if self.federation is not None:
-                for key in self.federation.all_keys():
-                    self.host_queue.add(key)
+                keys += [(self.host_queue, key) for key in self.federation.all_keys()]
+            for queue, key in keys:
+                if self._reconciled_at.get(key, due) <= due:
+                    queue.add(key, "resync")
+            current = {key for _, key in keys}
+            for key in [k for k in list(self._reconciled_at) if k not in current]:
+                self._reconciled_at.pop(key, None)
             self.metrics.resyncs.inc()
 
-    def enqueue(self, key: Key) -> None:
+    def enqueue(self, key: Key, cause: str = "other", /) -> None:
         federation = self.federation
-        (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key)
+        (self.host_queue if federation is not None and key.cluster == federation.name else self.queue).add(key, cause)
+
+    def enqueue_after(self, key: Key, delay: float, cause: str) -> None:
+        federation = self.federation
+        queue = self.host_queue if federation is not None and key.cluster == federation.name else self.queue
+        queue.add_after(key, delay, cause)
+
+    def ignored(self, cause: str, controller: str = "federation") -> None:
+        """A watch event that queued nothing (``Metrics.ignored``)."""
+        self.metrics.ignored.labels(controller, cause).inc()
 
     # -- workers --------------------------------------------------------------------------------
 
@@ -154,10 +170,13 @@ class Operator:
             if key is None:
                 return
             started, result = time.monotonic(), "error"
+            controller = "federation" if queue is self.host_queue else "member"
+            # a project's admission key (kind "@Admission") is counted apart: it is per project, not per workload
+            self.metrics.caused("admission" if key.kind.startswith("@") else controller, queue.cause(key))
             try:
                 result = self._process(key)
             finally:
-                controller = "federation" if queue is self.host_queue else "member"
+                self._reconciled_at[key] = time.monotonic()
                 self.metrics.finished(controller, key.kind, result, time.monotonic() - started)
                 queue.done(key)
 

@@ -81,10 +81,25 @@ class Metrics:
             f"{PREFIX}_writes", "Objects written (applied, patched or deleted)", registry=self.registry
         )
         self.resyncs = Counter(f"{PREFIX}_resyncs", "Periodic requeues of every key", registry=self.registry)
+        self.causes = Counter(
+            f"{PREFIX}_reconcile_causes",
+            "Reconciles by what queued them (admission: a project's admission key, counted apart from workloads)",
+            ["controller", "cause"],
+            registry=self.registry,
+        )
+        self.ignored = Counter(
+            f"{PREFIX}_events_ignored",
+            "Watch events that queued nothing, by why (our own write's echo, a shard status that changed nothing)",
+            ["controller", "cause"],
+            registry=self.registry,
+        )
 
     def finished(self, controller: str, kind: str, result: str, seconds: float) -> None:
         self.reconciles.labels(controller, kind, result).inc()
         self.latency.labels(controller, kind, result).observe(seconds)
+
+    def caused(self, controller: str, cause: str) -> None:
+        self.causes.labels(controller, cause).inc()
 
     def retried(self, controller: str, kind: str, reason: str) -> None:
         self.retries.labels(controller, kind, reason).inc()

@@ -82,27 +82,33 @@ class WorkQueue(Generic[K]):
         self._processing: set[K] = set()
         self._waiting: list[tuple[float, int, K]] = []  # heap of (ready_at, seq, key)
         self._waiting_at: dict[K, float] = {}
+        # why each queued key was added (the first cause since it was last taken) and why each taken key runs:
+        # the operator counts reconciles by cause (an own write's echo, a shard's status, a resync, a requeue)
+        self._causes: dict[K, str] = {}
+        self._waiting_cause: dict[K, str] = {}
+        self._running_cause: dict[K, str] = {}
         self._seq = itertools.count()
         self._shutdown = False
 
     # -- adding ---------------------------------------------------------------------------------
 
-    def add(self, key: K) -> None:
+    def add(self, key: K, cause: str = "other") -> None:
         with self._cond:
-            self._add_locked(key)
+            self._add_locked(key, cause)
 
-    def _add_locked(self, key: K) -> None:
+    def _add_locked(self, key: K, cause: str) -> None:
         if self._shutdown or key in self._dirty:
             return
         self._dirty.add(key)
+        self._causes[key] = cause
         if key not in self._processing:
             self._queue.append(key)
             self._cond.notify()
 
-    def add_after(self, key: K, delay: float) -> None:
+    def add_after(self, key: K, delay: float, cause: str = "requeue") -> None:
         """Add once ``delay`` seconds have passed; an earlier pending time for the key wins."""
         if delay <= 0:
-            self.add(key)
+            self.add(key, cause)
             return
         with self._cond:
             if self._shutdown:
@@ -111,6 +117,7 @@ class WorkQueue(Generic[K]):
             if self._waiting_at.get(key, float("inf")) <= ready_at:
                 return
             self._waiting_at[key] = ready_at
+            self._waiting_cause[key] = cause
             heapq.heappush(self._waiting, (ready_at, next(self._seq), key))
             self._cond.notify()
 
@@ -119,7 +126,7 @@ class WorkQueue(Generic[K]):
         with self._cond:
             delay = max(self._backoff.next_delay(key), self._bucket.reserve())
         delay *= 1.0 + 0.1 * self._jitter()
-        self.add_after(key, delay)
+        self.add_after(key, delay, "backoff")
         return delay
 
     def forget(self, key: K) -> None:
@@ -144,6 +151,7 @@ class WorkQueue(Generic[K]):
                     key = self._queue.popleft()
                     self._processing.add(key)
                     self._dirty.discard(key)
+                    self._running_cause[key] = self._causes.pop(key, "other")
                     return key
                 wait = self._waiting[0][0] - self._clock() if self._waiting else None
                 if deadline is not None:
@@ -159,12 +167,18 @@ class WorkQueue(Generic[K]):
             ready_at, _, key = heapq.heappop(self._waiting)
             if self._waiting_at.get(key) == ready_at:
                 del self._waiting_at[key]
-                self._add_locked(key)
+                self._add_locked(key, self._waiting_cause.pop(key, "requeue"))
+
+    def cause(self, key: K) -> str:
+        """Why the taken ``key`` runs: the cause it was first added with since it was last taken."""
+        with self._cond:
+            return self._running_cause.get(key, "other")
 
     def done(self, key: K) -> None:
         """Release ``key``; if it was added while processing it goes back in the queue now."""
         with self._cond:
             self._processing.discard(key)
+            self._running_cause.pop(key, None)
             if key in self._dirty and not self._shutdown:
                 self._queue.append(key)
                 self._cond.notify()

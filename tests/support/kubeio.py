@@ -70,7 +70,12 @@ def fake_cluster(kube=None, zone="local-1a"):
     kube = kube or FakeKube()
     stop = threading.Event()
     cluster = ClusterRuntime(
-        kube, lambda key: None, stop, instance="test", topology=Topology(zone), background_events=False
+        kube,
+        lambda key, cause="other", /: None,
+        stop,
+        instance="test",
+        topology=Topology(zone),
+        background_events=False,
     )
     cluster.native.update(NATIVE)
     for kind, info in KINDS.items():

@@ -47,7 +47,7 @@ from pincompute.federation.autoscaling import Steering, admit_scaled, autoscaled
 from pincompute.federation.host_checks import HostProblems, host_problems, namespace_project, verdict_message
 from pincompute.federation.propagation import spec_hash
 from pincompute.federation.refusal import admission_refused, current_refusal
-from pincompute.operator.cluster import Key
+from pincompute.operator.cluster import Enqueue, Key
 from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.revisions_io import ensure_revision
@@ -112,7 +112,7 @@ class Admitter:
         host: HostRuntime,
         profile: RuntimeProfile,
         events: EventRecorder,
-        enqueue: Callable[[Key], None],
+        enqueue: Enqueue,
         *,
         daemon_nodes: Callable[[], int],
         now: Callable[[], datetime],
@@ -299,7 +299,7 @@ class Admitter:
         if wanted.pending is not None and not condition_of(obj, CHANGE_PENDING):
             self.events.record(obj, "Warning", CHANGE_PENDING, wanted.pending["message"])
         meta = obj["metadata"]
-        self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])))
+        self.enqueue(Key(self.host.name, str(obj["kind"]), str(meta.get("namespace")), str(meta["name"])), "admitted")
         return flipped or not have
 
 

@@ -3,7 +3,8 @@ operator's leader election, work queue and workers, and the member runtimes whos
 back here.
 
 Keys on the host cluster's name are the federation's: a project's admission key (``host.ADMISSION``)
-or one host workload. Member shard events (status included) requeue their host workload, a member's
+or one host workload. Member shard events that change what its reconcile reads (``shard_news``: status
+included, our own apply's echo not) requeue their host workload, coalesced over a quarter second; a member's
 reachability change requeues every host workload, and a sweep finds shards whose host object is gone.
 """
 
@@ -18,12 +19,13 @@ from typing import Any
 from pincompute.federation.members import NodeSummary
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATED_LABEL
-from pincompute.operator.cluster import ClusterRuntime, Key
+from pincompute.operator.cluster import ClusterRuntime, Enqueue, Key
 from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.admitter import Admitter
 from pincompute.operator.federation.host import ADMISSION, QUOTA, HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.propagator import Propagator
+from pincompute.operator.federation.shard_news import COALESCE_SECONDS, ShardNews
 from pincompute.operator.kubeio import Kube
 from pincompute.operator.reconciler import Outcome
 from pincompute.runtime import RuntimeProfile
@@ -39,20 +41,26 @@ class Federation:
         host_kube: Kube,
         members: Mapping[str, ClusterRuntime],
         profile: RuntimeProfile,
-        enqueue: Callable[[Key], None],
+        enqueue: Enqueue,
         stop: threading.Event,
         *,
         instance: str,
+        ignored: Callable[[str], None] = lambda _cause: None,
+        enqueue_after: Callable[[Key, float, str], None] | None = None,
         health_period: float = 2.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.members, self.enqueue, self.stop, self.now = members, enqueue, stop, now
-        self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all)
+        self.members, self.enqueue, self.stop, self.now, self.ignored = members, enqueue, stop, now, ignored
+        self.enqueue_after = enqueue_after or (lambda key, _delay, cause: enqueue(key, cause))
+        self.shard_news = ShardNews()
+        self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all, ignored=ignored)
         self.events = EventRecorder(host_kube, instance)
         self.health = MemberHealth(self.host, members, self._member_changed, period=health_period, now=now)
         self.seen: dict[tuple[str, str, str, str], datetime] = {}
         self.admitter = Admitter(self.host, profile, self.events, enqueue, daemon_nodes=self._node_total, now=now)
-        self.propagator = Propagator(self.host, members, self.health, profile, self.events, now=now, seen=self.seen)
+        self.propagator = Propagator(
+            self.host, members, self.health, profile, self.events, now=now, seen=self.seen, news=self.shard_news
+        )
         for name, member in members.items():
             member.observers.append(self._shard_observer(name))
 
@@ -68,7 +76,7 @@ class Federation:
         self.health.check_all()
         threading.Thread(target=self.health.run, args=(self.stop,), name="member-health", daemon=True).start()
         threading.Thread(target=self._sweep_loop, name="federation-sweep", daemon=True).start()
-        self.requeue_all()
+        self.requeue_all("start")
 
     def close(self, timeout: float = 5.0) -> bool:
         return self.host.close(timeout)
@@ -85,9 +93,9 @@ class Federation:
         }
         return [Key(self.name, ADMISSION, ns, "") for ns in sorted(namespaces)] + self.host.all_keys()
 
-    def requeue_all(self) -> None:
+    def requeue_all(self, cause: str = "members_changed") -> None:
         for key in self.host.all_keys():
-            self.enqueue(key)
+            self.enqueue(key, cause)
 
     # -- member side ------------------------------------------------------------------------------------
 
@@ -97,13 +105,17 @@ class Federation:
             if (meta.get("labels") or {}).get(FEDERATED_LABEL) != "true":
                 return
             kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))
-            self.seen[(cluster, kind, namespace, name)] = self.now()
-            self.enqueue(Key(self.name, kind, namespace, name))
+            shard = (cluster, kind, namespace, name)
+            self.seen[shard] = self.now()
+            if self.shard_news.is_news(shard, event, obj):
+                self.enqueue_after(Key(self.name, kind, namespace, name), COALESCE_SECONDS, "shard_event")
+            else:
+                self.ignored("shard_echo")
 
         return observe
 
     def _member_changed(self, _member: str) -> None:
-        self.requeue_all()
+        self.requeue_all("member_health")
 
     def _node_total(self) -> int:
         return sum((self.health.nodes(name) or NodeSummary()).count for name in self.members) or 1
@@ -127,6 +139,6 @@ class Federation:
                 for shard in member.store.list(kind, label_selector={FEDERATED_LABEL: "true"}):
                     meta = shard["metadata"]
                     if self.host.workload(kind, meta["namespace"], meta["name"]) is None:
-                        self.enqueue(Key(self.name, kind, meta["namespace"], meta["name"]))
+                        self.enqueue(Key(self.name, kind, meta["namespace"], meta["name"]), "sweep")
                         found += 1
         return found

@@ -2,7 +2,8 @@
 objects, the member clusters and the revisions, into one full-object Store.
 
 Events become work-queue keys: a workload's own key for a change of its spec or metadata (not of its
-status: that is our own write, except a member's refusal appearing), the project's admission key whenever a
+status: that is our own write, except a member's refusal appearing; nor of our own finalizer; nor before admission
+has decided, which queues it then), the project's admission key whenever a
 workload comes, goes or changes, or the project's quota changes, and every workload key when a member cluster
 changes.
 """
@@ -15,14 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 from pincompute.errors import Conflict, NotFound
+from pincompute.federation.admission import CONDITION as ADMITTED
 from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
-from pincompute.labels import MANAGED_SELECTOR
-from pincompute.operator.cluster import Key, start_watch
+from pincompute.labels import FEDERATION_FINALIZER, MANAGED_SELECTOR
+from pincompute.operator.cluster import Enqueue, Key, start_watch
 from pincompute.operator.kubeio import Kube, Resource, cr_resource
+from pincompute.status import condition_of
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +46,27 @@ def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
         repr(sorted((meta.get("labels") or {}).items())),
         repr(sorted((meta.get("annotations") or {}).items())),
         meta.get("deletionTimestamp"),
-        tuple(meta.get("finalizers") or ()),
+        # our own finalizer coming or going is no news (its echo would queue a reconcile that finds nothing to do)
+        tuple(f for f in meta.get("finalizers") or () if f != FEDERATION_FINALIZER),
         bool(current_refusal(obj)),  # the one status change admission must hear of: a member refused it
     )
 
 
+def _key_of(cluster: str, obj: dict[str, Any]) -> Key:
+    meta = obj.get("metadata") or {}
+    return Key(cluster, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+
+
 class HostRuntime:
-    def __init__(self, kube: Kube, enqueue: Callable[[Key], None], *, on_members_changed: Callable[[], None]) -> None:
-        self.kube, self.name, self.enqueue = kube, kube.name, enqueue
+    def __init__(
+        self,
+        kube: Kube,
+        enqueue: Enqueue,
+        *,
+        on_members_changed: Callable[[], None],
+        ignored: Callable[[str], None] = lambda _cause: None,
+    ) -> None:
+        self.kube, self.name, self.enqueue, self.ignored = kube, kube.name, enqueue, ignored
         self.on_members_changed = on_members_changed
         self.store = Store()
         self.watches: dict[str, ListWatch] = {}
@@ -95,23 +111,28 @@ class HostRuntime:
 
     def _on_workload(self, event: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
-        key = Key(self.name, str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name")))
+        key = _key_of(self.name, obj)
         admission = Key(self.name, ADMISSION, key.namespace, "")
         if event == "DELETED":
             self._fingerprints.pop(key, None)
-            self.enqueue(admission)
-            self.enqueue(key)  # shards of an object deleted without our finalizer are swept
+            self.enqueue(admission, "host_deleted")
+            self.enqueue(key, "host_deleted")  # shards of an object deleted without our finalizer are swept
             return
         fingerprint = _fingerprint(obj)
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
+            self.ignored("host_status_only")
             return
         self._fingerprints[key] = fingerprint
-        self.enqueue(admission)
-        self.enqueue(key)
+        self.enqueue(admission, "host_change")
+        if condition_of(obj, ADMITTED) or meta.get("deletionTimestamp"):
+            self.enqueue(key, "host_change")
+        else:
+            # not decided yet: its reconcile would only wait for admission, which queues it once it decides
+            self.ignored("host_not_admitted")
 
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
-        self.enqueue(Key(self.name, ADMISSION, namespace, ""))
+        self.enqueue(Key(self.name, ADMISSION, namespace, ""), "quota")
 
     def _on_member(self, event: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}

@@ -49,6 +49,7 @@ from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.host_status import host_status, same_status, where
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.revisions_io import ensure_revision
+from pincompute.operator.federation.shard_news import ShardNews
 from pincompute.operator.federation.usage import PlacedUsage
 from pincompute.operator.kubeio import cr_resource
 from pincompute.operator.reconciler import Outcome
@@ -75,10 +76,12 @@ class Propagator:
         *,
         now: Callable[[], datetime],
         seen: Mapping[tuple[str, str, str, str], datetime] | None = None,
+        news: ShardNews | None = None,
     ) -> None:
         self.host, self.members, self.health, self.profile = host, members, health, profile
         self.events, self.now = events, now
         self.seen = seen if seen is not None else {}
+        self.news = news or ShardNews()
         self.usage = PlacedUsage(host, profile)
         self.failover = Failover(host, members, health, now)
 
@@ -263,7 +266,9 @@ class Propagator:
                 continue
             res = member.cr_resource(kind) or cr_resource(kind, _plural(kind))
             try:
-                member.remember(member.kube.apply(desired, res))
+                applied = member.kube.apply(desired, res)
+                member.remember(applied)
+                self.news.wrote((placement.cluster, kind, meta["namespace"], meta["name"]), applied)
             except CoreError as exc:
                 pending = True
                 log.info("%s/%s on %s: %s", meta["namespace"], meta["name"], placement.cluster, exc)

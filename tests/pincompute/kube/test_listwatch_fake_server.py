@@ -398,7 +398,9 @@ def test_a_handler_bug_marks_the_watch_crashed_and_the_operator_restarts_it(serv
         name = "fake"
         api = fake.api()
 
-    runtime = ClusterRuntime(Kube(), lambda key: None, threading.Event(), instance="t", background_events=False)
+    runtime = ClusterRuntime(
+        Kube(), lambda key, cause="other", /: None, threading.Event(), instance="t", background_events=False
+    )
     runtime._on_owned = handler
     runtime._start_native(NATIVE["Pod"])
     first = runtime.watches["Pod"]

@@ -23,7 +23,12 @@ def owned_by(kind, name, uid, owner_kind, owner_name, owner_uid, api_version="ba
 def test_a_cronjob_runs_failed_create_requeues_its_cr_and_refuses_its_shard():
     queued: list[Key] = []
     cluster = ClusterRuntime(
-        FakeKube(), queued.append, threading.Event(), instance="t", topology=Topology("z"), background_events=False
+        FakeKube(),
+        lambda key, cause="other", /: queued.append(key),
+        threading.Event(),
+        instance="t",
+        topology=Topology("z"),
+        background_events=False,
     )
     cluster.native.update(NATIVE)
     cronjob = owned_by("CronJob", "nightly", "uid-cron", "PinterestCronJob", "nightly", "uid-cr", "pincompute.io/v1")

@@ -82,6 +82,8 @@ def test_every_family_has_help_and_type_and_its_labels(operator):
         "pincompute_operator_retries": "counter",
         "pincompute_operator_writes": "counter",
         "pincompute_operator_resyncs": "counter",
+        "pincompute_operator_reconcile_causes": "counter",
+        "pincompute_operator_events_ignored": "counter",
         "pincompute_operator_queue_depth": "gauge",
         "pincompute_operator_leader": "gauge",
     }
@@ -128,3 +130,8 @@ def test_a_reconciled_pinpod_moves_the_counters_and_the_histogram(operator):
         ("controller", "kind", "result"),
     }
     assert value(after, "pincompute_operator_writes_total") > value(before, "pincompute_operator_writes_total")
+    # what queued them: the CR's creation among them
+    causes = "pincompute_operator_reconcile_causes_total"
+    assert value(after, causes, controller="member", cause="cr_change") > value(
+        before, causes, controller="member", cause="cr_change"
+    )
