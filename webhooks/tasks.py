@@ -101,14 +101,13 @@ def _give_up(delivery_id: int) -> None:
 
 @shared_task(
     name="webhooks.deliver",
-    bind=True,
     autoretry_for=(DeliveryFailed,),
     retry_backoff=settings.WEBHOOK_RETRY_BACKOFF_SECONDS,
     retry_backoff_max=settings.WEBHOOK_RETRY_BACKOFF_MAX_SECONDS,
     retry_jitter=False,
-    max_retries=settings.WEBHOOK_MAX_ATTEMPTS - 1,
+    max_retries=None,  # the attempts written decide (``WEBHOOK_MAX_ATTEMPTS``), a redelivered message included
 )
-def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
+def deliver(delivery_id: int) -> str:
     """One attempt; raises ``DeliveryFailed`` for Celery to retry while attempts remain."""
     delivery = Delivery.objects.select_related("webhook").filter(pk=delivery_id).first()
     if delivery is None or delivery.state != DeliveryState.PENDING:
@@ -123,7 +122,7 @@ def deliver(self, delivery_id: int) -> str:  # type: ignore[no-untyped-def]
     if _record(delivery, number, status, error, started):
         return "delivered"
     hook.refresh_from_db(fields=["enabled"])
-    if self.request.retries >= self.max_retries or not hook.enabled:
+    if number >= settings.WEBHOOK_MAX_ATTEMPTS or not hook.enabled:
         _give_up(delivery_id)
         return "failed"
     raise DeliveryFailed(error)

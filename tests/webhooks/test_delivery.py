@@ -1,0 +1,85 @@
+"""A project's event reaches its routed hooks: signed (the receiver verifies it), once per occurrence, Slack-shaped
+for a Slack hook; unrouted hooks and other projects' hooks get nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from notifications.models import Event
+from notifications.services import notify
+from webhooks.models import Delivery, DeliveryState
+from webhooks.services import create_webhook
+from webhooks.signing import verify
+from webhooks.tasks import deliver
+
+pytestmark = pytest.mark.django_db
+
+
+def event(project, key="workload/u1/failed", occurrence="t1"):
+    notify(Event.WORKLOAD_FAILED, recipients=[], project=project, text="PinApp web in ads failed.",
+           link="/workloads/ads/PinApp/web/", key=key, occurrence=occurrence)  # fmt: skip
+
+
+def send_pending() -> None:
+    for pk in Delivery.objects.filter(state=DeliveryState.PENDING).values_list("pk", flat=True):
+        deliver.apply(args=[pk])
+
+
+def test_a_routed_hook_gets_a_signed_body_once_per_occurrence(
+    project, owner, other_project, other_user, receiver, private_allowed, django_capture_on_commit_callbacks
+):
+    hook, secret = create_webhook(project, name="team", data={"url": receiver.url, "events": ["workload.failed"]},
+                                  actor=owner)  # fmt: skip
+    create_webhook(project, name="unrouted", data={"url": receiver.url, "events": ["tier.usage"]}, actor=owner)
+    create_webhook(other_project, name="theirs", data={"url": receiver.url, "events": ["workload.failed"]},
+                   actor=other_user)  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        event(project)
+        event(project)  # the same occurrence reported again
+    send_pending()
+
+    assert receiver.count() == 1
+    got = receiver.received[0]
+    assert verify(secret, got.headers["x-pinconsole-timestamp"], got.body, got.headers["x-pinconsole-signature"],
+                  now=int(time.time()))  # fmt: skip
+    assert not verify("whsec_wrong", got.headers["x-pinconsole-timestamp"], got.body,
+                      got.headers["x-pinconsole-signature"], now=int(time.time()))  # fmt: skip
+    body = json.loads(got.body)
+    assert body["event"] == "workload.failed" and body["project"] == "ads"
+    assert body["url"].endswith("/workloads/ads/PinApp/web/") and body["text"] == "PinApp web in ads failed."
+    assert got.headers["x-pinconsole-event"] == "workload.failed"
+    delivery = Delivery.objects.get(webhook=hook)
+    assert delivery.state == DeliveryState.DELIVERED
+    assert [(a.number, a.status_code) for a in delivery.attempts.all()] == [(1, 200)]
+
+
+def test_a_slack_hook_gets_text_and_blocks(project, owner, receiver, private_allowed,
+                                           django_capture_on_commit_callbacks):  # fmt: skip
+    create_webhook(project, name="slack", data={"url": receiver.url, "format": "slack", "events": ["workload.failed"]},
+                   actor=owner)  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        event(project)
+    send_pending()
+    body = json.loads(receiver.received[0].body)
+    assert body["text"].startswith("[ads] PinApp web in ads failed.")
+    assert body["blocks"][0]["type"] == "section"
+    assert "x-pinconsole-signature" not in receiver.received[0].headers
+
+
+def test_a_url_that_became_private_is_not_posted_to_in_production(
+    project, owner, receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_ALLOW_PRIVATE = True
+    hook, _ = create_webhook(project, name="team", data={"url": receiver.url, "events": ["workload.failed"]},
+                             actor=owner)  # fmt: skip
+    settings.WEBHOOK_ALLOW_PRIVATE = False  # the name now resolves to a private address (checked at each POST)
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    with django_capture_on_commit_callbacks(execute=True):
+        event(project)
+    send_pending()
+    assert receiver.count() == 0
+    attempt = Delivery.objects.get(webhook=hook).attempts.get()
+    assert attempt.status_code is None and "private, loopback or link-local" in attempt.error
