@@ -44,6 +44,10 @@ SEMANTIC_BODIES = [
     *(f"{m} /api/v1/projects/{{project}}/{p}/{t}" for m, t in (("POST", ""), ("PUT", "{name}/")) for p in PLURALS),
     "POST /api/v1/projects/{name}/access-requests/",  # an access it names, a duration within the limits, a reason
     "POST /api/v1/projects/{name}/access-grants/",  # and a user who exists
+    # a webhook's name (a DNS label), its URL (http(s), a host that resolves, not private), the event names it routes
+    "POST /api/v1/projects/{project}/webhooks/",
+    "PATCH /api/v1/projects/{project}/webhooks/{name}/",
+    "PUT /api/v1/projects/{project}/webhooks/{name}/routes/",
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time
