@@ -1,4 +1,4 @@
-"""The webhooks page under ``/projects/<project>/webhooks/`` and the API under ``/api/v1/projects/<project>/webhooks/``."""
+"""The webhooks page (``/projects/<project>/webhooks/``) and API (``/api/v1/projects/<project>/webhooks/``)."""
 
 from django.urls import path
 
@@ -18,7 +18,9 @@ api_urlpatterns = [
         api.WebhookDeliveriesView.as_view(),
         name="project-webhook-deliveries",
     ),
-    path("projects/<str:project>/webhooks/<str:name>/test/", api.WebhookTestView.as_view(), name="project-webhook-test"),
+    path(
+        "projects/<str:project>/webhooks/<str:name>/test/", api.WebhookTestView.as_view(), name="project-webhook-test"
+    ),
 ]
 
 app_name = "webhooks"

@@ -1,13 +1,13 @@
 """``pincompute webhooks``: a project's webhooks (owners): add one (its signing secret printed once), change it, route
 events to it, send a test, read its delivery log, remove it.
 
-    pincompute webhooks list -p payments
-    pincompute webhooks add team --target https://hooks.example.com/x --format slack --events workload.failed -p payments
-    pincompute webhooks update team --disable -p payments            (--enable, --target, --format)
-    pincompute webhooks routes team --events tier.usage,workload.degraded -p payments
-    pincompute webhooks test team -p payments
-    pincompute webhooks deliveries team -p payments
-    pincompute webhooks remove team -p payments
+    pincompute webhooks list -p pay
+    pincompute webhooks add team --target https://hooks.example.com/x --format slack --events workload.failed -p pay
+    pincompute webhooks update team --disable -p pay            (--enable, --target, --format)
+    pincompute webhooks routes team --events tier.usage,workload.degraded -p pay
+    pincompute webhooks test team -p pay
+    pincompute webhooks deliveries team -p pay
+    pincompute webhooks remove team -p pay
 """
 
 from __future__ import annotations

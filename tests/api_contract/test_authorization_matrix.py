@@ -17,10 +17,10 @@ from base.models import AuditEvent
 from projects.access_requests.services import grant_access, request_access
 from projects.members import MemberInput, remove_member, set_member
 from robots.services import create_robot
-from webhooks.models import Webhook
 from tests.support import fake_configs
 from tests.support.factories import workload_cr
 from tests.support.fake_host import pod
+from webhooks.models import Webhook
 
 pytestmark = pytest.mark.django_db
 DEBUGGER = "debugger-abcde"

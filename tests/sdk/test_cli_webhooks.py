@@ -30,14 +30,22 @@ def test_an_owner_manages_a_webhook_from_the_cli(live_server, project, owner, vi
         out, err = io.StringIO(), io.StringIO()
         return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
-    code, out, err = cli("webhooks", "add", "team", "--target", receiver.url, "--events", "workload.failed", "-p", "ads")
+    code, out, err = cli(
+        "webhooks", "add", "team", "--target", receiver.url, "--events", "workload.failed", "-p", "ads"
+    )
     assert code == 0, err
     assert out.splitlines()[1] == Webhook.objects.get(name="team").secret  # printed once, here
     code, out, _ = cli("webhooks", "routes", "team", "--events", "tier.usage,workload.degraded", "-p", "ads")
     assert code == 0 and out == "webhook/team gets: tier.usage, workload.degraded\n"
     assert cli("webhooks", "update", "team", "--format", "slack", "-p", "ads")[0] == 0
     code, out, _ = cli("webhooks", "list", "-p", "ads")
-    assert code == 0 and out.splitlines()[1].split() == ["team", "slack", "enabled", "0", "tier.usage,workload.degraded"]
+    assert code == 0 and out.splitlines()[1].split() == [
+        "team",
+        "slack",
+        "enabled",
+        "0",
+        "tier.usage,workload.degraded",
+    ]
     code, out, _ = cli("webhooks", "test", "team", "-p", "ads")
     assert code == 0 and "a test event was queued" in out
     code, out, _ = cli("webhooks", "deliveries", "team", "-p", "ads")

@@ -24,7 +24,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with receiver.lock:
                     receiver.received.append(Received({k.lower(): v for k, v in self.headers.items()}, body))
