@@ -214,6 +214,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Time-limited access (projects/access_requests): the longest a grant may last, the shortest, and how long before its
 # end access_expiring is sent. The end holds by the clock in every check; the beat task above closes it.
+# A workload not admitted this long is told to its project (workloads.state_notices, on the pass above).
+WORKLOAD_ADMISSION_WAIT_SECONDS = env_int("WORKLOAD_ADMISSION_WAIT_SECONDS", 3600)
 ACCESS_GRANT_MAX_SECONDS = env_int("ACCESS_GRANT_MAX_SECONDS", 7 * 24 * 3600)
 ACCESS_GRANT_MIN_SECONDS = env_int("ACCESS_GRANT_MIN_SECONDS", 300)
 ACCESS_EXPIRY_WARNING_SECONDS = env_int("ACCESS_EXPIRY_WARNING_SECONDS", 900)

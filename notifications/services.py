@@ -70,6 +70,12 @@ def notify(
     transaction.on_commit(deliver)
 
 
+def forget_occurrence(key: str) -> None:
+    """The state ``key`` is about has ended (a tier back under its threshold): its next occurrence is told again even
+    when it equals the last one (it folds into the row with a count)."""
+    Notification.objects.filter(key=key[:200]).exclude(occurrence="").update(occurrence="")
+
+
 def _store(event: Event, ids: list[int], *, key: str, occurrence: str, fields: dict[str, Any]) -> list[int]:
     """Write or fold one row per recipient who wants ``event``; the ids of the rows that changed."""
     prefs = {p.user_id: p for p in Preference.objects.filter(user_id__in=ids)}
