@@ -12,9 +12,11 @@ import pytest
 
 from notifications.models import Event
 from notifications.services import notify
+from tests.support.factories import HOST, fill, make_quota, workload_cr
 from webhooks.models import Delivery, DeliveryState
 from webhooks.services import create_webhook
 from webhooks.tasks import deliver
+from workloads.tasks import tell_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +92,19 @@ def test_a_url_that_became_private_is_not_posted_to_in_production(
     assert receiver.count() == 0
     attempt = Delivery.objects.get(webhook=hook).attempts.get()
     assert attempt.status_code is None and "private, loopback or link-local" in attempt.error
+
+
+def test_the_beat_pass_events_reach_the_hooks_routed_to_them(
+    caches, project, owner, receiver, private_allowed, django_capture_on_commit_callbacks
+):
+    tiers, _ = create_webhook(project, name="quota", data={"url": receiver.url, "events": ["tier.usage"]}, actor=owner)
+    other, _ = create_webhook(project, name="other", data={"url": receiver.url, "events": ["workload.failed"]},
+                              actor=owner)  # fmt: skip
+    make_quota("ondemand", 10)
+    fill(caches, HOST, workload_cr("web", cpu="2", replicas=5))
+    with django_capture_on_commit_callbacks(execute=True):
+        tell_changes()
+    send_pending()
+    assert [d.event for d in Delivery.objects.filter(webhook=tiers)] == ["tier.usage"]
+    assert not Delivery.objects.filter(webhook=other).exists()
+    assert "past 100%" in json.loads(receiver.received[0].body)["text"]
