@@ -23,4 +23,3 @@ def new_secret() -> str:
 def signature(secret: str, timestamp: int, body: bytes) -> str:
     mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
     return f"v1={mac.hexdigest()}"
-
