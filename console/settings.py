@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "usage",
     "search",
     "robots",
+    "webhooks",
     "configs",
     "notifications",
 ]
@@ -214,6 +215,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Time-limited access (projects/access_requests): the longest a grant may last, the shortest, and how long before its
 # end access_expiring is sent. The end holds by the clock in every check; the beat task above closes it.
+# A workload not admitted this long is told to its project (workloads.state_notices, on the pass above).
+WORKLOAD_ADMISSION_WAIT_SECONDS = env_int("WORKLOAD_ADMISSION_WAIT_SECONDS", 3600)
 ACCESS_GRANT_MAX_SECONDS = env_int("ACCESS_GRANT_MAX_SECONDS", 7 * 24 * 3600)
 ACCESS_GRANT_MIN_SECONDS = env_int("ACCESS_GRANT_MIN_SECONDS", 300)
 ACCESS_EXPIRY_WARNING_SECONDS = env_int("ACCESS_EXPIRY_WARNING_SECONDS", 900)
@@ -227,6 +230,15 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "pinconsole@localhost") or "pinconsole@localhost"
 PORTAL_URL = env_str("PORTAL_URL", "http://localhost:8000") or "http://localhost:8000"
+# Project webhooks (webhooks/): a URL resolving to a private, loopback or link-local address is refused unless this
+# is set (dev and tests, where receivers run on 127.0.0.1). Attempts per delivery, Celery's backoff factor (1, 2, 4 s
+# ... up to the max), the POST's timeout, and the failed attempts in a row that disable a hook.
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", DEBUG)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 5)
+WEBHOOK_RETRY_BACKOFF_SECONDS = env_int("WEBHOOK_RETRY_BACKOFF_SECONDS", 10)
+WEBHOOK_RETRY_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_RETRY_BACKOFF_MAX_SECONDS", 600)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+WEBHOOK_DISABLE_AFTER = env_int("WEBHOOK_DISABLE_AFTER", 10)
 # --- usage and chargeback (usage/) -------------------------------------------------------------------------
 USAGE_MINUTE_RETENTION_HOURS = env_int("USAGE_MINUTE_RETENTION_HOURS", 48)  # minute rows, once rolled up
 USAGE_HOURLY_RETENTION_DAYS = env_int("USAGE_HOURLY_RETENTION_DAYS", 400)

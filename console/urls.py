@@ -22,6 +22,7 @@ urlpatterns = [
     path("audit/", include("base.audit.urls")),
     path("tokens/", include("accounts.urls")),
     path("projects/", include("robots.urls")),
+    path("projects/", include("webhooks.urls")),
     path("projects/", include("configs.urls")),
     path("projects/", include("projects.urls")),
     path("clusters/", include("clusters.urls")),

@@ -18,6 +18,14 @@ class Event(models.TextChoices):
     ACCESS_EXPIRING = "access.expiring", "Time-limited access about to end"
     ACCESS_EXPIRED = "access.expired", "Time-limited access ended"
     SHELL_OPENED = "shell.opened", "Shell opened in a project whose policy asks for it"
+    # --- issue 31 (hooks): webhooks and the workload and tier events; kept together for the merge ---
+    WEBHOOK_DISABLED = "webhook.disabled", "A project webhook disabled after failing"
+    TIER_USAGE = "tier.usage", "A tier's usage crossed 80% or 100% of its grant"
+    WORKLOAD_WAITING = "workload.waiting", "Workload waiting for admission too long"
+    WORKLOAD_DEGRADED = "workload.degraded", "Workload degraded"
+    WORKLOAD_FAILED = "workload.failed", "Workload failed"
+    WORKLOAD_CRASHLOOP = "workload.crashloop", "Workload's pods crash-looping"
+    # --- end of issue 31 (hooks) ---
 
 
 class Severity(models.TextChoices):

@@ -9,6 +9,7 @@ The emitter other apps call, after the decision is written and inside its transa
   (``projects.audience``); nobody else is told, so a notification never reaches another project's users.
 - ``key`` names what it is about, ``occurrence`` which instance: the same (key, occurrence) twice changes nothing
   (one notification per workload per state change); a new occurrence of a key folds into its row with a count.
+- An event made with a ``project`` also reaches the project's webhooks routed to it (``notifications.signals``).
 - Nothing happens until the transaction commits (``transaction.on_commit``); a rolled-back decision tells nobody.
 - Each recipient's ``Preference`` decides whether it is stored as unread (in the app), mailed at once, or kept for
   the daily digest; a muted event is not made for them at all.
@@ -35,6 +36,7 @@ from base.errors import Invalid, NotFound
 from base.queueing import enqueue
 from notifications.live import announce_unread
 from notifications.models import Event, Notification, Preference, Severity
+from notifications.signals import send_project_event
 from notifications.tasks import send_notification_emails
 
 log = logging.getLogger(__name__)
@@ -63,8 +65,16 @@ def notify(
         told = _store(event, ids, key=key[:200], occurrence=occurrence[:200], fields=fields)
         if told:
             _after_store(told)
+        if project_id is not None:
+            send_project_event(event=event, key=key[:200], occurrence=occurrence[:200], **fields)
 
     transaction.on_commit(deliver)
+
+
+def forget_occurrence(key: str) -> None:
+    """The state ``key`` is about has ended (a tier back under its threshold): its next occurrence is told again even
+    when it equals the last one (it folds into the row with a count)."""
+    Notification.objects.filter(key=key[:200]).exclude(occurrence="").update(occurrence="")
 
 
 def _store(event: Event, ids: list[int], *, key: str, occurrence: str, fields: dict[str, Any]) -> list[int]:

@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from base.audit.api import AuditEventViewSet
 from console.api.views import ApiRootView, VersionView
 from robots.urls import api_urlpatterns as robot_api
+from webhooks.urls import api_urlpatterns as webhook_api
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -24,6 +25,7 @@ urlpatterns = [
     path("", include("usage.api.urls")),
     path("", include("search.api_urls")),
     path("", include(robot_api)),
+    path("", include(webhook_api)),
     path("", include("configs.api.urls")),
     path("", include("notifications.api.urls")),
 ]

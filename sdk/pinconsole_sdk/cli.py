@@ -56,6 +56,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_robots,
     cli_search,
     cli_top,
+    cli_webhooks,
     documents,
 )
 from pinconsole_sdk.cli_commands import (
@@ -311,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_access.add_parser(sub, common)
     cli_notifications.add_parser(sub, common)
     cli_policy.add_parser(sub, common)
+    cli_webhooks.add_parser(sub, common)
 
     version = sub.add_parser("version", parents=common, help="the client's version and the server's")
     version.add_argument("--client", action="store_true", help="the client's only (no request)")
@@ -341,6 +343,7 @@ HANDLERS = {
     **cli_configs.HANDLERS,
     **cli_access.HANDLERS,
     **cli_notifications.HANDLERS,
+    **cli_webhooks.HANDLERS,
     **cli_history.HANDLERS,
     **cli_policy.HANDLERS,
 }

@@ -20,6 +20,7 @@ from robots.services import create_robot
 from tests.support import fake_configs
 from tests.support.factories import workload_cr
 from tests.support.fake_host import pod
+from webhooks.models import Webhook
 
 pytestmark = pytest.mark.django_db
 DEBUGGER = "debugger-abcde"
@@ -74,6 +75,14 @@ MATRIX = {
     "GET /api/v1/projects/{project}/robots/{robot}/": OWNERS,
     "DELETE /api/v1/projects/{project}/robots/{robot}/": OWNERS,
     "POST /api/v1/projects/{project}/robots/{robot}/rotate/": OWNERS,
+    "GET /api/v1/projects/{project}/webhooks/": OWNERS,
+    "POST /api/v1/projects/{project}/webhooks/": OWNERS,
+    "GET /api/v1/projects/{project}/webhooks/{name}/": OWNERS,
+    "PATCH /api/v1/projects/{project}/webhooks/{name}/": OWNERS,
+    "DELETE /api/v1/projects/{project}/webhooks/{name}/": OWNERS,
+    "PUT /api/v1/projects/{project}/webhooks/{name}/routes/": OWNERS,
+    "GET /api/v1/projects/{project}/webhooks/{name}/deliveries/": OWNERS,
+    "POST /api/v1/projects/{project}/webhooks/{name}/test/": OWNERS,
     "DELETE /api/v1/projects/{name}/members/{kind}/{member}/": OWNERS,
     "GET /api/v1/projects/{name}/network/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/network/": OWNERS,
@@ -164,6 +173,9 @@ BODIES = {
     "PUT /api/v1/policy-defaults/": {"notifyOnShell": True},
     "POST /api/v1/projects/{project}/robots/": {"name": "ci", "scopes": ["read"]},
     "POST /api/v1/projects/{project}/robots/{robot}/rotate/": {},
+    "POST /api/v1/projects/{project}/webhooks/": {"name": "new", "url": "http://127.0.0.1:9/"},
+    "PATCH /api/v1/projects/{project}/webhooks/{name}/": {"enabled": False},
+    "PUT /api/v1/projects/{project}/webhooks/{name}/routes/": {"events": []},
     "PUT /api/v1/projects/{name}/quota/{tier}/": {"cpu": "1", "memory": "1Gi", "gpu": "0", "pods": "1"},
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/": {
         "cpu": "0", "memory": "0", "gpu": "0", "pods": "0", "reason": "r", "confirm": "x",
@@ -240,6 +252,8 @@ def world(
     remove_member(project, "user", removed.username, actor=owner)
     ads_request = change_quota(project, "ondemand", _grant("64"), actor=owner, reason="more").request
     create_robot(project, name="deploy-bot", scopes=["read"], days=1, actor=owner)
+    for hooked in (project, other_project):  # a webhook named after its project: the routes' {name}
+        Webhook.objects.create(project=hooked, name=hooked.name, url="http://127.0.0.1:9/", secret="s", created_by="x")
     ml_request = change_quota(other_project, "ondemand", _grant("64"), actor=other_user, reason="ml-secret").request
     django_user_model.objects.create_user("temp", "temp@example.com", "pw-temp-Secret!")
     ads_access = request_access(project, access="owner", duration_seconds=3600, reason="more", actor=viewer)
@@ -336,6 +350,7 @@ def state(fake_host: Any) -> tuple[Any, ...]:
         list(QuotaRequest.objects.values_list("pk", "state")),
         list(AccessRequest.objects.values_list("pk", "state")),
         list(AccessGrant.objects.values_list("pk", "ends_at")),
+        list(Webhook.objects.values_list("pk", "enabled", "events", "url")),
     )
 
 

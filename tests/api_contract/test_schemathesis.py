@@ -47,6 +47,10 @@ SEMANTIC_BODIES = [
     # a policy's registries (a host with an optional path prefix) and quantities (parsed as Kubernetes does)
     "PUT /api/v1/projects/{name}/policy/",
     "PUT /api/v1/policy-defaults/",
+    # a webhook's name (a DNS label), its URL (http(s), a host that resolves, not private), the event names it routes
+    "POST /api/v1/projects/{project}/webhooks/",
+    "PATCH /api/v1/projects/{project}/webhooks/{name}/",
+    "PUT /api/v1/projects/{project}/webhooks/{name}/routes/",
 ]
 # Query parameters whose values the service checks beyond any schema: a cost window's ISO range (a real date, the end
 # after the start, at most 800 days and 2400 steps), a label selector's grammar (Kubernetes'), a log archive's time

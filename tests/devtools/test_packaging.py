@@ -25,6 +25,7 @@ def test_the_wheel_holds_the_product_packages_and_not_devtools():
         "robots",
         "search",
         "usage",
+        "webhooks",
         "workloads",
     }
     assert not any(name.startswith("devtools") for name in config.get("package-data", {}))

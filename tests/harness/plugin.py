@@ -170,6 +170,7 @@ LONGEST_FIRST = (
     "tests/projects/provisioning/test_network_live.py",
     "tests/debugging/test_live_access_expiry.py",
     "tests/workloads/history/test_history_live.py",
+    "tests/webhooks/test_worker.py",
 )
 
 
