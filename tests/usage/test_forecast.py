@@ -60,3 +60,24 @@ def test_the_capacity_partial_shows_the_forecast_and_its_error(region, admin_use
     assert 'id="capacity-forecast"' in page
     assert "Reserved pool CPU: full in about 0.2 days at this rate." in page
     assert "error &plusmn;0.00 cores" in page
+
+
+@pytest.mark.django_db
+def test_the_capacity_api_answers_the_forecast(region, admin_user):
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from usage.models import CapacitySample, Resolution
+
+    hour = timezone.now().replace(minute=0, second=0, microsecond=0)
+    for back, cores in ((3, 2), (2, 4), (1, 6)):  # two cores more each hour, of twelve
+        CapacitySample.objects.create(resolution=Resolution.MINUTE, start=hour - timedelta(hours=back),
+                                      cluster="member-a", tier="ondemand", cpu_capacity=12 * 1000 * 60,
+                                      cpu_allocated=cores * 1000 * 60, seconds=60)  # fmt: skip
+    client = APIClient()
+    client.force_authenticate(admin_user)
+
+    (f,) = client.get("/api/v1/clusters/member-a/capacity/").json()["forecasts"]
+
+    assert (f["tier"], f["unit"]) == ("ondemand", "cores")
+    assert f["slope_per_day"] == pytest.approx(48.0) and f["days_to_full"] == pytest.approx(0.125)
