@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from base.errors import Invalid, NotFound, ServiceError
 from base.permissions import is_platform_admin
-from usage import charts, prices, queries, services
+from usage import charts, forecast, prices, queries, services
 from usage.costmodel import DIMENSIONS, RESOURCES, TIERS, Report
 
 WINDOWS = (("24h", "24 hours"), ("today", "today"), ("7d", "7 days"), ("30d", "30 days"), ("month", "this month"))
@@ -156,4 +156,5 @@ def cluster_capacity(request: HttpRequest, name: str) -> HttpResponse:
     except Invalid as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     tiers = [{"tier": t, "chart": charts.capacity_chart(points, t)} for t in TIERS]
-    return render(request, "usage/partials/capacity.html", {"cluster": name, "tiers": tiers, "points": points})
+    context = {"cluster": name, "tiers": tiers, "points": points, "forecasts": forecast.forecasts(points, TIERS)}
+    return render(request, "usage/partials/capacity.html", context)

@@ -74,7 +74,19 @@ class CapacityPointSerializer(serializers.Serializer):
     idle_gpus = serializers.FloatField()
 
 
+class ForecastSerializer(serializers.Serializer):
+    tier = serializers.CharField()
+    unit = serializers.ChoiceField(choices=["cores", "gib", "gpus"])
+    capacity = serializers.FloatField(help_text="the pool's latest capacity")
+    allocated = serializers.FloatField(help_text="the trend line's value at the latest hour")
+    slope_per_day = serializers.FloatField(help_text="least-squares slope of the hourly allocation, per day")
+    residual = serializers.FloatField(help_text="the fit's error: root mean square of the residuals")
+    days_to_full = serializers.FloatField(allow_null=True, help_text="null: not filling at this rate")
+    sentence = serializers.CharField()
+
+
 class CapacitySerializer(serializers.Serializer):
     cluster = serializers.CharField()
     window = CostWindowSerializer()
     points = CapacityPointSerializer(many=True)
+    forecasts = ForecastSerializer(many=True, help_text="per tier and resource, a linear trend (docs/usage.md)")

@@ -14,7 +14,7 @@ from base.api_schema import error_response
 from base.parsers import JSONParser
 from base.permissions import IsPlatformAdmin
 from base.throttling import api_throttles
-from usage import prices, queries, services
+from usage import forecast, prices, queries, services
 from usage.api.serializers import (
     CapacitySerializer,
     CostReportSerializer,
@@ -127,7 +127,9 @@ class CapacityView(APIView):
     )
     def get(self, request: Request, name: str) -> Response:
         window, points = queries.capacity(name, request.query_params, actor=request.user)
-        return Response({"cluster": name, "window": {"start": window.start, "end": window.end}, "points": points})
+        found = [{**f.__dict__, "sentence": f.sentence} for f in forecast.forecasts(points, TIERS)]
+        body = {"cluster": name, "window": {"start": window.start, "end": window.end}, "points": points}
+        return Response({**body, "forecasts": found})
 
 
 def price_body(row: prices.PriceRow) -> dict[str, object]:
