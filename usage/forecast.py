@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pincompute.tiers import Tier
+
 RESOURCE_UNITS = {"cores": "CPU", "gib": "memory", "gpus": "GPU"}
+
+
+def tier_name(label: str) -> str:
+    """``ondemand`` -> ``OnDemand``, as the product spells its tiers."""
+    try:
+        return Tier.parse(label).value
+    except ValueError:
+        return label.capitalize()
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,7 @@ class Forecast:
 
     @property
     def sentence(self) -> str:
-        name = f"{self.tier.capitalize()} pool {RESOURCE_UNITS[self.unit]}"
+        name = f"{tier_name(self.tier)} pool {RESOURCE_UNITS[self.unit]}"
         if self.days_to_full is None:
             return f"{name}: not filling at this rate."
         if self.days_to_full <= 0:

@@ -45,6 +45,7 @@ from typing import Any, BinaryIO, TextIO
 from pinconsole_sdk import (  # one per line: commands are added by several hands
     cli_access,
     cli_archive,
+    cli_capacity,
     cli_clusters,
     cli_configs,
     cli_debug,
@@ -307,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_debug.add_parser(sub, common)
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
+    cli_capacity.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
     cli_access.add_parser(sub, common)
@@ -346,6 +348,7 @@ HANDLERS = {
     **cli_webhooks.HANDLERS,
     **cli_history.HANDLERS,
     **cli_policy.HANDLERS,
+    **cli_capacity.HANDLERS,
 }
 
 
