@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
-def portal_process(env: Mapping[str, str], log_path: Path, timeout: float = 30) -> Iterator[tuple[str, int]]:
+def portal_process(env: Mapping[str, str], log_path: Path, timeout: float = 120) -> Iterator[tuple[str, int]]:
     """``uvicorn console.asgi:application`` with ``env``, its output in ``log_path``: (its URL, its pid) once /healthz
     answers; stopped (its process group) on exit."""
     port = free_port()
