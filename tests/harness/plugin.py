@@ -90,17 +90,21 @@ def _start_backing_services() -> None:
 
 
 def _stop_backing_services() -> None:
-    for service in (_redis, _postgres):
-        if service is not None:
+    """Stop each service even when stopping another fails (a test may have stopped or restarted one): the first
+    failure is raised once every one was asked to stop."""
+    failures: list[BaseException] = []
+    for service, data_dir in ((_redis, None), (_postgres, None), (_archive, _archive and _archive.data_dir),
+                              (_metrics, None), (_mail, _mail and _mail.data_dir)):  # fmt: skip
+        if service is None:
+            continue
+        try:
             service.stop()
-    if _archive is not None:
-        _archive.stop()
-        shutil.rmtree(_archive.data_dir, ignore_errors=True)
-    if _metrics is not None:
-        _metrics.stop()
-    if _mail is not None:
-        _mail.stop()
-        shutil.rmtree(_mail.data_dir, ignore_errors=True)
+        except Exception as exc:  # noqa: BLE001 - collected, raised after the others stopped
+            failures.append(exc)
+        if data_dir is not None:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    if failures:
+        raise failures[0]
 
 
 def _oidc_env() -> dict[str, str]:
