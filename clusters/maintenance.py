@@ -122,6 +122,16 @@ class NodeResult:
     refused: dict[str, str] = field(default_factory=dict)  # pod -> the apiserver's reason (a disruption budget)
     kept: dict[str, str] = field(default_factory=dict)  # pod -> why a drain leaves it (DaemonSet, mirror pod)
 
+    @property
+    def drained(self) -> str:
+        """A drain's outcome in one sentence (the audit's summary and the page's message)."""
+        said = f"Drained node {self.node}: {len(self.evicted)} pod(s) evicted"
+        if self.refused:
+            said += f"; {len(self.refused)} kept by a disruption budget ({', '.join(sorted(self.refused))})"
+        if self.kept:
+            said += f"; {len(self.kept)} left in place (DaemonSet or mirror pods)"
+        return said + "."
+
 
 def cordon_node(cluster_id: int, node: str, *, unschedulable: bool, actor: Any) -> NodeResult:
     """Mark one node of a member unschedulable (``unschedulable=False``: uncordon it), as ``kubectl cordon``."""
@@ -160,9 +170,7 @@ def drain_node(cluster_id: int, node: str, *, actor: Any) -> NodeResult:
         elif outcome == "refused":
             refused[ref] = why
     result = NodeResult(cluster.name, node, True, sorted(evicted), refused, kept)
-    summary = f"Drained node {node} on {cluster.name}: {len(evicted)} pod(s) evicted"
-    summary += f", {len(refused)} refused by a disruption budget" if refused else ""
-    _audit_node("drain", result, actor, summary)
+    _audit_node("drain", result, actor, result.drained)
     return result
 
 

@@ -63,13 +63,7 @@ def node_cordon(request: HttpRequest, name: str, node: str, verb: str) -> HttpRe
     if verb not in ("cordon", "uncordon", "drain"):
         raise Http404(f"Unknown action {verb!r}.")
     if verb == "drain":
-        result = maintenance.drain_node(cluster.pk, node, actor=request.user)
-        said = f"Drained node {node}: {len(result.evicted)} pod(s) evicted"
-        if result.refused:
-            said += f"; {len(result.refused)} kept by a disruption budget ({', '.join(sorted(result.refused))})"
-        if result.kept:
-            said += f"; {len(result.kept)} left in place (DaemonSet or mirror pods)"
-        messages.success(request, said + ".")
+        messages.success(request, maintenance.drain_node(cluster.pk, node, actor=request.user).drained)
     else:
         maintenance.cordon_node(cluster.pk, node, unschedulable=verb == "cordon", actor=request.user)
         messages.success(request, f"{verb.capitalize()}ed node {node}.")

@@ -28,12 +28,12 @@ class Entry:
     schedule: BaseSchedule
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
-    last_run_at: datetime | None = None
+    last_run_at: datetime = field(init=False)
 
-    def due(self, now: datetime) -> bool:
-        """Celery's rule: an entry first runs one period after start, then every period after its last run."""
-        if self.last_run_at is None:
-            self.last_run_at = now
+    def __post_init__(self) -> None:
+        self.last_run_at = self.schedule.now()  # Celery's rule: the first run one period after start
+
+    def due(self) -> bool:
         return bool(self.schedule.is_due(self.last_run_at).is_due)
 
 
@@ -89,10 +89,9 @@ class DevBeat:
 
     def tick(self) -> None:
         for entry in self.entries:
-            now = entry.schedule.now()
-            if not entry.due(now):
+            if not entry.due():
                 continue
-            entry.last_run_at = now
+            entry.last_run_at = entry.schedule.now()
             try:
                 self.app.tasks[entry.task](*entry.args, **entry.kwargs)
                 self.ran[entry.name] += 1
