@@ -22,7 +22,6 @@ from pincompute.labels import MANAGED_BY, MANAGED_BY_LABEL, PROJECT_LABEL
 COPY_LABEL = "pincompute.io/config-copy"  # "true" on a member's copy the federation made (and may delete)
 USED_BY_ANNOTATION = "pincompute.io/used-by"  # the workloads placed on that member that reference it: Kind/name, ...
 SOURCE_HASH_ANNOTATION = "pincompute.io/source-hash"  # the content hash of the host object it copies
-SHARD_CONFIG_HASH_ANNOTATION = "pincompute.io/configs-hash"  # on a shard: its rolling references' content
 ROLL_ON_CHANGE = "rollOnChange"  # a reference with ``rollOnChange: false`` does not roll the pods when it changes
 _CONTENT = ("data", "binaryData", "stringData", "type", "immutable")
 

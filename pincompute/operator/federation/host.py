@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pincompute.configs import MANAGED_BY_PORTAL
 from pincompute.errors import Conflict, NotFound
 from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
-from pincompute.labels import MANAGED_SELECTOR
+from pincompute.labels import MANAGED_BY_LABEL, MANAGED_SELECTOR
 from pincompute.operator.cluster import Key, start_watch
 from pincompute.operator.kubeio import Kube, Resource, cr_resource
 
@@ -33,6 +34,11 @@ REVISION = Resource("apps/v1", "ControllerRevision", "controllerrevisions")
 QUOTA = cr_resource(PROJECT_QUOTA.kind, PROJECT_QUOTA.plural)
 MEMBERS = Resource(MEMBER_CLUSTER.api_version, MEMBER_CLUSTER.kind, MEMBER_CLUSTER.plural, namespaced=False)
 WORKLOADS = {kind: cr_resource(kind, info.plural) for kind, info in KINDS.items()}
+CONFIG_RESOURCES = {
+    "Secret": Resource("v1", "Secret", "secrets"),
+    "ConfigMap": Resource("v1", "ConfigMap", "configmaps"),
+}
+CONFIG_SELECTOR = f"{MANAGED_BY_LABEL}={MANAGED_BY_PORTAL}"  # the projects' own, as the portal writes them
 
 
 def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
@@ -63,6 +69,8 @@ class HostRuntime:
         self._watch(QUOTA, self._on_quota)
         self._watch(MEMBERS, self._on_member)
         self._watch(REVISION, None, MANAGED_SELECTOR)
+        for res in CONFIG_RESOURCES.values():
+            self._watch(res, self._on_config, CONFIG_SELECTOR)
 
     def _watch(self, res: Resource, handler: Callable[[str, dict[str, Any]], None] | None, selector: str = "") -> None:
         self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector or None)
@@ -72,10 +80,12 @@ class HostRuntime:
             if watch.crashed:
                 log.warning("host: restarting the %s watch (%s)", kind, watch.last_error)
                 handler = {QUOTA.kind: self._on_quota, MEMBERS.kind: self._on_member, REVISION.kind: None}.get(
-                    kind, self._on_workload
+                    kind, self._on_config if kind in CONFIG_RESOURCES else self._on_workload
                 )
-                res = WORKLOADS.get(kind) or {QUOTA.kind: QUOTA, MEMBERS.kind: MEMBERS, REVISION.kind: REVISION}[kind]
-                self._watch(res, handler, MANAGED_SELECTOR if kind == REVISION.kind else "")
+                others = {QUOTA.kind: QUOTA, MEMBERS.kind: MEMBERS, REVISION.kind: REVISION, **CONFIG_RESOURCES}
+                res = WORKLOADS.get(kind) or others[kind]
+                selector = {REVISION.kind: MANAGED_SELECTOR, **dict.fromkeys(CONFIG_RESOURCES, CONFIG_SELECTOR)}
+                self._watch(res, handler, selector.get(kind, ""))
 
     def wait_synced(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -112,6 +122,13 @@ class HostRuntime:
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
         self.enqueue(Key(self.name, ADMISSION, namespace, ""))
+
+    def _on_config(self, _event: str, obj: dict[str, Any]) -> None:
+        """A project's Secret or ConfigMap changed: its workloads' reconciles refresh the copies and checksums."""
+        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
+        for key in self.all_keys():
+            if key.namespace == namespace:
+                self.enqueue(key)
 
     def _on_member(self, event: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
