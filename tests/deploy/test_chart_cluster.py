@@ -211,10 +211,13 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create leases.coordination.k8s.io -n {ns}",
             "get leases.coordination.k8s.io/pincompute-operator -n {ns}",
             "update leases.coordination.k8s.io/pincompute-operator -n {ns}",
+            "watch secrets -A",  # the projects' Secrets and ConfigMaps, copied to the members (read-only here)
+            "watch configmaps -A",
         ],
         [
-            "get secrets -A",
-            "get secrets -n {ns}",
+            "create secrets -n {ns}",
+            "patch secrets -A",
+            "delete configmaps -A",
             f"create {WORKLOAD}",
             f"delete {WORKLOAD}",
             "patch memberclusters.pincompute.io",
@@ -294,10 +297,13 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "watch events -A",
             "list nodes",
             "create pods --subresource=exec",  # a container restart in place: kill -TERM 1 in it
+            "list secrets",  # the federation's copies of the projects' Secrets
+            "create secrets",
+            "delete secrets",
         ],
         [
-            "get secrets -A",
-            "list secrets",
+            "watch secrets -A",
+            "update secrets",
             "create pods --subresource=attach",
             "get pods --subresource=log",
             "delete nodes",
