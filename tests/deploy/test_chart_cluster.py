@@ -215,7 +215,7 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "watch configmaps -A",
         ],
         [
-            "create secrets -n {ns}",
+            "create secrets -n default",
             "patch secrets -A",
             "delete configmaps -A",
             f"create {WORKLOAD}",
