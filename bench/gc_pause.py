@@ -6,7 +6,8 @@ test): the figures docs/scale.md projects to a region.
 For each size, a fresh process fills the portal's real store (``clusters.kube.cache.cluster_store``: the same
 slimming, indexes and aggregates as the watch caches) with realistic pod objects (tests/support/pods), then
 measures the process's RSS growth per pod and the pause of a full collection (``gc.collect()``, the generation-2
-pass Python runs now and then on its own). Writes bench/results/gc_pause.json.
+pass Python runs now and then on its own), before and after ``gc.freeze()`` (clusters/kube/heap.py, which the web
+replicas run once their caches' lists are in). Writes bench/results/gc_pause.json.
 """
 
 from __future__ import annotations
@@ -55,13 +56,22 @@ def measure(pods: int, runs: int) -> dict[str, float]:
         gc.collect()
         pauses.append(time.perf_counter() - started)
     assert store.count("pods") == pods
+    tracked = len(gc.get_objects())
+    gc.freeze()  # what clusters.kube.heap does once the caches' lists are in
+    frozen = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        gc.collect()
+        frozen.append(time.perf_counter() - started)
     return {
         "pods": pods,
         "fill_s": round(filled, 2),
         "rss_bytes_per_pod": round(grown * 1024 / pods),
         "full_gc_ms_p50": round(statistics.median(pauses) * 1000, 1),
         "full_gc_ms_max": round(max(pauses) * 1000, 1),
-        "gc_tracked_objects": len(gc.get_objects()),
+        "gc_tracked_objects": tracked,
+        "frozen_full_gc_ms_p50": round(statistics.median(frozen) * 1000, 1),
+        "frozen_full_gc_ms_max": round(max(frozen) * 1000, 1),
     }
 
 
@@ -83,6 +93,7 @@ def main() -> None:
         row = json.loads(done.stdout.strip().splitlines()[-1])
         rows.append(row)
         gc_ms = f"full GC p50 {row['full_gc_ms_p50']} ms (max {row['full_gc_ms_max']} ms)"
+        gc_ms += f", frozen {row['frozen_full_gc_ms_p50']} ms (max {row['frozen_full_gc_ms_max']} ms)"
         print(
             f"{row['pods']:>8} pods: {row['rss_bytes_per_pod']:>6} B/pod RSS, {gc_ms}, "
             f"{row['gc_tracked_objects']:,} tracked objects, fill {row['fill_s']} s"

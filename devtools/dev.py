@@ -118,11 +118,10 @@ class DevRun:
         self.cp: Any = None
         self.archive: Any = None
         self.metrics: Any = None
-        self.sampling: Any = None
         self.mail: Any = None
         self.operator: Any = None
         self.recorder: Any = None
-        self.reconcile: Any = None
+        self.beat: Any = None
         self._stopping = threading.Event()
         self._behind: threading.Thread | None = None
 
@@ -201,6 +200,7 @@ class DevRun:
         from django.conf import settings
 
         from devtools import demo, devstack, devusage
+        from devtools.devbeat import DevBeat
 
         args, step = self.args, self.progress.step
         os.environ["PINCONSOLE_BIN_DIR"] = str(self.builds.run())
@@ -232,12 +232,8 @@ class DevRun:
         self._check_stopping()
         with step("demo data") as s:
             problems = demo.seed(clusters)
-            self.reconcile = devstack.ReconcileLoop().start()
-            self.sampling = devusage.SamplingLoop().start()
-            s.outcome = (
-                f"{len(demo.PROJECTS)} projects provisioned on every cluster, workloads; "
-                f"reconcile every {self.reconcile.interval:.0f}s, usage sampled every {self.sampling.interval:.0f}s"
-            )
+            self.beat = DevBeat().start()
+            s.outcome = f"{len(demo.PROJECTS)} projects provisioned on every cluster, workloads; {self.beat.describe()}"
         for problem in problems:
             self.progress.say(f"warning: {problem}")
         self._check_stopping()
@@ -268,10 +264,8 @@ class DevRun:
         self.builds.stop()
         if self._behind is not None:
             self._behind.join(STACK_STOP_SECONDS)
-        if self.reconcile is not None:
-            self.reconcile.stop()
-        if self.sampling is not None:
-            self.sampling.stop()
+        if self.beat is not None:
+            self.beat.stop()
         cluster_runtime.shutdown()
         if self.recorder is not None:
             self.recorder.stop()

@@ -111,43 +111,6 @@ def install_platform(cluster: Cluster) -> None:
     install(Kube(api_for(cluster), cluster.name), role=role)
 
 
-class ReconcileLoop:
-    """The embedded default has eager Celery and no beat: this thread runs what beat runs in production every
-    ``interval`` seconds: the registry's MemberCluster pass (``clusters.tasks.sync_member_clusters``) and the
-    provisioning reconcile pass (``projects.tasks.reconcile_all``)."""
-
-    def __init__(self, interval: float | None = None) -> None:
-        self.interval = interval if interval is not None else float(settings.PROVISIONING_RECONCILE_SECONDS)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="provisioning-reconcile", daemon=True)
-
-    def start(self) -> ReconcileLoop:
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 30) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-
-    def _run(self) -> None:
-        from django.db import DatabaseError, close_old_connections
-
-        from base.errors import ServiceError
-        from clusters.tasks import sync_member_clusters
-        from projects.tasks import reconcile_all
-
-        log = logging.getLogger("devtools.reconcile")
-        while not self._stop.wait(self.interval):
-            close_old_connections()
-            try:
-                sync_member_clusters()  # a host that cannot be reached is logged by the task itself
-                reconcile_all()
-            except (ServiceError, DatabaseError) as exc:  # a failing pair is on its row; this is the pass
-                log.warning("reconcile pass failed: %s", exc)
-            finally:
-                close_old_connections()
-
-
 def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str]:
     """The operator on every member and, with ``--host-context``, the federation controller on the host
     (the lease lives there too): workloads are written once on the host and sharded onto the members."""

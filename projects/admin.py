@@ -74,7 +74,7 @@ class ProjectAdmin(ViewableByPlatformAdmins, admin.ModelAdmin):
     list_filter = ("state", "pod_security")
     search_fields = ("name", "team", "cost_center")
     inlines = [MembershipInline, TierQuotaInline]
-    exclude = ("generation",)
+    exclude = ("generation", "network_openings")  # openings: the network service (projects/network.py), audited
 
     def get_readonly_fields(self, request: Any, obj: Project | None = None) -> tuple[str, ...]:
         return ("name", "state", "archived_at", "created_at") if obj else ("state", "pod_security", "archived_at")

@@ -6,7 +6,6 @@ people look for things (projects first), then by name. Nothing is written; a sea
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,13 +43,22 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
     text = clean_query(query)
     lowered = text.lower()
     visible = {p.namespace: p for p in Project.objects.visible_to(user).order_by("name")}
+    best = sources.Best(limit + 1)  # the sources, lazy, skip what can no longer get in
     found = itertools.chain(
         sources.projects(visible.values(), lowered),
-        sources.workloads(visible, lowered),
-        sources.pods(visible, lowered),
+        sources.workloads(visible, lowered, best),
+        sources.deleted_workloads(visible, lowered),
+        sources.pods(visible, lowered, best),
     )
     if is_platform_admin(user):
-        admin_only = (sources.clusters, sources.nodes, sources.users, sources.groups, sources.audit_entries)
-        found = itertools.chain(found, *(source(lowered) for source in admin_only))
-    best = heapq.nsmallest(limit + 1, found)
-    return Results(text, [make() for *_, make in best[:limit]], len(best) > limit)
+        found = itertools.chain(
+            found,
+            sources.clusters(lowered),
+            sources.nodes(lowered, best),
+            sources.users(lowered),
+            sources.groups(lowered),
+            sources.audit_entries(lowered),
+        )
+    for one in found:
+        best.offer(one)
+    return Results(text, [make() for *_, make in best.kept[:limit]], len(best.kept) > limit)

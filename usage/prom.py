@@ -44,10 +44,14 @@ def quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def _fetch(path: str, params: dict[str, str]) -> bytes:
-    """Prometheus' answer as it came (cached as bytes: one blob in Redis, parsed once per process)."""
+def _require_configured() -> None:
     if not configured():
         raise Unavailable("No usage metrics: PROMETHEUS_URL is not set (docs/operations.md).", retry_after=60)
+
+
+def _fetch(path: str, params: dict[str, str]) -> bytes:
+    """Prometheus' answer as it came (cached as bytes: one blob in Redis, parsed once per process)."""
+    _require_configured()
     url = settings.PROMETHEUS_URL.rstrip("/") + path
     try:
         resp = httpx.get(url, params=params, timeout=settings.PROMETHEUS_TIMEOUT_SECONDS)
@@ -86,8 +90,9 @@ def _get(path: str, params: dict[str, str]) -> list[Series]:
 
 def _cached(kind: str, params: dict[str, str]) -> list[Series]:
     """This process's parsed answer, else the shared cache's bytes, else Prometheus; kept until the interval ends."""
+    _require_configured()  # before the caches: an answer cached from another Prometheus is not this one's
     interval = scrape_seconds()
-    text = kind + "\0" + "\0".join(f"{k}={v}" for k, v in sorted(params.items()))
+    text = settings.PROMETHEUS_URL + "\0" + kind + "\0" + "\0".join(f"{k}={v}" for k, v in sorted(params.items()))
     key = f"prom:{int(time.time() // interval)}:{hashlib.sha256(text.encode()).hexdigest()}"
     found = memo.get(key)
     if found is None:

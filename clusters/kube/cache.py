@@ -24,6 +24,7 @@ from .aggregates import ClusterAggregates, NodeAggregates, PodAggregates
 from .breaker import CircuitOpen
 from .client import ClientPool, ClusterHealth, ClusterTarget
 from .compact import PodCompactor
+from .heap import FREEZER
 from .resources import DEFAULT_RESOURCES, ResourceSpec
 from .slim import slim
 
@@ -186,6 +187,7 @@ class WatchCache(StoreReads):
             timeout=(self.pool.timeout[0], max(self.pool.timeout[1], LIST_READ_TIMEOUT)),
             page_size=self.page_size,
             watch_timeout=self.watch_timeout,
+            on_listed=FREEZER.after_list,
         )
         self._watchers[spec.key] = w
         w.start()

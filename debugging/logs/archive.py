@@ -94,6 +94,13 @@ class ArchiveQuery:
         return {"until": self.end, "offset": str(self.offset + shown)}
 
 
+def time_key(value: str) -> str:
+    """An RFC 3339 UTC time that sorts as text: VictoriaLogs trims a fraction's trailing zeros (``.2179Z`` is
+    ``.217900000``), which would sort after ``.217907Z``."""
+    stamp, dot, fraction = value.removesuffix("Z").partition(".")
+    return f"{stamp}.{fraction.ljust(9, '0') if dot else '000000000'}"
+
+
 def phrase(text: str) -> str:
     """The user's text as one LogsQL quoted phrase (``\\`` and ``"`` escaped, control characters as escapes)."""
     return json.dumps(text, ensure_ascii=False)
@@ -227,7 +234,7 @@ def read_archive_page(actor: Any, project_name: str, params: Mapping[str, str]) 
     query = build_query(project, params)
     resp = _store("/select/logsql/query", query.params())
     rows = [json.loads(raw) for raw in resp.text.splitlines() if raw.strip()]
-    rows.sort(key=lambda r: str(r.get("_time", "")), reverse=query.order == "newest")
+    rows.sort(key=lambda r: time_key(str(r.get("_time", ""))), reverse=query.order == "newest")
     return ArchivePage(project, [_line(r) for r in rows], query, query.next_page(len(rows)))
 
 

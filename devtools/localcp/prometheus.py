@@ -10,12 +10,7 @@ refresh without a restart. The binary is Debian's ``prometheus`` package (the bo
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import time
-import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,6 +18,7 @@ import yaml
 
 from .kwokcfg import resource_metrics_path
 from .layout import ClusterInfo
+from .loopback_service import LoopbackService
 
 TARGETS_FILE = "targets.json"
 
@@ -31,23 +27,20 @@ class MetricsFailed(RuntimeError):
     """Prometheus did not start (the message ends with its log's tail)."""
 
 
-class Prometheus:
+class Prometheus(LoopbackService):
     """``start()`` and ``stop()`` may be called again (a restart keeps the data dir and the port)."""
+
+    program, health_path, failure = "prometheus", "/-/ready", MetricsFailed
 
     def __init__(self, data_dir: Path, port: int, *, scrape_seconds: int = 5, retention: str = "2d") -> None:
         self.data_dir = Path(data_dir)
         self.port = port
         self.scrape_seconds = scrape_seconds
         self.retention = retention
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log_file(self) -> Path:
-        return self.data_dir / "prometheus.log"
 
     @property
     def targets_file(self) -> Path:
@@ -79,43 +72,19 @@ class Prometheus:
             "--log.level=warn",
         ]
 
-    def start(self, timeout: float = 60) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+    def prepare(self) -> None:
+        super().prepare()
         (self.data_dir / "prometheus.yml").write_text(yaml.safe_dump(self.config(), sort_keys=False))
         if not self.targets_file.exists():
             self.targets_file.write_text("[]")
-        argv = self.argv()
-        with self.log_file.open("ab") as log:
-            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while not self.ready():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                tail = self.log_file.read_text(errors="replace")[-2000:]
-                raise MetricsFailed(f"prometheus did not answer on {self.url} within {timeout:.0f}s:\n{tail}")
-            time.sleep(0.1)
 
-    def ready(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.url}/-/ready", timeout=1) as resp:  # noqa: S310 - loopback http
-                return bool(resp.status == 200)
-        except OSError:
-            return False
+    def start(self, timeout: float = 60) -> None:
+        """Its default wait is longer: Prometheus replays its write-ahead log before it is ready."""
+        super().start(timeout)
 
     def scrape(self, clusters: Iterable[ClusterInfo]) -> None:
         """Scrape every kwok node of these member clusters (replacing the previous targets)."""
         write_targets(self.targets_file, clusters)
-
-    def stop(self, timeout: float = 20) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def target_groups(clusters: Iterable[ClusterInfo]) -> list[dict[str, object]]:

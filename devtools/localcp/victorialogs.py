@@ -7,38 +7,31 @@ is built from its pinned Go module by ``build_binaries.sh victoria-logs`` (``bin
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 from . import binaries
+from .loopback_service import LoopbackService
 
 
 class ArchiveFailed(RuntimeError):
     """VictoriaLogs did not start (the message ends with its log's tail)."""
 
 
-class VictoriaLogs:
+class VictoriaLogs(LoopbackService):
     """``start()`` and ``stop()`` may be called again (a restart keeps the data dir and the port)."""
+
+    program, health_path, failure = "victoria-logs", "/health", ArchiveFailed
 
     def __init__(self, data_dir: Path, port: int, *, retention: str = "7d", build_missing: bool = True) -> None:
         self.data_dir = Path(data_dir)
         self.port = port
         self.retention = retention
         self.build_missing = build_missing
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log_file(self) -> Path:
-        return self.data_dir / "victoria-logs.log"
 
     def argv(self) -> list[str]:
         return [
@@ -48,38 +41,6 @@ class VictoriaLogs:
             f"-retentionPeriod={self.retention}",
             "-loggerLevel=WARN",
         ]
-
-    def start(self, timeout: float = 30) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        argv = self.argv()
-        with self.log_file.open("ab") as log:
-            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while not self.healthy():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                tail = self.log_file.read_text(errors="replace")[-2000:]
-                raise ArchiveFailed(f"victoria-logs did not answer on {self.url} within {timeout:.0f}s:\n{tail}")
-            time.sleep(0.1)
-
-    def healthy(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.url}/health", timeout=1) as resp:  # noqa: S310 - loopback http
-                return bool(resp.status == 200)
-        except OSError:
-            return False
-
-    def stop(self, timeout: float = 20) -> None:
-        """SIGTERM: VictoriaLogs flushes what it accepted to disk before it exits."""
-        proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def free_port(preferred: int = 0) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 from urllib3.response import BaseHTTPResponse
 
@@ -36,7 +37,14 @@ Handler = Callable[[str, Obj], None]  # (ADDED | MODIFIED | DELETED, object), on
 # urllib3's HTTPError is the base of its timeout, protocol and connection errors
 TRANSPORT_ERRORS: tuple[type[Exception], ...] = (HTTPError, OSError)
 # a broken connection or stream: reconnect from the last resourceVersion after a backoff
-RECONNECT_ERRORS: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, rawapi.WatchError, json.JSONDecodeError)
+# A kubeconfig that cannot be loaded (not written yet, an admin's edit in progress) is retried like a refused
+# connection, its error shown, rather than ending the thread.
+RECONNECT_ERRORS: tuple[type[Exception], ...] = (
+    *TRANSPORT_ERRORS,
+    rawapi.WatchError,
+    json.JSONDecodeError,
+    ConfigException,
+)
 
 
 class Gate(Protocol):
@@ -87,7 +95,8 @@ class ListWatch:
 
     ``on_event(type, obj)`` runs on this thread after the store changed: every watch event, and after
     each (re)list ``DELETED`` for objects gone meanwhile and ``ADDED`` for every listed object.
-    ``optional`` collections (CRDs) end quietly on 404 (``gone``). A bug in the loop or in ``on_event``
+    ``on_listed()`` runs on this thread after each (re)list filled the store. ``optional`` collections (CRDs) end
+    quietly on 404 (``gone``). A bug in the loop or in ``on_event``
     ends the thread with ``crashed`` set and ``last_error`` recorded, so the owner can restart it.
     """
 
@@ -104,6 +113,7 @@ class ListWatch:
         optional: bool = False,
         max_objects: int | None = None,
         on_event: Handler | None = None,
+        on_listed: Callable[[], None] | None = None,
         gate: Gate = direct,
         timeout: Timeout = (5.0, 30.0),
         page_size: int = 500,
@@ -114,7 +124,7 @@ class ListWatch:
         self.api, self.store, self.kind, self.path, self.name = api, store, kind, path, name
         self.label_selector, self.optional, self.max_objects = label_selector, optional, max_objects
         self.field_selector = field_selector
-        self.on_event, self.gate, self.timeout = on_event, gate, timeout
+        self.on_event, self.on_listed, self.gate, self.timeout = on_event, on_listed, gate, timeout
         self.page_size, self.watch_timeout = page_size, watch_timeout
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
         self.synced = threading.Event()
@@ -279,6 +289,8 @@ class ListWatch:
                 self.on_event("DELETED", obj)
             for obj in items:
                 self.on_event("ADDED", obj)
+        if self.on_listed is not None:
+            self.on_listed()
 
     def _watch(self) -> None:
         api = self.api()

@@ -27,6 +27,7 @@ from pinconsole_sdk.cli import main
 from pinconsole_sdk.client import Client
 
 from accounts.services import create_api_token
+from debugging.logs.archive import time_key
 from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
 from pincompute.labels import KIND_LABEL, PROJECT_LABEL, WORKLOAD_LABEL
@@ -134,7 +135,7 @@ def test_a_deleted_job_pods_lines_are_read_from_the_page_the_api_and_the_cli(
     assert {line["container"] for line in lines} == {"trainer"}
     assert any('msg="ready"' in line["message"] for line in console)
     assert any('msg="ready"' in line["message"] for line in files)
-    assert [line["time"] for line in lines] == sorted((line["time"] for line in lines), reverse=True)
+    assert [line["time"] for line in lines] == sorted((line["time"] for line in lines), key=time_key, reverse=True)
     assert page.status_code == 200 and "msg=&quot;ready&quot;" in page.content.decode()
     assert pod in page.content.decode()  # in the archive's pod list, though it is gone
     assert code == 0, err
@@ -163,7 +164,7 @@ def test_regex_source_stream_order_pages_and_download_on_the_real_store(deleted_
     assert files and {line["source"] for line in files} == {"/var/log/app.log"}
     assert stdout and {(line["source"], line["stream"]) for line in stdout} == {("console", "stdout")}
     times = [line["time"] for line in everything]
-    assert times == sorted(times) and len(everything) > 6
+    assert times == sorted(times, key=time_key) and len(everything) > 6
     assert [line["time"] for line in first["lines"] + second["lines"]] == times[:6]  # no line twice, none skipped
     assert first["next"]["offset"] == "3" and second["next"]["until"] == first["next"]["until"]
     assert download.status_code == 200 and download["Content-Disposition"].startswith("attachment")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from debugging.logs.archive import SHOWN, build_query, phrase
+from debugging.logs.archive import SHOWN, build_query, phrase, time_key
 from devtools.localcp.pods.ship import LogShipper, _Source
 from devtools.localcp.pods.watch import Pod, Registry
 from pincompute.errors import Invalid
@@ -144,3 +144,9 @@ def test_a_deleted_pods_rest_is_held_until_the_store_takes_it(tmp_path):
         shipper.ship_once()
 
     assert sorted(r["_msg"] for r in shipper._held) == ["hello", "one", "two"]
+
+
+def test_times_sort_by_their_instant_though_the_store_trims_trailing_zeros():
+    times = ["2026-11-28T03:58:28.217907Z", "2026-11-28T03:58:28.2179Z", "2026-11-28T03:58:28Z"]
+
+    assert sorted(times, key=time_key) == ["2026-11-28T03:58:28Z", "2026-11-28T03:58:28.2179Z", times[0]]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from django.conf import settings
 
 from devtools.dev import bind_refusal
 from tests.harness.services import free_port
@@ -106,6 +107,8 @@ def test_dev_serves_the_printed_url_and_login_then_stops_cleanly(tmp_path, stop_
     # --host-context, and the demo PinApp written once on the host, sharded onto both members
     assert re.search(r"CRDs and PriorityClasses: .*MemberCluster objects: host: applied \d+, deleted 0", output)
     assert "operator: running, federation on host" in output
+    beat = len(settings.CELERY_BEAT_SCHEDULE)  # the embedded default's beat: every entry of the schedule
+    assert re.search(rf"demo data: .*; {beat} beat entries run in-process, the most frequent every \d+s", output)
     assert "watch caches: synced; demo PinApp ranker placed on member-a, member-b" in output, output
     leftovers = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout.strip()
     assert leftovers == "", leftovers

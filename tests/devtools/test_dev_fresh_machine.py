@@ -95,7 +95,7 @@ def test_the_portal_answers_while_the_binaries_build_then_the_clusters_come_up(t
         dashboard = http.get("/")
 
         assert set(steps_of(live.text).values()) == {"done"}, live.text
-        assert 'data-state="live"' in live.text and "hx-trigger" not in live.text  # polling stops
+        assert 'data-state="live"' in live.text and 'hx-trigger="every 2s"' not in live.text  # polling stops
         assert re.findall(r'data-cluster="([^"]+)"', live.text) and sorted(
             re.findall(r'data-cluster="([^"]+)"', live.text)
         ) == ["host", "member-a", "member-b"]
@@ -123,7 +123,7 @@ def test_a_failed_build_shows_its_log_tail_and_the_command_to_retry_while_the_po
 
     steps = steps_of(page.text)
     assert steps["build etcd"] == "failed" and steps["build kwok"] == steps["clusters up"] == "pending"
-    assert 'data-state="failed"' in page.text and "hx-trigger" not in page.text
+    assert 'data-state="failed"' in page.text and 'hx-trigger="every 2s"' not in page.text  # polling stops
     assert 'data-failed-step="build etcd"' in page.text
     tail = html.unescape(re.search(r"<pre[^>]*data-log-tail>(.*?)</pre>", page.text, re.S).group(1))
     assert "undefined: fakeSymbol" in tail

@@ -37,6 +37,9 @@ ADMIN_GROUP = "platform-admins"
 METRICS_SCRAPE_SECONDS = 2  # the session's Prometheus scrapes kwok this often (usage within two intervals)
 # /readyz caches its checks for a few seconds in production; tests change clusters between requests.
 os.environ.setdefault("READYZ_CACHE_SECONDS", "0")
+# A test process starts hundreds of caches; each freeze would keep whatever cyclic garbage was alive at that moment
+# for good. tests/clusters/kube/test_heap.py drives the freezer itself.
+os.environ.setdefault("WATCH_CACHE_GC_FREEZE", "false")
 # The portal's PostgreSQL pool (console.settings) counts a lent connection until it is given back. Async tests use the
 # ORM from the event loop's own context (DJANGO_ALLOW_ASYNC_UNSAFE): such a context's connection is never closed, only
 # garbage-collected with it, which the pool cannot see, so its slot would stay taken for the rest of the session and a

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.ranking import Rank, best, rank
+from search.ranking import WORD_BREAKS, Rank, best, rank
+from search.sources import Best
 
 
 def test_each_rank_in_its_order():
@@ -33,3 +34,30 @@ def test_a_rank_is_given_exactly_when_the_name_holds_the_query(name, query):
         assert name.lower() == query
     if found is Rank.PREFIX:
         assert name.lower().startswith(query) and name.lower() != query
+
+
+def _word_rank_by_splitting(name: str, query: str) -> bool:
+    """The definition: a word of the name (split at the breaks) starts with the query."""
+    return any(word.startswith(query) for word in WORD_BREAKS.split(name.lower()))
+
+
+@given(st.text(alphabet="ab-_. @", min_size=1, max_size=14), st.text(alphabet="ab-. ", min_size=1, max_size=4))
+def test_a_word_rank_means_a_word_of_the_name_starts_with_the_query(name, query):
+    found = rank(name, query)
+    if found is not None and found >= Rank.WORD:
+        assert (found is Rank.WORD) == _word_rank_by_splitting(name, query)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(list(Rank)), st.integers(0, 7), st.text("ab", max_size=3)), max_size=60),
+    st.integers(1, 8),
+)
+def test_the_best_kept_are_the_first_of_everything_sorted_though_excluded_ones_are_never_built(offers, size):
+    """A source asks ``excludes`` before building a candidate; what is kept is what a full sort would put first."""
+    best, every = Best(size), []
+    for tie, (found, kind, name) in enumerate(offers):
+        candidate = (found, kind, len(name), name, tie, None)
+        every.append(candidate)
+        if not best.excludes(found, kind):
+            best.offer(candidate)
+    assert best.kept == sorted(every)[:size]

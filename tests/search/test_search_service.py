@@ -124,3 +124,20 @@ def test_the_page_and_the_suggestions_show_links_and_the_box_is_on_every_page(te
     assert 'href="/workloads/ads/PinApp/checkout-web/"' in page and "checkout-train" not in page
     assert 'href="/debug/member-a/proj-ads/checkout-web-5d8f-x1/"' in dropdown and "Every result" in dropdown
     assert "data-search-input" in dashboard
+
+
+def test_a_deleted_workload_is_found_with_its_history_page_and_never_by_another_tenant(tenants, developer, other_user):
+    from django.utils import timezone
+
+    from workloads.history.models import WorkloadRecord
+
+    ads, ml = tenants
+    for project, name in ((ads, "checkout-old"), (ml, "checkout-gone")):
+        WorkloadRecord.objects.create(project=project, uid=f"uid-{name}", kind="PinApp", name=name,
+                                      namespace=project.namespace, deleted_at=timezone.now())  # fmt: skip
+
+    hits = {h.name: h for h in services.search(developer, "checkout", limit=50).hits}
+
+    assert hits["checkout-old"].url == "/workloads/ads/deleted/PinApp/checkout-old/"
+    assert hits["checkout-old"].where.startswith("deleted PinApp in ads, ")
+    assert "checkout-gone" not in hits and services.search(other_user, "checkout").hits == []

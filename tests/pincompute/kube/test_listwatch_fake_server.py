@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from kubernetes import client as k8s
+from kubernetes.config.config_exception import ConfigException
 
 from clusters.kube.breaker import CircuitBreaker
 from clusters.kube.cache import BreakerGate, cluster_store
@@ -243,6 +244,44 @@ def test_the_operator_wiring_relists_on_gone_too_and_tells_its_handler_what_vani
 
 
 @pytest.mark.timeout(20)
+@pytest.mark.parametrize("gone", GONE)
+def test_on_listed_runs_after_each_list_and_relist_filled_the_store(servers, gone):
+    fake = servers([gone])
+    listed = []
+    w, store = portal_watch(fake)
+    w.on_listed = lambda: listed.append(store.count("pods"))
+    w.start()
+    try:
+        wait(lambda: len(listed) == 2)
+        assert listed == [1, 1] and w.stats().relists == 1
+    finally:
+        assert stopped(w)
+
+
+@pytest.mark.timeout(20)
+def test_the_portal_caches_freeze_the_heap_once_their_lists_are_in(servers, monkeypatch):
+    import gc
+
+    from clusters.kube.cache import WatchCache
+    from clusters.kube.heap import FREEZER
+    from clusters.kube.resources import ResourceSpec
+
+    fake = servers([])
+    monkeypatch.setattr(FREEZER, "enabled", True)  # off in the suite's processes (tests/harness/plugin.py)
+    monkeypatch.setattr(FREEZER, "delay", 0.0)
+    before = FREEZER.freezes
+    pool = ClientPool([ClusterTarget("fake", None, None)], factory=lambda t, timeout: fake.api())
+    cache = WatchCache(pool, "fake", [ResourceSpec("pods", "/api/v1/pods", True)], discovery_interval=3600)
+    cache.start()
+    try:
+        wait(lambda: FREEZER.freezes > before)
+        assert cache.synced and gc.get_freeze_count() > 0
+    finally:
+        cache.stop()
+        gc.unfreeze()
+
+
+@pytest.mark.timeout(20)
 def test_server_errors_back_off_and_resume_without_relisting(servers):
     fake = servers([("status", 503), ("status", 503)])
     w, _ = portal_watch(fake)
@@ -268,6 +307,32 @@ def test_a_frame_cut_mid_stream_reconnects_from_the_last_event_without_relisting
         assert stats.lists == 1 and stats.relists == 0 and stats.reconnects == 1 and not w.crashed
         assert store.get("Pod", "ns", "lost") is None and ("ADDED", "lost") not in events
         assert "ProtocolError" in (stats.last_error or "")
+    finally:
+        assert stopped(w)
+
+
+@pytest.mark.timeout(20)
+def test_a_kubeconfig_not_loadable_yet_is_retried_and_shown_not_a_crash(servers):
+    """A cluster registered before its kubeconfig is readable (or mid-edit): the watch says why and keeps trying;
+    once the file loads it lists as usual. (A dead thread here left a cluster's cache frozen until a restart.)"""
+    fake = servers([])
+    ready = threading.Event()
+
+    def factory(target, timeout):
+        if not ready.is_set():
+            raise ConfigException("Invalid kube-config file. No configuration found.")
+        return fake.api()
+
+    pool = ClientPool([ClusterTarget("fake", None, None)], factory=factory)
+    w = ListWatch(lambda: pool.api("fake"), cluster_store(), "pods", "/api/v1/pods", name="fake-pods",
+                  watch_timeout=1, backoff_base=0.01, backoff_cap=0.05)  # fmt: skip
+    w.start()
+    try:
+        wait(lambda: "No configuration found" in (w.stats().last_error or ""))
+        assert not w.crashed and fake.requests == []
+        ready.set()
+        wait(lambda: w.synced.is_set())
+        assert not w.crashed and fake.requests[0] == ("list", "")
     finally:
         assert stopped(w)
 
