@@ -238,6 +238,11 @@ PROMETHEUS_SCRAPE_SECONDS = env_int("PROMETHEUS_SCRAPE_SECONDS", 15)
 PROMETHEUS_TIMEOUT_SECONDS = env_int("PROMETHEUS_TIMEOUT_SECONDS", 10)
 # --- workload history (workloads/history/) ------------------------------------------------------------------
 HISTORY_RETENTION_DAYS = env_int("HISTORY_RETENTION_DAYS", 90)  # entries, and deleted workloads, older than this go
+# the federation operator's username on the host and on the members (``system:serviceaccount:NS:NAME``): provisioning
+# binds its per-project rights on the project's Secrets/ConfigMaps to it (pincompute/federation_rights.py); empty:
+# none bound (the local stack's operator is the clusters' admin)
+FEDERATION_OPERATOR_USERNAME = env_str("FEDERATION_OPERATOR_USERNAME", "") or ""
+FEDERATION_MEMBER_OPERATOR_USERNAME = env_str("FEDERATION_MEMBER_OPERATOR_USERNAME", "") or FEDERATION_OPERATOR_USERNAME
 HISTORY_RECORD_SECONDS = env_int("HISTORY_RECORD_SECONDS", 2)  # the recorder's pass over the watch caches
 
 # --- authentication ----------------------------------------------------------------------------------

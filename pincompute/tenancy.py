@@ -8,7 +8,8 @@ RoleBinding per project role, one ResourceQuota per tier scoped
 by the tier's PriorityClass (the same grant, as a backstop: a workload may land on any member), and the
 LimitRange that gives containers the default requests the quota arithmetic assumes, and the project's
 NetworkPolicies (``pincompute.netpol``: only its own pods, the platform's namespaces and what its owners opened
-reach its pods).
+reach its pods). With the operator's identity known, the RoleBinding of the federation's rights on the project's
+Secrets/ConfigMaps, on the host and on every member (``pincompute.federation_rights``).
 
 Everything is meant to be server-side applied by name, so applying the same ``Tenant`` twice changes
 nothing and a half-finished pass is completed by the next one. Removing a project is deleting its
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pincompute.federation_rights import HOST_CONFIGS_ROLE, MEMBER_COPIES_ROLE, operator_binding
 from pincompute.grants import NO_POD_CAP, Allocation
 from pincompute.kinds import PROJECT_QUOTA
 from pincompute.labels import (
@@ -75,6 +77,8 @@ class Tenant:
     subjects: Mapping[ProjectRole, tuple[Subject, ...]] = field(default_factory=dict)
     grants: Mapping[Tier, Allocation] = field(default_factory=dict)
     network: NetworkPlan = field(default_factory=NetworkPlan)
+    operator: Subject | None = None  # the federation's identity on the host: reads the project's Secrets/ConfigMaps
+    member_operator: Subject | None = None  # and on the members: writes its copies there
 
     def grant(self, tier: Tier) -> Allocation:
         return self.grants.get(tier, Allocation())
@@ -175,8 +179,10 @@ def admission_grant(grant: Allocation) -> Allocation:
 
 
 def host_manifests(tenant: Tenant) -> list[dict[str, Any]]:
-    """What the host holds for the project, in apply order (the namespace first)."""
-    return [namespace_manifest(tenant), project_quota_manifest(tenant)]
+    """What the host holds for the project, in apply order (the namespace first): with the operator's read of the
+    project's Secrets/ConfigMaps (``federation_rights``)."""
+    rights = [operator_binding(tenant.namespace, HOST_CONFIGS_ROLE, tenant.operator)] if tenant.operator else []
+    return [namespace_manifest(tenant), project_quota_manifest(tenant), *rights]
 
 
 def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
@@ -187,6 +193,7 @@ def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
         {tier: grant.resources for tier, grant in tenant.grants.items()},
         {tier: grant.pods for tier, grant in tenant.grants.items() if grant.pods},
     )
+    operator = tenant.member_operator
     return [
         namespace_manifest(tenant),
         *cluster_role_manifests(),
@@ -194,4 +201,5 @@ def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
         *resource_quota_manifests(tenant.namespace, quota),
         limit_range_manifest(tenant.namespace),
         *network_policy_manifests(tenant.name, tenant.namespace, tenant.network),
+        *([operator_binding(tenant.namespace, MEMBER_COPIES_ROLE, operator)] if operator else []),
     ]

@@ -28,6 +28,7 @@ from base.queueing import enqueue
 from clusters import provision, remote
 from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster, FederationRole
+from pincompute.federation_rights import operator_subject
 from pincompute.labels import COST_CENTER_LABEL
 from pincompute.rbac import ProjectRole, Subject
 from pincompute.tenancy import PodSecurity, Tenant, host_manifests, label_value, member_manifests
@@ -129,6 +130,8 @@ def tenant_of(project: Project) -> Tenant:
         subjects={role: tuple(sorted(set(s))) for role, s in subjects.items()},
         grants=grants,
         network=plan_of(project),
+        operator=operator_subject(settings.FEDERATION_OPERATOR_USERNAME),
+        member_operator=operator_subject(settings.FEDERATION_MEMBER_OPERATOR_USERNAME),
     )
 
 

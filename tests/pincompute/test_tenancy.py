@@ -1,9 +1,12 @@
 """What a cluster holds for a project (pincompute.tenancy, rbac) and the ProjectQuota platform kind."""
 
+import dataclasses
+
 import pytest
 
 from clusters.kube.resources import PINCOMPUTE_PLURALS
 from pincompute.crds import crd_manifests, platform_crd_manifests, structural_problems
+from pincompute.federation_rights import BINDING_NAME, HOST_CONFIGS_ROLE, MEMBER_COPIES_ROLE
 from pincompute.grants import Allocation
 from pincompute.kinds import KINDS, PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn
 from pincompute.labels import COST_CENTER_LABEL, POD_SECURITY_ENFORCE_LABEL, PROJECT_LABEL
@@ -200,3 +203,20 @@ def test_cluster_roles_are_named_after_the_role_binding_they_back(manifest):
 )
 def test_label_values_are_valid_kubernetes_label_values(text, value):
     assert label_value(text) == value
+
+
+def test_the_operators_rights_on_the_projects_configs_are_bound_in_the_project_namespace_only():
+    """pincompute.federation_rights: a RoleBinding in the project namespace, to the operator, of the chart's read
+    ClusterRole on the host and of its copies ClusterRole on a member; no identity named, no binding."""
+    host_op, member_op = Subject("User", "system:serviceaccount:pc:op"), Subject("User", "system:serviceaccount:m:op")
+    tenant = dataclasses.replace(ADS, operator=host_op, member_operator=member_op)
+
+    on_host = [m for m in host_manifests(tenant) if m["kind"] == "RoleBinding"]
+    on_member = [m for m in member_manifests(tenant) if m["metadata"]["name"] == BINDING_NAME]
+
+    assert [(b["metadata"]["namespace"], b["roleRef"]["name"], b["subjects"]) for b in on_host + on_member] == [
+        ("proj-ads", HOST_CONFIGS_ROLE, [host_op.manifest()]),
+        ("proj-ads", MEMBER_COPIES_ROLE, [member_op.manifest()]),
+    ]
+    assert all(b["roleRef"]["kind"] == "ClusterRole" for b in on_host + on_member)
+    assert not [m for m in host_manifests(ADS) + member_manifests(ADS) if m["metadata"]["name"] == BINDING_NAME]

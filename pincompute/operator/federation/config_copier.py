@@ -13,9 +13,10 @@ from typing import Any
 
 from pincompute.configs import CONFIG_KINDS, ConfigKind
 from pincompute.errors import CoreError
-from pincompute.federation.config_copies import COPY_LABEL, ObjectKey, checksum, plan, same_copy
+from pincompute.federation.config_copies import COPY_LABEL, ObjectKey, checksum, plan, same_copy, used
 from pincompute.operator.cluster import ClusterRuntime
-from pincompute.operator.federation.host import CONFIG_RESOURCES, HostRuntime
+from pincompute.operator.federation.config_watches import CONFIG_RESOURCES
+from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
 
 log = logging.getLogger(__name__)
@@ -29,16 +30,25 @@ class ConfigCopier:
         """The project's objects on the host (the portal's, from the host watch)."""
         found: dict[ObjectKey, dict[str, Any]] = {}
         for kind in CONFIG_KINDS:
-            for obj in self.host.store.list(kind, namespace):
+            for obj in self.host.configs.objects(kind, namespace):
                 found[(kind, str(obj["metadata"]["name"]))] = {**obj, "kind": kind}
         return found
+
+    def ready(self, workload: Mapping[str, Any]) -> bool:
+        """Whether what ``workload`` references is known: it references nothing, or its namespace's objects are
+        listed (before that, an empty store would strip its pods' checksum and roll them)."""
+        return not used(workload) or self.host.configs.synced(str(workload["metadata"]["namespace"]))
 
     def checksum(self, workload: Mapping[str, Any]) -> str:
         return checksum(workload, self.held(str(workload["metadata"]["namespace"])))
 
     def sync(self, namespace: str) -> tuple[int, bool]:
-        """Make every reachable member hold exactly its planned copies in ``namespace``; (writes, anything left)."""
-        copies = plan(self.host.workloads(namespace), self.held(namespace))
+        """Make every reachable member hold exactly its planned copies in ``namespace``; (writes, anything left).
+        Nothing is decided while a workload there references objects not listed yet (it would delete their copies)."""
+        workloads = self.host.workloads(namespace)
+        if not all(self.ready(w) for w in workloads):
+            return 0, True
+        copies = plan(workloads, self.held(namespace))
         wrote, pending = 0, False
         for name, member in self.members.items():
             if not self.health.reachable(name):

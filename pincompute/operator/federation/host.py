@@ -14,15 +14,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pincompute.configs import MANAGED_BY_PORTAL
 from pincompute.errors import Conflict, NotFound
 from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
-from pincompute.labels import MANAGED_BY_LABEL, MANAGED_SELECTOR
+from pincompute.labels import MANAGED_SELECTOR
 from pincompute.operator.cluster import Key, start_watch
+from pincompute.operator.federation.config_watches import ConfigWatches
 from pincompute.operator.kubeio import Kube, Resource, cr_resource
 
 log = logging.getLogger(__name__)
@@ -34,11 +34,6 @@ REVISION = Resource("apps/v1", "ControllerRevision", "controllerrevisions")
 QUOTA = cr_resource(PROJECT_QUOTA.kind, PROJECT_QUOTA.plural)
 MEMBERS = Resource(MEMBER_CLUSTER.api_version, MEMBER_CLUSTER.kind, MEMBER_CLUSTER.plural, namespaced=False)
 WORKLOADS = {kind: cr_resource(kind, info.plural) for kind, info in KINDS.items()}
-CONFIG_RESOURCES = {
-    "Secret": Resource("v1", "Secret", "secrets"),
-    "ConfigMap": Resource("v1", "ConfigMap", "configmaps"),
-}
-CONFIG_SELECTOR = f"{MANAGED_BY_LABEL}={MANAGED_BY_PORTAL}"  # the projects' own, as the portal writes them
 
 
 def _fingerprint(obj: dict[str, Any]) -> tuple[Any, ...]:
@@ -62,6 +57,7 @@ class HostRuntime:
         self.watches: dict[str, ListWatch] = {}
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self._member_generations: dict[str, Any] = {}
+        self.configs = ConfigWatches(kube, self._on_config)  # per project namespace: the read is granted there only
 
     def start(self) -> None:
         for res in WORKLOADS.values():
@@ -69,23 +65,20 @@ class HostRuntime:
         self._watch(QUOTA, self._on_quota)
         self._watch(MEMBERS, self._on_member)
         self._watch(REVISION, None, MANAGED_SELECTOR)
-        for res in CONFIG_RESOURCES.values():
-            self._watch(res, self._on_config, CONFIG_SELECTOR)
 
     def _watch(self, res: Resource, handler: Callable[[str, dict[str, Any]], None] | None, selector: str = "") -> None:
         self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector or None)
 
     def restart_crashed(self) -> None:
+        self.configs.restart_crashed()
         for kind, watch in list(self.watches.items()):
             if watch.crashed:
                 log.warning("host: restarting the %s watch (%s)", kind, watch.last_error)
                 handler = {QUOTA.kind: self._on_quota, MEMBERS.kind: self._on_member, REVISION.kind: None}.get(
-                    kind, self._on_config if kind in CONFIG_RESOURCES else self._on_workload
+                    kind, self._on_workload
                 )
-                others = {QUOTA.kind: QUOTA, MEMBERS.kind: MEMBERS, REVISION.kind: REVISION, **CONFIG_RESOURCES}
-                res = WORKLOADS.get(kind) or others[kind]
-                selector = {REVISION.kind: MANAGED_SELECTOR, **dict.fromkeys(CONFIG_RESOURCES, CONFIG_SELECTOR)}
-                self._watch(res, handler, selector.get(kind, ""))
+                res = WORKLOADS.get(kind) or {QUOTA.kind: QUOTA, MEMBERS.kind: MEMBERS, REVISION.kind: REVISION}[kind]
+                self._watch(res, handler, MANAGED_SELECTOR if kind == REVISION.kind else "")
 
     def wait_synced(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -95,7 +88,7 @@ class HostRuntime:
         return all(w.synced.is_set() for w in list(self.watches.values()))
 
     def close(self, timeout: float = 5.0) -> bool:
-        watches = list(self.watches.values())
+        watches = [*self.watches.values(), *self.configs.close()]
         for watch in watches:
             watch.stop()
         deadline = time.monotonic() + timeout
@@ -109,6 +102,8 @@ class HostRuntime:
         admission = Key(self.name, ADMISSION, key.namespace, "")
         if event == "DELETED":
             self._fingerprints.pop(key, None)
+            if not any(k.namespace == key.namespace for k in list(self._fingerprints)):
+                self.configs.drop(key.namespace)  # its last workload: nothing there needs copies any more
             self.enqueue(admission)
             self.enqueue(key)  # shards of an object deleted without our finalizer are swept
             return
@@ -116,6 +111,7 @@ class HostRuntime:
         if event == "MODIFIED" and self._fingerprints.get(key) == fingerprint:
             return
         self._fingerprints[key] = fingerprint
+        self.configs.ensure(key.namespace)
         self.enqueue(admission)
         self.enqueue(key)
 

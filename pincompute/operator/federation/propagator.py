@@ -120,6 +120,8 @@ class Propagator:
         if not shards:
             self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
+        if not self.copier.ready(obj):
+            return Outcome(FOLLOW_RETRY)  # the project's Secrets/ConfigMaps are not listed yet: no checksum to stamp
         copied, pending_copies = self.copier.sync(key.namespace)  # before the shards: their pods read them
         wrote, pending = self._propagate(obj, workload, shards)
         retiring = self.failover.retiring(obj, shards)  # a drained member's shard until its replicas run elsewhere
