@@ -251,6 +251,18 @@ PROMETHEUS_SCRAPE_SECONDS = env_int("PROMETHEUS_SCRAPE_SECONDS", 15)
 PROMETHEUS_TIMEOUT_SECONDS = env_int("PROMETHEUS_TIMEOUT_SECONDS", 10)
 # --- workload history (workloads/history/) ------------------------------------------------------------------
 HISTORY_RETENTION_DAYS = env_int("HISTORY_RETENTION_DAYS", 90)  # entries, and deleted workloads, older than this go
+# the federation operator's username on the host and on the members (``system:serviceaccount:NS:NAME``): provisioning
+# binds its per-project rights on the project's Secrets/ConfigMaps to it (pincompute/federation_rights.py); empty:
+# none bound (the local stack's operator is the clusters' admin)
+FEDERATION_OPERATOR_USERNAME = env_str("FEDERATION_OPERATOR_USERNAME", "") or ""
+FEDERATION_MEMBER_OPERATOR_USERNAME = env_str("FEDERATION_MEMBER_OPERATOR_USERNAME", "") or FEDERATION_OPERATOR_USERNAME
+# the ClusterRoles the chart installs for them, named per release (pincompute/federation_rights.py)
+FEDERATION_HOST_CONFIGS_ROLE = env_str("FEDERATION_HOST_CONFIGS_ROLE", "") or "pincompute-federation-project-configs"
+FEDERATION_MEMBER_COPIES_ROLE = env_str("FEDERATION_MEMBER_COPIES_ROLE", "") or "pincompute-federation-config-copies"
+# the portal's identities on the host (comma-separated; web and worker): bound per project namespace to the ClusterRole
+# that lets them edit the project's Secrets/ConfigMaps (configs/host_objects.py); empty: none bound (the local stack)
+PORTAL_CONFIGS_USERNAMES = [u for u in (env_str("PORTAL_CONFIGS_USERNAMES", "") or "").split(",") if u.strip()]
+PORTAL_CONFIGS_ROLE = env_str("PORTAL_CONFIGS_ROLE", "") or "pincompute-portal-project-configs"
 HISTORY_RECORD_SECONDS = env_int("HISTORY_RECORD_SECONDS", 2)  # the recorder's pass over the watch caches
 
 # --- authentication ----------------------------------------------------------------------------------

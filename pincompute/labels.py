@@ -51,6 +51,9 @@ BREAK_GLASS_GROUP: Final = "pincompute:break-glass"
 # -- pod template annotations -------------------------------------------------------------------------
 RESTARTED_AT_ANNOTATION: Final = "pincompute.io/restartedAt"
 CONFIG_HASH_ANNOTATION: Final = "pincompute.io/config-hash"
+# the content of the project's Secrets/ConfigMaps a workload rolls on: the federation stamps it on the shard, the
+# member's translation copies it onto the pod template, so a change rolls the pods
+CONFIGS_HASH_ANNOTATION: Final = "pincompute.io/configs-hash"
 PROFILE_ANNOTATION: Final = "pincompute.io/runtime-profile"
 INJECTED_ANNOTATION: Final = "pincompute.io/injected"
 

@@ -8,7 +8,8 @@ RoleBinding per project role, one ResourceQuota per tier scoped
 by the tier's PriorityClass (the same grant, as a backstop: a workload may land on any member), and the
 LimitRange that gives containers the default requests the quota arithmetic assumes, and the project's
 NetworkPolicies (``pincompute.netpol``: only its own pods, the platform's namespaces and what its owners opened
-reach its pods).
+reach its pods). With the identities known, the RoleBindings of the portal's and the federation's rights on the
+project's Secrets/ConfigMaps, on the host and on every member (``pincompute.federation_rights``).
 
 Everything is meant to be server-side applied by name, so applying the same ``Tenant`` twice changes
 nothing and a half-finished pass is completed by the next one. Removing a project is deleting its
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pincompute.federation_rights import NamespaceRight
 from pincompute.grants import NO_POD_CAP, Allocation
 from pincompute.kinds import PROJECT_QUOTA
 from pincompute.labels import (
@@ -78,6 +80,10 @@ class Tenant:
     grants: Mapping[Tier, Allocation] = field(default_factory=dict)
     network: NetworkPlan = field(default_factory=NetworkPlan)
     policy: ProjectPolicy = OPEN
+    # the RoleBindings of the portal's and the federation's rights on the project's Secrets/ConfigMaps, on the host and
+    # on every member (``pincompute.federation_rights``)
+    host_rights: tuple[NamespaceRight, ...] = ()
+    member_rights: tuple[NamespaceRight, ...] = ()
 
     def grant(self, tier: Tier) -> Allocation:
         return self.grants.get(tier, Allocation())
@@ -186,8 +192,10 @@ def host_namespace_manifest(tenant: Tenant) -> dict[str, Any]:
 
 
 def host_manifests(tenant: Tenant) -> list[dict[str, Any]]:
-    """What the host holds for the project, in apply order (the namespace first)."""
-    return [host_namespace_manifest(tenant), project_quota_manifest(tenant)]
+    """What the host holds for the project, in apply order (the namespace first): with the portal's and the
+    operator's rights on the project's Secrets/ConfigMaps (``federation_rights``)."""
+    rights = [right.manifest(tenant.namespace) for right in tenant.host_rights]
+    return [host_namespace_manifest(tenant), project_quota_manifest(tenant), *rights]
 
 
 def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
@@ -205,4 +213,5 @@ def member_manifests(tenant: Tenant) -> list[dict[str, Any]]:
         *resource_quota_manifests(tenant.namespace, quota),
         limit_range_manifest(tenant.namespace),
         *network_policy_manifests(tenant.name, tenant.namespace, tenant.network),
+        *(right.manifest(tenant.namespace) for right in tenant.member_rights),
     ]

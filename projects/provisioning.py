@@ -28,6 +28,7 @@ from base.queueing import enqueue
 from clusters import provision, remote
 from clusters.kube.breaker import CircuitOpen
 from clusters.models import Cluster, FederationRole
+from pincompute.federation_rights import BINDING_NAME, PORTAL_BINDING_NAME, right_of
 from pincompute.labels import COST_CENTER_LABEL
 from pincompute.policy import parse_policy
 from pincompute.rbac import ProjectRole, Subject
@@ -131,6 +132,13 @@ def tenant_of(project: Project) -> Tenant:
         grants=grants,
         network=plan_of(project),
         policy=parse_policy(project.policy or {}),
+        host_rights=(
+            *right_of(PORTAL_BINDING_NAME, settings.PORTAL_CONFIGS_ROLE, settings.PORTAL_CONFIGS_USERNAMES),
+            *right_of(BINDING_NAME, settings.FEDERATION_HOST_CONFIGS_ROLE, [settings.FEDERATION_OPERATOR_USERNAME]),
+        ),
+        member_rights=right_of(
+            BINDING_NAME, settings.FEDERATION_MEMBER_COPIES_ROLE, [settings.FEDERATION_MEMBER_OPERATOR_USERNAME]
+        ),
     )
 
 

@@ -338,14 +338,16 @@ def start_watch(
     selector: str | None = None,
     *,
     fields: str | None = None,
+    namespace: str | None = None,
 ) -> ListWatch:
-    """The operator's list-watch of one collection on one cluster (members and the host alike), started."""
+    """The operator's list-watch of one collection on one cluster (members and the host alike), started; cluster-wide,
+    or in ``namespace`` only."""
     watch = ListWatch(
         lambda: kube.api,
         store,
         res.kind,
-        res.path(),
-        name=f"{kube.name}-{res.plural}",
+        res.path(namespace),
+        name=f"{kube.name}-{res.plural}" + (f"-{namespace}" if namespace else ""),
         label_selector=selector,
         field_selector=fields,
         on_event=handler,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 from pincompute import API_VERSION
-from pincompute.labels import KIND_LABEL, RESTARTED_AT_ANNOTATION, WORKLOAD_LABEL
+from pincompute.labels import CONFIGS_HASH_ANNOTATION, KIND_LABEL, RESTARTED_AT_ANNOTATION, WORKLOAD_LABEL
 from pincompute.placement import Placement
 from pincompute.runtime import Identity, RuntimeProfile, inject
 from pincompute.specs import Workload
@@ -77,12 +77,36 @@ class Context(Generic[W]):
     ) -> dict[str, Any]:
         """Inject the runtime profile and stamp labels/annotations; restartedAt rolls the pods."""
         identity = identity or self.identity()
-        spec, _ = inject(pod_spec, self.profile, identity)
+        spec, _ = inject(without_roll_on_change(pod_spec), self.profile, identity)
         notes = {**self.profile.annotations_for(self.workload.kind), **(annotations or {})}
         restarted_at = self.workload.operations.restarted_at
         if restarted_at:
             notes[RESTARTED_AT_ANNOTATION] = restarted_at
+        configs = ((self.cr.get("metadata") or {}).get("annotations") or {}).get(CONFIGS_HASH_ANNOTATION)
+        if configs:
+            notes[CONFIGS_HASH_ANNOTATION] = str(configs)  # the shard's Secrets/ConfigMaps changed: roll the pods
         return {"metadata": {"labels": self.labels(identity, **extra_labels), "annotations": notes}, "spec": spec}
+
+
+def without_roll_on_change(pod_spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod spec without the references' ``rollOnChange`` (the federation's, unknown to Kubernetes)."""
+    spec = copy.deepcopy(dict(pod_spec))
+    refs: list[Any] = []
+    for group in ("containers", "initContainers", "sidecars"):
+        for container in spec.get(group) or []:
+            refs += [(env.get("valueFrom") or {}).get(k) for env in container.get("env") or [] for k in _KEY_REFS]
+            refs += [source.get(k) for source in container.get("envFrom") or [] for k in ("secretRef", "configMapRef")]
+    for volume in spec.get("volumes") or []:
+        refs += [volume.get("secret"), volume.get("configMap")]
+        for source in (volume.get("projected") or {}).get("sources") or []:
+            refs += [source.get("secret"), source.get("configMap")]
+    for ref in refs:
+        if isinstance(ref, dict):
+            ref.pop("rollOnChange", None)
+    return spec
+
+
+_KEY_REFS = ("secretKeyRef", "configMapKeyRef")
 
 
 def owner_reference(cr: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The Helm chart's fixtures (defined in tests/support/helm.py): helm from its pinned Go module, ``render``; the
+"""The Helm chart's fixtures (defined in tests/support/helm.py and chart_release.py): helm from its pinned Go module,
+``render``, the chart's releases on the local clusters (one per test module); the
 project image built with podman from Debian-made bases (tests/harness/image.py), once per session."""
 
 import os
@@ -9,6 +10,7 @@ import pytest
 from tests.harness.image import BuiltImage, build_project_image
 from tests.harness.podman import Podman
 from tests.harness.services import ComponentFailed
+from tests.support.chart_release import crds, host_release, kwok_release, member_release  # noqa: F401 - fixtures
 from tests.support.helm import helm, render  # noqa: F401 - fixtures, used by name
 
 

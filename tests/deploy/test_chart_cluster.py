@@ -11,119 +11,18 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
-from devtools.localcp import LocalControlPlane, binaries
-from devtools.localcp.pods.watch import SANDBOX_LABEL
-from devtools.operator_process import install_crds
+from devtools.localcp import LocalControlPlane
 from devtools.waiting import wait_for
-from tests.support.helm import CHART, PRODUCTION_VALUES, Render
+from tests.support.chart_release import Release, new_release
+from tests.support.helm import CHART, PRODUCTION_VALUES
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
-
-# kwok's kubelet, without this process's per-pod sandboxes (the image is never run).
-ON_KWOK = {"nodeSelector": None, "tolerations": [], "podLabels": {SANDBOX_LABEL: "off"}}
-PROJECT = "proj-helm-check"  # a project namespace the rights are asked about (need not exist)
-
-
-@dataclass(frozen=True)
-class Release:
-    name: str
-    namespace: str
-    context: str
-    kubectl: tuple[str, ...]
-
-    def sa(self, component: str) -> str:
-        return f"system:serviceaccount:{self.namespace}:{self.name}-pinconsole-{component}"
-
-    def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([*self.kubectl, "--context", self.context, *args], input=stdin, capture_output=True,
-                              text=True, timeout=120)  # fmt: skip
-        assert not check or done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
-        return done
-
-    def apply(self, objects: list[dict[str, object]]) -> None:
-        manifest = yaml.safe_dump_all(objects)
-        self.run("apply", "--server-side", "--field-manager=pinconsole-chart-test", "-n", self.namespace, "-f", "-",
-                 stdin=manifest)  # fmt: skip
-
-    def can_i(self, component: str, question: str) -> bool:
-        """``question``: ``"VERB RESOURCE[/NAME] [flags]"``; ``-n`` defaults to the project namespace."""
-        args = question.split()
-        if "-A" not in args and "-n" not in args:
-            args += ["-n", PROJECT]
-        done = self.run("auth", "can-i", *args, "--as", self.sa(component), check=False)
-        assert done.stdout.strip() in ("yes", "no"), done.stderr
-        return done.stdout.strip() == "yes"
-
-    def delete(self) -> None:
-        self.run("delete", "namespace", self.namespace, "--wait=false", "--ignore-not-found")
-        selector = f"app.kubernetes.io/instance={self.name}"
-        self.run("delete", "clusterrole,clusterrolebinding", "-l", selector, "--ignore-not-found")
-
-
-def _release(cp: LocalControlPlane, context: str) -> Release:
-    suffix = uuid.uuid4().hex[:6]
-    kubectl = (str(binaries.locate(("kubectl",)).kubectl), "--kubeconfig", str(cp.kubeconfig_path))
-    release = Release(f"h{suffix}", f"pinconsole-{suffix}", context, kubectl)
-    release.run("create", "namespace", release.namespace)
-    return release
-
-
-def _secret(name: str, **data: str) -> dict[str, object]:
-    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "stringData": data}
-
-
-@pytest.fixture(scope="module")
-def crds(local_control_plane: LocalControlPlane) -> None:
-    """The kinds the rights are about: `kubectl auth can-i` resolves a resource through discovery (an unknown
-    ``pinapps.pincompute.io`` would be asked about as a core resource of that name)."""
-    install_crds(local_control_plane.kubeconfig_path, ["member-b"], host="host")
-
-
-@pytest.fixture(scope="module")
-def host_release(local_control_plane: LocalControlPlane, render: Render, crds: None) -> Iterator[Release]:
-    yield from _host_mode(local_control_plane, render, "host")
-
-
-@pytest.fixture(scope="module")
-def kwok_release(local_control_plane: LocalControlPlane, render: Render) -> Iterator[Release]:
-    yield from _host_mode(local_control_plane, render, "member-a")
-
-
-def _host_mode(local_control_plane: LocalControlPlane, render: Render, context: str) -> Iterator[Release]:
-    """The production-like values applied with the Secrets they name (what an admin creates first)."""
-    release = _release(local_control_plane, context)
-    settings = {"SECRET_KEY": "k" * 50, "DATABASE_URL": "postgres://pc@db/pc", "REDIS_URL": "redis://redis:6379/0"}
-    kubeconfig = {"kubeconfig": Path(local_control_plane.kubeconfig_path).read_text()}
-    secrets = [
-        _secret("pinconsole-settings", **settings),
-        _secret("pinconsole-portal-kubeconfig", **kubeconfig),
-        _secret("pinconsole-operator-kubeconfig", **kubeconfig),
-    ]
-    try:
-        release.apply(secrets + render(PRODUCTION_VALUES, values=ON_KWOK, release=release.name,
-                                       namespace=release.namespace))  # fmt: skip
-        yield release
-    finally:
-        release.delete()
-
-
-@pytest.fixture(scope="module")
-def member_release(local_control_plane: LocalControlPlane, render: Render, crds: None) -> Iterator[Release]:
-    release = _release(local_control_plane, "member-b")
-    try:
-        release.apply(render(values={"mode": "member"}, release=release.name, namespace=release.namespace))
-        yield release
-    finally:
-        release.delete()
 
 
 def _pods(release: Release) -> list[dict[str, object]]:
@@ -182,6 +81,9 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "delete namespaces",
             "list controllerrevisions.apps -A",
             "watch events -A",
+            "create rolebindings",  # provisioning: the rights on the project's Secrets/ConfigMaps, per namespace
+            "bind clusterroles/{fullname}-federation-project-configs",
+            "bind clusterroles/{fullname}-portal-project-configs",
         ],
         [
             "get secrets -A",
@@ -194,7 +96,9 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create clusterrolebindings",
             "escalate clusterroles",
             "bind clusterroles/cluster-admin",
-            "create rolebindings",
+            "bind clusterroles/pincompute-project-owner",
+            "patch clusterroles/{fullname}-federation-project-configs",
+            "bind clusterroles/pincompute-federation-project-configs",  # another release's
             "list configmaps -A",
         ],
     ),
@@ -213,8 +117,13 @@ HOST_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "update leases.coordination.k8s.io/pincompute-operator -n {ns}",
         ],
         [
-            "get secrets -A",
-            "get secrets -n {ns}",
+            "watch secrets -A",  # a project's Secrets and ConfigMaps: in its namespace only, bound by provisioning
+            "get secrets",
+            "get secrets -n kube-system",
+            "list configmaps -A",
+            "create secrets -n default",
+            "patch secrets -A",
+            "delete configmaps -A",
             f"create {WORKLOAD}",
             f"delete {WORKLOAD}",
             "patch memberclusters.pincompute.io",
@@ -251,6 +160,7 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "patch networkpolicies.networking.k8s.io",
             "bind clusterroles/pincompute-project-owner",
             "bind clusterroles/pincompute-project-viewer",
+            "bind clusterroles/{fullname}-federation-config-copies",  # the operator's copies, per project namespace
             "patch clusterroles/pincompute-project-developer",  # provisioning re-applies the tenants' rules
             "escalate clusterroles/pincompute-project-viewer",
             "get pods --subresource=log",
@@ -272,6 +182,8 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "update configmaps",
             "create pods --subresource=attach",
             "delete resourcequotas",
+            "bind clusterroles/{fullname}-federation-project-configs",
+            "bind clusterroles/pincompute-federation-config-copies",  # another release's
         ],
     ),
     "operator": (
@@ -296,8 +208,11 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
             "create pods --subresource=exec",  # a container restart in place: kill -TERM 1 in it
         ],
         [
-            "get secrets -A",
-            "list secrets",
+            "list secrets",  # the federation's copies: in a project namespace only, bound by provisioning
+            "create secrets",
+            "delete secrets -n kube-system",
+            "watch secrets -A",
+            "update secrets",
             "create pods --subresource=attach",
             "get pods --subresource=log",
             "delete nodes",
@@ -317,8 +232,8 @@ MEMBER_RIGHTS: dict[str, tuple[list[str], list[str]]] = {
 
 def _check(release: Release, rights: tuple[list[str], list[str]], component: str) -> list[str]:
     allowed, refused = rights
-    questions = [(q.format(ns=release.namespace), True) for q in allowed]
-    questions += [(q.format(ns=release.namespace), False) for q in refused]
+    questions = [(q.format(ns=release.namespace, fullname=release.fullname), True) for q in allowed]
+    questions += [(q.format(ns=release.namespace, fullname=release.fullname), False) for q in refused]
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda q: release.can_i(component, q[0]), questions))
     return [
@@ -350,7 +265,7 @@ def test_every_rendered_object_is_valid_for_the_apiserver(
     """Everything the chart can render (the CRDs of crds/, every option on, production values) checked by the host's
     apiserver against its OpenAPI schemas, unknown fields refused (a server-side dry run: nothing is written). The
     ServiceMonitors are the one exception: their CRD is prometheus-operator's, not installed here."""
-    release = _release(local_control_plane, "host")
+    release = new_release(local_control_plane, "host")
     on = ["--set", "serviceMonitor.enabled=true,networkPolicy.enabled=true"]
     try:
         args = [str(helm), "template", release.name, str(CHART), "--include-crds", "-n", release.namespace]

@@ -171,6 +171,7 @@ LONGEST_FIRST = (
     "tests/deploy/test_image_runs.py",
     "tests/sdk/test_cli_kubectl_real_stack.py",
     "tests/pincompute/operator/federation/test_failover_live.py",
+    "tests/pincompute/operator/federation/test_config_copies_live.py",
     "tests/projects/provisioning/test_network_live.py",
     "tests/debugging/test_live_access_expiry.py",
     "tests/workloads/history/test_history_live.py",

@@ -1,9 +1,12 @@
 """What a cluster holds for a project (pincompute.tenancy, rbac) and the ProjectQuota platform kind."""
 
+import dataclasses
+
 import pytest
 
 from clusters.kube.resources import PINCOMPUTE_PLURALS
 from pincompute.crds import crd_manifests, platform_crd_manifests, structural_problems
+from pincompute.federation_rights import BINDING_NAME, PORTAL_BINDING_NAME, right_of
 from pincompute.grants import Allocation
 from pincompute.kinds import KINDS, PLATFORM_KINDS, PROJECT_QUOTA, InstalledOn
 from pincompute.labels import COST_CENTER_LABEL, POD_SECURITY_ENFORCE_LABEL, PROJECT_LABEL
@@ -200,3 +203,35 @@ def test_cluster_roles_are_named_after_the_role_binding_they_back(manifest):
 )
 def test_label_values_are_valid_kubernetes_label_values(text, value):
     assert label_value(text) == value
+
+
+def test_the_rights_on_the_projects_configs_are_bound_in_the_project_namespace_only():
+    """pincompute.federation_rights: RoleBindings in the project namespace of the chart's ClusterRoles (named per
+    release): on the host the portal's edit and the operator's read, on a member the operator's copies; no identity
+    named, no binding."""
+    portal = ["system:serviceaccount:pc:web", "system:serviceaccount:pc:worker", "system:serviceaccount:pc:web"]
+    host_op, member_op = "system:serviceaccount:pc:op", "system:serviceaccount:m:op"
+    tenant = dataclasses.replace(
+        ADS,
+        host_rights=(
+            *right_of(PORTAL_BINDING_NAME, "r1-portal-project-configs", portal),
+            *right_of(BINDING_NAME, "r1-federation-project-configs", [host_op]),
+        ),
+        member_rights=right_of(BINDING_NAME, "r1-federation-config-copies", [member_op, ""]),
+    )
+
+    on_host = [m for m in host_manifests(tenant) if m["kind"] == "RoleBinding"]
+    on_member = [m for m in member_manifests(tenant) if m["metadata"]["name"] == BINDING_NAME]
+
+    def users(*names: str) -> list[dict[str, str]]:
+        return [Subject("User", n).manifest() for n in names]
+
+    assert [(b["metadata"]["namespace"], b["roleRef"]["name"], b["subjects"]) for b in on_host + on_member] == [
+        ("proj-ads", "r1-portal-project-configs", users(*portal[:2])),
+        ("proj-ads", "r1-federation-project-configs", users(host_op)),
+        ("proj-ads", "r1-federation-config-copies", users(member_op)),
+    ]
+    assert all(b["roleRef"]["kind"] == "ClusterRole" for b in on_host + on_member)
+    names = {BINDING_NAME, PORTAL_BINDING_NAME}
+    assert not [m for m in host_manifests(ADS) + member_manifests(ADS) if m["metadata"]["name"] in names]
+    assert right_of(BINDING_NAME, "", [host_op]) == () == right_of(BINDING_NAME, "r", ["", " "])

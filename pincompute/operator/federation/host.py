@@ -24,6 +24,7 @@ from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.store import Store
 from pincompute.labels import FEDERATION_FINALIZER, MANAGED_SELECTOR
 from pincompute.operator.cluster import Enqueue, Key, start_watch
+from pincompute.operator.federation.config_watches import ConfigWatches
 from pincompute.operator.kubeio import Kube, Resource, cr_resource
 from pincompute.status import condition_of
 
@@ -72,6 +73,7 @@ class HostRuntime:
         self.watches: dict[str, ListWatch] = {}
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
         self._member_generations: dict[str, Any] = {}
+        self.configs = ConfigWatches(kube, self._on_config)  # per project namespace: the read is granted there only
 
     def start(self) -> None:
         for res in WORKLOADS.values():
@@ -84,6 +86,7 @@ class HostRuntime:
         self.watches[res.kind] = start_watch(self.kube, self.store, res, handler, selector or None)
 
     def restart_crashed(self) -> None:
+        self.configs.restart_crashed()
         for kind, watch in list(self.watches.items()):
             if watch.crashed:
                 log.warning("host: restarting the %s watch (%s)", kind, watch.last_error)
@@ -101,7 +104,7 @@ class HostRuntime:
         return all(w.synced.is_set() for w in list(self.watches.values()))
 
     def close(self, timeout: float = 5.0) -> bool:
-        watches = list(self.watches.values())
+        watches = [*self.watches.values(), *self.configs.close()]
         for watch in watches:
             watch.stop()
         deadline = time.monotonic() + timeout
@@ -115,6 +118,8 @@ class HostRuntime:
         admission = Key(self.name, ADMISSION, key.namespace, "")
         if event == "DELETED":
             self._fingerprints.pop(key, None)
+            if not any(k.namespace == key.namespace for k in list(self._fingerprints)):
+                self.configs.drop(key.namespace)  # its last workload: nothing there needs copies any more
             self.enqueue(admission, "host_deleted")
             self.enqueue(key, "host_deleted")  # shards of an object deleted without our finalizer are swept
             return
@@ -123,6 +128,7 @@ class HostRuntime:
             self.ignored("host_status_only")
             return
         self._fingerprints[key] = fingerprint
+        self.configs.ensure(key.namespace)
         self.enqueue(admission, "host_change")
         if condition_of(obj, ADMITTED) or meta.get("deletionTimestamp"):
             self.enqueue(key, "host_change")
@@ -133,6 +139,13 @@ class HostRuntime:
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")
         self.enqueue(Key(self.name, ADMISSION, namespace, ""), "quota")
+
+    def _on_config(self, _event: str, obj: dict[str, Any]) -> None:
+        """A project's Secret or ConfigMap changed: its workloads' reconciles refresh the copies and checksums."""
+        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
+        for key in self.all_keys():
+            if key.namespace == namespace:
+                self.enqueue(key, "config")
 
     def _on_member(self, event: str, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}

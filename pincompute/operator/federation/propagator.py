@@ -35,8 +35,10 @@ from pincompute.federation.propagation import (
 from pincompute.federation.revisions import admitted_view
 from pincompute.federation.rollout import LiveShard, shard_specs
 from pincompute.federation.stickiness import EVERYWHERE_KINDS, stabilize, staying_clusters
+from pincompute.federation_rights import BINDING_NAME
 from pincompute.kinds import KINDS
 from pincompute.labels import (
+    CONFIGS_HASH_ANNOTATION,
     FAILOVER_ANNOTATION,
     FEDERATED_LABEL,
     FEDERATION_FINALIZER,
@@ -44,6 +46,7 @@ from pincompute.labels import (
 )
 from pincompute.operator.cluster import ClusterRuntime, Key
 from pincompute.operator.events import EventRecorder
+from pincompute.operator.federation.config_copier import ConfigCopier
 from pincompute.operator.federation.failing_over import Failover
 from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.host_status import host_status, same_status, where
@@ -84,13 +87,14 @@ class Propagator:
         self.news = news or ShardNews()
         self.usage = PlacedUsage(host, profile)
         self.failover = Failover(host, members, health, now)
+        self.copier = ConfigCopier(host, members, health)
 
     # -- the reconcile ------------------------------------------------------------------------------
 
     def reconcile(self, key: Key) -> Outcome:
         obj = self.host.workload(key.kind, key.namespace, key.name)
         if obj is None:
-            return Outcome(wrote=self._prune(key, keep=()))
+            return Outcome(wrote=self._prune(key, keep=()) + self.copier.sync(key.namespace)[0])
         meta = obj["metadata"]
         if meta.get("deletionTimestamp"):
             return self._finalize(key, obj)
@@ -120,9 +124,14 @@ class Propagator:
         if not shards:
             self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
+        if not self.copier.ready(obj):
+            self._configs_unreadable(obj)
+            return Outcome(FOLLOW_RETRY)  # the project's Secrets/ConfigMaps are not listed yet: no checksum to stamp
+        copied, pending_copies = self.copier.sync(key.namespace)  # before the shards: their pods read them
         wrote, pending = self._propagate(obj, workload, shards)
         retiring = self.failover.retiring(obj, shards)  # a drained member's shard until its replicas run elsewhere
-        wrote += self._prune(key, keep=(*(p.cluster for p in shards), *retiring))
+        wrote += self._prune(key, keep=(*(p.cluster for p in shards), *retiring)) + copied
+        pending = pending or pending_copies
         revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
         self._status(obj, shards, revision=revision, problem=problem)
         due = self.failover.next_due(obj, shards)  # a lost member's grace runs out then
@@ -250,6 +259,7 @@ class Propagator:
         )
         wrote, pending = 0, False
         failed_over = ((obj.get("status") or {}).get("placement") or {}).get("failover") or []
+        config_hash = self.copier.checksum(obj)
         for placement in shards:
             member = self.members.get(placement.cluster)
             if member is None:
@@ -259,6 +269,8 @@ class Propagator:
             took = [r for r in failed_over if r.get("to") == placement.cluster]
             if took:
                 desired["metadata"]["annotations"][FAILOVER_ANNOTATION] = describe(took)
+            if config_hash:
+                desired["metadata"]["annotations"][CONFIGS_HASH_ANNOTATION] = config_hash
             if specs[placement.cluster] != obj.get("spec"):
                 pending = True  # a zone held back by the rollout: look again soon
             current = live.get(placement.cluster)
@@ -303,8 +315,20 @@ class Propagator:
             raise TemporaryError("cannot remove shards: " + "; ".join(failed))
         return deleted
 
+    def _configs_unreadable(self, obj: dict[str, Any]) -> None:
+        """Say on the workload why it waits when its project's Secrets/ConfigMaps cannot be listed (a refused
+        list, typically the project namespace's RoleBinding missing), not only in the operator's log."""
+        namespace = str(obj["metadata"]["namespace"])
+        problem = self.host.configs.problem(namespace)
+        if problem:
+            message = (
+                f"waiting to read the project's Secrets and ConfigMaps in {namespace} ({problem}); the federation "
+                f"reads them through the RoleBinding {BINDING_NAME} that provisioning applies in the project namespace"
+            )
+            self.events.record(obj, "Warning", "ConfigsUnreadable", message)
+
     def _finalize(self, key: Key, obj: dict[str, Any]) -> Outcome:
-        wrote = self._prune(key, keep=())
+        wrote = self._prune(key, keep=()) + self.copier.sync(key.namespace)[0]
         remaining = [n for n, m in self.members.items() if m.get_cr(key.kind, key.namespace, key.name) is not None]
         remaining = [n for n in remaining if _federated(self.members[n].get_cr(key.kind, key.namespace, key.name))]
         if remaining:
