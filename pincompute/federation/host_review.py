@@ -6,9 +6,10 @@ In order, the first failing step deciding: the namespace must be an onboarded pr
 (``host_checks``); the spec must keep to the project's policy (``pincompute.policy``, from the namespace's
 ``pincompute.io/policy`` annotation, which provisioning writes); the pod templates must pass the Pod Security level
 the namespace enforces (its ``pod-security.kubernetes.io/enforce`` label, which provisioning sets from the project);
-every zone in ``spec.zones`` must be served by a member cluster; and the workload alone must fit its tier's grant (a
-request no grant can ever hold). Each problem is a ``FieldError`` with the path a person fixes, worded as the portal
-words it.
+every zone in ``spec.zones`` must be served by a member cluster; every Secret and ConfigMap the pods use (and each key
+they read) must be one the project holds, as the portal made it (``pincompute.config_refs``; the federation copies
+nothing else to the members); and the workload alone must fit its tier's grant (a request no grant can ever hold).
+Each problem is a ``FieldError`` with the path a person fixes, worded as the portal words it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pincompute.config_refs import references, unresolved
+from pincompute.configs import ConfigKind
 from pincompute.errors import FieldError
 from pincompute.federation.admission import claim_of, shortfalls
 from pincompute.federation.host_checks import INVALID_SPEC, HostProblems, host_problems
@@ -35,6 +38,7 @@ NOT_A_PROJECT = "NotAProject"
 PROJECT_POLICY = "ProjectPolicy"
 POD_SECURITY = "PodSecurity"
 UNKNOWN_ZONE = "UnknownZone"
+UNKNOWN_CONFIG = "UnknownConfig"
 NEVER_FITS = "NeverFits"
 
 
@@ -42,12 +46,14 @@ NEVER_FITS = "NeverFits"
 class Surroundings:
     """What the host holds around one write: the namespace's ``ProjectQuota`` (None: no project's namespace), the
     level its Pod Security label enforces (None: unlabelled, not checked), the zones its members serve (empty:
-    no MemberCluster yet, not checked) and the project's policy (its annotation; none: ``OPEN``)."""
+    no MemberCluster yet, not checked), the project's policy (its annotation; none: ``OPEN``) and the keys of each
+    of the project's Secrets/ConfigMaps of the kinds the write uses (None: not read, because it uses none)."""
 
     quota: Mapping[str, Any] | None
     pod_security: PodSecurity | None
     zones: frozenset[str]
     policy: ProjectPolicy = OPEN
+    configs: Mapping[tuple[ConfigKind, str], frozenset[str]] | None = None
 
 
 def enforced_level(namespace_labels: Mapping[str, str] | None) -> PodSecurity | None:
@@ -116,6 +122,9 @@ def review(obj: Mapping[str, Any], around: Surroundings, profile: RuntimeProfile
     unknown = zone_problems(obj, around.zones)
     if unknown:
         return HostProblems(UNKNOWN_ZONE, tuple(unknown))
+    missing = unresolved(references(obj), around.configs) if around.configs is not None else []
+    if missing:
+        return HostProblems(UNKNOWN_CONFIG, tuple(missing))
     workload = parse(dict(obj))
     request = claim_of(workload, now, profile=profile).request
     tier = workload.meta.tier

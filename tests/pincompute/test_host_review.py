@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 import pytest
@@ -13,6 +14,7 @@ from pincompute.federation.host_review import (
     NEVER_FITS,
     NOT_A_PROJECT,
     POD_SECURITY,
+    UNKNOWN_CONFIG,
     UNKNOWN_ZONE,
     Surroundings,
     enforced_level,
@@ -120,7 +122,7 @@ def test_a_refusal_is_a_422_with_every_field_as_a_cause():
         "request": request("CREATE", privileged()),
     }
 
-    out = admission_review(review_body, lambda _ns: AROUND, PROFILE)
+    out = admission_review(review_body, lambda _ns, _kinds: AROUND, PROFILE)
 
     response = out["response"]
     assert response["uid"] == "u-1" and response["allowed"] is False
@@ -137,7 +139,7 @@ def test_updates_that_keep_the_spec_deletions_and_break_glass_pass_unjudged():
     deleting = {**bad, "metadata": {**bad["metadata"], "deletionTimestamp": "2026-11-27T00:00:00Z"}}
     glass = {**bad, "metadata": {**bad["metadata"], "annotations": {"pincompute.io/break-glass": "incident 42"}}}
 
-    def unreadable(_ns: str) -> Surroundings:
+    def unreadable(_ns: str, _kinds: frozenset) -> Surroundings:
         raise NotFound("no namespace")
 
     assert answer(request("UPDATE", relabelled, old=bad), unreadable, PROFILE).allowed
@@ -146,6 +148,42 @@ def test_updates_that_keep_the_spec_deletions_and_break_glass_pass_unjudged():
     broken = answer(request("CREATE", glass, groups=("pincompute:break-glass",)), unreadable, PROFILE)
     assert broken.allowed and "incident 42" in broken.warnings[0]
     assert "ops wrote PinApp proj-search/" in broken.audit[AUDIT_KEY]
-    assert not answer(request("CREATE", glass), lambda _ns: AROUND, PROFILE).allowed  # the annotation alone: no
+    assert not answer(request("CREATE", glass), lambda _ns, _kinds: AROUND, PROFILE).allowed  # the annotation alone: no
     failed = answer(request("CREATE", app()), unreadable, PROFILE)
     assert not failed.allowed and "could not read what the host holds" in failed.message
+
+
+def using_a_secret(name: str = "db", key: str = "password") -> dict:
+    document = app()
+    env = [{"name": "DB", "valueFrom": {"secretKeyRef": {"name": name, "key": key}}}]
+    document["spec"]["template"]["containers"][0]["env"] = env
+    return document
+
+
+def test_a_secret_or_key_the_project_does_not_hold_is_refused_at_its_field():
+    """kubectl meets the portal's check: the federation would have nothing to copy to the members."""
+    held = dataclasses.replace(AROUND, configs={("Secret", "db"): frozenset({"password"})})
+    field = "spec.template.containers[0].env[0].valueFrom.secretKeyRef"
+
+    unknown = review(using_a_secret(name="other"), held, PROFILE, NOW)
+    no_key = review(using_a_secret(key="user"), held, PROFILE, NOW)
+
+    assert not review(using_a_secret(), held, PROFILE, NOW)
+    assert unknown.reason == UNKNOWN_CONFIG and unknown.errors[0].path == f"{field}.name"
+    assert "the project has no Secret named 'other'" in unknown.errors[0].message
+    assert no_key.reason == UNKNOWN_CONFIG and no_key.errors[0].path == f"{field}.key"
+
+
+def test_the_webhook_reads_the_projects_configs_only_of_the_kinds_a_write_uses():
+    asked: list[frozenset] = []
+
+    def around(_ns: str, kinds: frozenset) -> Surroundings:
+        asked.append(kinds)
+        return dataclasses.replace(AROUND, configs={} if kinds else None)
+
+    allowed = answer(request("CREATE", app()), around, PROFILE)
+    refused = answer(request("CREATE", using_a_secret()), around, PROFILE)
+
+    assert allowed.allowed
+    assert not refused.allowed and refused.reason == UNKNOWN_CONFIG
+    assert asked == [frozenset(), frozenset({"Secret"})]

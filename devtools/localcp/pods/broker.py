@@ -154,7 +154,9 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         root_fd = podfs.open_dir_nofollow(found.fs)
         try:
             tty = os.isatty(fds[0])
-            cmd = podfs.sandbox_argv(self.bwrap, root_fd, str(pod).rsplit("/", 1)[-1], list(argv), tty=tty)
+            hostname = str(pod).rsplit("/", 1)[-1]
+            env = found.env_of(container)
+            cmd = podfs.sandbox_argv(self.bwrap, root_fd, hostname, list(argv), tty=tty, container_env=env)
             proc = subprocess.Popen(
                 cmd,
                 stdin=fds[0],

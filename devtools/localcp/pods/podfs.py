@@ -30,7 +30,7 @@ def pod_dir(pods_dir: Path, namespace: str, name: str) -> Path:
     return pods_dir / namespace / name
 
 
-def _chown(path: Path) -> None:
+def chown(path: Path) -> None:
     os.chown(path, POD_UID, POD_GID, follow_symlinks=False)
 
 
@@ -58,7 +58,7 @@ def ensure_pod_fs(pods_dir: Path, namespace: str, name: str, uid: str) -> tuple[
     (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files\n")
     (fs / APP_LOG).touch(mode=0o644)
     for p in [fs, *(fs / d for d in ("etc", "home", "tmp", "var", "var/log", "var/tmp", APP_LOG))]:
-        _chown(p)
+        chown(p)
     marker.write_text(uid)
     return fs, True
 
@@ -109,13 +109,22 @@ def append_app_log(fs: Path, text: str, max_bytes: int) -> None:
         os.close(dfd)
 
 
-def sandbox_argv(bwrap: str, root_fd: int, hostname: str, argv: list[str], *, tty: bool) -> list[str]:
+def sandbox_argv(
+    bwrap: str,
+    root_fd: int,
+    hostname: str,
+    argv: list[str],
+    *,
+    tty: bool,
+    container_env: tuple[tuple[str, str], ...] = (),
+) -> list[str]:
     """bubblewrap command line: ``argv`` in the pod's root (fd ``root_fd``), no host file, no network.
 
     bwrap runs as root (it binds the pod's root by fd, whatever the state dir's permissions) with only the
     capabilities ``setpriv`` needs to become the pod user for good: uid/gid 65534, no group, no
     capability (bounding set emptied), no_new_privs. Every mount is nosuid and in the sandbox's own
-    mount namespace; the pod user cannot undo any of it.
+    mount namespace; the pod user cannot undo any of it. ``container_env``: the container's own variables
+    (``podconfigs``), set after the sandbox's, as a container's own win over its image's.
     """
     out = ["prlimit", *_LIMITS, "--", bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
     out += ["--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL"]
@@ -128,7 +137,7 @@ def sandbox_argv(bwrap: str, root_fd: int, hostname: str, argv: list[str], *, tt
     out += ["--hostname", hostname, "--chdir", "/", "--clearenv"]
     env = {"PATH": POD_PATH, "HOME": "/home", "USER": "nobody", "HOSTNAME": hostname, "PS1": f"{hostname}$ "}
     env["TERM"] = "xterm-256color"
-    for k, v in env.items():
+    for k, v in [*env.items(), *container_env]:
         out += ["--setenv", k, v]
     drop = ["setpriv", f"--reuid={POD_UID}", f"--regid={POD_GID}", "--clear-groups", "--inh-caps=-all"]
     drop += ["--bounding-set=-all", "--no-new-privs", "--"]

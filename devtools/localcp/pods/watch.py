@@ -15,7 +15,7 @@ import queue
 import threading
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from kubernetes import client, watch
 from kubernetes.client.rest import ApiException
 
 from .. import kwokcfg
-from . import podfs
+from . import podconfigs, podfs
 
 log = logging.getLogger(__name__)
 SANDBOX_ANNOTATION = "pods.pinconsole.dev/sandbox"
@@ -45,6 +45,14 @@ class Pod:
     console_log: Path
     labels: tuple[tuple[str, str], ...] = ()  # the pod's labels (kind, workload: the log archive's labels)
     containers: tuple[str, ...] = ()
+    env: tuple[tuple[str, podconfigs.Env], ...] = ()  # each container's variables, as a kubelet sets them
+
+    def env_of(self, container: str) -> podconfigs.Env:
+        """``container``'s variables (the first container's when none is named, as kubectl exec picks)."""
+        for name, env in self.env:
+            if name == container or not container:
+                return env
+        return ()
 
     @property
     def key(self) -> str:
@@ -60,6 +68,7 @@ class _Event:
     annotations: dict[str, str]
     containers: tuple[str, ...] = ()
     labels: tuple[tuple[str, str], ...] = ()
+    pod: dict[str, Any] = field(default_factory=dict, compare=False)  # the object (its env and volumes)
 
 
 def container_names(pod: dict[str, Any]) -> tuple[str, ...]:
@@ -149,9 +158,10 @@ class PodWatcher:
         annotations: Any = None,
         containers: Any = (),
         labels: Any = None,
+        pod: dict[str, Any] | None = None,
     ) -> None:
         labelled = tuple((labels or {}).items())
-        ev = _Event(kind, namespace, name, uid, dict(annotations or {}), tuple(containers), labelled)
+        ev = _Event(kind, namespace, name, uid, dict(annotations or {}), tuple(containers), labelled, pod or {})
         self._queues[zlib.crc32(f"{namespace}/{name}".encode()) % WORKERS].put(ev)
 
     def _submit_obj(self, kind: str, obj: dict[str, Any]) -> None:
@@ -173,6 +183,7 @@ class PodWatcher:
             meta.get("annotations"),
             container_names(obj),
             meta.get("labels"),
+            obj,
         )
 
     def _work(self, q: queue.Queue[_Event | None]) -> None:
@@ -181,7 +192,7 @@ class PodWatcher:
                 if ev.kind == "DELETED":
                     self._forget(ev.namespace, ev.name)
                 else:
-                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations, ev.containers, ev.labels)
+                    self._ensure(ev.namespace, ev.name, ev.uid, ev.annotations, ev.containers, ev.labels, ev.pod)
             except (ApiException, OSError) as exc:  # e.g. its namespace is terminating; the next event retries
                 log.warning("pod %s/%s: %s", ev.namespace, ev.name, exc)
 
@@ -228,6 +239,7 @@ class PodWatcher:
         annotations: dict[str, str],
         containers: tuple[str, ...],
         labels: tuple[tuple[str, str], ...] = (),
+        obj: dict[str, Any] | None = None,
     ) -> None:
         known = self.registry.get(f"{namespace}/{name}")
         if known and known.uid == uid:
@@ -244,7 +256,10 @@ class PodWatcher:
         jail_log = f"{self.podlogs_in_jail}/{namespace}/{name}.log"
         for kind, body in kwokcfg.pod_rules(namespace, name, uid, jail_log, podfs.POD_UID, containers).items():
             self._apply(kind, namespace, name, uid, body)
-        pod = Pod(namespace, name, uid, fs, console, labels, containers)
+        env = podconfigs.pod_env(self.core, obj) if obj else ()
+        if fresh and obj:
+            podconfigs.write_volume_files(self.core, obj, fs, podfs.chown)
+        pod = Pod(namespace, name, uid, fs, console, labels, containers, env)
         if fresh:
             self.on_setup(pod)
         self.registry.put(pod)

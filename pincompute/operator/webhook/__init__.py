@@ -47,7 +47,7 @@ def start(settings: WebhookSettings, host: Kube, profile: RuntimeProfile) -> Thr
     bind_host = settings.bind[0]
     names = settings.service.dns_names if settings.service else [urlparse(settings.url or "").hostname or bind_host]
     material = serving_material(host, settings.secret_namespace, names)
-    server = serve(settings.bind, material, lambda namespace: surroundings(host, namespace), profile)
+    server = serve(settings.bind, material, lambda namespace, kinds: surroundings(host, namespace, kinds), profile)
     url = settings.url or f"https://{bind_host}:{server.server_port}{PATH}"
     manifest = configuration(
         material.ca,

@@ -17,15 +17,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pincompute.config_refs import references
+from pincompute.configs import ConfigKind
 from pincompute.errors import CoreError
 from pincompute.federation.host_review import Surroundings, enforced_level, member_zones, review
 from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP, POLICY_ANNOTATION
+from pincompute.operator.federation.config_watches import CONFIG_RESOURCES, CONFIG_SELECTOR
 from pincompute.operator.federation.host import MEMBERS, QUOTA
 from pincompute.operator.kubeio import Kube, Resource
 from pincompute.policy import parse_annotation
 from pincompute.runtime import RuntimeProfile
 
 log = logging.getLogger("pincompute.operator.webhook")
+Around = Callable[[str, frozenset[ConfigKind]], Surroundings]  # a namespace and the config kinds a write uses
 NAMESPACES = Resource("v1", "Namespace", "namespaces", namespaced=False)
 AUDIT_KEY = "break-glass"
 
@@ -56,21 +60,37 @@ class Answer:
         return out
 
 
-def surroundings(host: Kube, namespace: str) -> Surroundings:
-    """The namespace's quota, Pod Security level and policy and the members' zones, as the host holds them now (a
-    policy annotation that cannot be read raises ``SpecInvalid``, which refuses the write)."""
+def surroundings(host: Kube, namespace: str, kinds: frozenset[ConfigKind] = frozenset()) -> Surroundings:
+    """The namespace's quota, Pod Security level and policy, the members' zones and, of ``kinds`` (those the write
+    uses), the project's Secrets/ConfigMaps with their keys, as the host holds them now (a policy annotation that
+    cannot be read raises ``SpecInvalid``, which refuses the write)."""
     meta = host.get(NAMESPACES, None, namespace).get("metadata") or {}
     policy = parse_annotation((meta.get("annotations") or {}).get(POLICY_ANNOTATION))
     quotas = host.list(QUOTA, namespace=namespace).get("items") or []
     members = host.list(MEMBERS).get("items") or []
+    configs = held_configs(host, namespace, kinds) if kinds else None
     return Surroundings(
-        quotas[0] if quotas else None, enforced_level(meta.get("labels") or {}), member_zones(members), policy
+        quotas[0] if quotas else None, enforced_level(meta.get("labels") or {}), member_zones(members), policy, configs
     )
+
+
+def held_configs(
+    host: Kube, namespace: str, kinds: frozenset[ConfigKind]
+) -> dict[tuple[ConfigKind, str], frozenset[str]]:
+    """The keys of each of the project's Secrets/ConfigMaps of ``kinds``: the portal's (its label), as the federation
+    copies them; values are read by the list and dropped here."""
+    held: dict[tuple[ConfigKind, str], frozenset[str]] = {}
+    for kind in sorted(kinds):
+        listed = host.list(CONFIG_RESOURCES[kind], namespace=namespace, selector=CONFIG_SELECTOR)
+        for obj in listed.get("items") or []:
+            keys = {*(obj.get("data") or {}), *(obj.get("binaryData") or {})}
+            held[(kind, str(obj["metadata"]["name"]))] = frozenset(keys)
+    return held
 
 
 def answer(
     request: Mapping[str, Any],
-    around: Callable[[str], Surroundings],
+    around: Around,
     profile: RuntimeProfile,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> Answer:
@@ -93,7 +113,7 @@ def answer(
         )
     namespace = str(request.get("namespace") or meta.get("namespace") or "")
     try:
-        held = around(namespace)
+        held = around(namespace, frozenset(ref.kind for ref in references(obj)))
     except CoreError as exc:
         return Answer(False, f"the platform could not read what the host holds for namespace {namespace}: {exc}")
     problems = review(obj, held, profile, now())
@@ -107,9 +127,7 @@ def answer(
     )
 
 
-def admission_review(
-    body: Mapping[str, Any], around: Callable[[str], Surroundings], profile: RuntimeProfile
-) -> dict[str, Any]:
+def admission_review(body: Mapping[str, Any], around: Around, profile: RuntimeProfile) -> dict[str, Any]:
     """The AdmissionReview to send back for the one received."""
     request = body.get("request") or {}
     return {

@@ -8,14 +8,12 @@ import logging
 import ssl
 import tempfile
 import threading
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from pincompute.federation.host_review import Surroundings
 from pincompute.operator.webhook.registration import PATH
-from pincompute.operator.webhook.review import admission_review
+from pincompute.operator.webhook.review import Around, admission_review
 from pincompute.operator.webhook.tls import Material
 from pincompute.runtime import RuntimeProfile
 
@@ -38,7 +36,7 @@ def _context(material: Material) -> ssl.SSLContext:
 def serve(
     address: tuple[str, int],
     material: Material,
-    around: Callable[[str], Surroundings],
+    around: Around,
     profile: RuntimeProfile,
 ) -> ThreadingHTTPServer:
     """Listening (port 0: any free port, ``server.server_port``) and answering in a daemon thread."""

@@ -18,6 +18,7 @@ from kubernetes import client
 
 from devtools.operator_process import OperatorProcess, unregister_policy, unregister_webhook
 from devtools.waiting import wait_for
+from pincompute.configs import manifest as config_manifest
 from pincompute.federation.admission import claim_of
 from pincompute.federation.host_review import never_fits
 from pincompute.grants import Allocation
@@ -204,6 +205,35 @@ def test_the_projects_policy_on_its_host_namespace_refuses_kubectl_naming_field_
         assert str(error) in said, said
     assert "spec.template.containers[0].image: registry quay.io is not in this project's allowlist" in said
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_a_secret_the_project_does_not_hold_is_refused_by_kubectl_at_its_field(guarded, project, federation_clusters):
+    """A workload written with kubectl may use only the project's own Secrets and keys (those the portal made, which
+    the federation copies to the members): a member's own Secret, an unlabelled one or a missing key is refused."""
+    kubeconfig, _ = guarded
+    ns = project(cpu="4", memory="8Gi")
+    host = federation_clusters["host"]
+    core = client.CoreV1Api(host)
+    held = config_manifest("Secret", project=ns, namespace=ns, name="db", data={"password": "x"}, version=1, actor="a")
+    core.create_namespaced_secret(ns, held)
+    core.create_namespaced_secret(ns, {"metadata": {"name": "stray"}, "stringData": {"password": "x"}})
+    refused(kubeconfig, privileged(ns))  # the webhook is live
+    field = "spec.template.containers[0].env[0].valueFrom.secretKeyRef"
+
+    stray = refused(kubeconfig, using_secret(ns, "stray", "password"))
+    no_key = refused(kubeconfig, using_secret(ns, "db", "user"))
+    good = kubectl(kubeconfig, "apply", "-f", "-", manifest=using_secret(ns, "db", "password"))
+
+    assert DENIED in stray and f"{field}.name: the project has no Secret named 'stray'" in stray, stray
+    assert f"{field}.key: Secret 'db' has no key 'user'" in no_key, no_key
+    assert good.returncode == 0, good.stderr
+
+
+def using_secret(namespace: str, name: str, key: str) -> dict:
+    manifest = pinapp(namespace)
+    env = [{"name": "DB", "valueFrom": {"secretKeyRef": {"name": name, "key": key}}}]
+    manifest["spec"]["template"]["containers"][0]["env"] = env
+    return manifest
 
 
 def test_with_no_replica_answering_writes_are_refused_until_the_registration_is_removed(guarded, project):
