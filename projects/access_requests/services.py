@@ -21,6 +21,7 @@ from accounts.live_access import access_changed
 from base import audit
 from base.errors import Conflict, Forbidden, Invalid, NotFound
 from base.permissions import is_platform_admin
+from pincompute.policy import sidecar_exec_refusal
 from projects import provisioning
 from projects.access import ADMIN, OWNER_ROLES, require_active, require_platform_admin, require_role
 from projects.access_requests.checks import access_errors
@@ -34,6 +35,7 @@ from projects.access_requests.models import (
 )
 from projects.access_requests.signals import access_decided, access_expired, access_requested, send_on_commit
 from projects.models import ROLE_RANK, Membership, Project, ProjectRole, memberships_of
+from projects.policy import policy_of
 
 ALL_ROLES = tuple(ProjectRole.values)
 EXEC_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
@@ -55,6 +57,14 @@ def _already_holds(project: Project, user: Any, access: str) -> str:
     return ""
 
 
+def _refused_by_policy(project: Project, access: Any, field: str) -> None:
+    """A sidecar-exec request or grant under a policy that forbids it: it would open nothing (``debugging.authz``
+    refuses the shell), so it is refused when asked, naming the rule."""
+    why = sidecar_exec_refusal(policy_of(project), project.name) if access == Access.SIDECAR_EXEC else ""
+    if why:
+        raise Invalid.on(field, f"A grant would open nothing: {why}.")
+
+
 def authorize_decision(project: Project, access: Any, actor: Any) -> None:
     """Owners (and platform admins) decide roles; platform admins alone decide sidecar exec."""
     if access == Access.SIDECAR_EXEC:
@@ -71,6 +81,7 @@ def request_access(project: Project, *, access: Any, duration_seconds: Any, reas
     errors = access_errors(access, duration_seconds, reason)
     if errors:
         raise Invalid.on_fields(errors)
+    _refused_by_policy(project, access, "access")
     if access == Access.SIDECAR_EXEC and role not in (ADMIN, *EXEC_ROLES):
         raise Forbidden("A shell in a platform sidecar needs a shell in the project: ask for developer first.")
     held = _already_holds(project, actor, access)
@@ -100,6 +111,8 @@ def _decide(row: AccessRequest, *, approve: bool, reason: str, actor: Any) -> Ac
     authorize_decision(row.project, row.access, actor)
     if "\x00" in reason or len(reason) > 1000:
         raise Invalid.on("reason", "Keep the decision's reason under 1000 characters, without NUL.")
+    if approve:
+        _refused_by_policy(row.project, row.access, "access")  # the policy may have changed since it was asked
     with transaction.atomic():
         locked = AccessRequest.objects.select_for_update().select_related("project", "requested_by").get(pk=row.pk)
         if locked.state != RequestState.PENDING:
@@ -186,6 +199,7 @@ def grant_access(
             errors["user"] = f"There is no active user named {username.strip()!r}."
     if errors:
         raise Invalid.on_fields(errors)
+    _refused_by_policy(project, access, "access")
     held = _already_holds(project, user, access)
     if held:
         raise Conflict.on("user", held)

@@ -28,6 +28,7 @@ from projects.lifecycle import set_shell_recording
 from tests.support.cli_process import cli_command, cli_environment, running_pods
 from tests.support.journey import project  # noqa: F401 - fixture, used by name
 from tests.support.provisioning import eager_tasks, federation, pools, register  # noqa: F401
+from tests.support.sdk import asgi_portal  # noqa: F401 - fixture, used by name
 from tests.support.workload_operator import created, operator  # noqa: F401
 from workloads.examples import example
 

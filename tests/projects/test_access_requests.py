@@ -18,6 +18,7 @@ from projects.access_requests.rules import may_exec_sidecars
 from projects.access_requests.signals import access_decided, access_expired, access_expiring, access_requested
 from projects.access_requests.tasks import expire_access_grants
 from projects.models import Project
+from projects.policy import set_project_policy
 from projects.provisioning import tenant_of
 from tests.support.projects_api import as_, fields, refused
 
@@ -198,6 +199,29 @@ def test_sidecar_exec_is_decided_by_platform_admins_only(project, owner, develop
     assert not may_exec_sidecars(developer, project.pk)
     assert as_(admin_user).post(approve, {"reason": "ok"}, format="json").status_code == 200
     assert may_exec_sidecars(developer, project.pk) and not may_exec_sidecars(viewer, project.pk)
+
+
+def test_sidecar_exec_is_refused_when_the_projects_policy_forbids_it_naming_the_rule(
+    project, developer, admin_user, other_user
+):
+    """The grant would open nothing (the shell refuses by the policy): asked, granted or approved after the policy
+    changed, it is a 400 naming ``access`` and the rule, and nothing is written."""
+    pending = ask(project, developer, {**ASK, "access": "sidecar-exec"}).json()
+    set_project_policy(project, {"sidecarExec": False}, actor=admin_user)
+    rows = AccessRequest.objects.count()
+
+    refused_ask = fields(ask(project, developer, {**ASK, "access": "sidecar-exec"}))
+    granted = as_(admin_user).post(
+        f"{base(project)}/access-grants/",
+        {"user": other_user.username, "access": "sidecar-exec", "duration_seconds": 3600, "reason": "debug"},
+        format="json",
+    )
+    approved = as_(admin_user).post(f"{base(project)}/access-requests/{pending['id']}/approve/", {}, format="json")
+
+    for answer in (refused_ask, fields(granted), fields(approved)):
+        assert "policy: sidecar exec" in answer["access"], answer
+    assert AccessRequest.objects.count() == rows and not AccessGrant.objects.exists()
+    assert AccessRequest.objects.get(pk=pending["id"]).state == "pending"
 
 
 def test_a_denied_request_grants_nothing(project, owner, viewer, django_capture_on_commit_callbacks, sent):
