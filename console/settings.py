@@ -472,5 +472,10 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # at DEBUG it logs every response body, a Secret's data included: never below INFO, whatever LOG_LEVEL says
+        # (tests/configs/test_secret_end_to_end_live.py found a value there)
+        "kubernetes.client.rest": {"level": "INFO"},
+    },
 }

@@ -291,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s",
     )
     logging.getLogger("urllib3").setLevel(logging.ERROR)
+    # at DEBUG the client logs every response body, the project Secrets the federation copies included
+    logging.getLogger("kubernetes.client.rest").setLevel(logging.INFO)
     if args.command == "export-crds":
         if not args.output_dir:
             raise SystemExit("export-crds: --output-dir is required (the chart's: deploy/helm/pinconsole/crds)")
