@@ -128,7 +128,12 @@ class Project(models.Model):
 
     @property
     def namespace(self) -> str:
-        return f"proj-{self.name}"
+        return Project.namespace_of(self.name)
+
+    @staticmethod
+    def namespace_of(name: str) -> str:
+        """The project's namespace on every cluster, from its name alone."""
+        return f"proj-{name}"
 
     @property
     def is_active(self) -> bool:

@@ -12,7 +12,6 @@ from typing import Any
 
 from base.errors import Invalid
 from base.permissions import is_platform_admin
-from projects.models import Project
 from search import sources
 from search.sources import Hit
 
@@ -42,7 +41,7 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
     """The best ``limit`` matches of ``query`` among what ``user`` may see."""
     text = clean_query(query)
     lowered = text.lower()
-    visible = {p.namespace: p for p in Project.objects.visible_to(user).order_by("name")}
+    visible = sources.Seen.visible_to(user)
     admin = is_platform_admin(user)
     best = sources.Best(limit + 1)  # the sources, lazy, skip what can no longer get in
     found = itertools.chain(

@@ -37,6 +37,28 @@ PER_NAMESPACE = 50  # up to this many projects, a cache is read per namespace; b
 
 
 @dataclass(frozen=True)
+class Seen:
+    """A project the user may see, as much of it as search shows (an admin's thousand projects, read as plain
+    rows: building Project models with their JSON documents cost more than the search)."""
+
+    pk: int
+    name: str
+    display_name: str
+    team: str
+    archived_at: Any = None
+
+    @property
+    def namespace(self) -> str:
+        return Project.namespace_of(self.name)
+
+    @classmethod
+    def visible_to(cls, user: Any) -> dict[str, Seen]:
+        rows = Project.objects.visible_to(user).order_by("name")
+        fields = ("pk", "name", "display_name", "team", "archived_at")
+        return {Project.namespace_of(row[1]): cls(*row) for row in rows.values_list(*fields)}
+
+
+@dataclass(frozen=True)
 class Hit:
     kind: str  # project, workload, pod, cluster, node, user, group, audit
     name: str
@@ -75,24 +97,62 @@ class Best:
     def excludes(self, found: Rank, kind: int) -> bool:
         return len(self.kept) == self.size and (found, kind) > self.kept[-1][:2]
 
+    def floor(self, kind: int) -> Rank | None:
+        """The worst rank a candidate of ``kind`` may have and still get in (None: none can). A source whose floor
+        is ``PREFIX`` looks only at the names that start with the query: a word's 25k pod names are not read once
+        the list is full of better matches."""
+        if len(self.kept) < self.size:
+            return Rank.WITHIN
+        worst_rank, worst_kind = self.kept[-1][:2]
+        allowed = worst_rank if kind <= worst_kind else worst_rank - 1
+        return Rank(allowed) if allowed >= 0 else None
 
-def _matching_keys(cache: Any, plural: str, visible: dict[str, Project], query: str) -> Iterator[tuple[str, str]]:
-    """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query``. Object names
-    are lower-case in Kubernetes (RFC 1123: the apiserver refuses others) and ``query`` is lowered: no ``lower()``
-    per key, which was a third of an admin's scan of 100k pod names."""
+
+def _matching_keys(
+    cache: Any, plural: str, visible: dict[str, Seen], query: str, floor: Rank = Rank.WITHIN
+) -> Iterator[tuple[str, str]]:
+    """The (namespace, name) keys of ``plural`` in the visible namespaces whose names hold ``query`` (start with it,
+    when ``floor`` allows no worse than a prefix). Object names are lower-case in Kubernetes (RFC 1123: the apiserver
+    refuses others) and ``query`` is lowered: no ``lower()`` per key."""
+    prefix = floor <= Rank.PREFIX
     if len(visible) <= PER_NAMESPACE:
         for namespace in visible:
-            yield from ((ns, n) for ns, n in cache.keys(plural, namespace) if query in n)
-    else:
-        yield from ((ns, n) for ns, n in cache.keys(plural) if query in n and ns in visible)
+            keys = cache.keys(plural, namespace)
+            yield from ((ns, n) for ns, n in keys if (n.startswith(query) if prefix else query in n))
+    else:  # one scan of the kind's joined names (pincompute/kube/name_index.py), then the project filter
+        yield from ((ns, n) for ns, n in cache.matching_keys(plural, query, prefix=prefix) if ns in visible)
 
 
-def projects(visible: Iterable[Project], query: str) -> Iterator[Candidate]:
+def _floor(cut: Best | None, kind: int) -> Rank | None:
+    return cut.floor(kind) if cut is not None else Rank.WITHIN
+
+
+def _ranked(
+    cache: Any, plural: str, visible: dict[str, Seen], query: str, cut: Best | None, kind: int
+) -> Iterator[tuple[str, str, Rank]]:
+    """(namespace, name, rank) of the keys that may still get in: once the list is full of better matches, only
+    names that start with the query are ranked (the floor is looked at again after each one the caller offers)."""
+    floor = _floor(cut, kind)
+    if floor is None:
+        return
+    for namespace, name in _matching_keys(cache, plural, visible, query, floor):
+        if floor <= Rank.PREFIX and not name.startswith(query):
+            continue
+        found = rank(name, query)
+        if found is None or (cut is not None and cut.excludes(found, kind)):
+            continue
+        yield namespace, name, found
+        floor = _floor(cut, kind)
+        if floor is None:
+            return
+
+
+def projects(visible: Iterable[Seen], query: str) -> Iterator[Candidate]:
     for project in visible:
         found = best((project.name, project.display_name), query)
         if found is not None:
 
-            def make(p: Project = project, r: Rank = found) -> Hit:
+            def make(p: Seen = project, r: Rank = found) -> Hit:
                 where = f"project of {p.team}" + (" (archived)" if p.archived_at else "")
                 return Hit("project", p.name, where, reverse("projects:detail", args=[p.name]), r, p.name)
 
@@ -102,23 +162,21 @@ def projects(visible: Iterable[Project], query: str) -> Iterator[Candidate]:
 WORKLOAD, POD, NODE = (KIND_ORDER.index(k) for k in ("workload", "pod", "node"))
 
 
-def workloads(visible: dict[str, Project], query: str, cut: Best | None = None) -> Iterator[Candidate]:
+def workloads(visible: dict[str, Seen], query: str, cut: Best | None = None) -> Iterator[Candidate]:
     host = runtime.host_cache()
     if host is None:
         return
     for kind, info in KINDS.items():
-        for namespace, name in _matching_keys(host, info.plural, visible, query):
-            found = rank(name, query)
-            if found is not None and not (cut and cut.excludes(found, WORKLOAD)):
-                project = visible[namespace].name
+        for namespace, name, found in _ranked(host, info.plural, visible, query, cut, WORKLOAD):
+            project = visible[namespace].name
 
-                def make(k: str = kind, n: str = name, p: str = project, r: Rank = found) -> Hit:
-                    return Hit("workload", n, f"{k} in {p}", reverse("workloads:detail", args=[p, k, n]), r, p)
+            def make(k: str = kind, n: str = name, p: str = project, r: Rank = found) -> Hit:
+                return Hit("workload", n, f"{k} in {p}", reverse("workloads:detail", args=[p, k, n]), r, p)
 
-                yield candidate(found, "workload", name, make)
+            yield candidate(found, "workload", name, make)
 
 
-def deleted_workloads(visible: dict[str, Project], query: str, every_project: bool = False) -> Iterator[Candidate]:
+def deleted_workloads(visible: dict[str, Seen], query: str, every_project: bool = False) -> Iterator[Candidate]:
     """Workloads deleted since the history's retention began (their page keeps the spec, history and logs).
     ``every_project`` (a platform admin's search) drops the filter on the visible projects' ids: a thousand ids in
     the query cost more than the search."""
@@ -136,22 +194,20 @@ def deleted_workloads(visible: dict[str, Project], query: str, every_project: bo
             yield candidate(found, "workload", row.name, lambda h=hit: h)
 
 
-def pods(visible: dict[str, Project], query: str, cut: Best | None = None) -> Iterator[Candidate]:
+def pods(visible: dict[str, Seen], query: str, cut: Best | None = None) -> Iterator[Candidate]:
     for cluster, cache in sorted(runtime.member_caches().items()):
-        for namespace, name in _matching_keys(cache, "pods", visible, query):
-            found = rank(name, query)
-            if found is not None and not (cut and cut.excludes(found, POD)):
+        for namespace, name, found in _ranked(cache, "pods", visible, query, cut, POD):
 
-                def make(c: Any = cache, cl: str = cluster, ns: str = namespace, n: str = name, r: Rank = found) -> Hit:
-                    obj = c.get("pods", ns, n) or {"metadata": {"name": n}}
-                    project = visible[ns].name
-                    phase = (obj.get("status") or {}).get("phase") or "Pending"
-                    owner = (obj["metadata"].get("labels") or {}).get(WORKLOAD_LABEL)
-                    where = f"pod of {owner} on {cl} in {project}" if owner else f"pod on {cl} in {project}"
-                    url = reverse("debugging:pod", args=[cl, ns, n])
-                    return Hit("pod", n, f"{where}, {phase}", url, r, project)
+            def make(c: Any = cache, cl: str = cluster, ns: str = namespace, n: str = name, r: Rank = found) -> Hit:
+                obj = c.get("pods", ns, n) or {"metadata": {"name": n}}
+                project = visible[ns].name
+                phase = (obj.get("status") or {}).get("phase") or "Pending"
+                owner = (obj["metadata"].get("labels") or {}).get(WORKLOAD_LABEL)
+                where = f"pod of {owner} on {cl} in {project}" if owner else f"pod on {cl} in {project}"
+                url = reverse("debugging:pod", args=[cl, ns, n])
+                return Hit("pod", n, f"{where}, {phase}", url, r, project)
 
-                yield candidate(found, "pod", name, make)
+            yield candidate(found, "pod", name, make)
 
 
 def clusters(query: str) -> Iterator[Candidate]:
@@ -197,7 +253,9 @@ def groups(query: str) -> Iterator[Candidate]:
 
 def audit_entries(query: str) -> Iterator[Candidate]:
     matching = Q(target_name__icontains=query) | Q(action__icontains=query) | Q(actor_name__icontains=query)
-    for event in AuditEvent.objects.filter(matching).order_by("-created_at")[:DB_CANDIDATES]:
+    shown = ("pk", "target_name", "target_kind", "action", "actor_name", "created_at", "project_name")
+    rows = AuditEvent.objects.filter(matching).only(*shown)  # not the before/after documents
+    for event in rows.order_by("-created_at")[:DB_CANDIDATES]:
         found = best((event.target_name, event.action, event.actor_name), query)
         if found is not None:
             name = f"{event.action} {event.target_kind}/{event.target_name}"

@@ -94,6 +94,9 @@ class StoreReads:
     def keys(self, kind: str, namespace: str | None = None) -> builtins.list[tuple[str, str]]:
         return self.store.keys(kind, namespace)
 
+    def matching_keys(self, kind: str, needle: str, *, prefix: bool = False) -> builtins.list[tuple[str, str]]:
+        return self.store.matching_keys(kind, needle, prefix=prefix)
+
     def count(
         self,
         kind: str,

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from pincompute.kube.name_index import NameIndex
 from pincompute.kube.rawapi import Obj
 
 Key = tuple[str, str]  # (namespace or "", name)
@@ -74,6 +75,8 @@ class _Kind:
     by_owner: dict[str, dict[Key, None]] = field(default_factory=dict)
     agg: Aggregator | None = None
     order: list[Key] | None = None  # every key, sorted (ordered stores only)
+    generation: int = 0  # bumped when a key comes or goes (not when an object changes): the name index's snapshot
+    names: NameIndex | None = None
 
 
 class Store:
@@ -134,8 +137,10 @@ class Store:
         key = key_of(obj)
         if key in k.objects:
             self._remove(k, key, reorder=False)  # the key keeps its place in the order
-        elif sort and k.order is not None:
-            bisect.insort(k.order, key)
+        else:
+            k.generation += 1
+            if sort and k.order is not None:
+                bisect.insort(k.order, key)
         k.objects[key] = obj
         self._index(k, key, obj, add=True)
         if k.agg is not None:
@@ -145,6 +150,8 @@ class Store:
         old = k.objects.pop(key, None)
         if old is None:
             return
+        if reorder:
+            k.generation += 1  # a deletion (``_put`` re-adds the key it removes with reorder=False)
         if reorder and k.order is not None:
             at = bisect.bisect_left(k.order, key)
             if at < len(k.order) and k.order[at] == key:
@@ -315,6 +322,24 @@ class Store:
             return builtins.list(k.objects)
         sets.sort(key=len)
         return [key for key in sets[0] if all(key in s for s in sets[1:])]
+
+    def matching_keys(self, kind: str, needle: str, *, prefix: bool = False) -> builtins.list[Key]:
+        """The (namespace, name) of every object of ``kind`` whose name holds ``needle`` (``prefix``: starts with
+        it), from ``name_index``: one scan of a joined string, rebuilt outside the lock after the set of keys
+        changed."""
+        with self._lock:
+            k = self._kinds.get(kind)
+            if k is None:
+                return []
+            index, generation = k.names, k.generation
+            keys = None if index is not None and index.generation == generation else builtins.list(k.objects)
+        if keys is not None:
+            index = NameIndex(keys, generation)
+            with self._lock:
+                if k.generation == generation:
+                    k.names = index
+        assert index is not None
+        return index.matching(needle, prefix=prefix)
 
     def keys(self, kind: str, namespace: str | None = None) -> builtins.list[Key]:
         """The (namespace, name) of every object of ``kind`` (in ``namespace``): a name search reads these, and

@@ -61,3 +61,19 @@ def test_the_best_kept_are_the_first_of_everything_sorted_though_excluded_ones_a
         if not best.excludes(found, kind):
             best.offer(candidate)
     assert best.kept == sorted(every)[:size]
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(list(Rank)), st.integers(0, 7), st.text("ab", max_size=3)), max_size=30),
+    st.integers(1, 8),
+    st.sampled_from(list(Rank)),
+    st.integers(0, 7),
+)
+def test_the_floor_says_exactly_which_ranks_excludes_lets_in(offers, size, found, kind):
+    """A source that reads only prefix matches once the floor is ``PREFIX`` misses nothing ``excludes`` would keep."""
+    best = Best(size)
+    for tie, (r, k, name) in enumerate(offers):
+        best.offer((r, k, len(name), name, tie, None))
+    floor = best.floor(kind)
+
+    assert best.excludes(found, kind) == (floor is None or found > floor)
