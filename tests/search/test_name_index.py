@@ -31,9 +31,7 @@ def test_the_stores_index_follows_every_key_that_comes_and_goes(steps):
     store, held = Store(), set()
     for step, name in steps:
         if step == "search":
-            assert sorted(store.matching_keys("pods", name[:2])) == sorted(
-                ("ns", n) for n in held if name[:2] in n
-            )
+            assert sorted(store.matching_keys("pods", name[:2])) == sorted(("ns", n) for n in held if name[:2] in n)
             continue
         store.apply("pods", step, pod(name))
         held = held - {name} if step == "DELETED" else held | {name}

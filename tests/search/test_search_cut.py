@@ -49,8 +49,9 @@ def test_the_hits_are_the_first_of_every_visible_match_sorted(caches, developer,
         if ns in visible and (found := rank(name, query)) is not None
     )
     projects = sorted(
-        (found, 0, len(p), p) for p in (ns.removeprefix("proj-") for ns in visible) if (found := rank(p, query))
-        is not None
+        (found, 0, len(p), p)
+        for p in (ns.removeprefix("proj-") for ns in visible)
+        if (found := rank(p, query)) is not None
     )
     assert [(h.rank, KIND_ORDER.index(h.kind), len(h.name), h.name) for h in hits] == sorted(expected + projects)[
         :limit
