@@ -178,6 +178,40 @@ def largest_fit(
     return LargestFit(tier, cluster.name, largest, bounds, joint, (), pool, node_free)
 
 
+def room_now(
+    tier: Tier,
+    cluster: ClusterCandidate,
+    nodes: Sequence[NodeRoom],
+    request: Resources,
+    tolerations: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """Why no node of ``cluster`` takes a pod of ``request`` now, though one could later ("fits later": a node is
+    large enough, none has the room free), naming the pool's free room against the most one node has free; or why
+    it never fits one of its nodes; "" when a node takes it now."""
+    if any(n.takes(request, tolerations) for n in nodes):
+        return ""
+    pool = cluster.headroom(tier).amounts()
+    usable = [n for n in nodes if n.takes(Resources(), tolerations)]
+    asked = request.amounts()
+    largest = {r: max((n.allocatable.amounts()[r] for n in usable), default=0) for r in RESOURCES}
+    too_big = [r for r in RESOURCES if asked[r] > largest[r]]
+    if too_big:
+        return "; ".join(
+            f"one pod asks {r} {format_amount(r, asked[r])}, more than any usable node of {cluster.name} has "
+            f"({format_amount(r, largest[r])}): it never starts there"
+            for r in too_big
+        )
+    free = {r: _best_node(usable, r) for r in RESOURCES}
+    short = [r for r in RESOURCES if asked[r] > free[r]] or [r for r in RESOURCES if asked[r]]
+    said = "; ".join(
+        f"{format_amount(r, max(pool[r], 0))} {r} free in {tier.value} on {cluster.name} but at most "
+        f"{format_amount(r, free[r])} on one node"
+        for r in short
+    )
+    total = ", ".join(f"{r} {format_amount(r, a)}" for r, a in asked.items() if a)
+    return f"{said}: one pod ({total}) waits until a node has room for all of it at once (fits later)"
+
+
 def _cluster_reasons(
     tier: Tier, cluster: ClusterCandidate, base: Resources, tolerations: Sequence[Mapping[str, Any]]
 ) -> list[str]:
