@@ -12,7 +12,15 @@ from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest, pl
 from pincompute.errors import NoFeasibleCluster
 from pincompute.federation.admission import Claim, admit
 from pincompute.grants import Allocation
-from pincompute.largest_fit import RESOURCES, NodeRoom, largest_fit, node_rooms, replace_amount, scheduled_request
+from pincompute.largest_fit import (
+    RESOURCES,
+    NodeRoom,
+    largest_fit,
+    node_rooms,
+    replace_amount,
+    room_now,
+    scheduled_request,
+)
 from pincompute.quantity import Resources
 from pincompute.tiers import Tier
 
@@ -159,3 +167,23 @@ def test_node_rooms_count_bound_live_pods_as_the_scheduler_does():
     assert scheduled_request(running) == Resources(2100, GI + 64 * 2**20)  # the init peak: sidecar + init
     assert rooms[0].free == Resources(1900, 7 * GI - 64 * 2**20) and rooms[0].pods == 1
     assert rooms[1].unschedulable and not rooms[1].takes(Resources())
+
+
+def test_room_now_says_fits_later_never_or_nothing():
+    nodes = [NodeRoom(f"n{i}", Resources(8000, 32 * GI), Resources(5000, 8 * GI)) for i in range(4)]
+    nodes.append(NodeRoom("big", Resources(64_000, 256 * GI), unschedulable=True))  # cordoned: not counted
+    cluster = ClusterCandidate(
+        "member-a", "r", "z", "member", True, True, frozenset(), {}, [],
+        {Tier.ONDEMAND: Resources(32_000, 128 * GI)}, {Tier.ONDEMAND: Resources(20_000, 32 * GI)},
+        Resources(8000, 32 * GI), 4,
+    )  # fmt: skip
+
+    later = room_now(Tier.ONDEMAND, cluster, nodes, Resources(6000, GI))
+    never = room_now(Tier.ONDEMAND, cluster, nodes, Resources(9000, GI))
+
+    assert later == (
+        "12 cpu free in OnDemand on member-a but at most 3 on one node: one pod (cpu 6, memory 1Gi) waits until a "
+        "node has room for all of it at once (fits later)"
+    )
+    assert never == ("one pod asks cpu 9, more than any usable node of member-a has (8): it never starts there")
+    assert room_now(Tier.ONDEMAND, cluster, nodes, Resources(3000, GI)) == ""
