@@ -21,7 +21,7 @@ and whole GPUs; "one unit more" than an answer is refused by at least one of the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -264,17 +264,6 @@ def _grown(base: Resources, milli: int, ratio: Fraction) -> Resources:
 
 def _ceil(value: Fraction) -> int:
     return -(-value.numerator // value.denominator)
-
-
-def joint_memory(milli: int, ratio: Fraction) -> int:
-    """The memory the joint bundle pairs with ``milli`` millicores above ``base`` (rounded up to a byte)."""
-    return _ceil(milli * ratio)
-
-
-def replace_amount(resources: Resources, resource: str, amount: int) -> Resources:
-    """``resources`` with one of cpu, memory or gpu set to ``amount``."""
-    field_name = {"cpu": "cpu_milli", "memory": "memory_bytes", "gpu": "gpu"}[resource]
-    return replace(resources, **{field_name: amount})
 
 
 def _resources(values: Mapping[str, Any] | None) -> Resources:

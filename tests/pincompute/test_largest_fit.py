@@ -2,6 +2,7 @@
 answer is admitted (``federation.admission.admit``), placed (``cluster_scheduling.place``) and taken by a node; one
 unit more is refused by at least one of them."""
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -17,7 +18,6 @@ from pincompute.largest_fit import (
     NodeRoom,
     largest_fit,
     node_rooms,
-    replace_amount,
     room_now,
     scheduled_request,
 )
@@ -26,6 +26,11 @@ from pincompute.tiers import Tier
 
 GI = 2**30
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def replace_amount(resources: Resources, resource: str, amount: int) -> Resources:
+    """``resources`` with one of cpu, memory or gpu set to ``amount``."""
+    return replace(resources, **{{"cpu": "cpu_milli", "memory": "memory_bytes", "gpu": "gpu"}[resource]: amount})
 
 
 def admitted(tier: Tier, grant: Allocation, held: Allocation, request: Resources) -> bool:
