@@ -113,7 +113,7 @@ def _filter(request: PlacementRequest, cluster: ClusterCandidate) -> list[str]:
         if cluster.labels.get(key) != value:
             reasons.append(f"does not have label {key}={value}")
     for taint in cluster.taints:
-        if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerated(taint, request.tolerations):
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerated(taint, request.tolerations):
             reasons.append(
                 f"has taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')} "
                 "that the workload does not tolerate"
@@ -128,7 +128,8 @@ def _filter(request: PlacementRequest, cluster: ClusterCandidate) -> list[str]:
     return reasons
 
 
-def _tolerated(taint: Mapping[str, str], tolerations: Sequence[Mapping[str, Any]]) -> bool:
+def tolerated(taint: Mapping[str, str], tolerations: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``tolerations`` tolerate ``taint`` (a cluster's, here; a node's in ``largest_fit``)."""
     for toleration in tolerations:
         if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
             continue

@@ -53,6 +53,7 @@ from projects.network_plan import network_view
 from workloads import submission
 from workloads.marked_yaml import Line, injected_paths, injection_marker, lines
 from workloads.preview_diff import EditDiff, Outcome, edit_diff, live_object, outcome_of
+from workloads.preview_fit import RoomNow, room_of
 from workloads.preview_quota import QuotaFit, quota_fit
 
 UNPLACED = "(not placed)"
@@ -113,6 +114,7 @@ class Preview:
     problems: list[str]
     outcome: Outcome  # created, configured or unchanged, and the object the write would make
     network: list[dict[str, Any]]  # the project's NetworkPolicies its pods fall under (every pod: all of them)
+    room: RoomNow | None = None  # whether a node takes its pods now (``preview_fit``)
 
 
 def preview(project: Project, document: dict[str, Any], *, actor: Any, version: str | None = None) -> Preview:
@@ -155,7 +157,8 @@ def preview(project: Project, document: dict[str, Any], *, actor: Any, version: 
     if live_manifest is not None:
         diff = edit_diff(live_manifest, manifest, shards, target, version)
     network = network_view(project)["policies"]
-    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems, outcome, network)
+    room = room_of(project, workload, shown.shards)
+    return Preview(manifest, workload, shown, clusters, quota, diff, refusal, problems, outcome, network, room)
 
 
 # -- placement ------------------------------------------------------------------------------------------------

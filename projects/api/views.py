@@ -23,6 +23,7 @@ from base.api_schema import error_response
 from base.parsers import JSONParser
 from projects.access import require_role, roles_of, visible_project
 from projects.api.access_views import ProjectAccessMixin
+from projects.api.fit_views import ProjectFitMixin
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.network_views import ProjectNetworkMixin
 from projects.api.policy_views import ProjectPolicyMixin
@@ -87,6 +88,7 @@ def describe(projects: list[Project], user: Any) -> list[Project]:
 class ProjectViewSet(
     ProjectMembersMixin,
     ProjectQuotaMixin,
+    ProjectFitMixin,
     ProjectNetworkMixin,
     ProjectAccessMixin,
     ProjectPolicyMixin,

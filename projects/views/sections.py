@@ -11,6 +11,7 @@ from clusters.models import Cluster
 from pincompute.grants import Allocation
 from pincompute.tiers import Tier
 from projects.access import ADMIN
+from projects.fit_now import fit_now
 from projects.forms import EditBasicsForm, MemberForm, PodSecurityForm, QuotaChangeForm, RoleForm
 from projects.headroom import QuotaOverview, TierOverview, quota_overview
 from projects.lifecycle import EDITABLE
@@ -24,6 +25,7 @@ from projects.models import (
 )
 from projects.tasks import retryable
 from projects.views.common import GIB, can_manage, percent, shown
+from projects.views.fit_section import fit_section
 from projects.views.network_section import network_section
 from projects.views.policy_section import policy_section
 
@@ -166,7 +168,11 @@ def quota(
     overview = quota_overview(project)
     forms = forms or {}
     cards = [_tier_card(t, forms.get(t.tier.label) or _change_form(t.tier, t.grant)) for t in overview.tiers]
+    fit = fit_section(fit_now(project))
+    for card in cards:
+        card["fit"] = fit["fit_tiers"][card["tier"].label]
     return {
+        **fit,
         "quota_cards": cards,
         "cpu_chart": _per_tier_chart(overview, "cpu_milli", "cores", 1000, "CPU: grant, admitted usage, running"),
         "memory_chart": _per_tier_chart(overview, "memory_bytes", "GiB", GIB, "Memory: grant, admitted usage, running"),

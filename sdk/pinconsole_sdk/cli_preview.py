@@ -126,6 +126,10 @@ def summary(p: WorkloadPreview) -> str:
     if p.placement.problem:
         lines.append(f"  placement: {p.placement.problem}")
     lines.append(f"  quota {quota_line(p.quota)}")
+    if p.room is not None:
+        lines += [f"  room {m}" for m in p.room.later]
+        if p.room.later or p.quota.verdict != "fits":
+            lines.append(f"  largest pod that fits now: {'; '.join(p.room.largest) or 'no member'}")
     lines += [f"  network {n.name} admits {'; '.join(n.admits) or 'nothing'}" for n in p.network]
     if p.diff is not None:
         lines += [f"  change {c.path}: {_value(c.before)} -> {_value(c.after)}" for c in p.diff.spec]

@@ -120,6 +120,17 @@ class QuotaFit(Model):
 
 
 @dataclass(frozen=True)
+class RoomNow(Model):
+    """Whether a node takes one of its pods now: ``later``, per member, why none does (it waits, or never starts
+    there); ``largest``, the tier's largest pod that fits now per member."""
+
+    schema = "RoomNow"
+
+    later: list[str]
+    largest: list[str]
+
+
+@dataclass(frozen=True)
 class FieldChange(Model):
     schema = "FieldChange"
 
@@ -188,6 +199,7 @@ class WorkloadPreview(Model):
     clusters: list[ClusterObjects]
     quota: QuotaFit
     network: list[PreviewNetworkPolicy]
+    room: RoomNow | None = None  # None: a kind that runs no pods
 
 
 PREVIEW_MODELS: tuple[type[Model], ...] = (
@@ -200,6 +212,7 @@ PREVIEW_MODELS: tuple[type[Model], ...] = (
     ClusterObjects,
     QuotaFitRow,
     QuotaFit,
+    RoomNow,
     FieldChange,
     ObjectChange,
     PreviewDiff,

@@ -91,6 +91,7 @@ MATRIX = {
     "GET /api/v1/policy-defaults/": ADMIN,
     "PUT /api/v1/policy-defaults/": ADMIN,
     "GET /api/v1/projects/{name}/quota/": PROJECT_READ,
+    "GET /api/v1/projects/{name}/quota/fit/": PROJECT_READ,
     "PUT /api/v1/projects/{name}/quota/{tier}/": OWNERS,
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/": PROJECT_ADMIN,
     "POST /api/v1/projects/{name}/quota/{tier}/forced-decrease/preview/": PROJECT_ADMIN,

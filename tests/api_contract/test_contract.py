@@ -71,6 +71,7 @@ READS = [
     "/api/v1/projects/ads/members/",
     "/api/v1/projects/ads/members/user/vic/",
     "/api/v1/projects/ads/quota/",
+    "/api/v1/projects/ads/quota/fit/",
     "/api/v1/projects/ads/network/",
     "/api/v1/quota-requests/",
     "/api/v1/workloads/",

@@ -174,6 +174,7 @@ def page_urls() -> dict[str, list[str]]:
         "api:project-access-grants": ["/api/v1/projects/ads/access-grants/"],
         "api:project-access-grant": ["/api/v1/projects/ads/access-grants/1/"],
         "api:project-quota": ["/api/v1/projects/ads/quota/"],
+        "api:project-quota-fit": ["/api/v1/projects/ads/quota/fit/"],
         "api:project-network": ["/api/v1/projects/ads/network/"],
         "api:project-policy": ["/api/v1/projects/ads/policy/"],
         "api:policy-defaults": ["/api/v1/policy-defaults/"],

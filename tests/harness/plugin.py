@@ -176,6 +176,7 @@ LONGEST_FIRST = (
     "tests/debugging/test_live_access_expiry.py",
     "tests/workloads/history/test_history_live.py",
     "tests/webhooks/test_worker.py",
+    "tests/workloads/test_largest_fit_live.py",
 )
 
 

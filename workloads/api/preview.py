@@ -111,6 +111,7 @@ def preview_body(shown: previews.Preview, project: Project) -> dict[str, Any]:
             }
             for c in shown.clusters
         ],
+        "room": {"later": list(shown.room.later), "largest": list(shown.room.largest)} if shown.room else None,
         "quota": {
             "tier": shown.quota.tier.value,
             "verdict": shown.quota.verdict,

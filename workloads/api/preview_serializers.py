@@ -95,6 +95,17 @@ class QuotaFitSerializer(serializers.Serializer):
     rows = QuotaFitRowSerializer(many=True, help_text="every tier and resource")
 
 
+class RoomNowSerializer(serializers.Serializer):
+    later = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="per chosen member (every member when none is): why no node takes one pod now (it waits: fits "
+        "later), or never does; empty: a node takes it now",
+    )
+    largest = serializers.ListField(
+        child=serializers.CharField(), help_text="the tier's largest pod that fits now, per member"
+    )
+
+
 class FieldChangeSerializer(serializers.Serializer):
     path = serializers.CharField()
     before = serializers.JSONField(allow_null=True, help_text="null: absent")
@@ -145,6 +156,7 @@ class WorkloadPreviewSerializer(serializers.Serializer):
     placement = PreviewPlacementSerializer()
     clusters = ClusterObjectsSerializer(many=True, help_text="what each chosen member cluster would get")
     quota = QuotaFitSerializer()
+    room = RoomNowSerializer(allow_null=True, help_text="whether a node takes its pods now; null: it runs none")
     network = PreviewNetworkPolicySerializer(
         many=True, help_text="the project's NetworkPolicies on every member; they select every pod of the project"
     )
