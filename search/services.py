@@ -14,6 +14,7 @@ from base.errors import Invalid
 from base.permissions import is_platform_admin
 from projects.models import Project
 from search import sources
+from search.gone_pods import gone_pods
 from search.sources import Hit
 
 MAX_QUERY = 100
@@ -50,6 +51,7 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
         sources.workloads(visible, lowered, best),
         sources.deleted_workloads(visible, lowered, every_project=admin),
         sources.pods(visible, lowered, best),
+        gone_pods(user, visible, lowered),
     )
     if admin:
         found = itertools.chain(

@@ -275,3 +275,24 @@ def test_a_failed_pods_page_and_its_workloads_fragment_show_its_last_lines(
     assert f"Z {pod}/trainer " in whole and "data-last-lines>" in whole
     assert "data-last-lines" not in other  # web-1 runs: no failed pod, nothing shown
     assert foreign.status_code == 404
+
+
+def test_search_finds_the_gone_pod_by_part_of_its_name_as_its_developer_not_as_another_tenant(
+    deleted_job_pod, project, other_project, user, client
+):
+    pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
+    member(project, user, "developer")
+    client.force_login(user)
+    part = pod[len(workload) - 3 :]  # the middle and end of its name
+
+    mine = client.get("/api/v1/search/", {"q": part}).json()["results"]
+    gone = [hit for hit in mine if hit["name"] == pod]
+    archived_page = client.get(gone[0]["url"]).content.decode() if gone else ""
+    project.memberships.filter(user=user).delete()
+    member(other_project, user, "owner")
+    theirs = client.get("/api/v1/search/", {"q": part}).json()["results"]
+
+    assert len(gone) == 1 and gone[0]["kind"] == "pod" and gone[0]["where"].startswith(f"gone pod of {workload}")
+    assert gone[0]["url"] == f"/debug/workload/{NAMESPACE}/{workload}/archive/?pod={pod}&since=7d"
+    assert "msg=&quot;ready&quot;" in archived_page
+    assert pod not in json.dumps(theirs)
