@@ -24,7 +24,6 @@ from search.ranking import rank
 from search.sources import Candidate, Hit, candidate
 
 MAX_PROJECTS = 20
-CACHE_SECONDS = 60
 
 
 def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
@@ -37,7 +36,7 @@ def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
         except ServiceError:
             return []
         found = sorted({(s.get("cluster", ""), s.get("workload", ""), s["pod"]) for s in streams if s.get("pod")})
-        cache.set(key, found, getattr(settings, "GONE_PODS_CACHE_SECONDS", CACHE_SECONDS))
+        cache.set(key, found, settings.GONE_PODS_CACHE_SECONDS)
     return list(found)
 
 

@@ -24,8 +24,6 @@ from clusters import runtime
 from debugging.logs.archive import pod_lines_after
 from debugging.logs.streams import LOG_TAIL_LINES, RawLine
 
-POLL_SECONDS, QUIET_SECONDS = 1.0, 5.0
-
 
 def stamp_of(micros: int) -> str:
     """A resume's seq (µs since the epoch) as the RFC 3339 time the archive is read after."""
@@ -79,7 +77,7 @@ class ArchivedFollow:
 
     async def _watch(self, namespace: str) -> None:
         pod = self.targets[0][0]
-        poll = float(getattr(settings, "LOG_ARCHIVE_FOLLOW_POLL_SECONDS", POLL_SECONDS))
+        poll = float(settings.LOG_ARCHIVE_FOLLOW_POLL_SECONDS)
         while not self.ended and not self.carrying:
             await asyncio.sleep(poll)
             cache = runtime.member_caches().get(self.cluster.name)
@@ -114,8 +112,8 @@ class ArchivedFollow:
         if not after and self.options.since_seconds is not None:
             scope["since"] = f"{self.options.since_seconds}s"
         tail = self.options.tail if self.options.tail is not None else LOG_TAIL_LINES
-        poll = float(getattr(settings, "LOG_ARCHIVE_FOLLOW_POLL_SECONDS", POLL_SECONDS))
-        quiet = float(getattr(settings, "LOG_ARCHIVE_FOLLOW_QUIET_SECONDS", QUIET_SECONDS))
+        poll = float(settings.LOG_ARCHIVE_FOLLOW_POLL_SECONDS)
+        quiet = float(settings.LOG_ARCHIVE_FOLLOW_QUIET_SECONDS)
         loop, read = asyncio.get_running_loop(), database_sync_to_async(pod_lines_after)
         heard, first = loop.time(), True
         while not self.ended:
