@@ -107,7 +107,12 @@ async def test_a_gone_pod_serves_its_archived_lines_and_a_resume_goes_on_after_i
     resumed = await opened(f"/ws/logs/member-a/{namespace}/{pod}/app/?tail=4", user)
     await resumed.send_json_to({"type": "resume", "after_seq": lines_of(first)[1]["seq"]})
     again, again_code = await closed_with(resumed, 60)
-    held = await database_sync_to_async(archived_seqs)(namespace, pod)
+    everything = set(seqs(lines_of(first) + lines_of(again)))
+    held = await database_sync_to_async(wait_for)(
+        lambda: found if everything <= set(found := archived_seqs(namespace, pod)) else None,
+        timeout=60,
+        what="the store's own reads holding what was streamed",
+    )
 
     shown = seqs(lines_of(first))
     assert code == 1000 and first[0]["message"] == f"Pod {pod} is gone: its lines from the log archive."
