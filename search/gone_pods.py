@@ -27,14 +27,14 @@ MAX_PROJECTS = 20
 
 
 def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
-    """(cluster, workload, pod) of the project's archived streams, cached; [] while the archive cannot answer."""
+    """(cluster, workload, pod) of the project's archived streams, cached; none while the archive cannot answer."""
     key = f"search:gone-pods:{project.pk}:{project.created_at.timestamp()}"  # a new project of the same id: new key
     found = cache.get(key)
     if found is None:
         try:
             streams = archived_streams(actor, project.name)
-        except ServiceError:
-            return []
+        except ServiceError:  # kept as none too: a store that is down must not cost every keystroke its timeout
+            streams = []
         found = sorted({(s.get("cluster", ""), s.get("workload", ""), s["pod"]) for s in streams if s.get("pod")})
         cache.set(key, found, settings.GONE_PODS_CACHE_SECONDS)
     return list(found)
