@@ -447,6 +447,9 @@ DEBUG_LOG_LIVENESS_SECONDS = env_int("DEBUG_LOG_LIVENESS_SECONDS", 15)
 # Empty: no archive (the archived-logs page and API say so). Retention is the store's -retentionPeriod.
 LOG_ARCHIVE_URL = env_str("LOG_ARCHIVE_URL", "")
 LOG_ARCHIVE_TIMEOUT_SECONDS = env_int("LOG_ARCHIVE_TIMEOUT_SECONDS", 10)
+LOG_ARCHIVE_FOLLOW_POLL_SECONDS = env_int("LOG_ARCHIVE_FOLLOW_POLL_SECONDS", 1)  # a follow gone on into the archive
+LOG_ARCHIVE_FOLLOW_QUIET_SECONDS = env_int("LOG_ARCHIVE_FOLLOW_QUIET_SECONDS", 5)  # ... closes after this long quiet
+GONE_PODS_CACHE_SECONDS = env_int("GONE_PODS_CACHE_SECONDS", 60)  # search: a project's archived pods, kept this long
 DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS = env_int("DEBUG_LOG_LIVENESS_TIMEOUT_SECONDS", 5)
 DEBUG_LOG_REFOLLOW_SECONDS = env_int("DEBUG_LOG_REFOLLOW_SECONDS", 1)  # a workload stream's first re-follow (doubling)
 

@@ -68,6 +68,15 @@ class SelectorRef:
     pods: list[dict[str, Any]] = field(default_factory=list)
 
 
+class PodGone(NotFound):
+    """The pod is not (or no longer) in a project the user may see: a 404 like any missing pod, carrying what the
+    log streams need to serve its archived lines instead (the project is the user's: tenancy was decided)."""
+
+    def __init__(self, cluster: Cluster, project: Project, namespace: str, name: str) -> None:
+        super().__init__("No such pod.")
+        self.cluster, self.project, self.namespace, self.name = cluster, project, namespace, name
+
+
 def parse_selector(raw: str) -> dict[str, str]:
     """`a=b,c=d` (equality only: that is what the watch cache indexes)."""
     out: dict[str, str] = {}
@@ -138,7 +147,7 @@ def resolve_pod(
     cluster, cache = _cache(cluster_name)
     pod = cache.get("pods", namespace, pod_name)
     if pod is None:
-        raise NotFound("No such pod.")
+        raise PodGone(cluster, project, namespace, pod_name)
     names = container_names(pod)
     if container is not None and container not in names:
         raise NotFound(f"Pod {pod_name} has no container {container!r}.")

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from debugging.views import archive, debug, logs, pods, recordings, sessions, shell
+from debugging.views import archive, debug, last_lines, logs, pods, recordings, sessions, shell
 
 app_name = "debugging"
 
@@ -15,6 +15,11 @@ urlpatterns = [
         "workload/<str:namespace>/<str:workload>/archive/download/",
         archive.workload_archive_download,
         name="workload-archive-download",
+    ),
+    path(
+        "workload/<str:namespace>/<str:workload>/archive/last/",
+        last_lines.workload_last_lines,
+        name="workload-last-lines",
     ),
     path("<str:cluster>/<str:namespace>/logs/", logs.workload_logs, name="logs"),
     path("<str:cluster>/<str:namespace>/<str:pod>/", pods.pod_debug, name="pod"),

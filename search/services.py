@@ -13,6 +13,7 @@ from typing import Any
 from base.errors import Invalid
 from base.permissions import is_platform_admin
 from search import sources
+from search.gone_pods import gone_pods
 from search.sources import Hit
 
 MAX_QUERY = 100
@@ -49,6 +50,7 @@ def search(user: Any, query: Any, limit: int = DEFAULT_LIMIT) -> Results:
         sources.workloads(visible, lowered, best),
         sources.deleted_workloads(visible, lowered, every_project=admin),
         sources.pods(visible, lowered, best),
+        gone_pods(user, visible, lowered),
     )
     if admin:
         found = itertools.chain(

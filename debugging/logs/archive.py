@@ -246,3 +246,36 @@ def archived_pods(actor: Any, project_name: str, params: Mapping[str, str]) -> l
     resp = _store("/select/logsql/stream_field_values", args)
     values = resp.json().get("values") or []
     return sorted(((str(v["value"]), int(v.get("hits", 0))) for v in values), key=lambda p: p[0])
+
+
+def pod_lines_after(
+    actor: Any, project_name: str, scope: Mapping[str, str], after: str = "", tail: int = DEFAULT_LIMIT
+) -> list[ArchivedLine]:
+    """One pod's archived lines, oldest first, for a live follow carrying on into the archive: every line stamped
+    after ``after`` (an RFC 3339 time: the last line shown; the pages of one frozen window, so no line twice), or
+    with no ``after`` its last ``tail`` lines. ``scope``: pod, container, cluster, source (and since)."""
+    params = {k: v for k, v in scope.items() if v}
+    if not after:
+        newest = read_archive_page(actor, project_name, {**params, "limit": str(min(max(tail, 1), MAX_LIMIT))})
+        return newest.lines[::-1]
+    cut, lines = time_key(after), []
+    query: dict[str, str] = {**params, "since": after, "order": "oldest", "limit": str(MAX_LIMIT)}
+    while True:
+        page = read_archive_page(actor, project_name, query)
+        lines += [line for line in page.lines if time_key(line.time) > cut]  # ``since`` is inclusive
+        if page.next is None:
+            return lines
+        query |= page.next
+
+
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def archived_streams(actor: Any, project_name: str, since: str = "7d", limit: int = MAX_LIMIT) -> list[dict[str, str]]:
+    """The label sets (cluster, workload, pod, container, source...) of the project's streams in the archive since
+    ``since``: one store call, whatever the pods' line counts."""
+    project = visible_project(actor, project_name)
+    query = build_query(project, {"since": since})
+    args = {k: v for k, v in query.params().items() if k != "query"} | {"query": "*", "limit": str(limit)}
+    values = _store("/select/logsql/streams", args).json().get("values") or []
+    return [{k: json.loads(f'"{v}"') for k, v in _LABEL.findall(str(row.get("value", "")))} for row in values]

@@ -36,7 +36,8 @@ from uvicorn.protocols.utils import ClientDisconnected
 from base.errors import Forbidden, Invalid, NotFound, ServiceError
 from clusters.runtime import api_for
 from debugging import services
-from debugging.authz import MAX_STREAM_PODS, parse_selector, resolve_pod, resolve_selector
+from debugging.authz import MAX_STREAM_PODS, PodGone, parse_selector, resolve_pod, resolve_selector
+from debugging.logs.archived_follow import ArchivedFollow
 from debugging.logs.files import FileFollower, declared_log_files
 from debugging.logs.options import LogOptions, parse_log_options, resume_window
 from debugging.logs.streams import LOG_TAIL_LINES, LineBuffer, LogFollower, RawLine, restarted, ts_micros
@@ -63,7 +64,7 @@ def no_previous(pod: str, container: str) -> NotFound:
     return NotFound(f"No previous container: {container} in {pod} has not restarted, so there is no earlier log.")
 
 
-class LogConsumer(PolicedConsumer):
+class LogConsumer(ArchivedFollow, PolicedConsumer):
     """Live logs of one container (its console or a file) or of every pod matching a selector."""
 
     kind = SessionKind.LOGS
@@ -83,10 +84,18 @@ class LogConsumer(PolicedConsumer):
         try:
             self.options: LogOptions = parse_log_options(query)
             if "pod" in kw:
-                ref = await database_sync_to_async(resolve_pod)(
-                    user, kw["cluster"], kw["namespace"], kw["pod"], container=kw["container"]
-                )
+                try:
+                    ref = await database_sync_to_async(resolve_pod)(
+                        user, kw["cluster"], kw["namespace"], kw["pod"], container=kw["container"]
+                    )
+                except PodGone as gone:  # the user's project: its archived lines instead (not a previous one)
+                    if self.options.previous:
+                        raise
+                    target, pod, container = self._gone(gone, kw["container"])
+                    ref = None
+            if "pod" in kw and ref is not None:
                 self.targets, self.project, self.cluster = [(ref.name, kw["container"])], ref.project, ref.cluster
+                self.pod_uid = str((ref.pod.get("metadata") or {}).get("uid", ""))
                 target, pod, container = f"{ref.namespace}/{ref.name}/{kw['container']}", ref.name, kw["container"]
                 if self.options.previous and self.options.file is None and not restarted(ref.pod, container):
                     raise no_previous(pod, container)
@@ -104,7 +113,7 @@ class LogConsumer(PolicedConsumer):
                                 f"({', '.join(declared_log_files(ref.pod)) or 'none'}) needs the same."
                             ) from None
                     target += f":{self.options.file}"
-            else:
+            elif "pod" not in kw:
                 if self.options.file is not None:  # a rule of the stream's shape, for every role: not a permission
                     raise Invalid.on("file", "A file is followed in one container: open the pod's logs.")
                 raw = checked_selector(parse_qs(query).get("selector", [""])[0])
@@ -134,6 +143,12 @@ class LogConsumer(PolicedConsumer):
         await self.audit_open(target, len(self.targets))
         self.tasks.append(asyncio.create_task(self.quietly(self._start())))
 
+    def _gone(self, gone: PodGone, container: str) -> tuple[str, str, str]:
+        """A pod already gone: its archived lines will be served (the target, pod and container audited)."""
+        self.gone, self.targets, self.project, self.cluster = True, [(gone.name, container)], gone.project, gone.cluster
+        target = f"{gone.namespace}/{gone.name}/{container}" + (f":{self.options.file}" if self.options.file else "")
+        return target, gone.name, container
+
     async def audit_open(self, target: str, streams: int) -> None:
         await database_sync_to_async(services.record_logs_opened)(
             target,
@@ -161,6 +176,9 @@ class LogConsumer(PolicedConsumer):
         except TimeoutError:
             after = 0
         self.buffer = LineBuffer(asyncio.get_running_loop())
+        if self.gone:
+            await self._archive_only(after)
+            return
         try:
             await self.start_followers(after)
         except ConfigException as exc:
@@ -170,6 +188,7 @@ class LogConsumer(PolicedConsumer):
             await self.close_with(4502, message)
             return
         self.tasks.append(asyncio.create_task(self.quietly(self._send_batches())))
+        self.watch_deletion(self.kwargs()["namespace"])
 
     async def start_followers(self, after: int) -> None:
         api = await database_sync_to_async(api_for)(self.cluster)
@@ -248,11 +267,14 @@ class LogConsumer(PolicedConsumer):
         self.ended_streams += 1
         if failure is not None:
             self.failures.append(failure)
-        if self.ended:
+        if self.ended or self.carrying:
             return
         if len(self.targets) == 1 or self.ended_streams >= len(self.targets):
             code, what = self._outcome(pod, container)
             await self._flush()
+            if self.pod_uid and self.options.follow and not self.options.previous and code in (1000, 4404):
+                await self.to_archive(what.rstrip("."))
+                return
             await self.end(f"log {reason}", code)
             await self.status("closed" if code == 1000 else "error", what)
             await self.close_with(code, what)
@@ -285,9 +307,14 @@ class LogConsumer(PolicedConsumer):
         lines, dropped = self.buffer.drain()
         if dropped:
             await self.status("connected", f"{dropped} lines dropped (client too slow)")
+        await self._send(sorted(lines, key=lambda raw: raw.ts))
+
+    async def _send(self, lines: list[RawLine]) -> None:
+        if lines and len(self.targets) == 1:
+            self.last_ts = lines[-1].ts
         out = [
             self._message(line)
-            for line in sorted(lines, key=lambda raw: raw.ts)
+            for line in lines
             if (not self.skip_until or ts_micros(line.ts) > self.skip_until) and self.options.wanted(line.text)
         ]
         if out:

@@ -16,6 +16,8 @@ from django.shortcuts import render
 from debugging.logs.files import declared_log_files
 from debugging.views.common import log_options, pod_and_container, websocket_urls
 from debugging.views.debug import debug_form_context
+from debugging.views.last_lines import last_lines
+from pincompute.labels import WORKLOAD_LABEL
 
 
 @login_required
@@ -49,4 +51,8 @@ def pod_debug(request: HttpRequest, cluster: str, namespace: str, pod: str) -> H
         **debug_form_context(ref, container),
     }
     context |= {**urls, "log": log, "log_query": query, "log_errors": log_errors}
+    workload = ((ref.pod.get("metadata") or {}).get("labels") or {}).get(WORKLOAD_LABEL, "")
+    if ref.phase == "Failed" and workload:  # what it printed last, at once (its live log needs the socket)
+        context |= {"blocks": [last_lines(request.user, ref.project, pod=ref.name)], "workload": workload}
+        context |= {"namespace": namespace, "since": ""}
     return render(request, "debugging/pod.html", context, status=400 if log_errors else 200)

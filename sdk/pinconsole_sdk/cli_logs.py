@@ -104,8 +104,8 @@ def cmd_logs(client: Client, args: argparse.Namespace, out: TextIO) -> int:
             return workload_logs(client, args, project, name, out)
         try:
             _, containers = find_pod(client, project, name, args.cluster)
-        except NotFound:  # the pod is gone: its lines are in the archive
-            if args.follow or args.file or args.previous:
+        except NotFound:  # the pod is gone: its lines are in the archive (with -f too: it will print no more)
+            if args.file or args.previous:
                 raise
             sys.stderr.write(f"pod {name} is gone; its archived lines:\n")
             return cli_archive.cmd_logs_archived(client, args, out, project, pod=name, workload=None)

@@ -133,6 +133,7 @@ def page_urls() -> dict[str, list[str]]:
         "debugging:workload-logs": ["/debug/workload/proj-ads/web/logs/"],
         "debugging:workload-archive": ["/debug/workload/proj-ads/web/archive/"],
         "debugging:workload-archive-download": ["/debug/workload/proj-ads/web/archive/download/"],
+        "debugging:workload-last-lines": ["/debug/workload/proj-ads/web/archive/last/?failed=1"],
         "search:page": ["/search/", "/search/?q=web"],
         "search:suggest": ["/search/suggest/?q=web"],
         "api:search": ["/api/v1/search/?q=web"],

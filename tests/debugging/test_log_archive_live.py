@@ -32,6 +32,7 @@ from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
 from pincompute.labels import KIND_LABEL, PROJECT_LABEL, WORKLOAD_LABEL
 from tests.support.debugging import member
+from tests.support.fakes import fake_pod
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration, pytest.mark.cluster]
 NAMESPACE, PROJECT = "proj-ads", "ads"  # tests.support.debugging's ``project``
@@ -245,3 +246,53 @@ def test_a_store_restarted_mid_stream_loses_no_line(local_control_plane, log_arc
     assert down.headers["Retry-After"]
     assert page.status_code == 503 and "log archive is unreachable" in page.content.decode()
     assert set(range(last_while_down + 1)) <= seqs  # every line from the first, those written while it was down too
+
+
+def test_a_failed_pods_page_and_its_workloads_fragment_show_its_last_lines(
+    deleted_job_pod, fake_member, project, other_project, user, client
+):
+    """The cache still holds the pod as Failed (on the fake member): its page shows its archived last lines at
+    once, and the workload page's fragment each failed pod's; the deleted workload's fragment the workload's."""
+    pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
+    fake_member.put("pods", fake_pod(pod, NAMESPACE, ("trainer",), phase="Failed", labels={WORKLOAD_LABEL: workload}))
+    member(project, user, "viewer")
+    client.force_login(user)
+
+    page = client.get(f"/debug/member-x/{NAMESPACE}/{pod}/").content.decode()
+    failed = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/last/", {"failed": "1"}).content.decode()
+    whole = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/last/", {"since": "1h"}).content.decode()
+    other = client.get(f"/debug/workload/{NAMESPACE}/web/archive/last/", {"failed": "1"}).content.decode()
+    member(other_project, user, "owner")
+    project.memberships.filter(user=user).delete()
+    foreign = client.get(f"/debug/workload/{NAMESPACE}/{workload}/archive/last/", {"failed": "1"})
+
+    for html in (page, failed):
+        block = html[html.index(f'data-last-lines data-pod="{pod}"') :]
+        assert block.count("msg=&quot;") >= 1 and "Every line in the log archive" in block
+        assert 1 <= len(re.findall(r"^\S+Z trainer ", block, re.M)) <= 20  # its last 20 at most
+    assert f"/debug/workload/{NAMESPACE}/{workload}/archive/?pod={pod}&amp;since=24h" in page
+    assert "Failed pods: their last lines" in failed
+    assert f"Z {pod}/trainer " in whole and "data-last-lines>" in whole
+    assert "data-last-lines" not in other  # web-1 runs: no failed pod, nothing shown
+    assert foreign.status_code == 404
+
+
+def test_search_finds_the_gone_pod_by_part_of_its_name_as_its_developer_not_as_another_tenant(
+    deleted_job_pod, project, other_project, user, client
+):
+    pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
+    member(project, user, "developer")
+    client.force_login(user)
+    part = pod[len(workload) - 3 :]  # the middle and end of its name
+
+    mine = client.get("/api/v1/search/", {"q": part}).json()["results"]
+    gone = [hit for hit in mine if hit["name"] == pod]
+    archived_page = client.get(gone[0]["url"]).content.decode() if gone else ""
+    project.memberships.filter(user=user).delete()
+    member(other_project, user, "owner")
+    theirs = client.get("/api/v1/search/", {"q": part}).json()["results"]
+
+    assert len(gone) == 1 and gone[0]["kind"] == "pod" and gone[0]["where"].startswith(f"gone pod of {workload}")
+    assert gone[0]["url"] == f"/debug/workload/{NAMESPACE}/{workload}/archive/?pod={pod}&since=7d"
+    assert "msg=&quot;ready&quot;" in archived_page
+    assert pod not in json.dumps(theirs)

@@ -174,6 +174,7 @@ LONGEST_FIRST = (
     "tests/pincompute/operator/federation/test_config_copies_live.py",
     "tests/projects/provisioning/test_network_live.py",
     "tests/debugging/test_live_access_expiry.py",
+    "tests/debugging/test_live_follow_archive.py",
     "tests/workloads/history/test_history_live.py",
     "tests/webhooks/test_worker.py",
     "tests/workloads/test_largest_fit_live.py",

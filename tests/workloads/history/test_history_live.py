@@ -134,6 +134,9 @@ def test_a_deleted_workloads_history_survives_a_killed_recorder_and_stays_readab
     )
     logs = re.search(r'href="([^"]+)" data-archive-link', page.content.decode()).group(1).replace("&amp;", "&")
     assert client.get(logs).status_code in (200, 503)  # the archive page answers for the gone workload (no store: 503)
+    last = re.search(r'hx-get="([^"]+)"[^>]*data-deleted-last-lines', page.content.decode()).group(1)
+    fragment = client.get(last.replace("&amp;", "&"))
+    assert fragment.status_code == 200 and "data-last-lines" in fragment.content.decode()  # its last lines, or none
     assert "web" in client.get(f"/workloads/{project.name}/deleted/").content.decode()
 
     # the CLI

@@ -1,0 +1,55 @@
+"""Pods that are gone (deleted, finished and cleaned up, scaled down) but whose lines the log archive keeps: found
+by name in search, labelled "gone", linking to their archived logs.
+
+The archive is asked once per project for its streams' labels (``debugging.logs.archive.archived_streams``, the
+project scope added there) and the answer kept for ``GONE_PODS_CACHE_SECONDS`` in the cache, so typing costs no
+store call per keystroke. A user seeing more than ``MAX_PROJECTS`` projects (a platform admin) is not searched for
+gone pods: that many store calls would cost more than the whole search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.urls import reverse
+
+from clusters import runtime
+from debugging.logs.archive import archived_streams
+from pincompute.errors import ServiceError
+from projects.models import Project
+from search.ranking import rank
+from search.sources import Candidate, Hit, candidate
+
+MAX_PROJECTS = 20
+
+
+def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
+    """(cluster, workload, pod) of the project's archived streams, cached; none while the archive cannot answer."""
+    key = f"search:gone-pods:{project.pk}:{project.created_at.timestamp()}"  # a new project of the same id: new key
+    found = cache.get(key)
+    if found is None:
+        try:
+            streams = archived_streams(actor, project.name)
+        except ServiceError:  # kept as none too: a store that is down must not cost every keystroke its timeout
+            streams = []
+        found = sorted({(s.get("cluster", ""), s.get("workload", ""), s["pod"]) for s in streams if s.get("pod")})
+        cache.set(key, found, settings.GONE_PODS_CACHE_SECONDS)
+    return list(found)
+
+
+def gone_pods(actor: Any, visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+    if len(visible) > MAX_PROJECTS:
+        return
+    caches = runtime.member_caches()
+    for namespace, project in visible.items():
+        for cluster, workload, pod in _pods_of(actor, project):
+            found = rank(pod, query) if query in pod else None
+            live = caches.get(cluster)
+            if found is None or not workload or (live is not None and live.get("pods", namespace, pod) is not None):
+                continue
+            url = reverse("debugging:workload-archive", args=[namespace, workload]) + f"?pod={pod}&since=7d"
+            hit = Hit("pod", pod, f"gone pod of {workload} on {cluster} in {project.name}", url, found, project.name)
+            yield candidate(found, "pod", pod, lambda h=hit: h)
