@@ -19,14 +19,13 @@ from django.urls import reverse
 from clusters import runtime
 from debugging.logs.archive import archived_streams
 from pincompute.errors import ServiceError
-from projects.models import Project
 from search.ranking import rank
-from search.sources import Candidate, Hit, candidate
+from search.sources import Candidate, Hit, Seen, candidate
 
 MAX_PROJECTS = 20
 
 
-def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
+def _pods_of(actor: Any, project: Seen) -> list[tuple[str, str, str]]:
     """(cluster, workload, pod) of the project's archived streams, cached; none while the archive cannot answer."""
     key = f"search:gone-pods:{project.pk}:{project.created_at.timestamp()}"  # a new project of the same id: new key
     found = cache.get(key)
@@ -40,7 +39,7 @@ def _pods_of(actor: Any, project: Project) -> list[tuple[str, str, str]]:
     return list(found)
 
 
-def gone_pods(actor: Any, visible: dict[str, Project], query: str) -> Iterator[Candidate]:
+def gone_pods(actor: Any, visible: dict[str, Seen], query: str) -> Iterator[Candidate]:
     if len(visible) > MAX_PROJECTS:
         return
     caches = runtime.member_caches()

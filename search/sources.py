@@ -46,6 +46,7 @@ class Seen:
     display_name: str
     team: str
     archived_at: Any = None
+    created_at: Any = None
 
     @property
     def namespace(self) -> str:
@@ -54,7 +55,7 @@ class Seen:
     @classmethod
     def visible_to(cls, user: Any) -> dict[str, Seen]:
         rows = Project.objects.visible_to(user).order_by("name")
-        fields = ("pk", "name", "display_name", "team", "archived_at")
+        fields = ("pk", "name", "display_name", "team", "archived_at", "created_at")
         return {Project.namespace_of(row[1]): cls(*row) for row in rows.values_list(*fields)}
 
 
