@@ -175,6 +175,7 @@ LONGEST_FIRST = (
     "tests/debugging/test_live_access_expiry.py",
     "tests/workloads/history/test_history_live.py",
     "tests/webhooks/test_worker.py",
+    "tests/rightsizing/test_recommend_live.py",
 )
 
 
