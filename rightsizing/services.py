@@ -77,6 +77,11 @@ def parse_window(raw: Any) -> str:
     return window
 
 
+def _text(value: Any) -> str | None:
+    """A quantity as text (YAML may have made ``cpu: 1`` a number)."""
+    return None if value is None else str(value)
+
+
 def _quantity(parser: Any, value: Any) -> int | None:
     try:
         return int(parser(value)) if value is not None else None
@@ -88,12 +93,13 @@ def _advise(container: dict[str, Any], found: History | None, pods: int, prices:
             ) -> ContainerAdvice:  # fmt: skip
     resources = container.get("resources") or {}
     requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
-    cpu_req, mem_req = requests.get("cpu", limits.get("cpu")), requests.get("memory", limits.get("memory"))
+    cpu_req = _text(requests.get("cpu", limits.get("cpu")))
+    mem_req = _text(requests.get("memory", limits.get("memory")))
     rec = recommend(found, cpu_limit_milli=_quantity(parse_cpu, limits.get("cpu")),
                     memory_limit_bytes=_quantity(parse_memory, limits.get("memory"))) if found else None  # fmt: skip
     advice = ContainerAdvice(
         container=str(container.get("name")), cpu_request=cpu_req, memory_request=mem_req,
-        cpu_limit=limits.get("cpu"), memory_limit=limits.get("memory"),
+        cpu_limit=_text(limits.get("cpu")), memory_limit=_text(limits.get("memory")),
         cpu_use=found.cpu_cores if found else None, memory_use=found.memory_bytes if found else None,
         recommendation=rec, note="" if rec else NO_HISTORY,
     )  # fmt: skip
