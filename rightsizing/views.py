@@ -57,8 +57,8 @@ def apply_page(request: HttpRequest, project: str, kind: str, name: str) -> Http
     advice = workload_advice(request.user, project, kind, name, request.GET)
     require_role(advice.found.project, request.user, WRITE_ROLES)
     context: dict[str, Any] = {"advice": advice, "w": advice.found, "edit": True, "version": advice.found.version}
-    if not advice.recommended:
-        return render(request, "rightsizing/apply.html", context, status=409)
+    if not advice.recommended:  # said on the page (200: whether use has been scraped yet is no error of the request)
+        return render(request, "rightsizing/apply.html", context)
     document = advice.document()
     context |= {"text": dump_document(document), "preview": _preview(request, advice, document)}
     return render(request, "rightsizing/apply.html", context)
