@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "debugging",
     "usage",
     "search",
+    "rightsizing",
     "robots",
     "webhooks",
     "configs",

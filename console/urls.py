@@ -27,6 +27,7 @@ urlpatterns = [
     path("projects/", include("projects.urls")),
     path("clusters/", include("clusters.urls")),
     path("workloads/", include("workloads.urls")),
+    path("workloads/", include("rightsizing.urls")),
     path("debug/", include("debugging.urls")),
     path("usage/", include("usage.urls")),
     path("search/", include("search.urls")),

@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("clusters.api.urls")),
     path("", include("projects.api.urls")),
     path("", include("workloads.api.urls")),
+    path("", include("rightsizing.api.urls")),  # after the workloads' (a deleted workload's route wins)
     path("", include("debugging.api.urls")),
     path("", include("usage.api.urls")),
     path("", include("search.api_urls")),

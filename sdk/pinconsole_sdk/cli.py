@@ -20,6 +20,7 @@
     pincompute debug POD -n PROJECT --cluster C [-c TARGET] [--image IMAGE]   (cli_debug: a debug container's shell)
     pincompute version [--client]
     pincompute search QUERY [--limit N]
+    pincompute recommend workload/NAME -n PROJECT [--window 7d] [--apply]   (cli_recommend: right-sizing)
     pincompute completion bash|zsh|fish
 
 ``-n``/``--namespace``/``--project`` name the project; ``-p`` is its old short option, kept everywhere but in
@@ -55,6 +56,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_policy,
     cli_preview,
     cli_quota,
+    cli_recommend,
     cli_robots,
     cli_search,
     cli_top,
@@ -310,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
     cli_capacity.add_parser(sub, common)
+    cli_recommend.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_quota.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
@@ -352,6 +355,7 @@ HANDLERS = {
     **cli_history.HANDLERS,
     **cli_policy.HANDLERS,
     **cli_capacity.HANDLERS,
+    **cli_recommend.HANDLERS,
 }
 
 

@@ -127,6 +127,7 @@ MATRIX = {
     },
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/timeline/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/{kind}/{name}/diagnosis/": PROJECT_READ,
+    "GET /api/v1/projects/{project}/workloads/{kind}/{name}/recommendations/": PROJECT_READ,  # applying: the PUT
     "GET /api/v1/projects/{project}/workloads/deleted/": PROJECT_READ,
     "GET /api/v1/projects/{project}/workloads/deleted/{kind}/{name}/": PROJECT_READ,
     "POST /api/v1/projects/{project}/workloads/{kind}/{name}/rollback/": PROJECT_WRITE,

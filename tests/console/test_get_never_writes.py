@@ -233,6 +233,9 @@ def page_urls() -> dict[str, list[str]]:
         "usage:project-use": ["/usage/projects/ads/use/", "/usage/projects/ads/use/?workload=PinApp/web&window=6h"],
         "api:use-report": ["/api/v1/use/?level=container"],
         "api:project-use": ["/api/v1/projects/ads/use/?level=pod"],
+        "rightsizing:panel": ["/workloads/ads/PinApp/web/recommendations/?window=1h"],
+        "rightsizing:apply": ["/workloads/ads/PinApp/web/recommendations/apply/"],
+        "api:workload-recommendations": ["/api/v1/projects/ads/workloads/PinApp/web/recommendations/"],
         "api:prices-tier": ["/api/v1/prices/reserved/"],
     }
 

@@ -178,6 +178,7 @@ LONGEST_FIRST = (
     "tests/workloads/history/test_history_live.py",
     "tests/webhooks/test_worker.py",
     "tests/workloads/test_largest_fit_live.py",
+    "tests/rightsizing/test_recommend_live.py",
 )
 
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RightsizingConfig(AppConfig):
+    name = "rightsizing"
+    verbose_name = "Right-sizing"
