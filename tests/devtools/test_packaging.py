@@ -22,6 +22,7 @@ def test_the_wheel_holds_the_product_packages_and_not_devtools():
         "notifications",
         "pincompute",
         "projects",
+        "rightsizing",
         "robots",
         "search",
         "usage",
