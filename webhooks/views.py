@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from base.errors import Conflict, Invalid, add_to_form
+from base.htmx import is_partial
 from notifications.models import Event
 from projects.access import visible_project
 from projects.models import Project
@@ -105,4 +106,7 @@ def delete(request: HttpRequest, project: str, name: str) -> HttpResponse:
     found = visible_project(request.user, project)
     services.delete_webhook(found, name, actor=request.user)
     messages.success(request, f"Webhook {name} removed.")
-    return redirect(reverse("webhooks:page", args=[found.name]))
+    url = reverse("webhooks:page", args=[found.name])
+    if is_partial(request):  # the hook's page is gone: htmx loads the list as a whole page
+        return HttpResponse(status=204, headers={"HX-Redirect": url})
+    return redirect(url)

@@ -26,3 +26,6 @@ def console_errors(page) -> list[str]:
     errors: list[str] = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     return errors
+
+
+GENEROUS_MS = 120_000  # a loaded machine: Playwright's default 30 s is not enough for a page and its htmx partials
