@@ -25,6 +25,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = (
     "step_start", "step_end", "name", *DIMENSIONS, "cpu_core_hours", "cpu_request_core_hours", "ram_gib_hours",
     "ram_request_gib_hours", "gpu_hours", "gpu_request_hours", "cpu_cost", "ram_cost", "gpu_cost", "total_cost",
+    "cpu_use_core_hours", "ram_use_gib_hours", "cpu_request_cost", "ram_request_cost", "gpu_request_cost",
+    "total_request_cost", "over_request_cost",
 )  # fmt: skip
 
 
