@@ -63,6 +63,10 @@ class PodUse:
     excess: Quantity
     measured: bool
 
+    def billed(self, request: Quantity) -> Quantity:
+        """The pod's minute by use: its request plus what containers used beyond theirs (max(request, use) each)."""
+        return request + self.excess
+
 
 def _container_request(container: dict[str, Any]) -> Quantity:
     req = (container.get("resources") or {}).get("requests") or {}

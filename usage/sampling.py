@@ -110,7 +110,7 @@ def observe_pods(
         request = Quantity(r.cpu_m, r.memory, r.gpu)
         used = pod_use(pod, cluster, scraped or {})
         t = into.setdefault(key, Tally())
-        t.request, t.billable, t.use = t.request + request, t.billable + request + used.excess, t.use + used.use
+        t.request, t.billable, t.use = t.request + request, t.billable + used.billed(request), t.use + used.use
         t.pods, t.measured_pods = t.pods + 1, t.measured_pods + used.measured
 
 
