@@ -59,6 +59,7 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
         "over_time": charts.cost_over_time(by_tier, settings.USAGE_CURRENCY),
         "by_tier": charts.cost_share(by_tier, settings.USAGE_CURRENCY),
         "by_workload": charts.cost_share(report, settings.USAGE_CURRENCY, kind="bar"),
+        "request_use": charts.request_against_use(report, settings.USAGE_CURRENCY),
         "dimensions": queries.PROJECT_DIMENSIONS,
     })  # fmt: skip
 
@@ -76,6 +77,8 @@ def report_page(request: HttpRequest) -> HttpResponse:
         **choices, "admin": admin, "report": report, "rows": charts.table(report), "total": report.total_cost,
         "over_time": charts.cost_over_time(report, settings.USAGE_CURRENCY),
         "share": charts.cost_share(report, settings.USAGE_CURRENCY),
+        "request_use": charts.request_against_use(report, settings.USAGE_CURRENCY),
+        "pools": charts.pool_rows(report),
         "dimensions": DIMENSIONS if admin else ("project", "tier", "cluster", "workload"),
     })  # fmt: skip
 

@@ -48,6 +48,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_capacity,
     cli_clusters,
     cli_configs,
+    cli_cost,
     cli_debug,
     cli_history,
     cli_network,
@@ -309,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_search.add_parser(sub, common)
     cli_top.add_parser(sub, common)
     cli_capacity.add_parser(sub, common)
+    cli_cost.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
     cli_access.add_parser(sub, common)
@@ -349,6 +351,7 @@ HANDLERS = {
     **cli_history.HANDLERS,
     **cli_policy.HANDLERS,
     **cli_capacity.HANDLERS,
+    **cli_cost.HANDLERS,
 }
 
 

@@ -175,6 +175,7 @@ LONGEST_FIRST = (
     "tests/debugging/test_live_access_expiry.py",
     "tests/workloads/history/test_history_live.py",
     "tests/webhooks/test_worker.py",
+    "tests/usage/test_cost_by_use_live.py",
 )
 
 
