@@ -10,13 +10,12 @@ import pytest
 from pinconsole_sdk.cli import main
 
 from accounts.services import create_api_token
-from tests.usage.test_cost_by_use_api import cost, samples  # noqa: F401 - a fixture, used by name
+from tests.support.cost_samples import cost, samples  # noqa: F401 - a fixture, used by name
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("samples")]
 
 
 def test_the_cli_prints_by_request_by_use_and_the_pools(
-    samples,  # noqa: F811
     live_server,
     admin_user,
     monkeypatch,

@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 from rest_framework.test import APIClient
 
-from usage.models import MINUTE, CapacitySample, Resolution, UsageSample
-from usage.prices import DEFAULTS
+from tests.support.cost_samples import cost, samples  # noqa: F401 - a fixture, used by name
 from usage.views import CSV_COLUMNS
 
-pytestmark = pytest.mark.django_db
-CORE = 1000 * MINUTE  # one core for a minute, in milli-core-seconds
-OD_CPU = float(DEFAULTS[("ondemand", "cpu")])  # per core-hour
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("samples")]
 
 
 def api(user) -> APIClient:
@@ -28,32 +23,7 @@ def api(user) -> APIClient:
     return client
 
 
-@pytest.fixture
-def samples(project):
-    """Three minutes: web requests 100 cores and uses 150 (billed 150); batch requests 200 and uses 50 (billed
-    200). member-a's OnDemand pool: 1000 cores, 700 idle by request, 650 by use."""
-    now = timezone.now().replace(second=0, microsecond=0)
-    for back in (3, 2, 1):
-        at = now - timedelta(minutes=back)
-        for workload, request, billed, used in (("PinApp/web", 100, 150, 150), ("PinApp/batch", 200, 200, 50)):
-            UsageSample.objects.create(
-                resolution=Resolution.MINUTE, start=at, project=project, tier="ondemand", cluster="member-a",
-                workload=workload, cpu_request=request * CORE, cpu_billable=billed * CORE,
-                cpu_use=used * CORE, pod_seconds=MINUTE, measured_pod_seconds=MINUTE, seconds=MINUTE,
-            )  # fmt: skip
-        CapacitySample.objects.create(
-            resolution=Resolution.MINUTE, start=at, cluster="member-a", tier="ondemand", cpu_capacity=1000 * CORE,
-            cpu_allocated=300 * CORE, cpu_idle=700 * CORE, cpu_use_allocated=350 * CORE, cpu_use_idle=650 * CORE,
-            seconds=MINUTE,
-        )  # fmt: skip
-
-
-def cost(cores: float) -> float:
-    """``cores`` for the three sampled minutes at the OnDemand CPU price."""
-    return cores * 3 / 60 * OD_CPU
-
-
-def test_each_workload_is_billed_by_use_beside_by_request(samples, viewer):
+def test_each_workload_is_billed_by_use_beside_by_request(viewer):
     body = api(viewer).get("/api/v1/projects/ads/cost/", {"window": "1h", "aggregate": "workload"}).json()
 
     rows = {a["name"]: a for a in body["totals"]}
@@ -67,7 +37,7 @@ def test_each_workload_is_billed_by_use_beside_by_request(samples, viewer):
     assert body["pools"] == []  # idle is the platform's, never a project's
 
 
-def test_admins_see_each_pools_idle_apart_by_request_and_by_use(samples, admin_user):
+def test_admins_see_each_pools_idle_apart_by_request_and_by_use(admin_user):
     body = api(admin_user).get("/api/v1/cost/", {"window": "1h", "aggregate": "project"}).json()
 
     (pool,) = body["pools"]
@@ -82,7 +52,7 @@ def test_admins_see_each_pools_idle_apart_by_request_and_by_use(samples, admin_u
     assert ads["total_cost"] == pytest.approx(cost(350))  # no idle spread onto it
 
 
-def test_the_csv_keeps_its_columns_and_adds_the_new_ones_after_them(samples, viewer, client):
+def test_the_csv_keeps_its_columns_and_adds_the_new_ones_after_them(viewer, client):
     client.force_login(viewer)
 
     text = client.get("/usage/projects/ads/cost.csv", {"window": "1h", "step": "1h"}).content.decode()
@@ -96,7 +66,7 @@ def test_the_csv_keeps_its_columns_and_adds_the_new_ones_after_them(samples, vie
     assert Decimal(web["over_request_cost"]) == pytest.approx(Decimal(str(round(cost(50), 6))))
 
 
-def test_the_pages_compare_by_request_and_by_use(samples, viewer, admin_user, client):
+def test_the_pages_compare_by_request_and_by_use(viewer, admin_user, client):
     client.force_login(viewer)
     page = client.get("/usage/projects/ads/", {"window": "1h"}).content.decode()
     assert 'id="cost-request-use"' in page and "Use over requests" in page and 'id="pool-table"' not in page

@@ -11,16 +11,16 @@ from fractions import Fraction
 
 import pytest
 from django.utils import timezone
-from kubernetes.client import CoreV1Api
+from kubernetes.client import CoreV1Api, V1Pod
 from rest_framework.test import APIClient
 
 from clusters import runtime
+from clusters.models import Cluster
 from devtools.localcp.kwokcfg import USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION
 from devtools.waiting import wait_for
 from pincompute.quantity import parse_cpu, parse_memory
 from tests.support.provisioning import eager_tasks, federation, pools, register, team_project  # noqa: F401
 from tests.support.workload_operator import created, operator  # noqa: F401
-from tests.usage.test_use_live import a_running_pod
 from usage import prom
 from usage.models import Resolution, UsageSample
 from usage.prices import current_prices
@@ -36,6 +36,15 @@ pytestmark = [
     pytest.mark.usefixtures("eager_tasks", "pools"),
 ]
 MIB = 1 << 20
+
+
+def a_running_pod(namespace: str) -> tuple[Cluster, V1Pod] | None:
+    for cluster in Cluster.objects.filter(role="member").order_by("name"):
+        for pod in CoreV1Api(runtime.api_for(cluster)).list_namespaced_pod(namespace).items:
+            cached = runtime.member_caches()[cluster.name].get("pods", namespace, pod.metadata.name)
+            if pod.status.phase == "Running" and (cached or {}).get("status", {}).get("phase") == "Running":
+                return cluster, pod
+    return None
 
 
 def test_a_pod_using_more_than_its_request_is_billed_by_use_as_the_arithmetic_says(
