@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from usage.costmodel import IDLE, Report
-from usage.queries import allocation_body, by_cost
+from usage.queries import allocation_body, by_cost, pool_body
 
 TOP = 8  # series beyond the largest few are summed as "other"
 OTHER = "other"
@@ -55,6 +55,27 @@ def cost_share(report: Report, currency: str, *, kind: str = "doughnut") -> dict
         },
         "options": {"unit": currency, **({"indexAxis": "y"} if kind == "bar" else {})},
     }
+
+
+def request_against_use(report: Report, currency: str) -> dict[str, Any]:
+    """Grouped bars per aggregate over the window: its cost by request beside its cost by use (max(request, use));
+    idle capacity, where shown, is its own bar pair (by use it is what neither requests nor use took)."""
+    totals = by_cost(report.totals())[: TOP * 2]
+    return {
+        "type": "bar",
+        "data": {
+            "labels": [_label(a.name) for a in totals],
+            "datasets": [
+                {"label": "by request", "data": [_money(a.total_request_cost) for a in totals]},
+                {"label": "by use", "data": [_money(a.total_cost) for a in totals]},
+            ],
+        },
+        "options": {"unit": currency, "indexAxis": "y"},
+    }
+
+
+def pool_rows(report: Report) -> list[dict[str, Any]]:
+    return [pool_body(p) for p in report.pools]
 
 
 def table(report: Report) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 OpenCost's allocation API (``window``, ``step``, ``aggregate``).
 
 Samples are stored as resource-seconds over an interval (a minute, or an hour once rolled up). What is billed in
-a minute is ``max(request, usage)`` (computed when sampled, since the max of sums is not the sum of maxes), so
+a minute is ``max(request, use)`` per container (computed when sampled, since the max of sums is not the sum of
+maxes): the cost by use; the cost by request prices the request alone, as chargeback did before use was sampled. So
 every amount here is linear in time: an interval's amounts are split between steps and window edges in
 proportion to the overlap, and totals are the exact sum of their parts (``Fraction``s, rounded only for show).
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any, Protocol
 
 RESOURCES = ("cpu", "memory", "gpu")
 TIERS = ("reserved", "ondemand", "preemptible")
@@ -68,7 +70,8 @@ ZERO = Amounts()
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """Stored samples over ``[start, end)`` for one key: what was requested and what is billed."""
+    """Stored samples over ``[start, end)`` for one key: what was requested, used and billed (an idle record's
+    request is the idle by request, its billable the idle by use)."""
 
     start: datetime
     end: datetime
@@ -80,6 +83,7 @@ class Record:
     billable: Amounts
     team: str = ""
     cost_center: str = ""
+    use: Amounts = ZERO
 
     @property
     def idle(self) -> bool:
@@ -101,38 +105,53 @@ Prices = Mapping[tuple[str, str], Decimal]  # (tier, resource) -> price per unit
 
 @dataclass
 class Allocation:
-    """One aggregate's usage and cost in one step (exact). Billed amounts are kept per tier and priced when read:
-    a price is linear, so pricing the sum is pricing each sample."""
+    """One aggregate's usage and cost in one step (exact). Billed and requested amounts are kept per tier and priced
+    when read: a price is linear, so pricing the sum is pricing each sample. ``cost`` is by use, ``request_cost``
+    by request."""
 
     name: str
     properties: dict[str, str]
     prices: Prices = field(default_factory=dict, repr=False)
     request: Amounts = ZERO
     billable: Amounts = ZERO
+    use: Amounts = ZERO
     by_tier: dict[str, Amounts] = field(default_factory=dict)
+    request_by_tier: dict[str, Amounts] = field(default_factory=dict)
+
+    def _priced(self, by_tier: dict[str, Amounts]) -> dict[str, Fraction]:
+        return {
+            r: sum((a.of(r) * _price(self.prices, t, r) for t, a in by_tier.items()), Fraction(0)) / UNIT_SECONDS[r]
+            for r in RESOURCES
+        }
 
     @property
     def cost(self) -> dict[str, Fraction]:
-        return {
-            r: sum((a.of(r) * _price(self.prices, t, r) for t, a in self.by_tier.items()), Fraction(0))
-            / UNIT_SECONDS[r]
-            for r in RESOURCES
-        }
+        return self._priced(self.by_tier)
+
+    @property
+    def request_cost(self) -> dict[str, Fraction]:
+        return self._priced(self.request_by_tier)
 
     @property
     def total_cost(self) -> Fraction:
         return sum(self.cost.values(), Fraction(0))
 
-    def add(self, tier: str, request: Amounts, billable: Amounts) -> None:
-        self.request = self.request + request
-        self.billable = self.billable + billable
+    @property
+    def total_request_cost(self) -> Fraction:
+        return sum(self.request_cost.values(), Fraction(0))
+
+    def add(self, tier: str, request: Amounts, billable: Amounts, use: Amounts = ZERO) -> None:
+        self.request, self.billable, self.use = self.request + request, self.billable + billable, self.use + use
         self.by_tier[tier] = self.by_tier.get(tier, ZERO) + billable
+        self.request_by_tier[tier] = self.request_by_tier.get(tier, ZERO) + request
 
     def merge(self, other: Allocation) -> None:
-        self.request = self.request + other.request
-        self.billable = self.billable + other.billable
-        for tier, amounts in other.by_tier.items():
-            self.by_tier[tier] = self.by_tier.get(tier, ZERO) + amounts
+        self.request, self.billable, self.use = (
+            self.request + other.request, self.billable + other.billable, self.use + other.use
+        )  # fmt: skip
+        for mine, theirs in ((self.by_tier, other.by_tier), (self.request_by_tier, other.request_by_tier)):
+            for tier, amounts in theirs.items():
+                mine[tier] = mine.get(tier, ZERO) + amounts
 
 
 def _price(prices: Prices, tier: str, resource: str) -> Fraction:
@@ -149,6 +168,10 @@ class Step:
     def total_cost(self) -> Fraction:
         return sum((a.total_cost for a in self.allocations.values()), Fraction(0))
 
+    @property
+    def total_request_cost(self) -> Fraction:
+        return sum((a.total_request_cost for a in self.allocations.values()), Fraction(0))
+
 
 @dataclass
 class Report:
@@ -156,6 +179,7 @@ class Report:
     step: int
     aggregate: tuple[str, ...]
     steps: list[Step]
+    pools: list[Any] = field(default_factory=list)  # admins: idle cost per member pool (``usage.idlecost``)
 
     def totals(self) -> dict[str, Allocation]:
         """Each aggregate over the whole window: the sum of its steps."""
@@ -168,6 +192,10 @@ class Report:
     @property
     def total_cost(self) -> Fraction:
         return sum((s.total_cost for s in self.steps), Fraction(0))
+
+    @property
+    def total_request_cost(self) -> Fraction:
+        return sum((s.total_request_cost for s in self.steps), Fraction(0))
 
 
 # --- parameters ---------------------------------------------------------------------------------------------
@@ -268,7 +296,14 @@ def key_of(record: Record, aggregate: tuple[str, ...]) -> tuple[str, dict[str, s
     return "/".join(props[d] for d in aggregate), props
 
 
-def split(record: Record, start: datetime, end: datetime) -> Fraction:
+class Spanned(Protocol):
+    @property
+    def start(self) -> datetime: ...
+    @property
+    def end(self) -> datetime: ...
+
+
+def split(record: Spanned, start: datetime, end: datetime) -> Fraction:
     """The share of ``record``'s interval inside ``[start, end)``."""
     total = (record.end - record.start).total_seconds()
     inside = (min(end, record.end) - max(start, record.start)).total_seconds()
@@ -298,11 +333,12 @@ def allocate(
             if allocation is None:
                 allocation = each.allocations[name] = Allocation(name, props, prices)
             if each.start <= record.start and record.end <= each.end:  # wholly inside: no split
-                allocation.add(record.tier, record.request, record.billable)
+                allocation.add(record.tier, record.request, record.billable, record.use)
                 continue
             share = split(record, each.start, each.end)
             if share:
-                allocation.add(record.tier, record.request.scaled(share), record.billable.scaled(share))
+                allocation.add(record.tier, record.request.scaled(share), record.billable.scaled(share),
+                               record.use.scaled(share))  # fmt: skip
     return Report(window, step, aggregate, steps)
 
 
@@ -320,71 +356,3 @@ def _overlapping(steps: list[Step], record: Record) -> list[Step]:
             break
         out.append(each)
     return out
-
-
-# --- sampling arithmetic (one minute) ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Quantity:
-    """Amounts at an instant: milli-cores, bytes, GPUs."""
-
-    cpu: int = 0
-    memory: int = 0
-    gpu: int = 0
-
-    def __add__(self, o: Quantity) -> Quantity:
-        return Quantity(self.cpu + o.cpu, self.memory + o.memory, self.gpu + o.gpu)
-
-    def __sub__(self, o: Quantity) -> Quantity:
-        return Quantity(self.cpu - o.cpu, self.memory - o.memory, self.gpu - o.gpu)
-
-    def clip(self) -> Quantity:
-        """No resource below zero."""
-        return Quantity(max(self.cpu, 0), max(self.memory, 0), max(self.gpu, 0))
-
-    def maximum(self, o: Quantity | None) -> Quantity:
-        if o is None:
-            return self
-        return Quantity(max(self.cpu, o.cpu), max(self.memory, o.memory), max(self.gpu, o.gpu))
-
-    @property
-    def zero(self) -> bool:
-        return not (self.cpu or self.memory or self.gpu)
-
-
-def billable(request: Quantity, used: Quantity | None) -> Quantity:
-    """What a minute bills: the larger of request and (where reported) usage, per resource."""
-    return request.maximum(used)
-
-
-def unused_reservation(grant: Quantity, billed_reserved: Quantity) -> Quantity:
-    """Reserved is committed capacity: the grant is charged whether used or not, so the part of it no workload
-    billed is charged on its own row (never negative: billing beyond the grant is the workloads' own)."""
-    return (grant - billed_reserved).clip()
-
-
-POOL_OF_TIER = {"reserved": "reserved", "ondemand": "ondemand", "preemptible": "burst"}
-
-
-def idle_by_tier(pools: Mapping[str, Quantity], allocated: Mapping[str, Quantity]) -> dict[str, Quantity]:
-    """One cluster's unrequested pool capacity per tier. Each tier fills its own pool (Preemptible: the burst
-    pool); what overflows a pool takes the room left in the burst pool, then (Preemptible, which borrows any
-    unused capacity) in the OnDemand and Reserved pools. The idle of a tier is what is left of its pool, so the
-    tiers' idle sum to max(0, all pools - all requests) whenever every request fits."""
-    free = {pool: pools.get(pool, Quantity()) for pool in POOL_OF_TIER.values()}
-    need: dict[str, Quantity] = {}
-    for tier in ("reserved", "ondemand"):
-        left = free[tier] - allocated.get(tier, Quantity())
-        free[tier], need[tier] = left.clip(), (Quantity() - left).clip()
-    need["preemptible"] = allocated.get("preemptible", Quantity())
-    for tier, order in (("reserved", ("burst",)), ("ondemand", ("burst",)),
-                        ("preemptible", ("burst", "ondemand", "reserved"))):  # fmt: skip
-        for pool in order:
-            take = Quantity(
-                min(need[tier].cpu, free[pool].cpu),
-                min(need[tier].memory, free[pool].memory),
-                min(need[tier].gpu, free[pool].gpu),
-            )
-            free[pool], need[tier] = free[pool] - take, need[tier] - take
-    return {tier: free[pool] for tier, pool in POOL_OF_TIER.items()}

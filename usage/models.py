@@ -21,7 +21,8 @@ class Resolution(models.IntegerChoices):
 
 
 class Amounts(models.Model):
-    """Requested and billed (max of request and reported usage, per minute) resource-seconds."""
+    """Requested, used and billed resource-seconds. Billed is by use (OpenCost): per container and minute the larger
+    of request and use; use is Prometheus' where scraped, else the request (``usage.sample_use``)."""
 
     cpu_request = models.BigIntegerField(default=0)
     memory_request = models.BigIntegerField(default=0)
@@ -29,6 +30,12 @@ class Amounts(models.Model):
     cpu_billable = models.BigIntegerField(default=0)
     memory_billable = models.BigIntegerField(default=0)
     gpu_billable = models.BigIntegerField(default=0)
+    cpu_use = models.BigIntegerField(default=0)
+    memory_use = models.BigIntegerField(default=0)
+    gpu_use = models.BigIntegerField(default=0)
+    measured_pod_seconds = models.BigIntegerField(
+        default=0, help_text="pod-seconds whose every container's use was scraped"
+    )
     pod_seconds = models.BigIntegerField(default=0)
     seconds = models.PositiveIntegerField(default=0, help_text="sampled seconds (a minute row 60; an hour's sum)")
 
@@ -62,7 +69,7 @@ class UsageSample(Amounts):
 
 class CapacitySample(models.Model):
     """One member cluster's pool for a tier against that tier's running requests (every namespace) over one
-    interval, and the pool's idle part (``costmodel.idle_by_tier``)."""
+    interval, and the pool's idle part (``costmodel.idle_by_tier``); the ``use_`` columns the same by use."""
 
     resolution = models.PositiveIntegerField(choices=Resolution.choices)
     start = models.DateTimeField()
@@ -77,6 +84,13 @@ class CapacitySample(models.Model):
     cpu_idle = models.BigIntegerField(default=0)
     memory_idle = models.BigIntegerField(default=0)
     gpu_idle = models.BigIntegerField(default=0)
+    # by use: the tier's running requests plus what its project containers used beyond them, and the idle left
+    cpu_use_allocated = models.BigIntegerField(default=0)
+    memory_use_allocated = models.BigIntegerField(default=0)
+    gpu_use_allocated = models.BigIntegerField(default=0)
+    cpu_use_idle = models.BigIntegerField(default=0)
+    memory_use_idle = models.BigIntegerField(default=0)
+    gpu_use_idle = models.BigIntegerField(default=0)
     seconds = models.PositiveIntegerField(default=0, help_text="sampled seconds (a minute row 60; an hour's sum)")
 
     class Meta:

@@ -20,12 +20,15 @@ from projects.access import require_signed_in, visible_project
 from projects.models import Project
 from usage import costmodel, reports
 from usage.costmodel import RESOURCES, UNIT_SECONDS, Allocation, CostInputError, Report, Window
+from usage.idlecost import PoolCost
 
 MAX_WINDOW = timedelta(days=800)
 PROJECT_DIMENSIONS = ("tier", "cluster", "workload", "project")
 OUTPUT_UNITS = {"cpu": "cpu_core_hours", "memory": "ram_gib_hours", "gpu": "gpu_hours"}
 REQUEST_NAMES = {"cpu": "cpu_request_core_hours", "memory": "ram_request_gib_hours", "gpu": "gpu_request_hours"}
 COST_NAMES = {"cpu": "cpu_cost", "memory": "ram_cost", "gpu": "gpu_cost"}
+USE_NAMES = {"cpu": "cpu_use_core_hours", "memory": "ram_use_gib_hours"}  # GPUs: no use metric (billed as requested)
+REQUEST_COST_NAMES = {"cpu": "cpu_request_cost", "memory": "ram_request_cost", "gpu": "gpu_request_cost"}
 
 
 @dataclass(frozen=True)
@@ -108,11 +111,28 @@ def allocation_body(a: Allocation) -> dict[str, Any]:
         unit = OUTPUT_UNITS[r]
         body[unit] = _round(a.billable.of(r) / UNIT_SECONDS[r], 6)
         body[REQUEST_NAMES[r]] = _round(a.request.of(r) / UNIT_SECONDS[r], 6)
-    cost = a.cost
+    for r, name in USE_NAMES.items():
+        body[name] = _round(a.use.of(r) / UNIT_SECONDS[r], 6)
+    cost, request_cost = a.cost, a.request_cost
     for r in RESOURCES:
         body[COST_NAMES[r]] = _round(cost[r], 6)
     body["total_cost"] = _round(sum(cost.values(), Fraction(0)), 6)
+    for r in RESOURCES:
+        body[REQUEST_COST_NAMES[r]] = _round(request_cost[r], 6)
+    body["total_request_cost"] = _round(a.total_request_cost, 6)
+    body["over_request_cost"] = _round(a.total_cost - a.total_request_cost, 6)
     return body
+
+
+def pool_body(p: PoolCost) -> dict[str, Any]:
+    """One member pool's cost over the window, by request and by use (allocated + idle = capacity, each way)."""
+    return {
+        "cluster": p.cluster, "tier": p.tier, "capacity_cost": _round(p.capacity_cost, 6),
+        "allocated_cost_by_request": _round(p.allocated_cost_by_request, 6),
+        "idle_cost_by_request": _round(p.idle_cost_by_request, 6),
+        "allocated_cost_by_use": _round(p.allocated_cost_by_use, 6),
+        "idle_cost_by_use": _round(p.idle_cost_by_use, 6),
+    }  # fmt: skip
 
 
 def by_cost(allocations: dict[str, Allocation]) -> list[Allocation]:
@@ -127,14 +147,17 @@ def report_body(report: Report) -> dict[str, Any]:
         "aggregate": list(report.aggregate),
         "currency": settings.USAGE_CURRENCY,
         "total_cost": _round(report.total_cost, 6),
+        "total_request_cost": _round(report.total_request_cost, 6),
         "totals": [allocation_body(a) for a in by_cost(report.totals())],
         "steps": [
             {
                 "start": s.start,
                 "end": s.end,
                 "total_cost": _round(s.total_cost, 6),
+                "total_request_cost": _round(s.total_request_cost, 6),
                 "allocations": [allocation_body(a) for a in by_cost(s.allocations)],
             }
             for s in report.steps
         ],
+        "pools": [pool_body(p) for p in report.pools],
     }

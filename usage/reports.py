@@ -17,6 +17,7 @@ from django.db.models.functions import TruncDay, TruncHour
 
 from usage import costmodel
 from usage.costmodel import IDLE, Amounts, Record, Report, Window
+from usage.idlecost import PoolRecord, pool_costs
 from usage.models import CapacitySample, Resolution, UsageSample
 from usage.prices import current_prices
 from usage.rollup import watermark
@@ -70,7 +71,7 @@ def _amounts(row: dict[str, Any], prefix: str) -> Amounts:
 def _usage_records(qs: QuerySet[UsageSample], dims: list[str], grouped: bool, bucket: Any) -> list[Record]:
     fields = ["resolution", "tier", *dims]
     by = qs.annotate(b=bucket).values("b", *fields) if grouped else qs.values("start", *fields)
-    rows = by.annotate(first=Min("start"), last=Max("start"), **_sums(("request", "billable"))).order_by()
+    rows = by.annotate(first=Min("start"), last=Max("start"), **_sums(("request", "billable", "use"))).order_by()
     return [
         Record(
             start=row["first"],
@@ -83,6 +84,7 @@ def _usage_records(qs: QuerySet[UsageSample], dims: list[str], grouped: bool, bu
             cost_center=row.get("project__cost_center", ""),
             request=_amounts(row, "request"),
             billable=_amounts(row, "billable"),
+            use=_amounts(row, "use"),
         )
         for row in rows
     ]
@@ -92,7 +94,7 @@ def _idle_records(qs: QuerySet[CapacitySample], grouped: bool, bucket: Any) -> l
     base = qs.annotate(b=bucket).values("b", "resolution", "tier", "cluster") if grouped else qs.values(
         "start", "resolution", "tier", "cluster"
     )  # fmt: skip
-    rows = base.annotate(first=Min("start"), last=Max("start"), **_sums(("idle",))).order_by()
+    rows = base.annotate(first=Min("start"), last=Max("start"), **_sums(("idle", "use_idle"))).order_by()
     return [
         Record(
             start=row["first"],
@@ -104,7 +106,7 @@ def _idle_records(qs: QuerySet[CapacitySample], grouped: bool, bucket: Any) -> l
             team=IDLE,
             cost_center=IDLE,
             request=_amounts(row, "idle"),
-            billable=_amounts(row, "idle"),
+            billable=_amounts(row, "use_idle"),
         )
         for row in rows
     ]
@@ -127,10 +129,31 @@ def records(window: Window, step: int, aggregate: tuple[str, ...], scope: Scope)
 
 
 def cost_report(window: Window, step: int, aggregate: tuple[str, ...], scope: Scope) -> Report:
-    return costmodel.allocate(
-        records(window, step, aggregate, scope), window, step, aggregate, current_prices(),
-        include_idle=scope.include_idle,
-    )  # fmt: skip
+    prices = current_prices()
+    report = costmodel.allocate(
+        records(window, step, aggregate, scope), window, step, aggregate, prices, include_idle=scope.include_idle
+    )
+    if scope.include_idle:
+        report.pools = pool_costs(pool_records(window), window, prices)
+    return report
+
+
+def pool_records(window: Window) -> list[PoolRecord]:
+    """Each member pool's capacity and idle (by request, by use) in the window: rows inside summed per pool and
+    resolution, rows across an edge alone (split in proportion by ``idlecost.pool_costs``)."""
+    inner, edges = _time_filter(window)
+    out = []
+    for where, grouped in ((inner, True), (edges, False)):
+        qs = CapacitySample.objects.filter(where)
+        keys = ("resolution", "cluster", "tier") if grouped else ("start", "resolution", "cluster", "tier")
+        by = qs.values(*keys)
+        rows = by.annotate(first=Min("start"), last=Max("start"), **_sums(("capacity", "idle", "use_idle"))).order_by()
+        out += [
+            PoolRecord(row["first"], row["last"] + timedelta(seconds=row["resolution"]), row["cluster"], row["tier"],
+                       _amounts(row, "capacity"), _amounts(row, "idle"), _amounts(row, "use_idle"))
+            for row in rows
+        ]  # fmt: skip
+    return out
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ from usage.models import HOUR, CapacitySample, Resolution, SampleRun, UsageSampl
 GRACE = timedelta(minutes=2)
 USAGE_KEY = ("project_id", "tier", "cluster", "workload")
 USAGE_SUMS = (
-    "cpu_request", "memory_request", "gpu_request", "cpu_billable", "memory_billable", "gpu_billable", "pod_seconds",
-    "seconds",
+    *(f"{r}_{m}" for r in ("cpu", "memory", "gpu") for m in ("request", "billable", "use")), "pod_seconds",
+    "measured_pod_seconds", "seconds",
 )  # fmt: skip
 CAPACITY_KEY = ("cluster", "tier")
-CAPACITY_SUMS = (*(f"{r}_{m}" for r in ("cpu", "memory", "gpu") for m in ("capacity", "allocated", "idle")), "seconds")
+CAPACITY_COLUMNS = ("capacity", "allocated", "idle", "use_allocated", "use_idle")
+CAPACITY_SUMS = (*(f"{r}_{m}" for r in ("cpu", "memory", "gpu") for m in CAPACITY_COLUMNS), "seconds")
 HOURLY = "hourly"
 
 

@@ -1,6 +1,6 @@
-"""The minute sampler: what each project's pods request per tier, cluster and workload, and each member's pools
-against what runs there, read from the watch caches (never from an apiserver), into ``UsageSample`` and
-``CapacitySample`` minute rows.
+"""The minute sampler: what each project's pods request and use per tier, cluster and workload, and each member's
+pools against what runs there, read from the watch caches (never from an apiserver) and Prometheus (use, where
+scraped: ``usage.sample_use``), into ``UsageSample`` and ``CapacitySample`` minute rows.
 
 Idempotent: a row's key is unique and rows are inserted with ``ignore_conflicts``, and a (minute, cluster) already
 in ``SampleRun`` is skipped, so a doubled run of a minute changes nothing. A cluster whose cache is not synced is
@@ -27,23 +27,47 @@ from pincompute.labels import KIND_LABEL, WORKLOAD_LABEL
 from pincompute.tiers import DEFAULT_TIER, Tier
 from projects.grants import grants_for
 from projects.models import Project
-from usage import costmodel
-from usage.costmodel import Quantity
+from usage import costmodel, poolmodel
 from usage.models import MINUTE, CapacitySample, Resolution, SampleRun, UsageSample
+from usage.poolmodel import Quantity
+from usage.sample_use import Scrape, UseKey, pod_use, scrape
 
 TIER_OF_CLASS = {tier.priority_class: tier.label for tier in Tier}
 Key = tuple[int, str, str, str]  # project id, tier, cluster, workload
 
 
 @dataclass
-class Observation:
-    """One minute's view: requests per key (with pod counts) and capacity rows per cluster."""
+class Tally:
+    """One key's pods in a minute: requested, billed by use (request plus use beyond it, per container), used."""
 
-    usage: dict[Key, tuple[Quantity, int]] = field(default_factory=dict)
-    capacity: dict[str, dict[str, tuple[Quantity, Quantity, Quantity]]] = field(default_factory=dict)
+    request: Quantity = field(default_factory=Quantity)
+    billable: Quantity = field(default_factory=Quantity)
+    use: Quantity = field(default_factory=Quantity)
+    pods: int = 0
+    measured_pods: int = 0
+
+
+@dataclass(frozen=True)
+class PoolRow:
+    """One tier's pool on one member: capacity, allocated and idle by request, and the same by use."""
+
+    capacity: Quantity
+    allocated: Quantity
+    idle: Quantity
+    use_allocated: Quantity
+    use_idle: Quantity
+
+
+@dataclass
+class Observation:
+    """One minute's view: a tally per key and capacity rows per cluster."""
+
+    usage: dict[Key, Tally] = field(default_factory=dict)
+    capacity: dict[str, dict[str, PoolRow]] = field(default_factory=dict)
     clusters: list[str] = field(default_factory=list)  # sampled (synced) members
     skipped: dict[str, str] = field(default_factory=dict)  # member -> why not
     region: bool = False  # every member synced: the Reserved grants' unused part is known
+    use_missing: str = ""  # why no use was scraped this minute (every pod then counts as its request)
 
 
 @dataclass(frozen=True)
@@ -53,6 +77,7 @@ class SampleResult:
     skipped: dict[str, str]
     rows: int
     filled_minutes: int
+    use_missing: str = ""
 
 
 def minute_of(now: datetime) -> datetime:
@@ -64,9 +89,13 @@ def workload_of(labels: dict[str, str]) -> str:
     return f"{labels.get(KIND_LABEL, '')}/{name}" if name else ""
 
 
-def observe_pods(cache: Any, cluster: str, projects: dict[str, int], into: dict[Key, tuple[Quantity, int]]) -> None:
+def observe_pods(
+    cache: Any, cluster: str, projects: dict[str, int], into: dict[Key, Tally],
+    scraped: dict[UseKey, Quantity] | None = None,
+) -> None:  # fmt: skip
     """Add each running pod of a project namespace to its (project, tier, cluster, workload) key. Terminal pods
-    hold nothing; a pod without a tier PriorityClass counts as the default tier, as admission counts it."""
+    hold nothing; a pod without a tier PriorityClass counts as the default tier, as admission counts it. A pod is
+    billed its request plus what its containers used beyond their requests (``scraped``; none: its request)."""
     for pod in cache.list("pods"):
         meta = pod.get("metadata") or {}
         project = projects.get(meta.get("namespace") or "")
@@ -78,22 +107,37 @@ def observe_pods(cache: Any, cluster: str, projects: dict[str, int], into: dict[
         tier = TIER_OF_CLASS.get(contribution.tier, DEFAULT_TIER.label)
         key = (project, tier, cluster, workload_of(meta.get("labels") or {}))
         r = contribution.requests
-        amount, pods = into.get(key, (Quantity(), 0))
-        into[key] = (amount + Quantity(r.cpu_m, r.memory, r.gpu), pods + 1)
+        request = Quantity(r.cpu_m, r.memory, r.gpu)
+        used = pod_use(pod, cluster, scraped or {})
+        t = into.setdefault(key, Tally())
+        t.request, t.billable, t.use = t.request + request, t.billable + used.billed(request), t.use + used.use
+        t.pods, t.measured_pods = t.pods + 1, t.measured_pods + used.measured
 
 
-def observe_capacity(cache: Any, pools: dict[str, Quantity]) -> dict[str, tuple[Quantity, Quantity, Quantity]]:
-    """Per tier: (its pool, its running requests on the cluster, its idle part)."""
+def observe_capacity(cache: Any, pools: dict[str, Quantity], excess: dict[str, Quantity]) -> dict[str, PoolRow]:
+    """Per tier: its pool, its running requests on the cluster (every namespace) and the idle part; by use, the
+    same plus what the tier's project containers used beyond their requests (``excess``)."""
     by_class = cache.aggregates().get("requests_by_tier") or {}
     allocated: dict[str, Quantity] = defaultdict(Quantity)
     for priority_class, r in by_class.items():
         tier = TIER_OF_CLASS.get(priority_class, DEFAULT_TIER.label)
         allocated[tier] = allocated[tier] + Quantity(r.cpu_m, r.memory, r.gpu)
-    idle = costmodel.idle_by_tier(pools, allocated)
+    by_use = {tier: allocated.get(tier, Quantity()) + excess.get(tier, Quantity()) for tier in poolmodel.POOL_OF_TIER}
+    idle, use_idle = poolmodel.idle_by_tier(pools, allocated), poolmodel.idle_by_tier(pools, by_use)
     return {
-        tier: (pools.get(pool, Quantity()), allocated.get(tier, Quantity()), idle[tier])
-        for tier, pool in costmodel.POOL_OF_TIER.items()
+        tier: PoolRow(
+            pools.get(pool, Quantity()), allocated.get(tier, Quantity()), idle[tier], by_use[tier], use_idle[tier]
+        )
+        for tier, pool in poolmodel.POOL_OF_TIER.items()
     }
+
+
+def excess_by_tier(usage: dict[Key, Tally], cluster: str) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = defaultdict(Quantity)
+    for (_project, tier, where, _workload), t in usage.items():
+        if where == cluster:
+            out[tier] = out[tier] + (t.billable - t.request)
+    return out
 
 
 def observe() -> Observation:
@@ -107,12 +151,14 @@ def observe() -> Observation:
         pools[cluster][kind] = Quantity(cpu, memory, gpu)
     seen = Observation()
     caches = runtime.member_caches()
+    scraped: Scrape = scrape() if caches else Scrape()
+    seen.use_missing = scraped.why
     for cluster, cache in sorted(caches.items()):
         if not cache.synced:
             seen.skipped[cluster] = f"cache not synced ({cache.last_error or 'starting'})"
             continue
-        observe_pods(cache, cluster, namespaces, seen.usage)
-        seen.capacity[cluster] = observe_capacity(cache, pools.get(cluster, {}))
+        observe_pods(cache, cluster, namespaces, seen.usage, scraped.use)
+        seen.capacity[cluster] = observe_capacity(cache, pools.get(cluster, {}), excess_by_tier(seen.usage, cluster))
         seen.clusters.append(cluster)
     seen.region = bool(caches) and not seen.skipped
     if seen.region:
@@ -121,31 +167,39 @@ def observe() -> Observation:
 
 
 def add_unused_reservations(seen: Observation, project_ids: list[int]) -> None:
-    """Reserved is committed capacity: a grant's part that no Reserved pod billed is its own regional row."""
+    """Reserved is committed capacity: a grant's part that no Reserved pod requested (by use: billed) is its own
+    regional row, so a grant is charged once whether used or not, by request and by use alike."""
+    requested: dict[int, Quantity] = defaultdict(Quantity)
     billed: dict[int, Quantity] = defaultdict(Quantity)
-    for (project, tier, _cluster, _workload), (amount, _pods) in seen.usage.items():
+    for (project, tier, _cluster, _workload), t in seen.usage.items():
         if tier == Tier.RESERVED.label:
-            billed[project] = billed[project] + costmodel.billable(amount, None)
+            requested[project], billed[project] = requested[project] + t.request, billed[project] + t.billable
     grants = grants_for(Project(pk=pk) for pk in project_ids)
     for pk, by_tier in grants.items():
-        grant = by_tier[Tier.RESERVED]
-        unused = costmodel.unused_reservation(Quantity(grant.cpu_milli, grant.memory_bytes, grant.gpu), billed[pk])
+        g = by_tier[Tier.RESERVED]
+        grant = Quantity(g.cpu_milli, g.memory_bytes, g.gpu)
+        unused = poolmodel.unused_reservation(grant, requested[pk])
         if not unused.zero:
-            seen.usage[(pk, Tier.RESERVED.label, costmodel.REGION, costmodel.UNUSED_RESERVATION)] = (unused, 0)
+            by_use = poolmodel.unused_reservation(grant, billed[pk])
+            key = (pk, Tier.RESERVED.label, costmodel.REGION, costmodel.UNUSED_RESERVATION)
+            seen.usage[key] = Tally(unused, by_use, by_use)
 
 
 def _usage_rows(seen: Observation, minute: datetime, clusters: set[str]) -> list[UsageSample]:
     rows = []
-    for (project, tier, cluster, workload), (amount, pods) in seen.usage.items():
+    for (project, tier, cluster, workload), t in seen.usage.items():
         if cluster not in clusters:
             continue
-        bill = costmodel.billable(amount, None)  # no usage source reports here: billed at the request
+        amounts = {
+            f"{r}_{name}": getattr(q, r) * MINUTE
+            for name, q in (("request", t.request), ("billable", t.billable), ("use", t.use))
+            for r in ("cpu", "memory", "gpu")
+        }
         rows.append(
             UsageSample(
                 resolution=Resolution.MINUTE, start=minute, project_id=project, tier=tier, cluster=cluster,
-                workload=workload, cpu_request=amount.cpu * MINUTE, memory_request=amount.memory * MINUTE,
-                gpu_request=amount.gpu * MINUTE, cpu_billable=bill.cpu * MINUTE, memory_billable=bill.memory * MINUTE,
-                gpu_billable=bill.gpu * MINUTE, pod_seconds=pods * MINUTE, seconds=MINUTE,
+                workload=workload, **amounts, pod_seconds=t.pods * MINUTE,
+                measured_pod_seconds=t.measured_pods * MINUTE, seconds=MINUTE,
             )
         )  # fmt: skip
     return rows
@@ -156,16 +210,11 @@ def _capacity_rows(seen: Observation, minute: datetime, clusters: set[str]) -> l
     for cluster, tiers in seen.capacity.items():
         if cluster not in clusters:
             continue
-        for tier, (cap, alloc, idle) in tiers.items():
-            rows.append(
-                CapacitySample(
-                    resolution=Resolution.MINUTE, start=minute, cluster=cluster, tier=tier,
-                    cpu_capacity=cap.cpu * MINUTE, memory_capacity=cap.memory * MINUTE, gpu_capacity=cap.gpu * MINUTE,
-                    cpu_allocated=alloc.cpu * MINUTE, memory_allocated=alloc.memory * MINUTE,
-                    gpu_allocated=alloc.gpu * MINUTE, cpu_idle=idle.cpu * MINUTE, memory_idle=idle.memory * MINUTE,
-                    gpu_idle=idle.gpu * MINUTE, seconds=MINUTE,
-                )
-            )  # fmt: skip
+        for tier, row in tiers.items():
+            amounts = {f"{r}_{name}": getattr(getattr(row, name), r) * MINUTE for r in ("cpu", "memory", "gpu")
+                       for name in ("capacity", "allocated", "idle", "use_allocated", "use_idle")}  # fmt: skip
+            rows.append(CapacitySample(resolution=Resolution.MINUTE, start=minute, cluster=cluster, tier=tier,
+                                       **amounts, seconds=MINUTE))  # fmt: skip
     return rows
 
 
@@ -207,4 +256,4 @@ def sample(now: datetime | None = None) -> SampleResult:
     minute = minute_of(now or timezone.now())
     seen = observe()
     rows, filled = write(seen, minute)
-    return SampleResult(minute, seen.clusters, seen.skipped, rows, filled)
+    return SampleResult(minute, seen.clusters, seen.skipped, rows, filled, seen.use_missing)

@@ -23,5 +23,6 @@ def sample_usage() -> dict[str, Any]:
         "skipped": sampled.skipped,
         "rows": sampled.rows,
         "filled_minutes": sampled.filled_minutes,
+        "use_missing": sampled.use_missing,  # why no use was read (pods then billed at their requests)
         "hours_rolled": rolled.hours,
     }

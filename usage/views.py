@@ -25,6 +25,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = (
     "step_start", "step_end", "name", *DIMENSIONS, "cpu_core_hours", "cpu_request_core_hours", "ram_gib_hours",
     "ram_request_gib_hours", "gpu_hours", "gpu_request_hours", "cpu_cost", "ram_cost", "gpu_cost", "total_cost",
+    "cpu_use_core_hours", "ram_use_gib_hours", "cpu_request_cost", "ram_request_cost", "gpu_request_cost",
+    "total_request_cost", "over_request_cost",
 )  # fmt: skip
 
 
@@ -57,6 +59,7 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
         "over_time": charts.cost_over_time(by_tier, settings.USAGE_CURRENCY),
         "by_tier": charts.cost_share(by_tier, settings.USAGE_CURRENCY),
         "by_workload": charts.cost_share(report, settings.USAGE_CURRENCY, kind="bar"),
+        "request_use": charts.request_against_use(report, settings.USAGE_CURRENCY),
         "dimensions": queries.PROJECT_DIMENSIONS,
     })  # fmt: skip
 
@@ -74,6 +77,8 @@ def report_page(request: HttpRequest) -> HttpResponse:
         **choices, "admin": admin, "report": report, "rows": charts.table(report), "total": report.total_cost,
         "over_time": charts.cost_over_time(report, settings.USAGE_CURRENCY),
         "share": charts.cost_share(report, settings.USAGE_CURRENCY),
+        "request_use": charts.request_against_use(report, settings.USAGE_CURRENCY),
+        "pools": charts.pool_rows(report),
         "dimensions": DIMENSIONS if admin else ("project", "tier", "cluster", "workload"),
     })  # fmt: skip
 

@@ -49,6 +49,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_capacity,
     cli_clusters,
     cli_configs,
+    cli_cost,
     cli_debug,
     cli_history,
     cli_network,
@@ -313,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_top.add_parser(sub, common)
     cli_capacity.add_parser(sub, common)
     cli_recommend.add_parser(sub, common)
+    cli_cost.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_quota.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
@@ -356,6 +358,7 @@ HANDLERS = {
     **cli_policy.HANDLERS,
     **cli_capacity.HANDLERS,
     **cli_recommend.HANDLERS,
+    **cli_cost.HANDLERS,
 }
 
 

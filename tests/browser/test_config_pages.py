@@ -64,6 +64,19 @@ def test_a_secret_from_the_form_is_never_shown_again(admin_user, user, other_use
     assert "user" in keys and "password" in keys and "empty" not in keys
     assert value not in page.content()
 
+    page.goto(url)  # a second Secret, deleted from its page
+    page.fill("#configs input[name=name]", "scratch")
+    page.fill("#configs textarea[name=data]", "k=v")
+    page.click("#configs button:has-text('Create')")
+    page.click("#configs a:has-text('scratch')")
+    page.wait_for_selector("#config")
+    page.click("#config button:has-text('Delete')")
+    page.click(".modal button:has-text('Confirm')")  # the portal's confirmation dialog (hx-confirm)
+    page.wait_for_url(url)
+    page.wait_for_selector("#configs td:has-text('db')")
+
+    assert "scratch" not in page.locator("#configs tbody").inner_text()
+
     signed_in(page, live_server.url, other_user)
     page.goto(url)
     page.screenshot(path=str(screenshot_dir / "secrets-viewer.png"), full_page=True)

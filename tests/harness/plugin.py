@@ -179,6 +179,7 @@ LONGEST_FIRST = (
     "tests/webhooks/test_worker.py",
     "tests/workloads/test_largest_fit_live.py",
     "tests/rightsizing/test_recommend_live.py",
+    "tests/usage/test_cost_by_use_live.py",
 )
 
 

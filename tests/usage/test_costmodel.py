@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from usage import costmodel
-from usage.costmodel import IDLE, Amounts, CostInputError, Quantity, Record, Window
+from usage import costmodel, poolmodel
+from usage.costmodel import IDLE, Amounts, CostInputError, Record, Window
+from usage.poolmodel import Quantity
 
 NOW = datetime(2026, 11, 23, 10, 42, 30, tzinfo=UTC)
 T0 = datetime(2026, 11, 20, tzinfo=UTC)
@@ -120,16 +121,16 @@ def test_idle_is_its_own_row_and_only_when_asked():
 def test_reserved_is_charged_for_its_grant_whether_used_or_not():
     grant = Quantity(8000, 32 << 30, 1)
 
-    assert costmodel.unused_reservation(grant, Quantity(3000, 40 << 30, 0)) == Quantity(5000, 0, 1)
-    assert costmodel.billable(Quantity(1000, 1, 0), Quantity(1500, 0, 0)) == Quantity(1500, 1, 0)
-    assert costmodel.billable(Quantity(1000, 1, 0), None) == Quantity(1000, 1, 0)
+    assert poolmodel.unused_reservation(grant, Quantity(3000, 40 << 30, 0)) == Quantity(5000, 0, 1)
+    assert poolmodel.billable(Quantity(1000, 1, 0), Quantity(1500, 0, 0)) == Quantity(1500, 1, 0)
+    assert poolmodel.billable(Quantity(1000, 1, 0), None) == Quantity(1000, 1, 0)
 
 
 def test_idle_fills_own_pools_then_burst_then_lends_to_preemptible():
     pools = {"reserved": Quantity(10, 10, 0), "ondemand": Quantity(10, 10, 0), "burst": Quantity(4, 4, 0)}
     allocated = {"reserved": Quantity(4, 4, 0), "ondemand": Quantity(12, 12, 0), "preemptible": Quantity(5, 5, 0)}
 
-    idle = costmodel.idle_by_tier(pools, allocated)
+    idle = poolmodel.idle_by_tier(pools, allocated)
 
     # ondemand overflows 2 into burst (2 left); preemptible takes 2 of burst, then 3 of reserved's 6
     assert idle == {"reserved": Quantity(3, 3, 0), "ondemand": Quantity(0, 0, 0), "preemptible": Quantity(0, 0, 0)}

@@ -15,7 +15,7 @@ class CostWindowSerializer(serializers.Serializer):
 class CostAllocationSerializer(serializers.Serializer):
     name = serializers.CharField(help_text='the aggregate\'s values joined by "/"; "__idle__" for idle capacity')
     properties = serializers.DictField(child=serializers.CharField(allow_blank=True))
-    cpu_core_hours = serializers.FloatField(help_text="billed: max(request, usage) per minute")
+    cpu_core_hours = serializers.FloatField(help_text="billed by use: max(request, use) per container and minute")
     cpu_request_core_hours = serializers.FloatField()
     ram_gib_hours = serializers.FloatField()
     ram_request_gib_hours = serializers.FloatField()
@@ -24,13 +24,31 @@ class CostAllocationSerializer(serializers.Serializer):
     cpu_cost = serializers.FloatField()
     ram_cost = serializers.FloatField()
     gpu_cost = serializers.FloatField()
-    total_cost = serializers.FloatField()
+    total_cost = serializers.FloatField(help_text="by use: the billed amounts x the tier's prices")
+    cpu_use_core_hours = serializers.FloatField(help_text="used; a container not scraped counts its request")
+    ram_use_gib_hours = serializers.FloatField()
+    cpu_request_cost = serializers.FloatField()
+    ram_request_cost = serializers.FloatField()
+    gpu_request_cost = serializers.FloatField()
+    total_request_cost = serializers.FloatField(help_text="by request: the requested amounts x the tier's prices")
+    over_request_cost = serializers.FloatField(help_text="total_cost - total_request_cost: use above requests")
+
+
+class PoolCostSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    tier = serializers.CharField(help_text="the pool's tier (Preemptible: the burst pool), whose prices it costs")
+    capacity_cost = serializers.FloatField()
+    allocated_cost_by_request = serializers.FloatField()
+    idle_cost_by_request = serializers.FloatField(help_text="capacity no running request took")
+    allocated_cost_by_use = serializers.FloatField()
+    idle_cost_by_use = serializers.FloatField(help_text="capacity neither requested nor used beyond requests")
 
 
 class CostStepSerializer(serializers.Serializer):
     start = serializers.DateTimeField()
     end = serializers.DateTimeField()
     total_cost = serializers.FloatField()
+    total_request_cost = serializers.FloatField()
     allocations = CostAllocationSerializer(many=True)
 
 
@@ -40,8 +58,10 @@ class CostReportSerializer(serializers.Serializer):
     aggregate = serializers.ListField(child=serializers.CharField())
     currency = serializers.CharField()
     total_cost = serializers.FloatField()
+    total_request_cost = serializers.FloatField()
     totals = CostAllocationSerializer(many=True, help_text="each aggregate over the whole window")
     steps = CostStepSerializer(many=True)
+    pools = PoolCostSerializer(many=True, help_text="platform admins: idle cost per member pool (others: empty)")
 
 
 class PriceSerializer(serializers.Serializer):

@@ -70,12 +70,14 @@ REPORT_EXAMPLE = OpenApiExample(
     response_only=True,
     value={
         "window": {"start": "2026-11-22T00:00:00Z", "end": "2026-11-23T00:00:00Z"}, "step_seconds": 86400,
-        "aggregate": ["tier"], "currency": "USD", "total_cost": 9.6,
+        "aggregate": ["tier"], "currency": "USD", "total_cost": 5.76, "total_request_cost": 5.44,
         "totals": [{"name": "ondemand", "properties": {"tier": "ondemand"}, "cpu_core_hours": 96.0,
-                    "cpu_request_core_hours": 96.0, "ram_gib_hours": 384.0, "ram_request_gib_hours": 384.0,
+                    "cpu_request_core_hours": 88.0, "ram_gib_hours": 384.0, "ram_request_gib_hours": 384.0,
                     "gpu_hours": 0.0, "gpu_request_hours": 0.0, "cpu_cost": 3.84, "ram_cost": 1.92, "gpu_cost": 0.0,
-                    "total_cost": 5.76}],
-        "steps": [],
+                    "total_cost": 5.76, "cpu_use_core_hours": 60.0, "ram_use_gib_hours": 200.0,
+                    "cpu_request_cost": 3.52, "ram_request_cost": 1.92, "gpu_request_cost": 0.0,
+                    "total_request_cost": 5.44, "over_request_cost": 0.32}],
+        "steps": [], "pools": [],
     },
 )  # fmt: skip
 
@@ -90,8 +92,10 @@ class ProjectCostView(APIView):
         parameters=[WINDOW, STEP, aggregate_parameter(queries.PROJECT_DIMENSIONS, "tier")],
         responses=CostReportSerializer,
         examples=[REPORT_EXAMPLE],
-        description="Cost = max(request, usage) x price x time per minute sample; a Reserved grant's unrequested "
-        "part is the `__unused_reservation__` workload (committed capacity is charged whether used or not).",
+        description="By use (`*_cost`, `total_cost`): max(request, use) per container and minute x price x time; "
+        "by request (`*_request_cost`): requests x price x time; a container whose use was not scraped yet counts "
+        "as its request. A Reserved grant's unrequested part is the `__unused_reservation__` workload (committed "
+        "capacity is charged whether used or not).",
     )
     def get(self, request: Request, project: str) -> Response:
         _, report = queries.project_cost(project, request.query_params, actor=request.user)
@@ -108,8 +112,9 @@ class CostReportView(APIView):
         parameters=[WINDOW, STEP, aggregate_parameter(DIMENSIONS, "team (admins) or project")],
         responses=CostReportSerializer,
         examples=[REPORT_EXAMPLE],
-        description="Aggregate by project, team, cost_center, tier, cluster or workload. Platform admins see every "
-        "project and the pools' unrequested capacity as the `__idle__` row; others see their projects only.",
+        description="Aggregate by project, team, cost_center, tier, cluster or workload, by request and by use. "
+        "Platform admins see every project, the pools' unallocated capacity as the `__idle__` row and per member "
+        "pool in `pools` (never spread onto projects); others see their projects only.",
     )
     def get(self, request: Request) -> Response:
         return Response(queries.report_body(queries.cost_report(request.query_params, actor=request.user)))
