@@ -161,12 +161,8 @@ class Ownership:
     inherited: tuple[str, ...] = ()
 
     def body(self) -> dict[str, Any]:
-        return {
-            "team": self.team,
-            "oncall": self.oncall,
-            "links": [link.body() for link in self.links],
-            "inherited": list(self.inherited),
-        }
+        """The team, on-call contact and links as the API gives them (a workload's adds ``inherited``)."""
+        return {"team": self.team, "oncall": self.oncall, "links": [link.body() for link in self.links]}
 
 
 def workload_ownership(manifest: Mapping[str, Any], project: Ownership) -> Ownership:
