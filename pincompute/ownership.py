@@ -92,6 +92,13 @@ def oncall_problem(value: str) -> str | None:
     return f"{value!r} is not an on-call contact; give {ONCALL_FORMS}."
 
 
+def oncall_href(oncall: str) -> str:
+    """Where a checked on-call contact leads: a mail, the pager's page, or nowhere (a chat handle)."""
+    if oncall.startswith(("http://", "https://")):
+        return oncall
+    return f"mailto:{oncall}" if _EMAIL.fullmatch(oncall) else ""
+
+
 def parse_links(raw: object, path: str, errors: list[FieldError]) -> tuple[Link, ...]:
     """The links of ``raw`` (a list of ``{kind, title, url}``); every problem goes to ``errors`` with its path
     (``links[2].url``)."""

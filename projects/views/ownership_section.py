@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pincompute.ownership import LINK_KINDS, MAX_LINKS, ONCALL_FORMS
+from pincompute.ownership import LINK_KINDS, MAX_LINKS, ONCALL_FORMS, oncall_href
 from projects.models import Project
 from projects.ownership import ownership_of
 
 BLANK_ROWS = 2  # empty link rows offered below the existing ones
-
-
-def oncall_href(oncall: str) -> str:
-    """Where the on-call contact leads: a mail, the pager's page, or nowhere (a chat handle)."""
-    if "@" in oncall and not oncall.startswith(("@", "http")):
-        return f"mailto:{oncall}"
-    return oncall if oncall.startswith(("http://", "https://")) else ""
 
 
 def ownership_section(
