@@ -62,6 +62,7 @@ def page_urls() -> dict[str, list[str]]:
         "notifications:read": ["/notifications/1/read/"],
         "notifications:read-all": ["/notifications/read-all/"],
         "notifications:preferences": ["/notifications/preferences/"],
+        "tools:page": ["/tools/"],
         "projects:list": ["/projects/"],
         "projects:detail": ["/projects/ads/"],
         "projects:tutorial": ["/projects/tutorial/", "/projects/tutorial/?project=ads"],
