@@ -149,9 +149,14 @@ def _page_context(request: HttpRequest, found: Found) -> dict[str, Any]:
     }
 
 
+_OWNED = {"team": "team", "oncall": "on-call contact", "links": "links"}
+
+
 def _ownership_context(found: Found) -> dict[str, Any]:
     owned = workload_ownership(found.obj, ownership_of(found.project))
-    return {"ownership": owned, "oncall_href": oncall_href(owned.oncall)}
+    names = [_OWNED[name] for name in owned.inherited]
+    inherited = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return {"ownership": owned, "oncall_href": oncall_href(owned.oncall), "inherited": inherited}
 
 
 @login_required

@@ -63,4 +63,4 @@ def test_the_workload_page_shows_who_owns_it(web, project, viewer, client):
     page = client.get("/workloads/ads/PinApp/web/").content.decode()
 
     assert 'href="https://pager.example.com/ads"' in page and 'data-link="runbook"' in page
-    assert "data-inherited" in page and "oncall, links from" in page
+    assert "data-inherited" in page and "On-call contact and links from <a" in page
