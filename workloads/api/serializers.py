@@ -57,7 +57,7 @@ class ShardSerializer(serializers.Serializer):
     unreachableSince = serializers.CharField(allow_null=True)
 
 
-class OwnershipLinkSerializer(serializers.Serializer):
+class WorkloadOwnershipLinkSerializer(serializers.Serializer):
     kind = serializers.CharField()
     title = serializers.CharField()
     url = serializers.CharField()
@@ -68,7 +68,9 @@ class WorkloadOwnershipSerializer(serializers.Serializer):
     oncall = serializers.CharField(
         allow_blank=True, help_text="the pincompute.io/oncall annotation, else the project's"
     )
-    links = OwnershipLinkSerializer(many=True, help_text="the pincompute.io/links annotation, else the project's")
+    links = WorkloadOwnershipLinkSerializer(
+        many=True, help_text="the pincompute.io/links annotation, else the project's"
+    )
     inherited = serializers.ListField(child=serializers.CharField(), help_text="which of them are the project's")
 
 
