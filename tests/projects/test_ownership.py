@@ -169,3 +169,13 @@ def test_another_tenants_section_is_not_found(client, project, other_project, ow
     client.force_login(owner)
     assert client.get("/projects/ml/ownership/").status_code == 404
     assert client.post("/projects/ml/ownership/", {"oncall": "@x", "rows": "0"}).status_code == 404
+
+
+def test_the_service_itself_refuses_a_viewer_and_another_tenant_before_reading_the_body(project, viewer, other_user):
+    from base.errors import Forbidden, NotFound
+    from projects.ownership import set_ownership
+
+    with pytest.raises(Forbidden):
+        set_ownership(project, {"oncall": 7}, actor=viewer)
+    with pytest.raises(NotFound):
+        set_ownership(project, {"oncall": 7}, actor=other_user)
