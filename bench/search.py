@@ -37,6 +37,7 @@ QUERIES = {
     "prefix": "w00",  # 10 % of the workloads and their pods
     "word": "api",  # a word in a quarter of the names
     "nothing": "zzz-none",
+    "team": "team-7",  # a team's name: its projects (25 of the 1,000), by their team
 }
 
 

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "usage",
     "search",
     "rightsizing",
+    "tools",
     "robots",
     "webhooks",
     "configs",
@@ -248,6 +249,7 @@ USAGE_CURRENCY = env_str("USAGE_CURRENCY", "USD") or "USD"
 # Container use (CPU, memory) from Prometheus (usage.prom): the kubelet's /metrics/resource series. Empty: the use
 # pages say there are no metrics. Answers are cached for one scrape interval.
 PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
+GRAFANA_URL = env_str("GRAFANA_URL", "")  # the tools page links to it when set (tools/catalog.py)
 PROMETHEUS_SCRAPE_SECONDS = env_int("PROMETHEUS_SCRAPE_SECONDS", 15)
 PROMETHEUS_TIMEOUT_SECONDS = env_int("PROMETHEUS_TIMEOUT_SECONDS", 10)
 # --- workload history (workloads/history/) ------------------------------------------------------------------

@@ -31,6 +31,7 @@ urlpatterns = [
     path("debug/", include("debugging.urls")),
     path("usage/", include("usage.urls")),
     path("search/", include("search.urls")),
+    path("tools/", include("tools.urls")),
     path("notifications/", include("notifications.urls")),
     path("api/v1/", include("console.api.urls")),
     path("api/schema/", RenderedOnceSchemaView.as_view(), name="api-schema"),

@@ -74,8 +74,9 @@ class ProjectAdmin(ViewableByPlatformAdmins, admin.ModelAdmin):
     list_filter = ("state", "pod_security")
     search_fields = ("name", "team", "cost_center")
     inlines = [MembershipInline, TierQuotaInline]
-    # openings: the network service (projects/network.py); policy: projects/policy.py (both audited there)
-    exclude = ("generation", "network_openings", "policy")
+    # openings: the network service (projects/network.py); policy: projects/policy.py; on-call and links:
+    # projects/ownership.py (each audited there)
+    exclude = ("generation", "network_openings", "policy", "oncall", "links")
 
     def get_readonly_fields(self, request: Any, obj: Project | None = None) -> tuple[str, ...]:
         return ("name", "state", "archived_at", "created_at") if obj else ("state", "pod_security", "archived_at")

@@ -112,6 +112,9 @@ class Project(models.Model):
     # Its policy, as ``pincompute.policy.policy_document`` writes it ({}: the open policy of a project onboarded
     # before policies existed); set by platform admins through ``projects.policy``.
     policy = models.JSONField(default=dict, blank=True)
+    # Who to call and where its tools are (``pincompute.ownership``), set by its owners through ``projects.ownership``.
+    oncall = models.CharField(max_length=200, blank=True)
+    links = models.JSONField(default=list, blank=True)
     generation = models.PositiveIntegerField(
         default=1, help_text="Bumped by every change the clusters must follow (members, quota, policy, archive)."
     )

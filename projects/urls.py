@@ -1,7 +1,7 @@
 from django.urls import path
 
 import base.converters  # noqa: F401 (registers the "id" path converter)
-from projects.views import access, approvals, detail, network, pages, policy, wizard
+from projects.views import access, approvals, detail, network, ownership, pages, policy, wizard
 
 app_name = "projects"
 urlpatterns = [
@@ -24,6 +24,7 @@ urlpatterns = [
     path("<slug:name>/quota/", detail.project_quota, name="quota"),
     path("<slug:name>/quota/force/", approvals.force_decrease_page, name="force-decrease"),
     path("<slug:name>/network/", network.project_network, name="network"),
+    path("<slug:name>/ownership/", ownership.project_ownership, name="ownership"),
     path("<slug:name>/policy/", policy.project_policy, name="policy"),
     path("<slug:name>/provisioning/", detail.project_provisioning, name="provisioning"),
     path("<slug:name>/provisioning/<slug:cluster>/retry/", detail.project_retry, name="retry"),

@@ -19,6 +19,7 @@ class HitSerializer(serializers.Serializer):
     name = serializers.CharField()
     where = serializers.CharField(help_text="what and where it is, in a few words")
     project = serializers.CharField(help_text="its project; empty for clusters, nodes, users and groups")
+    team = serializers.CharField(help_text="a project's or a workload's owning team; empty for the rest")
     url = serializers.CharField(help_text="the portal page that shows it (a path)")
     rank = serializers.ChoiceField(choices=["exact", "prefix", "word", "within"], help_text="how the name matched")
 
@@ -66,7 +67,7 @@ class SearchView(APIView):
         limit = query_int(request, "limit", default=services.DEFAULT_LIMIT, minimum=1, maximum=services.MAX_LIMIT)
         found = services.search(request.user, request.query_params.get("q"), limit=limit or services.DEFAULT_LIMIT)
         results = [
-            {"kind": h.kind, "name": h.name, "where": h.where, "project": h.project, "url": h.url,
+            {"kind": h.kind, "name": h.name, "where": h.where, "project": h.project, "team": h.team, "url": h.url,
              "rank": h.rank.name.lower()}
             for h in found.hits
         ]  # fmt: skip

@@ -67,6 +67,7 @@ class Hit:
     url: str
     rank: Rank
     project: str = ""
+    team: str = ""  # a project's, or a workload's (its spec.team, else its project's)
 
 
 # A match: (rank, kind's place in KIND_ORDER, name's length, name, a tie-breaker, what builds its hit from the rest).
@@ -149,13 +150,14 @@ def _ranked(
 
 
 def projects(visible: Iterable[Seen], query: str) -> Iterator[Candidate]:
+    """By name, display name or team: a team's name finds its projects."""
     for project in visible:
-        found = best((project.name, project.display_name), query)
+        found = best((project.name, project.display_name, project.team), query)
         if found is not None:
 
             def make(p: Seen = project, r: Rank = found) -> Hit:
                 where = f"project of {p.team}" + (" (archived)" if p.archived_at else "")
-                return Hit("project", p.name, where, reverse("projects:detail", args=[p.name]), r, p.name)
+                return Hit("project", p.name, where, reverse("projects:detail", args=[p.name]), r, p.name, p.team)
 
             yield candidate(found, "project", project.name, make)
 
@@ -169,10 +171,13 @@ def workloads(visible: dict[str, Seen], query: str, cut: Best | None = None) -> 
         return
     for kind, info in KINDS.items():
         for namespace, name, found in _ranked(host, info.plural, visible, query, cut, WORKLOAD):
-            project = visible[namespace].name
+            project = visible[namespace]
 
-            def make(k: str = kind, n: str = name, p: str = project, r: Rank = found) -> Hit:
-                return Hit("workload", n, f"{k} in {p}", reverse("workloads:detail", args=[p, k, n]), r, p)
+            def make(k: str = kind, ns: str = namespace, n: str = name, p: Seen = project, r: Rank = found) -> Hit:
+                obj = host.get(KINDS[k].plural, ns, n) or {}
+                team = str((obj.get("spec") or {}).get("team") or p.team)
+                url = reverse("workloads:detail", args=[p.name, k, n])
+                return Hit("workload", n, f"{k} in {p.name}, team {team}", url, r, p.name, team)
 
             yield candidate(found, "workload", name, make)
 

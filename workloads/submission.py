@@ -33,6 +33,7 @@ from pincompute.federation.host_review import never_fits
 from pincompute.grants import Allocation
 from pincompute.kinds import KINDS
 from pincompute.labels import FEDERATION_FINALIZER, REPLACE_PLACEMENT_ANNOTATION
+from pincompute.ownership import LINKS_ANNOTATION, ONCALL_ANNOTATION
 from pincompute.podsecurity import pod_security_violations
 from pincompute.policy import policy_violations
 from pincompute.runtime import RuntimeProfile, load_profile
@@ -52,7 +53,7 @@ from workloads.growth import growth_checked
 log = logging.getLogger(__name__)
 WRITE_ROLES = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 RESERVED_PREFIX = "pincompute.io/"
-USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION})
+USER_ANNOTATIONS = frozenset({REPLACE_PLACEMENT_ANNOTATION, ONCALL_ANNOTATION, LINKS_ANNOTATION})
 _SERVER_FIELDS = (
     "uid",
     "resourceVersion",

@@ -15,6 +15,7 @@ from pincompute import API_VERSION
 from pincompute.errors import FieldError, SpecInvalid
 from pincompute.kinds import KINDS as KIND_REGISTRY
 from pincompute.kinds import KindInfo
+from pincompute.ownership import check_annotations as check_ownership
 from pincompute.specs import apps, batch, scaler
 from pincompute.specs import checks as c
 from pincompute.specs.apps import Ingress, Persistence, PinApp, PinPod, PinterestService
@@ -95,6 +96,9 @@ def validate(manifest: object) -> list[FieldError]:
     if manifest.get("apiVersion") != API_VERSION:
         errors.append(FieldError("apiVersion", f"must be {API_VERSION}, got {manifest.get('apiVersion')!r}"))
     METADATA.check(manifest.get("metadata"), "metadata", errors)
+    metadata = manifest.get("metadata")
+    if isinstance(metadata, dict):  # the on-call contact and links (pincompute.ownership)
+        check_ownership(metadata.get("annotations"), "metadata.annotations", errors)
     kind = manifest.get("kind")
     definition = KINDS.get(kind) if isinstance(kind, str) else None
     if definition is None:

@@ -26,6 +26,7 @@ from projects.api.access_views import ProjectAccessMixin
 from projects.api.fit_views import ProjectFitMixin
 from projects.api.member_views import ProjectMembersMixin
 from projects.api.network_views import ProjectNetworkMixin
+from projects.api.ownership_views import ProjectOwnershipMixin
 from projects.api.policy_views import ProjectPolicyMixin
 from projects.api.quota_views import ProjectQuotaMixin
 from projects.api.serializers import (
@@ -92,6 +93,7 @@ class ProjectViewSet(
     ProjectNetworkMixin,
     ProjectAccessMixin,
     ProjectPolicyMixin,
+    ProjectOwnershipMixin,
     viewsets.GenericViewSet,
 ):
     """Projects the caller can see: their own and their groups' (platform admins: all)."""

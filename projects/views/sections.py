@@ -27,6 +27,7 @@ from projects.tasks import retryable
 from projects.views.common import GIB, can_manage, percent, shown
 from projects.views.fit_section import fit_section
 from projects.views.network_section import network_section
+from projects.views.ownership_section import ownership_section
 from projects.views.policy_section import policy_section
 
 RESOURCES = (("cpu", "CPU"), ("memory", "Memory"), ("gpu", "GPU"), ("pods", "Pods"))
@@ -238,5 +239,6 @@ def page(project: Project, role: str | None, **given: dict[str, Any]) -> dict[st
     context.update(given.get("provisioning") or provisioning(project))
     context.update(given.get("archive") or {})
     context.update(given.get("network") or network_section(project))
+    context.update(given.get("ownership") or ownership_section(project))
     context.update(given.get("policy") or policy_section(project, role))
     return context

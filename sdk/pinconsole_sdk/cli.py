@@ -54,6 +54,7 @@ from pinconsole_sdk import (  # one per line: commands are added by several hand
     cli_history,
     cli_network,
     cli_notifications,
+    cli_owners,
     cli_policy,
     cli_preview,
     cli_quota,
@@ -317,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_cost.add_parser(sub, common)
     cli_network.add_parser(sub, common)
     cli_quota.add_parser(sub, common)
+    cli_owners.add_parser(sub, common)
     cli_robots.add_parsers(sub, common)
     cli_access.add_parser(sub, common)
     cli_notifications.add_parser(sub, common)
@@ -349,6 +351,7 @@ HANDLERS = {
     **cli_top.HANDLERS,
     **cli_network.HANDLERS,
     **cli_quota.HANDLERS,
+    **cli_owners.HANDLERS,
     **cli_robots.HANDLERS,
     **cli_configs.HANDLERS,
     **cli_access.HANDLERS,

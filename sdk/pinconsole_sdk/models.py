@@ -216,13 +216,34 @@ class Shard(Model):
 
 
 @dataclass(frozen=True)
+class WorkloadOwnershipLink(Model):
+    schema = "WorkloadOwnershipLink"
+
+    kind: str
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class WorkloadOwnership(Model):
+    """Who owns a workload: its team, on-call contact and links, ``inherited`` naming those that are its project's."""
+
+    schema = "WorkloadOwnership"
+
+    team: str
+    oncall: str
+    links: list[WorkloadOwnershipLink] = field(default_factory=list)
+    inherited: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Workload(Model):
     """A workload as the API represents it: its spec as submitted, its ``version`` (the ETag; what a spec
     change moves), the admission verdict, the status aggregated across shards and each shard. A list's rows are
     summaries unless listed with ``view="full"``: no spec, labels, annotations, conditions or shards."""
 
     schema = "Workload"
-    omit_none = frozenset({"spec", "shards", "labels", "annotations"})
+    omit_none = frozenset({"spec", "shards", "labels", "annotations", "ownership"})
 
     name: str
     kind: str
@@ -239,6 +260,7 @@ class Workload(Model):
     annotations: dict[str, str] | None = None
     created_at: str | None = None
     deleting: bool = False
+    ownership: WorkloadOwnership | None = None  # one workload's answer only, never a list's rows
 
     def document(self) -> Json:
         """The workload as a document ``apply`` takes back (apiVersion, kind, metadata, spec)."""
@@ -399,6 +421,8 @@ MODELS: tuple[type[Model], ...] = (
     Condition,
     WorkloadStatus,
     Shard,
+    WorkloadOwnershipLink,
+    WorkloadOwnership,
     Workload,
     WorkloadPage,
     WorkloadRef,

@@ -73,6 +73,7 @@ READS = [
     "/api/v1/projects/ads/quota/",
     "/api/v1/projects/ads/quota/fit/",
     "/api/v1/projects/ads/network/",
+    "/api/v1/projects/ads/ownership/",
     "/api/v1/quota-requests/",
     "/api/v1/workloads/",
     "/api/v1/workloads/?limit=1",

@@ -47,6 +47,8 @@ SEMANTIC_BODIES = [
     # a policy's registries (a host with an optional path prefix) and quantities (parsed as Kubernetes does)
     "PUT /api/v1/projects/{name}/policy/",
     "PUT /api/v1/policy-defaults/",
+    # an on-call contact's forms (an email, @handle or #channel, an http(s) URL), a link's URL (no user or password)
+    "PUT /api/v1/projects/{name}/ownership/",
     # a webhook's name (a DNS label), its URL (http(s), a host that resolves, not private), the event names it routes
     "POST /api/v1/projects/{project}/webhooks/",
     "PATCH /api/v1/projects/{project}/webhooks/{name}/",

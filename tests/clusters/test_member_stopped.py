@@ -259,6 +259,8 @@ def test_every_page_renders_with_member_a_stopped_and_recovers_when_it_returns(
         f"/projects/{project.name}/members/",
         f"/projects/{project.name}/network/",
         f"/api/v1/projects/{project.name}/network/",
+        f"/projects/{project.name}/ownership/",
+        f"/api/v1/projects/{project.name}/ownership/",
         "/workloads/catalog/",
         "/workloads/catalog/pinapps/",
         f"/workloads/{project.name}/PinApp/{app}/timeline/",

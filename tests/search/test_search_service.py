@@ -103,8 +103,9 @@ def test_the_api_answers_ranked_hits_with_their_pages(tenants, developer):
             {
                 "kind": "workload",
                 "name": "checkout-web",
-                "where": "PinApp in ads",
+                "where": "PinApp in ads, team ads",
                 "project": "ads",
+                "team": "ads",
                 "url": "/workloads/ads/PinApp/checkout-web/",
                 "rank": "prefix",
             }

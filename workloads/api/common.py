@@ -21,8 +21,10 @@ from base.errors import Invalid, NotFound
 from base.throttling import api_throttles
 from pincompute.errors import FieldError
 from pincompute.kinds import KINDS
+from pincompute.ownership import workload_ownership
 from projects.access import require_role
 from projects.models import Project
+from projects.ownership import ownership_of
 from workloads import paging
 from workloads.api import representation as rep
 from workloads.api.encoded import Encoded, PageJSONRenderer
@@ -109,8 +111,15 @@ def _checked(request: Request, shape: type[Serializer]) -> Serializer:
     return payload
 
 
+def ownership_body(obj: dict[str, Any], project: Project) -> dict[str, Any]:
+    """The workload's team, on-call contact and links, each unset one its project's (read fresh: the project's may
+    change while the object's version, which the representation is remembered by, does not)."""
+    owned = workload_ownership(obj, ownership_of(project))
+    return {**owned.body(), "inherited": list(owned.inherited)}
+
+
 def answer(obj: dict[str, Any], project: Project, *, code: int = status.HTTP_200_OK, **headers: str) -> Response:
-    body = WorkloadSerializer(rep.workload(obj, project.name)).data
+    body = {**WorkloadSerializer(rep.workload(obj, project.name)).data, "ownership": ownership_body(obj, project)}
     response = Response(body, status=code, headers=headers)
     if body["version"]:
         response["ETag"] = rep.etag(body["version"])

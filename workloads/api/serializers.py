@@ -57,6 +57,23 @@ class ShardSerializer(serializers.Serializer):
     unreachableSince = serializers.CharField(allow_null=True)
 
 
+class WorkloadOwnershipLinkSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    title = serializers.CharField()
+    url = serializers.CharField()
+
+
+class WorkloadOwnershipSerializer(serializers.Serializer):
+    team = serializers.CharField(allow_blank=True, help_text="spec.team, else the project's")
+    oncall = serializers.CharField(
+        allow_blank=True, help_text="the pincompute.io/oncall annotation, else the project's"
+    )
+    links = WorkloadOwnershipLinkSerializer(
+        many=True, help_text="the pincompute.io/links annotation, else the project's"
+    )
+    inherited = serializers.ListField(child=serializers.CharField(), help_text="which of them are the project's")
+
+
 class WorkloadSerializer(serializers.Serializer):
     apiVersion = serializers.CharField()
     kind = serializers.CharField(help_text=KIND_HELP)
@@ -76,6 +93,9 @@ class WorkloadSerializer(serializers.Serializer):
     shards = ShardSerializer(many=True, required=False, help_text=FULL_ONLY)
     createdAt = serializers.CharField(allow_null=True)
     deleting = serializers.BooleanField()
+    ownership = WorkloadOwnershipSerializer(
+        required=False, help_text="one workload only (not in lists): its team, on-call contact and links"
+    )
 
 
 class WorkloadPageSerializer(serializers.Serializer):

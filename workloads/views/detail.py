@@ -27,7 +27,9 @@ from clusters.health import is_stale, member_freshness, not_synced, staleness
 from pincompute.documents import load_document
 from pincompute.federation.revisions import spec_changes
 from pincompute.kinds import KINDS
+from pincompute.ownership import oncall_href, workload_ownership
 from projects.access import require_role
+from projects.ownership import ownership_of
 from workloads import documents, host, services
 from workloads import preview as previews
 from workloads.catalog import CATALOG
@@ -143,7 +145,18 @@ def _page_context(request: HttpRequest, found: Found) -> dict[str, Any]:
         "containers": _containers(found),
         "scalable": KINDS[found.kind].scalable,
         "replicas": (found.obj.get("spec") or {}).get("replicas"),
+        **_ownership_context(found),
     }
+
+
+_OWNED = {"team": "team", "oncall": "on-call contact", "links": "links"}
+
+
+def _ownership_context(found: Found) -> dict[str, Any]:
+    owned = workload_ownership(found.obj, ownership_of(found.project))
+    names = [_OWNED[name] for name in owned.inherited]
+    inherited = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return {"ownership": owned, "oncall_href": oncall_href(owned.oncall), "inherited": inherited}
 
 
 @login_required

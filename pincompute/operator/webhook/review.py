@@ -3,10 +3,11 @@
 
 Let through without judging: deletes and connects (not registered anyway), an object being deleted, an update
 that leaves ``spec`` as it was (the federation's finalizers and annotations, a label change: an object admitted
-before the webhook existed must still be deletable and labelable), and a break-glass write (a member of
-``BREAK_GLASS_GROUP`` setting ``BREAK_GLASS_ANNOTATION`` to a reason), which carries an audit annotation into the
-apiserver's audit log and a warning back to the client. A host read that fails refuses the write (the same as the
-``Fail`` failure policy would): nothing unjudged gets in.
+before the webhook existed must still be deletable and labelable) unless it changes the ownership annotations
+(``pincompute.ownership``: only those are judged then, so ``kubectl annotate`` gets the portal's sentences), and
+a break-glass write (a member of ``BREAK_GLASS_GROUP`` setting ``BREAK_GLASS_ANNOTATION`` to a reason), which carries
+an audit annotation into the apiserver's audit log and a warning back to the client. A host read that fails refuses
+the write (the same as the ``Fail`` failure policy would): nothing unjudged gets in.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from typing import Any
 
 from pincompute.config_refs import references
 from pincompute.configs import ConfigKind
-from pincompute.errors import CoreError
+from pincompute.errors import CoreError, FieldError
+from pincompute.federation.host_checks import INVALID_SPEC
 from pincompute.federation.host_review import Surroundings, enforced_level, member_zones, review
 from pincompute.labels import BREAK_GLASS_ANNOTATION, BREAK_GLASS_GROUP, POLICY_ANNOTATION
 from pincompute.operator.federation.config_watches import CONFIG_RESOURCES, CONFIG_SELECTOR
 from pincompute.operator.federation.host import MEMBERS, QUOTA
 from pincompute.operator.kubeio import Kube, Resource
+from pincompute.ownership import LINKS_ANNOTATION, ONCALL_ANNOTATION, check_annotations
 from pincompute.policy import parse_annotation
 from pincompute.runtime import RuntimeProfile
 
@@ -88,6 +91,21 @@ def held_configs(
     return held
 
 
+def _ownership_answer(old: Mapping[str, Any], obj: Mapping[str, Any]) -> Answer:
+    """An update that keeps ``spec``: refused only when it writes an ownership annotation the library refuses."""
+    before = (old.get("metadata") or {}).get("annotations") or {}
+    after = (obj.get("metadata") or {}).get("annotations") or {}
+    changed = {k: after[k] for k in (ONCALL_ANNOTATION, LINKS_ANNOTATION) if k in after and after[k] != before.get(k)}
+    errors: list[FieldError] = []
+    check_annotations(changed, "metadata.annotations", errors)
+    if not errors:
+        return Answer(True)
+    name = (obj.get("metadata") or {}).get("name")
+    message = "; ".join(str(e) for e in errors)
+    causes = tuple((e.path, e.message) for e in errors)
+    return Answer(False, f"{obj.get('kind')} {name} refused ({INVALID_SPEC}): {message}", INVALID_SPEC, causes)
+
+
 def answer(
     request: Mapping[str, Any],
     around: Around,
@@ -100,7 +118,7 @@ def answer(
     if request.get("operation") not in ("CREATE", "UPDATE") or meta.get("deletionTimestamp"):
         return Answer(True)
     if request.get("operation") == "UPDATE" and old.get("spec") == obj.get("spec"):
-        return Answer(True)
+        return _ownership_answer(old, obj)
     user = request.get("userInfo") or {}
     reason = str((meta.get("annotations") or {}).get(BREAK_GLASS_ANNOTATION) or "").strip()
     if reason and BREAK_GLASS_GROUP in (user.get("groups") or []):
