@@ -40,7 +40,7 @@ def test_every_installed_app_is_in_the_image(podman: Podman, project_image: Buil
     assert list(found) == list(settings.INSTALLED_APPS)  # the image's settings are this checkout's
     ours = {entry for entry in found if (ROOT / entry.split(".")[0] / "__init__.py").exists()}
     apps = {"base", "accounts", "console", "projects", "clusters", "workloads", "debugging", "usage", "search"}
-    apps |= {"robots", "configs", "notifications", "webhooks", "rightsizing"}
+    apps |= {"robots", "configs", "notifications", "webhooks", "rightsizing", "tools"}
     assert ours >= apps
     misplaced = {
         entry: origin

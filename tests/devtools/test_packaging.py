@@ -25,6 +25,7 @@ def test_the_wheel_holds_the_product_packages_and_not_devtools():
         "rightsizing",
         "robots",
         "search",
+        "tools",
         "usage",
         "webhooks",
         "workloads",
