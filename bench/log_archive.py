@@ -122,7 +122,34 @@ def lag(url: str, root: Path, pods: list[Any], samples: int) -> dict[str, float]
     finally:
         shipper.stop.set()
         runner.join(10)
-    return {"samples": samples, "p50_ms": _pct(took, 0.5), "p99_ms": _pct(took, 0.99), "max_ms": round(max(took), 1)}
+    floor = store_lag(url, project, samples)
+    return {"samples": samples, "p50_ms": _pct(took, 0.5), "p99_ms": _pct(took, 0.99), "max_ms": round(max(took), 1),
+            "store_floor": floor}  # fmt: skip
+
+
+def store_lag(url: str, project: Any, samples: int) -> dict[str, float]:
+    """The floor under the lag: a line posted straight to the store (no agent, no file) until the same query finds
+    it, which is how long the store itself takes to make a line searchable."""
+    import urllib.request
+    import uuid
+
+    from debugging.logs.archive import _store, build_query
+    from devtools.localcp.pods.ship import insert_url
+
+    took: list[float] = []
+    headers = {"Content-Type": "application/stream+json"}
+    for _ in range(samples):
+        word = f"floor{uuid.uuid4().hex[:12]}"
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        record = {"namespace": NAMESPACE, "pod": "floor-0", "source": "console", "_time": stamp, "_msg": word}
+        body = (json.dumps(record) + "\n").encode()
+        started = time.perf_counter()
+        urllib.request.urlopen(urllib.request.Request(insert_url(url), data=body, headers=headers), timeout=30).read()
+        params = build_query(project, {"pod": "floor-0", "q": word, "limit": "1"}).params()
+        while not _store("/select/logsql/query", params).text.strip():
+            time.sleep(0.02)
+        took.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": _pct(took, 0.5), "p99_ms": _pct(took, 0.99)}
 
 
 def bulk_load(url: str, total: int) -> dict[str, float]:
