@@ -3,8 +3,9 @@ by name in search, labelled "gone", linking to their archived logs.
 
 The archive is asked once per project for its streams' labels (``debugging.logs.archive.archived_streams``, the
 project scope added there) and the answer kept for ``GONE_PODS_CACHE_SECONDS`` in the cache, so typing costs no
-store call per keystroke. A user seeing more than ``MAX_PROJECTS`` projects (a platform admin) is not searched for
-gone pods: that many store calls would cost more than the whole search.
+store call per keystroke. A platform admin who sees more than ``MAX_PROJECTS`` projects gets every project's streams
+in one unscoped call (``archived_streams_everywhere``, admins only), cached the same way; anybody else seeing that
+many is not searched for gone pods (that many store calls would cost more than the whole search).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 
+from base.permissions import is_platform_admin
 from clusters import runtime
-from debugging.logs.archive import archived_streams
+from debugging.logs.archive import archived_streams, archived_streams_everywhere
 from pincompute.errors import ServiceError
 from search.ranking import rank
 from search.sources import Candidate, Hit, Seen, candidate
 
 MAX_PROJECTS = 20
+EVERYWHERE_KEY = "search:gone-pods:everywhere"
 
 
 def _pods_of(actor: Any, project: Seen) -> list[tuple[str, str, str]]:
@@ -39,12 +42,31 @@ def _pods_of(actor: Any, project: Seen) -> list[tuple[str, str, str]]:
     return list(found)
 
 
+def _everywhere(actor: Any) -> dict[str, list[tuple[str, str, str]]]:
+    """A platform admin's: every project's (cluster, workload, pod) by namespace, in one store call, cached."""
+    found = cache.get(EVERYWHERE_KEY)
+    if found is None:
+        try:
+            streams = archived_streams_everywhere(actor)
+        except ServiceError:
+            streams = []
+        found = {}
+        for s in streams:
+            if s.get("pod") and s.get("namespace"):
+                found.setdefault(s["namespace"], set()).add((s.get("cluster", ""), s.get("workload", ""), s["pod"]))
+        found = {ns: sorted(pods) for ns, pods in found.items()}
+        cache.set(EVERYWHERE_KEY, found, settings.GONE_PODS_CACHE_SECONDS)
+    return dict(found)
+
+
 def gone_pods(actor: Any, visible: dict[str, Seen], query: str) -> Iterator[Candidate]:
-    if len(visible) > MAX_PROJECTS:
+    if len(visible) > MAX_PROJECTS and not is_platform_admin(actor):
         return
+    everywhere = _everywhere(actor) if len(visible) > MAX_PROJECTS else None
     caches = runtime.member_caches()
     for namespace, project in visible.items():
-        for cluster, workload, pod in _pods_of(actor, project):
+        held = everywhere.get(namespace, []) if everywhere is not None else _pods_of(actor, project)
+        for cluster, workload, pod in held:
             found = rank(pod, query) if query in pod else None
             live = caches.get(cluster)
             if found is None or not workload or (live is not None and live.get("pods", namespace, pod) is not None):

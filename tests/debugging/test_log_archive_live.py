@@ -32,6 +32,7 @@ from devtools.localcp.nodes import api_client
 from devtools.waiting import wait_for
 from pincompute.labels import KIND_LABEL, PROJECT_LABEL, WORKLOAD_LABEL
 from tests.support.debugging import member
+from tests.support.factories import make_project
 from tests.support.fakes import fake_pod
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration, pytest.mark.cluster]
@@ -296,3 +297,24 @@ def test_search_finds_the_gone_pod_by_part_of_its_name_as_its_developer_not_as_a
     assert gone[0]["url"] == f"/debug/workload/{NAMESPACE}/{workload}/archive/?pod={pod}&since=7d"
     assert "msg=&quot;ready&quot;" in archived_page
     assert pod not in json.dumps(theirs)
+
+
+def test_an_admin_who_sees_every_project_finds_the_gone_pod_in_one_store_call(
+    deleted_job_pod, project, admin_user, client
+):
+    """More projects than are asked one by one: the admins' one unscoped read of the archive's streams."""
+    from django.core.cache import cache
+
+    from search.gone_pods import EVERYWHERE_KEY, MAX_PROJECTS
+
+    pod, workload = deleted_job_pod["pod"], deleted_job_pod["workload"]
+    for i in range(MAX_PROJECTS + 1):
+        make_project(f"many-{i:02d}")
+    cache.delete(EVERYWHERE_KEY)
+    client.force_login(admin_user)
+
+    found = client.get("/api/v1/search/", {"q": pod[len(workload) - 3 :]}).json()["results"]
+
+    gone = [hit for hit in found if hit["name"] == pod]
+    assert len(gone) == 1 and gone[0]["where"].startswith(f"gone pod of {workload}"), found
+    assert pod in {p for pods in cache.get(EVERYWHERE_KEY).values() for _, _, p in pods}
