@@ -267,6 +267,8 @@ FEDERATION_MEMBER_COPIES_ROLE = env_str("FEDERATION_MEMBER_COPIES_ROLE", "") or 
 PORTAL_CONFIGS_USERNAMES = [u for u in (env_str("PORTAL_CONFIGS_USERNAMES", "") or "").split(",") if u.strip()]
 PORTAL_CONFIGS_ROLE = env_str("PORTAL_CONFIGS_ROLE", "") or "pincompute-portal-project-configs"
 HISTORY_RECORD_SECONDS = env_int("HISTORY_RECORD_SECONDS", 2)  # the recorder's pass over the watch caches
+# a deleted workload's pods' Events (their termination) are still recorded this long after its deletion
+HISTORY_AFTER_DELETION_SECONDS = env_int("HISTORY_AFTER_DELETION_SECONDS", 600)
 
 # --- authentication ----------------------------------------------------------------------------------
 DEV_LOGIN_ENABLED = env_bool("PINCONSOLE_DEV_LOGIN", False)

@@ -38,6 +38,10 @@ class FilledCache(StoreReads):
         for kind, items in objects.items():
             self.store.replace(kind, list(items))
 
+    def watched(self) -> list[str]:
+        """The kinds filled (a watch cache's watched kinds)."""
+        return sorted(self.store.kinds())
+
     def put(self, kind: str, obj: Obj) -> None:
         """Add or replace one object, as a watch event would."""
         self.store.apply(kind, "ADDED", obj)

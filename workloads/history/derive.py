@@ -113,7 +113,15 @@ def snapshot(obj: Obj, revisions: Iterable[Revision], host: Any, members: Mappin
         drafts.append(Draft("created", created))
     if host is not None:
         drafts += [_event_draft(e, timeline.HOST) for e in timeline.host_events(host, obj)]
+    drafts += member_event_drafts(kind, namespace, name, host, members)
+    return [d for d in drafts if d.entry.at]
+
+
+def member_event_drafts(kind: str, namespace: str, name: str, host: Any, members: Mapping[str, Any]) -> list[Draft]:
+    """The members' Events about the workload's shard and its pods (also once the host object is gone: its pods'
+    last Events, Killing and the like, arrive after the deletion)."""
     siblings = timeline.siblings_of(host, namespace)
+    drafts: list[Draft] = []
     for cluster, cache in sorted(members.items()):
         found = timeline.member_events(cache, kind, namespace, name, siblings)
         drafts += [_event_draft(e, cluster) for e in found]

@@ -6,9 +6,10 @@ caches and compares changes with the stored record, so it writes nothing twice."
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from clusters import runtime
@@ -45,7 +46,17 @@ class Recorder:
                     continue
                 live.add(str(meta["uid"]))
                 written += self._record(obj, project, host, members)
-        return written + self._mark_deleted(live, kinds)
+        return written + self._mark_deleted(live, kinds) + self._after_deletion(host, members)
+
+    def _after_deletion(self, host: Any, members: dict[str, Any]) -> int:
+        """The Events of a recently deleted workload's pods (their termination comes after the host object is gone),
+        for ``HISTORY_AFTER_DELETION_SECONDS``."""
+        since = datetime.now(UTC) - timedelta(seconds=settings.HISTORY_AFTER_DELETION_SECONDS)
+        written = 0
+        for record in WorkloadRecord.objects.filter(deleted_at__gte=since):
+            drafts = derive.member_event_drafts(record.kind, record.namespace, record.name, host, members)
+            written += self._upsert(record, drafts)
+        return written
 
     def _record(self, obj: dict[str, Any], project: Project, host: Any, members: dict[str, Any]) -> int:
         meta = obj.get("metadata") or {}
