@@ -208,7 +208,9 @@ def test_the_portal_on_a_member_may_add_debug_containers_and_write_nothing_else_
 
 def test_member_mode_renders_only_identities_and_rbac(render: Render) -> None:
     objects = render(values={"mode": "member"})
-    assert {o["kind"] for o in objects} == {"ServiceAccount", "Secret", "ClusterRole", "ClusterRoleBinding"}
+    admission = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}  # the operator's copies only
+    assert {o["kind"] for o in objects} == {"ServiceAccount", "Secret", "ClusterRole", "ClusterRoleBinding", *admission}
+    assert set(by_kind(objects, "ValidatingAdmissionPolicy")) == {"pc-pinconsole-federation-config-copies"}
     tokens = by_kind(objects, "Secret")
     assert {t["type"] for t in tokens.values()} == {"kubernetes.io/service-account-token"}
     assert set(by_kind(objects, "ServiceAccount")) == {"pc-pinconsole-portal", "pc-pinconsole-operator"}

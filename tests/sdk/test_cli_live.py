@@ -198,7 +198,7 @@ def test_bash_completion_in_a_real_bash(web, live_server, token, tmp_path):
     assert code == 0
 
     assert complete(script, "pincompute ge", env) == ["get"]
-    assert complete(script, "pincompute re", env) == ["resume", "restart", "restart-container"]
+    assert sorted(complete(script, "pincompute re", env)) == ["recommend", "restart", "restart-container", "resume"]
     assert complete(script, "pincompute get pina", env) == ["pinapp", "pinapps"]
     assert complete(script, "pincompute get po", env) == ["pods"]
     assert complete(script, "pincompute get pinapp -o y", env) == ["yaml"]

@@ -14,7 +14,9 @@ from typing import Any
 from pincompute.configs import CONFIG_KINDS, ConfigKind
 from pincompute.errors import CoreError
 from pincompute.federation.config_copies import COPY_LABEL, ObjectKey, checksum, plan, same_copy, used
+from pincompute.federation_rights import BINDING_NAME
 from pincompute.operator.cluster import ClusterRuntime
+from pincompute.operator.events import EventRecorder
 from pincompute.operator.federation.config_watches import CONFIG_RESOURCES
 from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
@@ -38,6 +40,18 @@ class ConfigCopier:
         """Whether what ``workload`` references is known: it references nothing, or its namespace's objects are
         listed (before that, an empty store would strip its pods' checksum and roll them)."""
         return not used(workload) or self.host.configs.synced(str(workload["metadata"]["namespace"]))
+
+    def report_unreadable(self, obj: Mapping[str, Any], events: EventRecorder) -> None:
+        """Say on the workload why it waits when its project's Secrets/ConfigMaps cannot be listed (a refused
+        list, typically the project namespace's RoleBinding missing), not only in the operator's log."""
+        namespace = str(obj["metadata"]["namespace"])
+        problem = self.host.configs.problem(namespace)
+        if problem:
+            message = (
+                f"waiting to read the project's Secrets and ConfigMaps in {namespace} ({problem}); the federation "
+                f"reads them through the RoleBinding {BINDING_NAME} that provisioning applies in the project namespace"
+            )
+            events.record(obj, "Warning", "ConfigsUnreadable", message)
 
     def checksum(self, workload: Mapping[str, Any]) -> str:
         return checksum(workload, self.held(str(workload["metadata"]["namespace"])))

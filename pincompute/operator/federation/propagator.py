@@ -35,7 +35,6 @@ from pincompute.federation.propagation import (
 from pincompute.federation.revisions import admitted_view
 from pincompute.federation.rollout import LiveShard, shard_specs
 from pincompute.federation.stickiness import EVERYWHERE_KINDS, stabilize, staying_clusters
-from pincompute.federation_rights import BINDING_NAME
 from pincompute.kinds import KINDS
 from pincompute.labels import (
     CONFIGS_HASH_ANNOTATION,
@@ -52,6 +51,8 @@ from pincompute.operator.federation.host import HostRuntime
 from pincompute.operator.federation.host_status import host_status, same_status, where
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.revisions_io import ensure_revision
+from pincompute.operator.federation.shard_compare import federated as _federated
+from pincompute.operator.federation.shard_compare import same_shard as _same_shard
 from pincompute.operator.federation.shard_news import ShardNews
 from pincompute.operator.federation.usage import PlacedUsage
 from pincompute.operator.kubeio import cr_resource
@@ -125,7 +126,7 @@ class Propagator:
             self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
         if not self.copier.ready(obj):
-            self._configs_unreadable(obj)
+            self.copier.report_unreadable(obj, self.events)
             return Outcome(FOLLOW_RETRY)  # the project's Secrets/ConfigMaps are not listed yet: no checksum to stamp
         copied, pending_copies = self.copier.sync(key.namespace)  # before the shards: their pods read them
         wrote, pending = self._propagate(obj, workload, shards)
@@ -315,18 +316,6 @@ class Propagator:
             raise TemporaryError("cannot remove shards: " + "; ".join(failed))
         return deleted
 
-    def _configs_unreadable(self, obj: dict[str, Any]) -> None:
-        """Say on the workload why it waits when its project's Secrets/ConfigMaps cannot be listed (a refused
-        list, typically the project namespace's RoleBinding missing), not only in the operator's log."""
-        namespace = str(obj["metadata"]["namespace"])
-        problem = self.host.configs.problem(namespace)
-        if problem:
-            message = (
-                f"waiting to read the project's Secrets and ConfigMaps in {namespace} ({problem}); the federation "
-                f"reads them through the RoleBinding {BINDING_NAME} that provisioning applies in the project namespace"
-            )
-            self.events.record(obj, "Warning", "ConfigsUnreadable", message)
-
     def _finalize(self, key: Key, obj: dict[str, Any]) -> Outcome:
         wrote = self._prune(key, keep=()) + self.copier.sync(key.namespace)[0]
         remaining = [n for n, m in self.members.items() if m.get_cr(key.kind, key.namespace, key.name) is not None]
@@ -400,19 +389,6 @@ class Propagator:
 def _steady(candidate: ClusterCandidate) -> ClusterCandidate:
     """A shard stays through a blip: an unreachable or closed member keeps what already runs there."""
     return dataclasses.replace(candidate, healthy=True, schedulable=True)
-
-
-def _same_shard(desired: Mapping[str, Any], live: Mapping[str, Any]) -> bool:
-    dm, lm = desired["metadata"], live.get("metadata") or {}
-    return (
-        desired.get("spec") == live.get("spec")
-        and all((lm.get("labels") or {}).get(k) == v for k, v in dm["labels"].items())
-        and all((lm.get("annotations") or {}).get(k) == v for k, v in dm["annotations"].items())
-    )
-
-
-def _federated(obj: Mapping[str, Any] | None) -> bool:
-    return obj is not None and ((obj.get("metadata") or {}).get("labels") or {}).get(FEDERATED_LABEL) == "true"
 
 
 def _plural(kind: str) -> str:
