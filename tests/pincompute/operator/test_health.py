@@ -76,7 +76,11 @@ def test_a_reconcile_worker_killed_by_a_bug_fails_liveness_over_http():
         wait_for(lambda: op.dead_workers(), 10, what="a dead worker")
 
         status, body = probe(server, "/healthz")
-        assert status == 503 and body["problems"] == ["reconcile worker worker-0 died"]
+        # whichever of the two idle workers took the key died (the queue hands it to either)
+        assert status == 503 and body["problems"] in (
+            ["reconcile worker worker-0 died"],
+            ["reconcile worker worker-1 died"],
+        )
         assert probe(server, "/readyz")[0] == 200  # still serving its other worker; a restart is liveness' call
     finally:
         op.stop.set()
