@@ -271,6 +271,12 @@ def pod_lines_after(
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
+def _streams(args: Mapping[str, str]) -> list[dict[str, str]]:
+    """The label sets of the streams ``args`` select (one store call)."""
+    values = _store("/select/logsql/streams", args).json().get("values") or []
+    return [{k: json.loads(f'"{v}"') for k, v in _LABEL.findall(str(row.get("value", "")))} for row in values]
+
+
 def archived_streams_everywhere(actor: Any, since: str = "7d", limit: int = MAX_LIMIT) -> list[dict[str, str]]:
     """Every project's stream label sets since ``since``, in one store call: platform admins only (the one read of
     the archive without a project's scope; search's gone pods for a user who sees every project)."""
@@ -278,8 +284,7 @@ def archived_streams_everywhere(actor: Any, since: str = "7d", limit: int = MAX_
     query = build_query(Project(name="every-project"), {"since": since})  # for the window only: its scope is dropped
     drop = ("query", "extra_stream_filters")
     args = {k: v for k, v in query.params().items() if k not in drop} | {"query": "*", "limit": str(limit)}
-    values = _store("/select/logsql/streams", args).json().get("values") or []
-    return [{k: json.loads(f'"{v}"') for k, v in _LABEL.findall(str(row.get("value", "")))} for row in values]
+    return _streams(args)
 
 
 def archived_streams(actor: Any, project_name: str, since: str = "7d", limit: int = MAX_LIMIT) -> list[dict[str, str]]:
@@ -288,5 +293,4 @@ def archived_streams(actor: Any, project_name: str, since: str = "7d", limit: in
     project = visible_project(actor, project_name)
     query = build_query(project, {"since": since})
     args = {k: v for k, v in query.params().items() if k != "query"} | {"query": "*", "limit": str(limit)}
-    values = _store("/select/logsql/streams", args).json().get("values") or []
-    return [{k: json.loads(f'"{v}"') for k, v in _LABEL.findall(str(row.get("value", "")))} for row in values]
+    return _streams(args)
