@@ -123,7 +123,7 @@ class Propagator:
             return self._status(obj, [], invalid="; ".join(str(e) for e in exc.errors))
         shards, problem = self._placement(obj, workload)
         if not shards:
-            self._status(obj, [], revision=ensure_revision(self.host, obj), unschedulable=problem)
+            self._status(obj, [], revision=ensure_revision(self.host, obj, renumber=False), unschedulable=problem)
             return Outcome(FOLLOW_RETRY if workload.kind == "PinScaler" else UNSCHEDULABLE_RETRY)
         if not self.copier.ready(obj):
             self.copier.report_unreadable(obj, self.events)
@@ -133,7 +133,7 @@ class Propagator:
         retiring = self.failover.retiring(obj, shards)  # a drained member's shard until its replicas run elsewhere
         wrote += self._prune(key, keep=(*(p.cluster for p in shards), *retiring)) + copied
         pending = pending or pending_copies
-        revision = ensure_revision(self.host, obj)  # after the shards: it is not on the way to running pods
+        revision = ensure_revision(self.host, obj, renumber=False)  # after the shards: not on the way to pods
         self._status(obj, shards, revision=revision, problem=problem)
         due = self.failover.next_due(obj, shards)  # a lost member's grace runs out then
         waits = [w for w in (1.0 if pending or retiring else None, due) if w is not None]

@@ -9,9 +9,13 @@ from pincompute.federation.revisions import revision_manifest, revision_name, to
 from pincompute.operator.federation.host import REVISION, HostRuntime
 
 
-def ensure_revision(host: HostRuntime, obj: dict[str, Any]) -> str:
-    """The current spec's revision, created (or, for a spec accepted before, renumbered as the newest),
-    and the history beyond ``revisions.HISTORY`` pruned. Returns its name."""
+def ensure_revision(host: HostRuntime, obj: dict[str, Any], *, renumber: bool = True) -> str:
+    """The current spec's revision, created (or, for a spec accepted before, renumbered as the newest when
+    ``renumber``), and the history beyond ``revisions.HISTORY`` pruned. Returns its name.
+
+    Only admission renumbers (a rollback to an earlier spec is a new revision when it is admitted): the
+    propagator passes ``renumber=False``, since the spec it applies may be the previous admitted one while a
+    newer admission's status is still on its way, and renumbering that would make every change three revisions."""
     meta = obj["metadata"]
     kind, name, namespace = str(obj["kind"]), str(meta["name"]), str(meta["namespace"])
     current = revision_name(kind, name, obj.get("spec") or {})
@@ -20,7 +24,7 @@ def ensure_revision(host: HostRuntime, obj: dict[str, Any]) -> str:
     mine = [r for r in existing if any(ref.get("uid") == uid for ref in r["metadata"].get("ownerReferences") or [])]
     newest = max((int(r.get("revision") or 0) for r in mine), default=0)
     found = next((r for r in mine if r["metadata"]["name"] == current), None)
-    if found is not None and int(found.get("revision") or 0) == newest:
+    if found is not None and (not renumber or int(found.get("revision") or 0) == newest):
         return current
     manifest = revision_manifest(obj, newest + 1)
     try:
