@@ -29,6 +29,7 @@ from projects.policy import policy_of
 
 EXEC_ROLES: tuple[str, ...] = (ProjectRole.OWNER, ProjectRole.DEVELOPER)
 MAX_STREAM_PODS = 20
+FIRST_LIST_WAIT_SECONDS = 15.0  # a member's pods not listed yet (the process's caches just started): wait, not "gone"
 PROJECT_PREFIX = "proj-"
 
 
@@ -146,6 +147,8 @@ def resolve_pod(
     project, can_exec = _project(user, namespace)
     cluster, cache = _cache(cluster_name)
     pod = cache.get("pods", namespace, pod_name)
+    if pod is None and cache.wait_listed("pods", FIRST_LIST_WAIT_SECONDS):
+        pod = cache.get("pods", namespace, pod_name)  # listed just now: a new portal process's first request
     if pod is None:
         raise PodGone(cluster, project, namespace, pod_name)
     names = container_names(pod)
@@ -182,6 +185,7 @@ def resolve_selector(user: Any, cluster_name: str, namespace: str, raw_selector:
     project, _ = _project(user, namespace)
     selector = parse_selector(raw_selector)
     cluster, cache = _cache(cluster_name)
+    cache.wait_listed("pods", FIRST_LIST_WAIT_SECONDS)  # a new portal process's first request: none listed yet
     pods = [
         p
         for p in cache.list("pods", namespace=namespace, label_selector=selector)

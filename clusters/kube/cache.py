@@ -259,6 +259,20 @@ class WatchCache(StoreReads):
             time.sleep(0.05)
         return True
 
+    def wait_listed(self, kind: str, timeout: float) -> bool:
+        """Whether ``kind`` has been listed once, waiting up to ``timeout`` for a cache that started moments ago
+        (caches start on a process's first use; an object not listed yet is not a gone one). A kind listed
+        before answers at once, even while its cluster is unreachable."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                w = self._watchers.get(kind)
+            if w is not None and w.synced.is_set():
+                return True
+            if (w is None and self._discovered.is_set()) or time.monotonic() >= deadline or self._stop.is_set():
+                return False
+            time.sleep(0.05)
+
     @property
     def last_error(self) -> str | None:
         """The most recent error of any watch, of discovery, or of the breaker."""

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from channels.db import database_sync_to_async
 
 from base.models import AuditEvent
 from console.asgi import application
 from debugging.shell.consumer import MAX_STDIN_CHARS, TOO_MUCH_INPUT
-from tests.support.debugging import WORKLOAD, collect_lines, member, read_until, ws_headers
+from tests.support.debugging import WORKLOAD, collect_lines, member, open_shell, read_until, ws_headers
 from tests.support.wsclient import WebsocketCommunicator
 
 pytestmark = [
@@ -136,3 +138,37 @@ async def test_selector_stream_interleaves_lines_of_every_matching_pod(live_pods
     assert {line["pod"] for line in lines} == set(live_pods["names"])
     assert [line["seq"] for line in lines] == sorted({line["seq"] for line in lines})
     assert await database_sync_to_async(lambda: AuditEvent.objects.filter(action="logs.open").count())() == 1
+
+
+async def test_a_new_portal_processs_first_pod_reads_wait_for_the_first_list(live_pods, project, user, monkeypatch):
+    """Caches start on a process's first use: a pod not listed yet is not a gone one (a web pod that had just
+    rolled served a resumed log stream from the archive, and refused shells, until its first list came). The
+    first list of pods is held back a second, as a loaded apiserver or a large cluster does."""
+    from asgiref.sync import sync_to_async
+
+    from clusters import runtime
+    from debugging.authz import resolve_pod, resolve_selector
+    from pincompute.kube.listwatch import ListWatch
+
+    member(project, user, "developer")
+    pod, listing = live_pods["names"][0], ListWatch._list
+
+    def slow_first_list(self: ListWatch) -> None:
+        if self.name.endswith("-pods") and not self.synced.is_set():
+            time.sleep(1)
+        listing(self)
+
+    monkeypatch.setattr(ListWatch, "_list", slow_first_list)
+
+    def first_reads() -> tuple[str, set[str]]:
+        runtime.shutdown()  # as a freshly started portal process: no cache yet
+        found = resolve_pod(user, "member-a", project.namespace, pod, container="app", need_exec=True).name
+        runtime.shutdown()
+        selected = resolve_selector(user, "member-a", project.namespace, f"{WORKLOAD}={live_pods['workload']}")
+        return found, {p["metadata"]["name"] for p in selected.pods}
+
+    assert await sync_to_async(first_reads)() == (pod, set(live_pods["names"]))
+    await sync_to_async(runtime.shutdown)()
+    comm = await open_shell(f"/ws/exec/member-a/{project.namespace}/{pod}/app/", ws_headers(user))
+    await comm.disconnect()
+    await sync_to_async(runtime.shutdown)()  # the later tests' caches list at full speed

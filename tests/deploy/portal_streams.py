@@ -41,6 +41,7 @@ class LogFollow:
         self.opened, self.closed = threading.Event(), threading.Event()
         self.ws: ClientConnection | None = None
         self.error: BaseException | None = None
+        self.ended = ""  # why the server ended it: its last status message and the close frame
         threading.Thread(target=self._read, args=(url, path, token, after_seq), daemon=True).start()
         assert self.opened.wait(90), "the log stream did not open"
         assert self.error is None, f"the log stream failed to open: {self.error!r}"
@@ -55,8 +56,11 @@ class LogFollow:
                     message = json.loads(raw)
                     if message.get("type") == "lines":
                         self.lines += message["lines"]
-        except ConnectionClosed:
-            pass
+                    elif message.get("type") == "status":
+                        self.ended = f"{message.get('state')}: {message.get('message')}"
+        except ConnectionClosed as closed:
+            frame = closed.rcvd
+            self.ended += f" (closed {frame.code}: {frame.reason})" if frame else " (closed without a frame)"
         except (OSError, WebSocketException) as exc:  # refused, timed out or turned down at the handshake
             self.error = exc
         finally:
