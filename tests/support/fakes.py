@@ -38,6 +38,10 @@ class FilledCache(StoreReads):
         for kind, items in objects.items():
             self.store.replace(kind, list(items))
 
+    def wait_listed(self, kind: str, timeout: float) -> bool:
+        """As a watch cache: every kind is listed while the cache says it is synced (no wait)."""
+        return bool(self.synced)
+
     def watched(self) -> list[str]:
         """The kinds filled (a watch cache's watched kinds)."""
         return sorted(self.store.kinds())
