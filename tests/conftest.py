@@ -25,6 +25,23 @@ def django_db_setup(django_db_setup):
     gc.collect()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _quick_password_hashes():
+    """Passwords hashed at a thousand PBKDF2 rounds for the whole session (``tests/harness/hashers.py``)."""
+    from django.conf import settings as django_settings
+    from django.contrib.auth.hashers import get_hashers, get_hashers_by_algorithm
+
+    shipped = django_settings.PASSWORD_HASHERS
+    others = [h for h in shipped if not h.endswith(".PBKDF2PasswordHasher")]  # one class per algorithm name
+    django_settings.PASSWORD_HASHERS = ["tests.harness.hashers.QuickPBKDF2PasswordHasher", *others]
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+    yield
+    django_settings.PASSWORD_HASHERS = shipped
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_version_memos():
     """Each test's fake apiservers start their versions and uids afresh, as a new cluster would not (its uids are

@@ -48,3 +48,33 @@ def test_embedded_default_uses_sqlite_in_memory_layer_and_eager_tasks():
     )
 
     assert done.stdout.split() == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", "True"]
+
+
+def test_the_shipped_hasher_is_djangos_default_and_a_suite_hash_verifies_under_it():
+    """The suite hashes at a thousand rounds (tests/harness/hashers.py); the portal as shipped keeps Django's
+    default hasher, checks such a hash, and would rehash it at the full count."""
+    code = (
+        "import django; django.setup(); "
+        "from django.conf import settings; from django.contrib.auth.hashers import check_password, get_hasher; "
+        "print(settings.PASSWORD_HASHERS[0], get_hasher().iterations, "
+        f"check_password('pw-dev1-Secret!', {_quick_hash()!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings"},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    hasher, iterations, verified = done.stdout.split()
+    assert hasher == "django.contrib.auth.hashers.PBKDF2PasswordHasher" and int(iterations) >= 1_000_000
+    assert verified == "True"
+
+
+def _quick_hash() -> str:
+    from tests.harness.hashers import QuickPBKDF2PasswordHasher
+
+    encoded = QuickPBKDF2PasswordHasher().encode("pw-dev1-Secret!", "somesalt")
+    assert encoded.startswith("pbkdf2_sha256$1000$")
+    return encoded
