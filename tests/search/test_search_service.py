@@ -20,8 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def tenants(caches, developer, django_user_model):
-    """``ads`` (the developer's) and ``ml`` (another team's), each with a workload and its pods on member-a."""
+def tenants(caches, developer, django_user_model, settings):
+    """``ads`` (the developer's) and ``ml`` (another team's), each with a workload and its pods on member-a. No log
+    archive: the session's holds earlier tests' pods of a project ``ads`` (found as gone pods, tested in
+    tests/debugging/test_log_archive_live.py), and these tests rank what the caches hold."""
+    settings.LOG_ARCHIVE_URL = ""
     ads = Project.objects.create(name="ads", team="ads-team", cost_center="CC-1")
     ml = Project.objects.create(name="ml", team="ml-team", cost_center="CC-2")
     Membership.objects.create(project=ads, user=developer, role="developer")
