@@ -233,7 +233,8 @@ def main() -> int:
     ap.add_argument("--lag-samples", type=int, default=50)
     ap.add_argument("--bulk-lines", type=int, default=10_000_000, help="more lines of the workload, loaded directly")
     args = ap.parse_args()
-    from devtools.localcp.victorialogs import VictoriaLogs, free_port
+    from devtools.localcp.procs import free_port
+    from devtools.localcp.victorialogs import VictoriaLogs
 
     with tempfile.TemporaryDirectory(prefix="bench-vlogs-") as tmp:
         root = Path(tmp)

@@ -78,8 +78,8 @@ class Exporter(BaseHTTPRequestHandler):
 
 
 def start_backing(workdir: Path, args: argparse.Namespace) -> list[Any]:
+    from devtools.localcp.procs import free_port
     from devtools.localcp.prometheus import Prometheus
-    from devtools.localcp.victorialogs import free_port
     from tests.harness.services import Postgres, Redis
 
     postgres, redis = Postgres(), Redis()
@@ -181,7 +181,7 @@ def main() -> int:
     try:
         from django.test import Client
 
-        from devtools.localcp.victorialogs import free_port
+        from devtools.localcp.procs import free_port
         from usage import use, use_history
 
         pods = pods_of(args)

@@ -74,17 +74,17 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("PINCONSOLE_DEV_LOGIN", "true")
     if not args.no_clusters and "LOG_ARCHIVE_URL" not in os.environ:  # the dev stack's own VictoriaLogs
-        from devtools.localcp.victorialogs import free_port
+        from devtools.localcp.procs import free_port
 
         os.environ["LOG_ARCHIVE_URL"] = f"http://127.0.0.1:{free_port(DEV_ARCHIVE_PORT)}"
         os.environ["PINCONSOLE_DEV_ARCHIVE"] = "1"
     if not args.no_clusters and "PROMETHEUS_URL" not in os.environ:  # the dev stack's own Prometheus
-        from devtools.localcp.victorialogs import free_port
+        from devtools.localcp.procs import free_port
 
         os.environ["PROMETHEUS_URL"] = f"http://127.0.0.1:{free_port(DEV_METRICS_PORT)}"
         os.environ["PINCONSOLE_DEV_METRICS"] = "1"
     if not args.no_clusters and "EMAIL_HOST" not in os.environ:  # the dev stack's own Mailpit
-        from devtools.localcp.victorialogs import free_port
+        from devtools.localcp.procs import free_port
 
         smtp, web = free_port(DEV_MAIL_SMTP_PORT), free_port(DEV_MAIL_WEB_PORT)
         os.environ |= {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(smtp), "MAILPIT_URL": f"http://127.0.0.1:{web}"}

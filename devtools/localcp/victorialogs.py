@@ -7,7 +7,6 @@ is built from its pinned Go module by ``build_binaries.sh victoria-logs`` (``bin
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from . import binaries
@@ -41,15 +40,3 @@ class VictoriaLogs(LoopbackService):
             f"-retentionPeriod={self.retention}",
             "-loggerLevel=WARN",
         ]
-
-
-def free_port(preferred: int = 0) -> int:
-    """``preferred`` when it is free, else any free loopback port."""
-    for port in (preferred, 0) if preferred else (0,):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(sock.getsockname()[1])
-    raise OSError("no free port")

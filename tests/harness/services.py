@@ -12,12 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from devtools.bootstrap import find_postgres_bin
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from devtools.localcp.procs import free_port
 
 
 class ComponentFailed(RuntimeError):
