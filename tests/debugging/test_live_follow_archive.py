@@ -116,9 +116,11 @@ async def test_a_gone_pod_serves_its_archived_lines_and_a_resume_goes_on_after_i
 
     shown = seqs(lines_of(first))
     assert code == 1000 and first[0]["message"] == f"Pod {pod} is gone: its lines from the log archive."
-    assert shown == list(range(shown[0], shown[0] + 4)) and set(shown) <= set(held)
+    # the last 4, then any line the node's agent shipped a moment later (the deleted pod's last): none skipped
+    assert len(shown) >= 4 and shown == list(range(shown[0], shown[0] + len(shown))) and set(shown) <= set(held)
     assert again_code == 1000 and seqs(lines_of(again)) == [s for s in held if s > shown[1]]  # none twice, none lost
-    assert [line["seq"] for line in lines_of(again)][:2] == [line["seq"] for line in lines_of(first)[2:]]
+    resumed_seqs = [line["seq"] for line in lines_of(again)]
+    assert resumed_seqs[: len(shown) - 2] == [line["seq"] for line in lines_of(first)[2:]]
 
 
 async def test_another_tenants_gone_pod_is_refused_as_any_missing_pod(

@@ -66,6 +66,8 @@ def test_a_receiver_that_always_fails_disables_the_hook_and_tells_the_owners(
         what=f"the hook to be disabled (worker log: {worker})",
     )
     assert receiver.count() == 3
+    # stored when the disabling transaction has committed (notify's on_commit), a moment after the hook reads disabled
+    wait_for(lambda: Notification.objects.filter(event=Event.WEBHOOK_DISABLED).exists(), timeout=30, what="the notice")
     told = Notification.objects.get(event=Event.WEBHOOK_DISABLED)  # one: the owner's, not the developer's or dev2's
     assert told.recipient == owner and "team" in told.text and told.link == "/projects/ads/webhooks/"
     delivery = wait_for(lambda: Delivery.objects.filter(webhook=hook, state=DeliveryState.FAILED).first(), timeout=60)
