@@ -55,7 +55,8 @@ def write_pods(root: Path, pods: int, lines: int) -> list[Any]:
     return out
 
 
-def ship(url: str, root: Path, pods: list[Any]) -> dict[str, float]:
+def _shipper(url: str, root: Path, pods: list[Any]) -> Any:
+    """member-a's node agent, tracking ``pods``' log files."""
     from devtools.localcp.pods.ship import LogShipper
     from devtools.localcp.pods.watch import Registry
 
@@ -65,6 +66,11 @@ def ship(url: str, root: Path, pods: list[Any]) -> dict[str, float]:
     shipper = LogShipper("member-a", url, registry, root / "offsets.json")
     for pod in pods:
         shipper.track(pod)
+    return shipper
+
+
+def ship(url: str, root: Path, pods: list[Any]) -> dict[str, float]:
+    shipper = _shipper(url, root, pods)
     started = time.perf_counter()
     while shipper.ship_once():
         pass
@@ -96,15 +102,8 @@ def lag(url: str, root: Path, pods: list[Any], samples: int) -> dict[str, float]
     project = _portal(url)
     from debugging.logs.archive import _store, build_query
     from devtools.localcp.pods.pump import cri_line
-    from devtools.localcp.pods.ship import LogShipper
-    from devtools.localcp.pods.watch import Registry
 
-    registry = Registry()
-    for pod in pods:
-        registry.put(pod)
-    shipper = LogShipper("member-a", url, registry, root / "offsets.json")
-    for pod in pods:
-        shipper.track(pod)
+    shipper = _shipper(url, root, pods)
     runner = threading.Thread(target=shipper.run, daemon=True)
     runner.start()
     took: list[float] = []
