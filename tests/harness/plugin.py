@@ -11,8 +11,8 @@ import atexit
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,7 @@ def _start_backing_services() -> None:
     global _postgres, _redis, _archive, _metrics, _mail
     if LIGHT:
         return
+    atexit.register(_stop_backing_services)  # a worker xdist ends never reaches pytest_unconfigure
     try:
         _postgres, _redis = Postgres(), Redis()
         _archive = VictoriaLogs(Path(tempfile.mkdtemp(prefix="pinconsole-vlogs-")), free_port())
@@ -94,22 +95,29 @@ def _start_backing_services() -> None:
 def _stop_backing_services() -> None:
     """Stop each service even when stopping another fails (a test may have stopped or restarted one): the first
     failure is raised once every one was asked to stop. They stop side by side: one after another took up to a
-    minute (PostgreSQL's and VictoriaLogs' flushes), time in which a worker ended by xdist left the rest running."""
-    services = ((_redis, None), (_postgres, None), (_archive, _archive and _archive.data_dir),
-                (_metrics, None), (_mail, _mail and _mail.data_dir))  # fmt: skip
+    minute (PostgreSQL's and VictoriaLogs' flushes), time in which a worker ended by xdist left the rest running.
+    Runs from ``pytest_unconfigure`` and again from ``atexit`` (a worker that never reached unconfigure): the second
+    call finds nothing left. Plain threads, since an executor refuses work once the interpreter shuts down."""
+    global _postgres, _redis, _archive, _metrics, _mail
+    services = [(s, d) for s, d in ((_redis, None), (_postgres, None), (_archive, _archive and _archive.data_dir),
+                (_metrics, None), (_mail, _mail and _mail.data_dir)) if s is not None]  # fmt: skip
+    _postgres = _redis = _archive = _metrics = _mail = None
+    failures: list[BaseException] = []
 
-    def stop(service: Any, data_dir: Path | None) -> BaseException | None:
+    def stop(service: Any, data_dir: Path | None) -> None:
         try:
             service.stop()
         except Exception as exc:  # noqa: BLE001 - collected, raised after the others stopped
-            return exc
+            failures.append(exc)
         finally:
             if data_dir is not None:
                 shutil.rmtree(data_dir, ignore_errors=True)
-        return None
 
-    with ThreadPoolExecutor(len(services)) as pool:
-        failures = [f for f in pool.map(lambda pair: stop(*pair), [p for p in services if p[0] is not None]) if f]
+    threads = [threading.Thread(target=stop, args=pair, name=f"stop-{type(pair[0]).__name__}") for pair in services]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     if failures:
         raise failures[0]
 
@@ -154,7 +162,6 @@ def pytest_load_initial_conftests(
     (SESSION_DIR / "var" / "staticfiles").mkdir(parents=True, exist_ok=True)
     if _runs_tests(early_config):
         _start_backing_services()
-    atexit.register(_stop_backing_services)
     return (yield)
 
 
