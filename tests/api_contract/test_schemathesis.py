@@ -1,6 +1,7 @@
-"""Schemathesis over every operation of ``/api/schema/``, against the real app served by ``live_server`` (the
-real views, services, database and error handler; the host apiserver is the workload API tests' fake, which
-mirrors writes into the host cache), authenticated as a project developer with a real API token.
+"""Schemathesis over every operation of ``/api/schema/``, against the real app served over ASGI by uvicorn as in
+production (``asgi_portal``: the real views, services, database and error handler; the host apiserver is the
+workload API tests' fake, which mirrors writes into the host cache), authenticated as a project developer with a
+real API token.
 
 Every check of schemathesis is on (no 5xx, response schema conformance, status codes and content types
 documented, negative data rejected, positive data accepted, auth not ignored, ...). One exception is written
@@ -18,6 +19,7 @@ from schemathesis.engine import Status, events, from_schema
 
 from accounts.services import create_api_token
 from tests.support import fake_configs
+from tests.support.sdk import asgi_portal  # noqa: F401
 
 # hypothesis imports its ``randoms()`` strategy module lazily, and that module imports hypothesis' core back: when
 # schemathesis' 4 workers draw their first cases at once, one thread can be handed the half-imported module
@@ -112,7 +114,7 @@ def run_config(base_url: str, token: str) -> dict[str, Any]:
     return {
         "base-url": base_url,
         "seed": 1,
-        "workers": 4,  # the live server is threaded; the run waits on round trips, not CPU
+        "workers": 4,  # the run waits on round trips, not CPU
         "auth": {"openapi": {"apiToken": {"bearer": token}}},
         "generation": {"max-examples": MAX_EXAMPLES, "mode": "all", "database": "none", "allow-x00": False},
         "checks": {"enabled": True},
@@ -162,11 +164,11 @@ def failures_of(stream: Any) -> tuple[list[str], set[str]]:
     return found, tested
 
 
-def test_every_operation_keeps_the_contract(web, developer, live_server, unthrottled, client, monkeypatch):
+def test_every_operation_keeps_the_contract(web, developer, asgi_portal, unthrottled, client, monkeypatch):  # noqa: F811
     fake_configs.install(monkeypatch)  # the project's Secrets and ConfigMaps (a host the fake host does not serve)
     _, token = create_api_token(user=developer, name="schemathesis", days=1)
     document = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
-    config = SchemathesisConfig.from_dict(run_config(live_server.url, token))
+    config = SchemathesisConfig.from_dict(run_config(asgi_portal.url, token))
     schema = schemathesis.openapi.from_dict(document, config=config)
 
     failures, tested = failures_of(from_schema(schema).execute())
