@@ -62,6 +62,11 @@ def test_up_status_reuse_down(tmp_path: Path) -> None:
             "kwok",
             "pods",
         }
+        # the admission policies' type-checking controller is off (the suite's cost; the apiserver still enforces them)
+        managers = [line for line in our_processes(state) if "kube-controller-manager" in line]
+        assert len(managers) == 2, managers
+        off = "--controllers=*,-validatingadmissionpolicy-status-controller"
+        assert all(off in line for line in managers), managers
 
         again = cli(state, "up", "--json")
         assert again.returncode == 0, again.stderr
