@@ -6,6 +6,7 @@
 2. The error toast goes when the user acts again: it never stands beside the next action's success.
 3. A workload page whose viewer loses access (or whose workload is deleted elsewhere) stops polling at the
    first 404 and shows one message, instead of a new toast every few seconds.
+4. The portal's confirmation dialog carries out a Confirm clicked while it is still fading in.
 """
 
 from __future__ import annotations
@@ -98,3 +99,29 @@ def test_a_workload_page_that_loses_its_workload_stops_polling_with_one_message(
     assert page.locator("#messages .alert").count() == 1
     assert "no longer" in page.inner_text("#messages .alert")
     page.screenshot(path=str(screenshot_dir / "workload-gone-polling-stopped.png"))
+
+
+def test_a_confirmation_clicked_while_the_dialog_fades_in_is_carried_out(page, live_server, project, owner, viewer):
+    """The dialog's Confirm answers on the click: Bootstrap ignores hide() during the fade-in, and the request waited
+    for the dialog to be hidden, so a quick click (here in the same task as the one that opened it) was lost."""
+    sign_in(page, live_server, owner, "pw-dev1-Secret!")
+    page.goto(f"{live_server.url}/projects/ads/")
+    remove = f"#members button[title='Remove {viewer.username}']"
+    page.wait_for_selector(remove)
+
+    fading = page.evaluate(
+        """(selector) => {
+            document.querySelector(selector).click();
+            const dialog = document.querySelector('#confirm-modal');
+            const focused = document.activeElement?.closest('#confirm-modal') != null;
+            const fading = !dialog.classList.contains('show') || !focused;
+            dialog.querySelector('[data-confirm-ok]').click();
+            return fading;
+        }""",
+        remove,
+    )
+
+    assert fading, "Confirm was clicked before the dialog had faded in"
+    page.wait_for_selector(remove, state="detached")
+    page.wait_for_selector("#confirm-modal", state="hidden")
+    assert not Membership.objects.filter(project=project, user=viewer).exists()

@@ -197,21 +197,32 @@ export function confirmDialog(question, { danger = false, confirmLabel = "Confir
   ok.className = `btn btn-sm ${danger ? "btn-danger" : "btn-primary"}`;
   const modal = Modal.getOrCreateInstance(modalEl);
   return new Promise((resolve) => {
-    let answer = false;
+    // The answer is given on the click, not when the dialog has faded out: Bootstrap ignores hide() while the dialog
+    // is still fading in, so a quick click (a fast user, Enter on the focused button) would otherwise be lost, the
+    // dialog left open and the request never sent. Hiding waits for the fade-in instead.
+    let shown = false;
+    let settled = false;
+    const settle = (answer) => {
+      if (settled) return;
+      settled = true;
+      ok.removeEventListener("click", onOk);
+      resolve(answer);
+    };
     const onOk = () => {
-      answer = true;
-      modal.hide();
+      settle(true);
+      if (shown) modal.hide();
+      else modalEl.addEventListener("shown.bs.modal", () => modal.hide(), { once: true });
     };
     ok.addEventListener("click", onOk, { once: true });
+    modalEl.addEventListener("hidden.bs.modal", () => settle(false), { once: true });
     modalEl.addEventListener(
-      "hidden.bs.modal",
+      "shown.bs.modal",
       () => {
-        ok.removeEventListener("click", onOk);
-        resolve(answer);
+        shown = true;
+        if (!settled) ok.focus();
       },
       { once: true },
     );
-    modalEl.addEventListener("shown.bs.modal", () => ok.focus(), { once: true });
     modal.show();
   });
 }
