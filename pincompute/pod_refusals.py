@@ -24,11 +24,21 @@ FAILED_CREATE = "FailedCreate"
 # The Events the operator watches: a ReplicaSet's refusals reach its Deployment's ReplicaFailure already.
 EVENT_FIELD_SELECTOR = f"reason={FAILED_CREATE},involvedObject.kind!=ReplicaSet"
 _RBAC_DENIAL = re.compile(r'\bcannot [a-z]+ resource "')  # the authorizer's 403, not an admission's
+# Admission answers that mean "not yet", not "no": the ServiceAccount admission refuses a pod while the namespace's
+# default ServiceAccount, which the controller-manager makes moments after the namespace, does not exist yet. The
+# controllers retry and get past it; taking it for a refusal would hold the workload until its spec changes.
+_NOT_YET = ("error looking up service account",)
+
+
+def says_not_yet(message: str) -> bool:
+    """Whether an admission's refusal is one that passes on its own (a pod's ServiceAccount not made yet)."""
+    return any(phrase in message for phrase in _NOT_YET)
 
 
 def is_admission_refusal(status: int, message: str) -> bool:
-    """A 403 from an admission (Pod Security, ResourceQuota, a webhook), not the operator's RBAC lacking a verb."""
-    return status == 403 and not _RBAC_DENIAL.search(message)
+    """A 403 from an admission (Pod Security, ResourceQuota, a webhook), not the operator's RBAC lacking a verb, nor
+    an answer that passes on its own (``says_not_yet``)."""
+    return status == 403 and not _RBAC_DENIAL.search(message) and not says_not_yet(message)
 
 
 def _time(value: object) -> datetime | None:
@@ -93,7 +103,8 @@ def refusal(obj: Mapping[str, Any], events: Iterable[Mapping[str, Any]]) -> str:
     ]
     if not about or not lacks_pods(obj):
         return ""
-    return max(about)[1].removeprefix("Error creating: ")
+    newest = max(about)[1].removeprefix("Error creating: ")
+    return "" if says_not_yet(newest) else newest
 
 
 def current_run(cronjob: Mapping[str, Any], jobs: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:

@@ -17,6 +17,7 @@ from pincompute.conditions import set_condition as set_condition
 from pincompute.conditions import set_conditions as set_conditions
 from pincompute.federation.refusal import REFUSED, member_refused, refused_condition
 from pincompute.labels import ZONE_LABEL, workload_selector
+from pincompute.pod_refusals import says_not_yet
 
 _STUCK_REASONS = frozenset(
     {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName"}
@@ -134,7 +135,8 @@ def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
         desired, ready = spec.get("replicas", status.get("replicas", 0)), status.get("availableReplicas", 0)
         updated = status.get("updatedReplicas", 0)
     progressing = _conditions(obj).get("Progressing") or {}
-    if failure.get("status") == "True":  # its pods cannot be created (Pod Security admission, quota, ...)
+    refused = failure.get("status") == "True" and not says_not_yet(str(failure.get("message", "")))
+    if refused:  # its pods cannot be created (Pod Security admission, quota, ...)
         return _shard(obj, desired, status.get("availableReplicas", 0), 0, REFUSED, str(failure.get("message", "")))
     if progressing.get("reason") == "ProgressDeadlineExceeded":
         return _shard(obj, desired, ready, updated, "Failed", str(progressing.get("message", "")))

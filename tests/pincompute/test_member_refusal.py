@@ -5,7 +5,7 @@ tests/pincompute/operator/federation/test_member_refused.py)."""
 from datetime import UTC, datetime
 
 from pincompute.federation.refusal import admission_refused, current_refusal
-from pincompute.pod_refusals import current_run, refusal
+from pincompute.pod_refusals import current_run, is_admission_refusal, refusal
 from pincompute.status import aggregate_shards, derive_status, set_condition
 from tests.support.examples import example
 
@@ -162,3 +162,26 @@ def test_refused_objects_are_refused_shards_present_or_never_created():
     assert conditions(status)["Refused"]["message"] == f"backfill: {FORBIDDEN}"
     assert [(s["name"], s["state"]) for s in pod["shards"]] == [("notebook", "Refused")]
     assert conditions(pod)["Refused"]["reason"] == "PodSecurity" and pod["phase"] == "Refused"
+
+
+NOT_YET = (
+    'pods "strict-local-1a-546687bfd6-" is forbidden: error looking up service account fed-b880f9/default: '
+    'serviceaccount "default" not found'
+)
+
+
+def test_a_service_account_not_made_yet_is_not_a_refusal():
+    """The ServiceAccount admission refuses pods until the controller-manager has made the namespace's default
+    ServiceAccount; the controllers retry and get past it (seen in a clean-clone run: the workload was held as
+    refused until its spec changed)."""
+    waiting = refusing_deployment()
+    waiting["status"]["conditions"][0]["message"] = NOT_YET
+
+    status = derive_status("PinApp", example("PinApp"), [waiting], now=T0)
+
+    assert "Refused" not in conditions(status) and status["shards"][0]["state"] != "Refused"
+    assert refusal(native("Job", "backfill", {}), [failed_create(message=f"Error creating: {NOT_YET}")]) == ""
+    newer = {**failed_create(message=f"Error creating: {NOT_YET}"), "lastTimestamp": "2024-05-01T12:05:00Z"}
+    assert refusal(native("Job", "backfill", {}), [failed_create(), newer]) == ""  # the newest says "not yet"
+    assert not is_admission_refusal(403, NOT_YET)
+    assert is_admission_refusal(403, FORBIDDEN)

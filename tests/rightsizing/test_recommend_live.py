@@ -140,7 +140,9 @@ def test_a_tenth_of_the_request_is_recommended_near_its_use_and_applying_it_prev
         return main(list(argv), out=out, err=io.StringIO()), out.getvalue()
 
     code, out = cli("recommend", "workload/api", "-n", project.name, "--window", "1h")
-    assert code == 0 and re.search(r"\b1/1Gi\s+100m/100Mi\s+1[12][05]m/116Mi\b", out) and "low (" in out, out
+    # the use is a rate over real scrapes: within a few percent of the emulated 100m (99m seen on a loaded machine)
+    table = r"\b1/1Gi\s+(?:9[5-9]|10[0-5])m/100Mi\s+1[12][05]m/116Mi\b"
+    assert code == 0 and re.search(table, out) and "low (" in out, out
     code, out = cli("recommend", "pinapp/api", "-n", project.name, "--window", "1h", "--apply")
     assert code == 0, out
     assert "pinapp/api configured (preview)" in out and "quota OnDemand fits now" in out
