@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from suite_cpu import machine_busy, sample  # noqa: E402 - a sibling script, as federation.py imports ssa_floor
+
 from devtools.localcp import LocalControlPlane  # noqa: E402
 from devtools.localcp.mailpit import Mailpit  # noqa: E402
 from devtools.localcp.procs import free_port  # noqa: E402
@@ -33,44 +35,22 @@ from devtools.localcp.victorialogs import VictoriaLogs  # noqa: E402
 from tests.harness.services import Postgres, Redis  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "suite_idle.json"
-TICKS = os.sysconf("SC_CLK_TCK")
 WORKERS = 3  # pyproject's -n 3
 
 
-def cpu_by_program() -> dict[int, tuple[str, float]]:
-    """{pid: (program, CPU seconds so far)} for every process readable now."""
-    out: dict[int, tuple[str, float]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        out[int(entry.name)] = (comm, (int(fields[11]) + int(fields[12])) / TICKS)
-    return out
-
-
-def machine_busy_seconds() -> float:
-    """CPU seconds every core spent not idle since boot (``/proc/stat``)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]
-    return (sum(values[:8]) - idle) / TICKS
-
-
 def measure(window: float) -> tuple[dict[str, float], float]:
-    """CPU seconds per program over ``window`` (processes alive at both ends), and the machine's busy seconds."""
-    before, busy_before = cpu_by_program(), machine_busy_seconds()
+    """CPU seconds per program over ``window`` (``suite_cpu``'s sampling at both ends), and the machine's busy
+    seconds."""
+    seen: dict[tuple[int, str], list] = {}
+    sample(seen)
+    before, busy_before = {key: cpu for key, (_, cpu) in seen.items()}, machine_busy()
     time.sleep(window)
-    after, busy_after = cpu_by_program(), machine_busy_seconds()
+    sample(seen)
     per: dict[str, float] = defaultdict(float)
-    for pid, (comm, seconds) in after.items():
-        start = before.get(pid, (comm, 0.0))[1]
-        per[comm] += seconds - start
+    for key, (program, cpu) in seen.items():
+        per[program] += cpu - before.get(key, 0.0)
     ranked = {k: round(v, 2) for k, v in sorted(per.items(), key=lambda kv: -kv[1]) if v > 0.005}
-    return ranked, busy_after - busy_before
+    return ranked, machine_busy() - busy_before
 
 
 def main() -> None:

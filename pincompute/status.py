@@ -135,9 +135,9 @@ def _replicated(obj: Mapping[str, Any]) -> ShardStatus:
         desired, ready = spec.get("replicas", status.get("replicas", 0)), status.get("availableReplicas", 0)
         updated = status.get("updatedReplicas", 0)
     progressing = _conditions(obj).get("Progressing") or {}
-    refused = failure.get("status") == "True" and not says_not_yet(str(failure.get("message", "")))
-    if refused:  # its pods cannot be created (Pod Security admission, quota, ...)
-        return _shard(obj, desired, status.get("availableReplicas", 0), 0, REFUSED, str(failure.get("message", "")))
+    said = str(failure.get("message", ""))
+    if failure.get("status") == "True" and not says_not_yet(said):  # its pods cannot be created (Pod Security, quota)
+        return _shard(obj, desired, status.get("availableReplicas", 0), 0, REFUSED, said)
     if progressing.get("reason") == "ProgressDeadlineExceeded":
         return _shard(obj, desired, ready, updated, "Failed", str(progressing.get("message", "")))
     observed = status.get("observedGeneration", 0) >= generation
