@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from kubernetes import client, dynamic  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
+from pods_floor import run_pods_floor  # noqa: E402
 from ssa_floor import run_floor  # noqa: E402
 from urllib3.exceptions import HTTPError  # noqa: E402
 
@@ -292,6 +293,17 @@ def remove_project(apis: dict[str, client.ApiClient], namespace: str, timeout: f
     wait_for(namespaces_gone, timeout, interval=1.0, what=f"namespace {namespace} gone")
 
 
+def leftover_namespaces(apis: dict[str, client.ApiClient]) -> list[str]:
+    """The bench's project namespaces still on any cluster (each run removes its own)."""
+    names = {
+        ns.metadata.name
+        for api in apis.values()
+        for ns in client.CoreV1Api(api).list_namespace().items
+        if ns.metadata.name.startswith("bench-fed-")
+    }
+    return sorted(names)
+
+
 class Watcher:
     """One raw watch (no model deserialization), resumed from its last resourceVersion; calls
     ``handle(event_type, obj, monotonic_time)`` from its own thread."""
@@ -399,6 +411,11 @@ class LatencyObserver:
             w.stop.set()
 
 
+def members_of(body: dict[str, Any]) -> list[str]:
+    """The members the federation places a latency workload on: a two-zone PinApp on both, a PinPod on one."""
+    return list(MEMBERS) if body["kind"] == "PinApp" else [MEMBERS[int(body["metadata"]["name"][-4:]) % 2]]
+
+
 def latency_names(args: argparse.Namespace) -> list[str]:
     return [
         f"app-{i:04d}" if args.app_every and i % args.app_every == 0 else f"pp-{i:04d}" for i in range(args.workloads)
@@ -412,10 +429,6 @@ def run_ssa_floor(args: argparse.Namespace, apis: dict[str, client.ApiClient]) -
     needed = sum(claims, Allocation())
     grant = Allocation.of(Resources(needed.cpu_milli, needed.memory_bytes), 0)
     namespace = make_project(apis, "bench-fed-floor", grant)
-
-    def members_of(body: dict[str, Any]) -> list[str]:
-        return list(MEMBERS) if body["kind"] == "PinApp" else [MEMBERS[int(body["metadata"]["name"][-4:]) % 2]]
-
     result = run_floor(apis, [manifest(name, namespace) for name in names], members_of, args.threads)
     print(
         f"floor: {result['workloads']} workloads ({result['objects_applied']} objects: host objects and shards) "
@@ -424,6 +437,42 @@ def run_ssa_floor(args: argparse.Namespace, apis: dict[str, client.ApiClient]) -
         f"{os.getloadavg()[0]:.1f}",
         flush=True,
     )
+    remove_project(apis, namespace)
+    return result
+
+
+def run_pods_floor_phase(args: argparse.Namespace, apis: dict[str, client.ApiClient], cp: LocalControlPlane) -> dict:
+    """The latency phase's shards as the members' native objects, written by a plain client: to all pods Running."""
+    names = latency_names(args)
+    needed = sum((claim(manifest(name, "x")) for name in names), Allocation())
+    grant = Allocation.of(Resources(needed.cpu_milli * 2, needed.memory_bytes * 2), 0)
+    namespace = make_project(apis, "bench-fed-pods", grant)
+    manifests = [manifest(name, namespace) for name in names]
+    zones = {member: cp.cluster(member).zone for member in MEMBERS}
+    result = run_pods_floor(
+        apis,
+        manifests,
+        members_of,
+        zones,
+        lambda body: int(body["spec"].get("replicas") or 1),
+        PROFILE,
+        args.threads,
+        timeout=120 + len(names),
+        rate=args.rate,
+        summary=summary_ms,
+    )
+    pace = f"{args.rate}/s" if args.rate else "a burst"
+    print(
+        f"pods floor: {result['workloads']} workloads ({result['objects_written']} member objects, {result['pods']} "
+        f"pods) written by a plain client ({pace}, {args.threads} threads), no operator: written in "
+        f"{result['write_seconds']} s, all pods Running after {result['seconds_to_all_running']} s = "
+        f"{result['workloads_per_second']} workloads/s; a workload's first write -> all its pods Running "
+        f"{_fmt(result['latency_ms'])}; the burst's first write -> them {_fmt(result['from_first_write_ms'])}; "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    for kind, latency in result["latency_ms_by_kind"].items():
+        print(f"  pods floor, {kind}: first write -> all pods Running {_fmt(latency)}", flush=True)
     remove_project(apis, namespace)
     return result
 
@@ -500,6 +549,7 @@ def run_latency(args: argparse.Namespace, apis: dict[str, client.ApiClient], op:
         "workloads_running_per_second": round(n / (last_running - start), 1),
         "load_average": [round(x, 1) for x in os.getloadavg()],
         "latency_from_create_returned_ms": stages,
+        "running_from_first_create_ms": summary_ms([observer.times["running"][nm] - start for nm in names]),
         "by_kind_ms": by_kind,
         **counters(before, after, total),
         "operator_rss_kib": rss_kib(op.proc.pid) if op.proc else {},
@@ -536,6 +586,7 @@ def print_latency(r: dict[str, Any]) -> None:
         f"{r['create_seconds']} s ({r['creates_per_second']}/s); all Running + Ready "
         f"{r['wall_seconds_first_create_to_last_ready']} s after the first create"
     )
+    print(f"  the first create -> all pods Running: {_fmt(r['running_from_first_create_ms'])}")
     print("  create returned -> stage      p50 ms    p90 ms    p99 ms    max ms")
     for stage, s in r["latency_from_create_returned_ms"].items():
         if s.get("n"):
@@ -749,7 +800,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.0, help="latency: creates per second (0: a burst)")
     parser.add_argument("--workers", default="4", help="operator --workers")
     parser.add_argument("--log-level", default="INFO", help="operator --log-level")
-    parser.add_argument("--skip", choices=("floor", "latency", "contention"), action="append", default=[])
+    parser.add_argument("--skip", choices=("floor", "pods-floor", "latency", "contention"), action="append", default=[])
     args = parser.parse_args()
     state_dir = Path(args.state_dir)
     cp = LocalControlPlane(state_dir, members=2, nodes_per_member=args.nodes)
@@ -760,10 +811,21 @@ def main() -> None:
     apis = {name: api_client(kubeconfig, name) for name in ("host", *MEMBERS)}
     for api in apis.values():
         api.configuration.connection_pool_maxsize = 32
+    leftovers = leftover_namespaces(apis)
+    if leftovers:  # an interrupted run's workloads would take nodes and operator time from this one
+        if started:
+            cp.down()
+        sys.exit(
+            f"{', '.join(leftovers)} left by an interrupted run in {state_dir} (its etcd keeps them): stop that "
+            f"control plane and start afresh (.venv/bin/python -m devtools.localcp --state-dir {state_dir} down; "
+            f"rm -rf {state_dir}), or pass another --state-dir"
+        )
     register_members(cp, apis)
     results: dict[str, Any] = {}
     if "floor" not in args.skip:
         results["floor"] = run_ssa_floor(args, apis)
+    if "pods-floor" not in args.skip:
+        results["pods_floor"] = run_pods_floor_phase(args, apis, cp)
     op = OperatorProcess(
         cp.kubeconfig_path,
         state_dir,
@@ -783,8 +845,8 @@ def main() -> None:
         time.sleep(2)
         if "latency" not in args.skip:
             results["latency"] = run_latency(args, apis, op)
+            fed = results["latency"]["workloads_running_per_second"]
             if "floor" in results:
-                fed = results["latency"]["workloads_running_per_second"]
                 floor = results["floor"]["workloads_per_second"]
                 results["fraction_of_floor"] = round(fed / floor, 3)
                 print(
@@ -792,11 +854,18 @@ def main() -> None:
                     f"({floor} workloads/s applied with no operator)",
                     flush=True,
                 )
+            if "pods_floor" in results:
+                pods_floor = results["pods_floor"]["workloads_per_second"]
+                results["fraction_of_pods_floor"] = round(fed / pods_floor, 3)
+                print(
+                    f"  federation: {100 * fed / pods_floor:.0f} % of the pods floor ({pods_floor} workloads/s to all "
+                    "pods Running with the members' objects written by a plain client)",
+                    flush=True,
+                )
             remove_project(apis, results["latency"]["namespace"])
         if "contention" not in args.skip:
             results["contention"] = run_contention(args, apis, op)
-            if not started:
-                remove_project(apis, results["contention"]["namespace"])
+            remove_project(apis, results["contention"]["namespace"])  # the state dir's etcd outlives a stop
     finally:
         code = op.terminate()
         if started:
