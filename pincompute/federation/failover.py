@@ -46,15 +46,21 @@ class MemberLoss:
 
 
 def lost_members(
-    losses: Mapping[str, MemberLoss], now: datetime, policy: FailoverPolicy, *, serving: bool
+    losses: Mapping[str, MemberLoss],
+    now: datetime,
+    policy: FailoverPolicy,
+    *,
+    serving: bool,
+    finished: Collection[str] = (),
 ) -> dict[str, MemberLoss]:
-    """The losses a workload moves off now. A drain moves a ``serving`` kind (PinApp, PinterestService) at once and
-    any other kind at the drain's deadline (a job may finish first); unreachable or node-less members count when
-    the policy is enabled and its grace has passed."""
+    """The losses a workload moves off now. A drain moves a ``serving`` kind (every kind that does not run to an end:
+    PinApp, PinPod, services, daemons) at once and a run-to-finish kind at the drain's deadline, unless its shard
+    there has succeeded (``finished``: those members; moved, it would run again elsewhere); unreachable or node-less
+    members count when the policy is enabled and its grace has passed."""
     out = {}
     for name, loss in losses.items():
         if loss.reason == DRAINED:
-            due = serving or (loss.deadline is not None and now >= loss.deadline)
+            due = serving or (name not in finished and loss.deadline is not None and now >= loss.deadline)
         else:
             due = policy.enabled and (now - loss.since).total_seconds() >= policy.after_seconds
         if due:

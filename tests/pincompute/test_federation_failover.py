@@ -97,6 +97,9 @@ def test_the_grace_the_kind_defaults_and_a_drain_decide_which_losses_count():
     assert set(lost_members(losses, NOW, app, serving=True)) == {"old", "drained"}
     assert set(lost_members(losses, NOW, job, serving=False)) == set()  # a job finishes first
     assert set(lost_members(losses, NOW + timedelta(minutes=6), job, serving=False)) == {"drained"}
+    later = NOW + timedelta(minutes=6)  # a job that succeeded there stays: moved, it would run again
+    assert set(lost_members(losses, later, job, serving=False, finished=["drained"])) == set()
+    assert set(lost_members(losses, NOW, app, serving=True, finished=["drained"])) == {"old", "drained"}
     assert FailoverPolicy(True, 0, "50%").surge(3) == 2 and FailoverPolicy(True, 0, 1).surge(9) == 1
 
 

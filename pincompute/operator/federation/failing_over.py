@@ -34,6 +34,8 @@ from pincompute.placement import Placement
 from pincompute.specs.failover import failover_policy
 from pincompute.status import rfc3339
 
+SUCCEEDED = "Succeeded"
+
 
 class Failover:
     def __init__(
@@ -66,7 +68,8 @@ class Failover:
         rows = [r for r in self._rows(obj) if not self._settled(obj, r, losses)]
         policy = failover_policy(kind, obj.get("spec") or {})
         serving = KINDS[kind].category is not Category.RUN_TO_FINISH
-        lost = lost_members(losses, self.now(), policy, serving=serving)
+        finished = () if serving else [name for name in losses if self._succeeded(obj, name)]
+        lost = lost_members(losses, self.now(), policy, serving=serving, finished=finished)
         lost = {name: loss for name, loss in lost.items() if any(s.cluster == name for s in shards)}
         if not lost:
             return None, rows
@@ -120,6 +123,13 @@ class Failover:
         member = self.members.get(cluster)
         meta = obj["metadata"]
         return member is not None and member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) is not None
+
+    def _succeeded(self, obj: Mapping[str, Any], cluster: str) -> bool:
+        """Whether the workload's shard on ``cluster`` succeeded (a Failed one may be crash-looping: not finished)."""
+        member = self.members.get(cluster)
+        meta = obj["metadata"]
+        live = member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) if member is not None else None
+        return live is not None and (live.get("status") or {}).get("phase") == SUCCEEDED
 
     def _ready(self, obj: Mapping[str, Any], placement: Placement | None) -> bool:
         if placement is None or placement.cluster not in self.members:

@@ -1,7 +1,8 @@
 """A drain against the real stack: member-b's MemberCluster is drained (what the portal's cordon/drain writes there)
 while a PinApp runs 2 + 2 over both members. Its replicas move to member-a, and member-b's old shard goes only once
 member-a runs them all (never more than the count plus the surge); a new workload is not placed on the cordoned
-member; uncordon returns it to service."""
+member; uncordon returns it to service. A CronJob (a run-to-finish kind) stays on a drained member until the
+drain's jobs deadline, and moves whole to the other member then; a job that finished there is not run again."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def running(api: client.ApiClient, namespace: str, name: str) -> int:
 
 
 def set_member_b(host: client.ApiClient, spec: dict) -> None:
-    custom(host).patch_cluster_custom_object(GROUP, VERSION, "memberclusters", "member-b", {"spec": spec})
+    set_member(host, "member-b", spec)
 
 
 def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federation, federation_clusters, project):
@@ -85,3 +86,88 @@ def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federati
         what="uncordoned: the new PinApp placed on both members",
     )
     assert most[0] <= 4 + 4  # the default surge, 100%
+
+
+def placed_on(host: client.ApiClient, kind: str, ns: str, name: str) -> list[str]:
+    obj = get(host, kind, ns, name) or {}
+    return [c["cluster"] for c in (((obj.get("status") or {}).get("placement") or {}).get("clusters") or [])]
+
+
+JOB = {"name": "worker", "image": "registry.local/batch/worker:1", "resources": {"requests": {"cpu": "100m"}}}
+
+
+def batch(ns: str, kind: str, name: str, **spec: object) -> dict:
+    base = {"project": ns, "team": "team", "tier": "OnDemand", "containers": [JOB]}
+    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": kind, "metadata": {"name": name, "namespace": ns},
+            "spec": {**base, **spec}}  # fmt: skip
+
+
+def drain(host: client.ApiClient, member: str, seconds: float) -> datetime:
+    """Cordon and drain ``member``, jobs allowed ``seconds``; the jobs deadline."""
+    now = datetime.now(UTC)
+    deadline = now + timedelta(seconds=seconds)
+    set_member(
+        host, member, {"cordoned": True, "drain": {"requestedAt": rfc3339(now), "jobsDeadline": rfc3339(deadline)}}
+    )
+    return deadline
+
+
+def set_member(host: client.ApiClient, member: str, spec: dict) -> None:
+    custom(host).patch_cluster_custom_object(GROUP, VERSION, "memberclusters", member, {"spec": spec})
+
+
+def test_a_cronjob_stays_on_a_drained_member_until_the_jobs_deadline_then_moves(
+    federation, federation_clusters, project
+):
+    ns = project()
+    host = federation_clusters["host"]
+    kind = "PinterestCronJob"
+    custom(host).create_namespaced_custom_object(
+        GROUP, VERSION, ns, "pinterestcronjobs", batch(ns, kind, "nightly", schedule="*/5 * * * *")
+    )
+    (source,) = wait_for(lambda: placed_on(host, kind, ns, "nightly"), 60, what="the CronJob placed")
+    target = next(m for m in ("member-a", "member-b") if m != source)
+    members = {m: federation_clusters[m] for m in (source, target)}
+    wait_for(lambda: get(members[source], kind, ns, "nightly"), 60, what=f"its shard on {source}")
+    deadline = drain(host, source, 15)
+    try:
+        while datetime.now(UTC) < deadline - timedelta(seconds=3):  # its runs may finish there until the deadline
+            assert placed_on(host, kind, ns, "nightly") == [source]
+            assert get(members[source], kind, ns, "nightly") is not None
+            assert get(members[target], kind, ns, "nightly") is None
+            threading.Event().wait(0.5)
+        wait_for(lambda: placed_on(host, kind, ns, "nightly") == [target], 60, what=f"moved to {target}")
+        assert datetime.now(UTC) >= deadline
+        wait_for(lambda: get(members[target], kind, ns, "nightly"), 60, what=f"its shard on {target}")
+        wait_for(lambda: get(members[source], kind, ns, "nightly") is None, 60, what=f"{source}'s shard removed")
+        said = client.CoreV1Api(host).list_namespaced_event(ns, field_selector="involvedObject.name=nightly").items
+        assert any(e.reason == "FailedOver" and f"{source} is drained" in e.message for e in said)
+    finally:
+        set_member(host, source, {"cordoned": False, "drain": None})
+
+
+def test_a_job_that_finished_on_a_drained_member_is_not_run_again_at_the_deadline(
+    federation, federation_clusters, project
+):
+    ns = project()
+    host = federation_clusters["host"]
+    kind = "PinterestJobSet"
+    custom(host).create_namespaced_custom_object(
+        GROUP, VERSION, ns, "pinterestjobsets", batch(ns, kind, "once", shards=1, parallelism=1)
+    )
+    wait_for(
+        lambda: ((get(host, kind, ns, "once") or {}).get("status") or {}).get("phase") == "Succeeded",
+        90,
+        what="the JobSet Succeeded",
+    )
+    (source,) = placed_on(host, kind, ns, "once")
+    target = next(m for m in ("member-a", "member-b") if m != source)
+    deadline = drain(host, source, 3)
+    try:
+        threading.Event().wait((deadline - datetime.now(UTC)).total_seconds() + 5)  # the reconcile at the deadline
+        assert placed_on(host, kind, ns, "once") == [source]
+        assert get(federation_clusters[target], kind, ns, "once") is None
+        assert not client.BatchV1Api(federation_clusters[target]).list_namespaced_job(ns).items
+        assert (get(host, kind, ns, "once")["status"] or {}).get("phase") == "Succeeded"
+    finally:
+        set_member(host, source, {"cordoned": False, "drain": None})
