@@ -18,6 +18,7 @@ commits (``services.follow_on_host``); a node's cordon is written on the member 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -30,7 +31,7 @@ from base.errors import Invalid, NotFound
 from clusters import remote, runtime
 from clusters.models import Cluster, FederationRole
 from clusters.services import follow_on_host
-from pincompute.kinds import KINDS
+from pincompute.kinds import KINDS, Category
 
 DEFAULT_JOBS_DEADLINE_SECONDS = 600
 MAX_JOBS_DEADLINE_SECONDS = 7 * 86400
@@ -251,12 +252,15 @@ def _audit_node(verb: str, result: NodeResult, actor: Any, summary: str) -> None
 
 @dataclass(frozen=True)
 class DrainProgress:
-    """What the host still places on a member (``placed``: kind/namespace/name) and what is moving off it."""
+    """What the host still places on a member (``placed``: kind/namespace/name), what is moving off it, and the
+    run-to-finish workloads that succeeded there (``finished``: kept as records, run nowhere again; a drain leaves
+    them, so they do not hold it open)."""
 
     cordoned: bool
     draining: bool
     placed: list[str] = field(default_factory=list)
     moving: list[str] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -266,14 +270,26 @@ class DrainProgress:
 def drain_progress(cluster: Cluster) -> DrainProgress:
     """Read from the host's watch cache: the workloads placed on ``cluster`` and those whose moves off it are in
     flight (their old shard there not removed yet)."""
-    placed, moving = [], []
     host = runtime.host_cache()
-    for info in KINDS.values():
-        for obj in host.list(info.plural) if host is not None else ():
-            record = (obj.get("status") or {}).get("placement") or {}
-            ref = f"{info.kind}/{obj['metadata'].get('namespace')}/{obj['metadata']['name']}"
-            if any(row.get("cluster") == cluster.name for row in record.get("clusters") or []):
-                placed.append(ref)
-            elif any(row.get("from") == cluster.name for row in record.get("failover") or []):
-                moving.append(ref)
-    return DrainProgress(cluster.cordoned, cluster.drain_requested_at is not None, sorted(placed), sorted(moving))
+    objects = [
+        (info.kind, obj) for info in KINDS.values() for obj in (host.list(info.plural) if host is not None else ())
+    ]
+    return progress_of(cluster.name, cluster.cordoned, cluster.drain_requested_at is not None, objects)
+
+
+def progress_of(
+    name: str, cordoned: bool, draining: bool, objects: Iterable[tuple[str, Mapping[str, Any]]]
+) -> DrainProgress:
+    """``DrainProgress`` of member ``name`` from the host's workload objects, each with its kind (a list's items
+    carry none)."""
+    placed, moving, finished = [], [], []
+    for kind, obj in objects:
+        status = obj.get("status") or {}
+        record = status.get("placement") or {}
+        ref = f"{kind}/{obj['metadata'].get('namespace')}/{obj['metadata']['name']}"
+        if any(row.get("cluster") == name for row in record.get("clusters") or []):
+            run_to_finish = KINDS[kind].category is Category.RUN_TO_FINISH
+            (finished if run_to_finish and status.get("phase") == "Succeeded" else placed).append(ref)
+        elif any(row.get("from") == name for row in record.get("failover") or []):
+            moving.append(ref)
+    return DrainProgress(cordoned, draining, sorted(placed), sorted(moving), sorted(finished))

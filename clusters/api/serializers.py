@@ -100,6 +100,10 @@ class DrainProgressSerializer(serializers.Serializer):
     done = serializers.BooleanField(help_text="Drained: nothing placed on the member and no move in flight.")
     placed = serializers.ListField(child=serializers.CharField(), help_text="kind/namespace/name still placed there")
     moving = serializers.ListField(child=serializers.CharField(), help_text="Moved off, the old shard not gone yet")
+    finished = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Jobs that succeeded there: kept as records, not run again elsewhere; they do not hold the drain",
+    )
 
 
 class PoolPatchSerializer(StrictInput):

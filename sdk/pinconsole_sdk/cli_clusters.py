@@ -96,10 +96,12 @@ def _drain_node(client: Client, what: Target, out: TextIO) -> int:
 
 
 def _progress(progress: dict[str, Any]) -> str:
+    finished = progress.get("finished") or []
+    kept = f"; {len(finished)} finished job(s) kept there as records" if finished else ""
     if progress.get("done"):
-        return "nothing placed there any more"
+        return f"nothing placed there any more{kept}"
     placed, moving = progress.get("placed") or [], progress.get("moving") or []
-    return f"{len(placed)} workload(s) still placed there, {len(moving)} moving off"
+    return f"{len(placed)} workload(s) still placed there, {len(moving)} moving off{kept}"
 
 
 def add_parsers(sub: Any, common: list[argparse.ArgumentParser]) -> None:

@@ -82,7 +82,7 @@ def test_an_admin_drains_through_the_api_and_reads_the_progress(api_client, admi
     answer = api_client.post(f"/api/v1/clusters/{cluster.name}/drain/", {"jobs_deadline_seconds": 60}, format="json")
     assert answer.status_code == 200 and answer.json()["cordoned"] and answer.json()["drain_requested_at"]
     progress = api_client.get(f"/api/v1/clusters/{cluster.name}/maintenance/").json()
-    assert progress == {"cordoned": True, "draining": True, "placed": [], "moving": [], "done": True}
+    assert progress == {"cordoned": True, "draining": True, "placed": [], "moving": [], "finished": [], "done": True}
     assert api_client.post(f"/api/v1/clusters/{cluster.name}/uncordon/").json()["cordoned"] is False
 
 
@@ -122,3 +122,26 @@ def test_the_cluster_page_offers_the_buttons_to_admins_only(client, admin_user, 
 def test_a_node_drain_leaves_daemonset_and_mirror_pods_as_kubectl_does(meta, kept):
     why = maintenance.why_drain_keeps({"metadata": {"name": "p", **meta}})
     assert (why is None) if kept is None else why.startswith(kept)
+
+
+def _placed(name: str, on: str, phase: str = "Running", **record: object) -> dict:
+    return {
+        "metadata": {"namespace": "team-a", "name": name},
+        "status": {"phase": phase, "placement": {"clusters": [{"cluster": on}], **record}},
+    }
+
+
+def test_a_job_that_succeeded_on_the_member_does_not_hold_its_drain_open():
+    objects = [
+        ("PinterestJobSet", _placed("done", "member-b", "Succeeded")),
+        ("PinterestJobSet", _placed("running", "member-b")),
+        ("PinApp", _placed("moved", "member-a", failover=[{"from": "member-b", "to": "member-a"}])),
+        ("PinPod", _placed("elsewhere", "member-a", "Succeeded")),
+    ]
+    progress = maintenance.progress_of("member-b", True, True, objects)
+    assert progress.finished == ["PinterestJobSet/team-a/done"]
+    assert progress.placed == ["PinterestJobSet/team-a/running"] and progress.moving == ["PinApp/team-a/moved"]
+    assert not progress.done
+    left = maintenance.progress_of("member-b", True, True, objects[:1])
+    assert left.done and left.finished == ["PinterestJobSet/team-a/done"]
+    assert maintenance.progress_of("member-a", True, True, [("PinPod", _placed("p", "member-a", "Succeeded"))]).placed

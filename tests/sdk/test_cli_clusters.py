@@ -35,3 +35,12 @@ def test_the_cli_cordons_drains_and_uncordons_and_a_developer_gets_403(live_serv
     assert code == 3 and "not_found" in err
     actions = list(AuditEvent.objects.filter(cluster=cluster.name).values_list("action", flat=True).order_by("pk"))
     assert actions == ["cluster.cordon", "cluster.drain", "cluster.uncordon"]
+
+
+def test_the_drain_progress_line_counts_the_finished_jobs_kept_there():
+    from pinconsole_sdk.cli_clusters import _progress
+
+    kept = {"done": True, "placed": [], "moving": [], "finished": ["PinterestJobSet/t/once"]}
+    assert _progress(kept) == "nothing placed there any more; 1 finished job(s) kept there as records"
+    busy = {"done": False, "placed": ["PinApp/t/web"], "moving": [], "finished": []}
+    assert _progress(busy) == "1 workload(s) still placed there, 0 moving off"
