@@ -49,17 +49,37 @@ def free_port(preferred: int | None = None) -> int:
 
     Picked below the kernel's ephemeral range: a port the kernel handed out by ``bind(0)`` comes from that
     range, where it is soon reused as the local port of some outgoing connection, and a server started
-    minutes later (dex, at the end of the suite) then finds it taken."""
-    if preferred and port_is_free(preferred):
+    minutes later (dex, at the end of the suite) then finds it taken. A port is free only until its server binds
+    it, so two processes picking at once could pick the same one (a clean-clone run: one worker's Mailpit found
+    another's Redis on its port): each pytest-xdist worker picks from its own share of the range (``port_share``),
+    and a process never hands out the same port twice."""
+    if preferred and port_is_free(preferred):  # a server's own earlier port (a restart), even if handed out here
+        _handed.add(preferred)
         return preferred
     low = _ephemeral_low()
+    index, count = port_share()
+    span = (low - max(1024, low - 12000)) // count
+    first = max(1024, low - 12000) + index * span
     for _ in range(100):
-        port = random.randrange(max(1024, low - 12000), low)  # noqa: S311 - not a secret
-        if port_is_free(port):
+        port = random.randrange(first, first + span)  # noqa: S311 - not a secret
+        if port not in _handed and port_is_free(port):
+            _handed.add(port)
             return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+_handed: set[int] = set()
+
+
+def port_share(environ: Mapping[str, str] = os.environ) -> tuple[int, int]:
+    """(index, count): this pytest-xdist worker's share of the ports (``gw1`` of 3: the second third); (0, 1)
+    outside a worker. Its child processes (a ``dev`` under test) inherit the share."""
+    worker, count = environ.get("PYTEST_XDIST_WORKER", ""), environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if worker.startswith("gw") and worker[2:].isdigit() and count.isdigit() and int(count) > 0:
+        return int(worker[2:]) % int(count), int(count)
+    return 0, 1
 
 
 def _ephemeral_low() -> int:
