@@ -72,7 +72,7 @@ class Restarter:
     """Restarts one container of a set-up pod: its program's log starts over, its status counts the restart."""
 
     def __init__(self, api: client.ApiClient, registry: Registry, on_restart: Callable[[Pod], None]) -> None:
-        self.core = client.CoreV1Api(_without_retries(api))
+        self.core = client.CoreV1Api(_one_retry(api))
         self.registry = registry
         self.on_restart = on_restart
 
@@ -127,11 +127,11 @@ class Restarter:
         log.warning("%s: container %s not restarted: the pod's status kept changing", pod.key, container)
 
 
-def _without_retries(api: client.ApiClient) -> client.ApiClient:
-    """A client of its own whose urllib3 does not retry: a read that timed out, retried three times, would outlast
-    the operator's wait for the exec again; the background write does its own tries."""
+def _one_retry(api: client.ApiClient) -> client.ApiClient:
+    """A client of its own whose urllib3 retries once (a pooled connection the server closed meanwhile), not three
+    times: a read that timed out, tried four times, would outlast the operator's 20 s wait for the exec again."""
     config = copy.deepcopy(api.configuration)
-    config.retries = False
+    config.retries = 1
     return client.ApiClient(config)
 
 

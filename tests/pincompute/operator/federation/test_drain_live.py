@@ -105,7 +105,7 @@ def batch(ns: str, kind: str, name: str, **spec: object) -> dict:
 def drain(host: client.ApiClient, member: str, seconds: float) -> datetime:
     """Cordon and drain ``member``, jobs allowed ``seconds``; the jobs deadline."""
     now = datetime.now(UTC)
-    deadline = now + timedelta(seconds=seconds)
+    deadline = (now + timedelta(seconds=seconds)).replace(microsecond=0)  # as written: RFC 3339 to the second
     set_member(
         host, member, {"cordoned": True, "drain": {"requestedAt": rfc3339(now), "jobsDeadline": rfc3339(deadline)}}
     )
