@@ -25,7 +25,7 @@ from pincompute.operator.federation.admitter import Admitter
 from pincompute.operator.federation.host import ADMISSION, QUOTA, HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.propagator import Propagator
-from pincompute.operator.federation.shard_news import ShardNews
+from pincompute.operator.federation.shard_news import COALESCE_SECONDS, ShardNews
 from pincompute.operator.kubeio import Kube
 from pincompute.operator.reconciler import Outcome
 from pincompute.runtime import RuntimeProfile
@@ -107,9 +107,8 @@ class Federation:
             kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))
             shard = (cluster, kind, namespace, name)
             self.seen[shard] = self.now()
-            delay = self.shard_news.delay(shard, event, obj)
-            if delay is not None:
-                self.enqueue_after(Key(self.name, kind, namespace, name), delay, "shard_event")
+            if self.shard_news.is_news(shard, event, obj):
+                self.enqueue_after(Key(self.name, kind, namespace, name), COALESCE_SECONDS, "shard_event")
             else:
                 self.ignored("shard_echo")
 

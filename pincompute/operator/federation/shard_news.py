@@ -1,16 +1,11 @@
-"""Which member shard events are news for their host workload, and how soon its reconcile should come.
+"""Which member shard events are news for their host workload.
 
 A shard event queues its host workload's reconcile only when something the reconcile reads changed: the shard's
 status (the host status aggregates it), or its spec, labels, annotations or deletion (the reconcile repairs a hand
 edit). The echo of our own apply (the shard as the apply returned it) and a member's write that changed none of these
 (only its resourceVersion or managed fields) are no news. News arriving within ``COALESCE_SECONDS`` of another for the
-same workload joins it in one reconcile (a PinApp's shards report in turn).
-
-A status step that only says the shard is still on its way (not Ready, not Degraded, not finished) waits
-``PROGRESS_SECONDS``: a shard steps Progressing -> Ready some 300 ms apart, more than the coalescing window, and each
-step was a host reconcile of its own (3.65 per workload paced at 5/s, bench/federation.py). The Ready step that
-follows comes at ``COALESCE_SECONDS`` and the earlier time wins (``WorkQueue.add_after``), so Ready is not later; only
-an intermediate "Progressing" reaches the host status up to a second later.
+same workload joins it in one reconcile (a PinApp's shards report in turn, a shard's status steps through Progressing
+to Ready).
 """
 
 from __future__ import annotations
@@ -21,43 +16,32 @@ from collections.abc import Mapping
 from typing import Any
 
 COALESCE_SECONDS = 0.25
-PROGRESS_SECONDS = 1.0
-FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 ShardId = tuple[str, str, str, str]  # (member, kind, namespace, name)
 
 
-def _dump(value: object) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def fingerprint(obj: Mapping[str, Any]) -> tuple[str, str]:
-    """What the host workload's reconcile reads from a shard: what a hand edit changes, and the status."""
+def fingerprint(obj: Mapping[str, Any]) -> str:
+    """What the host workload's reconcile reads from a shard."""
     meta = obj.get("metadata") or {}
-    edits = [
-        meta.get("uid"),
-        meta.get("generation"),
-        meta.get("labels"),
-        meta.get("annotations"),
-        meta.get("deletionTimestamp"),
-        obj.get("spec"),
-    ]
-    return _dump(edits), _dump(obj.get("status"))
-
-
-def on_its_way(status: Mapping[str, Any] | None) -> bool:
-    """A status that says only that the shard is still progressing: not Ready, not Degraded, not finished."""
-    status = status or {}
-    conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or [] if isinstance(c, dict)}
-    if conditions.get("Ready") == "True" or conditions.get("Degraded") == "True":
-        return False
-    return status.get("phase") not in FINISHED_PHASES
+    return json.dumps(
+        [
+            meta.get("uid"),
+            meta.get("generation"),
+            meta.get("labels"),
+            meta.get("annotations"),
+            meta.get("deletionTimestamp"),
+            obj.get("spec"),
+            obj.get("status"),
+        ],
+        sort_keys=True,
+        default=str,
+    )
 
 
 class ShardNews:
     """The last fingerprint seen (or written) per shard; thread-safe (member watch threads and the workers)."""
 
     def __init__(self) -> None:
-        self._known: dict[ShardId, tuple[str, str]] = {}
+        self._known: dict[ShardId, str] = {}
         self._lock = threading.Lock()
 
     def wrote(self, shard: ShardId, obj: Mapping[str, Any]) -> None:
@@ -65,20 +49,14 @@ class ShardNews:
         with self._lock:
             self._known[shard] = fingerprint(obj)
 
-    def delay(self, shard: ShardId, event: str, obj: Mapping[str, Any]) -> float | None:
-        """Seconds until the host workload's reconcile for this event, or None when it is no news."""
+    def is_news(self, shard: ShardId, event: str, obj: Mapping[str, Any]) -> bool:
         if event == "DELETED":
             with self._lock:
                 self._known.pop(shard, None)
-            return COALESCE_SECONDS
+            return True
         now = fingerprint(obj)
         with self._lock:
-            before = self._known.get(shard)
-            if before == now:
-                return None
+            if self._known.get(shard) == now:
+                return False
             self._known[shard] = now
-        status_step = before is not None and before[0] == now[0]
-        return PROGRESS_SECONDS if status_step and on_its_way(obj.get("status")) else COALESCE_SECONDS
-
-    def is_news(self, shard: ShardId, event: str, obj: Mapping[str, Any]) -> bool:
-        return self.delay(shard, event, obj) is not None
+            return True
