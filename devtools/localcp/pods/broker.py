@@ -20,6 +20,7 @@ import socketserver
 import struct
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,10 @@ class BrokerServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             return {"error": "stdin, stdout and stderr are required"}
         pod, container = _target(target)
         if pod is not None and container and kills_pid_1(argv):
+            began = time.monotonic()
             why = self.restart(pod, container)
+            # the operator gives an exec 20 s: a late or refused answer here is why a restart became a pod deletion
+            log.info("%s: restart of %s answered in %.2f s: %s", pod, container, time.monotonic() - began, why or "ok")
             return {"exit": 0} if why is None else {"error": why}
         found = self.lookup(pod) if isinstance(pod, str) else None
         if found is None:
