@@ -14,6 +14,7 @@ from kubernetes import client
 
 from devtools.waiting import wait_for
 from pincompute import GROUP, VERSION
+from pincompute.kinds import KINDS
 from pincompute.status import rfc3339
 from tests.support.federation import condition, custom, get, pinapp
 
@@ -23,10 +24,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster, pytest.mark.timeout(
 def running(api: client.ApiClient, namespace: str, name: str) -> int:
     pods = client.CoreV1Api(api).list_namespaced_pod(namespace, label_selector=f"pincompute.io/workload={name}")
     return sum(1 for p in pods.items if p.status.phase == "Running" and not p.metadata.deletion_timestamp)
-
-
-def set_member_b(host: client.ApiClient, spec: dict) -> None:
-    set_member(host, "member-b", spec)
 
 
 def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federation, federation_clusters, project):
@@ -49,15 +46,8 @@ def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federati
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    now = datetime.now(UTC)
     try:
-        set_member_b(
-            host,
-            {
-                "cordoned": True,
-                "drain": {"requestedAt": rfc3339(now), "jobsDeadline": rfc3339(now + timedelta(minutes=10))},
-            },
-        )
+        drain(host, "member-b", 600)
         wait_for(lambda: get(b, "PinApp", ns, "drained") is None, 120, what="member-b's shard removed")
         wait_for(lambda: running(b, ns, "drained") == 0, 60, what="member-b's pods gone")
         obj = get(host, "PinApp", ns, "drained")
@@ -79,7 +69,7 @@ def test_a_drained_member_hands_its_replicas_over_before_its_shard_goes(federati
     finally:
         stop.set()
         watcher.join()
-        set_member_b(host, {"cordoned": False, "drain": None})
+        set_member(host, "member-b", {"cordoned": False, "drain": None})
     wait_for(
         lambda: condition(get(host, "PinApp", ns, "fresh"), "Ready").get("status") == "True",
         90,
@@ -94,6 +84,11 @@ def placed_on(host: client.ApiClient, kind: str, ns: str, name: str) -> list[str
 
 
 JOB = {"name": "worker", "image": "registry.local/batch/worker:1", "resources": {"requests": {"cpu": "100m"}}}
+
+
+def submit_batch(host: client.ApiClient, ns: str, kind: str, name: str, **spec: object) -> None:
+    """Create a run-to-finish workload of ``kind`` on the host."""
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, KINDS[kind].plural, batch(ns, kind, name, **spec))
 
 
 def batch(ns: str, kind: str, name: str, **spec: object) -> dict:
@@ -122,9 +117,7 @@ def test_a_cronjob_stays_on_a_drained_member_until_the_jobs_deadline_then_moves(
     ns = project()
     host = federation_clusters["host"]
     kind = "PinterestCronJob"
-    custom(host).create_namespaced_custom_object(
-        GROUP, VERSION, ns, "pinterestcronjobs", batch(ns, kind, "nightly", schedule="*/5 * * * *")
-    )
+    submit_batch(host, ns, kind, "nightly", schedule="*/5 * * * *")
     (source,) = wait_for(lambda: placed_on(host, kind, ns, "nightly"), 60, what="the CronJob placed")
     target = next(m for m in ("member-a", "member-b") if m != source)
     members = {m: federation_clusters[m] for m in (source, target)}
@@ -152,9 +145,7 @@ def test_a_job_that_finished_on_a_drained_member_is_not_run_again_at_the_deadlin
     ns = project()
     host = federation_clusters["host"]
     kind = "PinterestJobSet"
-    custom(host).create_namespaced_custom_object(
-        GROUP, VERSION, ns, "pinterestjobsets", batch(ns, kind, "once", shards=1, parallelism=1)
-    )
+    submit_batch(host, ns, kind, "once", shards=1, parallelism=1)
     wait_for(
         lambda: ((get(host, kind, ns, "once") or {}).get("status") or {}).get("phase") == "Succeeded",
         90,
