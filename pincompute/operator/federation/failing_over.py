@@ -119,23 +119,24 @@ class Failover:
             return False
         return not self._holds(obj, source) and (source not in losses or losses[source].reason == DRAINED)
 
-    def _holds(self, obj: Mapping[str, Any], cluster: str) -> bool:
+    def _shard(self, obj: Mapping[str, Any], cluster: str) -> dict[str, Any] | None:
+        """The workload's shard on member ``cluster`` as its cache holds it (None: none, or no such member)."""
         member = self.members.get(cluster)
         meta = obj["metadata"]
-        return member is not None and member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) is not None
+        return member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) if member is not None else None
+
+    def _holds(self, obj: Mapping[str, Any], cluster: str) -> bool:
+        return self._shard(obj, cluster) is not None
 
     def _succeeded(self, obj: Mapping[str, Any], cluster: str) -> bool:
         """Whether the workload's shard on ``cluster`` succeeded (a Failed one may be crash-looping: not finished)."""
-        member = self.members.get(cluster)
-        meta = obj["metadata"]
-        live = member.get_cr(str(obj["kind"]), meta["namespace"], meta["name"]) if member is not None else None
+        live = self._shard(obj, cluster)
         return live is not None and (live.get("status") or {}).get("phase") == SUCCEEDED
 
     def _ready(self, obj: Mapping[str, Any], placement: Placement | None) -> bool:
-        if placement is None or placement.cluster not in self.members:
+        if placement is None:
             return False
-        meta = obj["metadata"]
-        live = self.members[placement.cluster].get_cr(str(obj["kind"]), meta["namespace"], meta["name"])
+        live = self._shard(obj, placement.cluster)
         if live is None:
             return False
         shard = LiveShard.of(live)
