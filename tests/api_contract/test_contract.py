@@ -168,3 +168,23 @@ def test_the_schema_states_what_the_server_requires(document):
     assert "ETag" in create["responses"]["201"]["headers"]
     assert "Retry-After" in create["responses"]["503"]["headers"]
     assert "Retry-After" in create["responses"]["429"]["headers"]
+
+
+CONSTRAINTS = {"pattern", "enum", "minimum", "maximum", "maxLength"}
+
+
+def test_every_operation_with_a_constrained_header_or_query_documents_the_400_for_a_bad_one(document):
+    """A malformed If-Match on DELETE was a 400 the schema did not list (schemathesis found it with `If-Match:`)."""
+    missing = [
+        f"{method.upper()} {path}"
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if isinstance(operation, dict)
+        and any(
+            p.get("in") in {"header", "query"} and CONSTRAINTS & set(p.get("schema", {}))
+            for p in operation.get("parameters", [])
+        )
+        and "400" not in operation["responses"]
+    ]
+
+    assert not missing, missing

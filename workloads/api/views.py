@@ -210,7 +210,7 @@ class WorkloadDetailView(ApiView):
         operation_id="workloads_destroy",
         parameters=[PROJECT_PARAM, KIND_PARAM, NAME_PARAM, IF_MATCH],
         request=None,
-        responses={204: None, **error_codes(401, 403, 404, 409, 429, 503)},
+        responses={204: None, **error_codes(400, 401, 403, 404, 409, 429, 503)},
         description="Delete the workload: the federation removes its shards from every member, then the object.",
         tags=["workloads"],
     )

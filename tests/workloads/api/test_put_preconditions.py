@@ -78,3 +78,13 @@ def test_an_if_match_no_generation_can_have_is_a_400_that_does_not_echo_it(web, 
 
     body = error(refused, 400)
     assert [f["path"] for f in body["fields"]] == ["If-Match"] and "9" * 40 not in refused.content.decode()
+
+
+@pytest.mark.parametrize("if_match", ["", "abc", '"1'])
+def test_a_malformed_if_match_on_delete_is_a_400_naming_it_and_deletes_nothing(web, developer, if_match):
+    before = copy.deepcopy(web.objects)
+
+    refused = client_for(developer).delete(ONE, HTTP_IF_MATCH=if_match)
+
+    assert [f["path"] for f in error(refused, 400)["fields"]] == ["If-Match"]
+    assert web.objects == before and not AuditEvent.objects.filter(action="workload.delete").exists()
