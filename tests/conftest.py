@@ -8,6 +8,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.stuck_tasks import _no_stuck_tasks  # noqa: F401  (autouse for every async test)
+
 # The suite shares 2 cores with real apiservers: generation speed is not what property tests check.
 settings.register_profile("pinconsole", suppress_health_check=[HealthCheck.too_slow], deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "pinconsole"))

@@ -206,12 +206,18 @@ def spread_workload(live_pods: dict[str, Any], local_control_plane: Any) -> Iter
 
 
 async def read_until(comm: WebsocketCommunicator, needle: str, timeout: float = 20) -> str:
-    """Concatenate stdout until `needle` appears."""
-    seen, deadline = "", time.monotonic() + timeout
+    """Concatenate stdout until `needle` appears. A close before it fails naming the close code and every other
+    message seen (a CI run once saw only "closed" here: the status that said why had been skipped)."""
+    seen, others, deadline = "", [], time.monotonic() + timeout
     while needle not in seen:
-        msg = await comm.receive_json_from(timeout=max(0.1, deadline - time.monotonic()))
+        frame = await comm.receive_output(timeout=max(0.1, deadline - time.monotonic()))
+        if frame["type"] == "websocket.close":
+            raise AssertionError(f"closed {frame.get('code')} ({frame.get('reason')!r}) before {needle!r}: {others}")
+        msg = json.loads(frame["text"])
         if msg["type"] == "stdout":
             seen += msg["data"]
+        else:
+            others.append(msg)
     return seen
 
 
