@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pincompute.federation.admission import QUOTA_EXCEEDED, AdmissionDecision, Claim, ScalerBounds, Verdict, admit
 from pincompute.grants import Allocation
-from pincompute.placement import hpa_max_per_shard
+from pincompute.placement import Placement, hpa_max_per_shard
 from pincompute.specs import PinApp, PinScaler
 from pincompute.tiers import Tier
 
@@ -62,6 +62,18 @@ def reach(app: str, zones: int, steering: Iterable[Steering], *, asked: bool = T
         if asked and scaler.asked is not None and scaler.asked.target == app:
             highs.append(scaler.asked.max_replicas)
     return max((sum(hpa_max_per_shard(high, zones)) for high in highs), default=0)
+
+
+def scaler_shards(target: Sequence[Placement]) -> list[Placement]:
+    """A PinScaler's shards for its target PinApp's ``target`` shards: shard i of n over the shards the PinApp runs
+    now, in their order. A failover adds shards beyond the zone count (their index above it) or folds a lost zone's
+    replicas into a shard that stays; numbered by zone, two HPAs would share one zone's bounds and a shard that took
+    a whole zone over would keep half the floor. Over the shards that exist, the HPAs' minima sum to at least the
+    scaler's ``minReplicas`` and their maxima to its ``maxReplicas`` (at least one each); unchanged by a placement
+    without a failover, whose shards are 0..n-1 already."""
+    ordered = sorted(target, key=lambda p: (p.shard_index, p.cluster))
+    count = len(ordered)
+    return [dataclasses.replace(p, shard_index=i, shard_count=count, replicas=None) for i, p in enumerate(ordered)]
 
 
 def autoscaled(app: PinApp, replicas: int) -> PinApp:

@@ -3,18 +3,24 @@
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pincompute.federation.admission import QUOTA_EXCEEDED, Admission, Claim, ScalerBounds, claim_of, recorded_admission
-from pincompute.federation.autoscaling import Steering, admit_scaled, autoscaled, bounds_of, reach
+from pincompute.federation.autoscaling import Steering, admit_scaled, autoscaled, bounds_of, reach, scaler_shards
+from pincompute.federation.failover import fail_over
+from pincompute.federation.propagation import shard_manifest
 from pincompute.grants import Allocation
+from pincompute.operator.placement_annotations import placement_for
 from pincompute.placement import Placement
 from pincompute.runtime import load_profile
 from pincompute.specs import PinApp, PinScaler, parse
 from pincompute.tiers import Tier
 from pincompute.translate import translate
 from tests.support.examples import example
+from tests.support.failover_plans import cluster as failover_cluster
+from tests.support.failover_plans import lost
+from tests.support.failover_plans import request as failover_request
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 TIER = Tier.ONDEMAND
@@ -252,3 +258,64 @@ def test_for_any_edits_the_members_never_run_more_than_admitted_and_the_grant_ho
         assert sum(a.record or 0 for a in admitted.values()) * POD <= grant.cpu_milli
         for name, app in admitted.items():
             assert project.members_may_run(name) <= (app.record or 0), (name, project)
+
+
+# -- a scaler's HPAs after its PinApp failed over ----------------------------------------------------------------
+
+
+def scaler_hpas(low: int, high: int, target_shards: list[Placement]) -> list[tuple[str, dict]]:
+    """(member, HPA) the members write for a scaler following ``target_shards``: through the shard manifests'
+    annotations, as each member operator reads its placement."""
+    cr = example("PinScaler")
+    cr["spec"]["minReplicas"], cr["spec"]["maxReplicas"] = low, high
+    hpas = []
+    for shard in scaler_shards(target_shards):
+        manifest = shard_manifest(cr, shard, cr["spec"])
+        made = translate(manifest, load_profile(), placement_for(manifest, shard.cluster, shard.zone))
+        hpas += [(shard.cluster, hpa) for hpa in made]
+    return hpas
+
+
+@given(
+    zones=st.integers(1, 4),
+    per_zone=st.integers(1, 4),
+    lost_zones=st.sets(st.integers(0, 3), min_size=1),
+    budget=st.integers(0, 12),
+    low=st.integers(1, 12),
+    extra=st.integers(0, 24),
+    spares=st.integers(0, 2),
+)
+def test_after_any_failover_the_scalers_hpas_hold_its_floor_and_ceiling_over_the_shards_that_run(
+    zones, per_zone, lost_zones, budget, low, extra, spares
+):
+    names = [f"m{i}" for i in range(zones)]
+    shards = [Placement(n, f"z{i}", "r", i, zones, per_zone) for i, n in enumerate(names)]
+    candidates = [failover_cluster(n, f"z{i}") for i, n in enumerate(names)]
+    candidates += [failover_cluster(f"spare{i}", f"z{i % zones}") for i in range(spares)]
+    gone = lost(*(names[i] for i in lost_zones if i < zones))
+    zone_names = tuple(f"z{i}" for i in range(zones))
+    plan = fail_over(failover_request(zones * per_zone, zones=zone_names), shards, candidates, gone, budget=budget)
+    assume(plan.shards)
+    high = low + extra
+
+    placed = scaler_hpas(low, high, plan.shards)
+    hpas = [hpa for _, hpa in placed]
+
+    # one per shard that runs, each on its member's Deployment of that shard
+    assert [(m, h["spec"]["scaleTargetRef"]["name"]) for m, h in placed] == [
+        (p.cluster, f"web-{p.zone}") for p in sorted(plan.shards, key=lambda p: (p.shard_index, p.cluster))
+    ]
+    assert sum(h["spec"]["minReplicas"] for h in hpas) >= low  # the floor holds over what runs
+    assert sum(h["spec"]["maxReplicas"] for h in hpas) == max(high, len(hpas))  # the ceiling, at least one each
+    assert all(h["spec"]["minReplicas"] <= h["spec"]["maxReplicas"] for h in hpas)
+
+
+def test_a_member_that_took_a_lost_zone_over_gets_the_scalers_whole_bounds():
+    shards = [Placement("a", "z1", "r", 0, 2, 2), Placement("b", "z2", "r", 1, 2, 2)]
+    candidates = [failover_cluster("a", "z1"), failover_cluster("b", "z2", healthy=False)]
+    plan = fail_over(failover_request(4), shards, candidates, lost("b"), budget=4)
+
+    ((_, hpa),) = scaler_hpas(2, 8, plan.shards)
+
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 8)  # zone-numbered: 1 and 4
+    assert [p.shard_index for p in scaler_shards(shards)] == [0, 1]  # without a failover: the zones' own numbers

@@ -1,12 +1,11 @@
 """Failover: a lost member's replicas go to other members that fit, never beyond the count plus the surge, never
 beyond a pool; the policy's grace and the kind's defaults decide when."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pincompute.cluster_scheduling import ClusterCandidate, PlacementRequest
 from pincompute.federation.failover import (
     DRAINED,
     UNREACHABLE,
@@ -18,39 +17,10 @@ from pincompute.federation.failover import (
     lost_members,
 )
 from pincompute.placement import Placement
-from pincompute.quantity import Resources
 from pincompute.specs import validate
 from pincompute.specs.failover import FailoverPolicy, failover_policy
 from pincompute.tiers import Tier
-
-GI = 2**30
-NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
-
-
-def cluster(name, zone, *, pool_cpu=100_000, used=0, healthy=True):
-    return ClusterCandidate(
-        name=name,
-        region="r",
-        zone=zone,
-        role="member",
-        schedulable=True,
-        healthy=healthy,
-        hardware_families=frozenset({"m5"}),
-        labels={},
-        taints=[],
-        pool_capacity={tier: Resources(pool_cpu, 100 * GI) for tier in Tier},
-        tier_requested={Tier.ONDEMAND: Resources(used, 0)},
-        node_allocatable=Resources(16_000, 64 * GI),
-        node_count=10,
-    )
-
-
-def request(replicas, kind="PinApp", zones=("z1", "z2")):
-    return PlacementRequest(kind, Tier.ONDEMAND, Resources(1000, GI), replicas, zones=zones)
-
-
-def lost(*names, reason=UNREACHABLE):
-    return {n: MemberLoss(n, reason, NOW - timedelta(seconds=90)) for n in names}
+from tests.support.failover_plans import NOW, cluster, lost, request
 
 
 def test_a_lost_zone_shard_joins_the_surviving_shard_in_an_allowed_zone():

@@ -5,7 +5,8 @@ Events become work-queue keys: a workload's own key for a change of its spec or 
 status: that is our own write, except a member's refusal appearing; nor of our own finalizer; nor before admission
 has decided, which queues it then), the project's admission key whenever a
 workload comes, goes or changes, or the project's quota changes, and every workload key when a member cluster
-changes.
+changes. A PinApp's placement changing (placed, failed over, drained: a status change) queues the PinScalers that
+target it, whose shards follow its shards (``federation.autoscaling.scaler_shards``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from pincompute.errors import Conflict, NotFound
 from pincompute.federation.admission import CONDITION as ADMITTED
+from pincompute.federation.autoscaling import TARGET_KIND
 from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
@@ -72,6 +74,7 @@ class HostRuntime:
         self.store = Store()
         self.watches: dict[str, ListWatch] = {}
         self._fingerprints: dict[Key, tuple[Any, ...]] = {}
+        self._placed: dict[Key, Any] = {}  # each PinApp's placement rows, as last seen
         self._member_generations: dict[str, Any] = {}
         self.configs = ConfigWatches(kube, self._on_config)  # per project namespace: the read is granted there only
 
@@ -116,6 +119,8 @@ class HostRuntime:
         meta = obj.get("metadata") or {}
         key = _key_of(self.name, obj)
         admission = Key(self.name, ADMISSION, key.namespace, "")
+        if key.kind == TARGET_KIND:
+            self._scalers_follow(key, None if event == "DELETED" else obj)
         if event == "DELETED":
             self._fingerprints.pop(key, None)
             if not any(k.namespace == key.namespace for k in list(self._fingerprints)):
@@ -135,6 +140,20 @@ class HostRuntime:
         else:
             # not decided yet: its reconcile would only wait for admission, which queues it once it decides
             self.ignored("host_not_admitted")
+
+    def _scalers_follow(self, key: Key, obj: dict[str, Any] | None) -> None:
+        """Queue the PinScalers targeting PinApp ``key`` when its placement moved: nothing else would until the
+        resync, and meanwhile their HPAs would bound the shards the PinApp had (a lost member's among them)."""
+        rows = None if obj is None else ((obj.get("status") or {}).get("placement") or {}).get("clusters")
+        if self._placed.get(key) == rows:
+            return
+        if rows is None:
+            self._placed.pop(key, None)
+        else:
+            self._placed[key] = rows
+        for scaler in self.store.list("PinScaler", key.namespace):
+            if ((scaler.get("spec") or {}).get("targetRef") or {}).get("name") == key.name:
+                self.enqueue(_key_of(self.name, scaler), "target_placed")
 
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:
         namespace = str((obj.get("metadata") or {}).get("namespace") or "")

@@ -24,6 +24,7 @@ from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, Tempora
 from pincompute.federation.admission import CONDITION as ADMITTED
 from pincompute.federation.admission import is_admitted, recorded_admission
 from pincompute.federation.aggregation import ShardObservation, aggregate
+from pincompute.federation.autoscaling import scaler_shards
 from pincompute.federation.failover import describe
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import (
@@ -226,7 +227,7 @@ class Propagator:
     def _follow_target(self, obj: dict[str, Any]) -> list[Placement]:
         target = str(((obj.get("spec") or {}).get("targetRef") or {}).get("name") or "")
         app = self.host.workload("PinApp", str(obj["metadata"]["namespace"]), target)
-        return placements_of((app or {}).get("status")) if app is not None else []
+        return scaler_shards(placements_of(app.get("status"))) if app is not None else []
 
     def _record_placement(
         self, obj: dict[str, Any], shards: list[Placement], decision: PlacementDecision, generation: int, replaced: str

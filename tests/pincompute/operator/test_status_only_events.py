@@ -77,3 +77,44 @@ def test_the_echo_of_our_own_write_of_an_owned_object_queues_nothing_but_later_c
 
     assert ignored == ["own_write"]
     assert queued == [("nb", "owned")] * 3
+
+
+def _placed_app(clusters: list[str], ready: str = "True") -> dict:
+    rows = [{"cluster": c, "zone": f"z-{c}", "shardIndex": i, "shardCount": 2} for i, c in enumerate(clusters)]
+    return {
+        "kind": "PinApp",
+        "metadata": {"name": "web", "namespace": "proj-a", "uid": "u-web", "generation": 1},
+        "status": {
+            "conditions": [{"type": "Admitted", "status": "True"}, {"type": "Ready", "status": ready}],
+            "placement": {"generation": 1, "clusters": rows},
+        },
+    }
+
+
+def _scaler(name: str, target: str) -> dict:
+    return {
+        "kind": "PinScaler",
+        "metadata": {"name": name, "namespace": "proj-a", "uid": f"u-{name}", "generation": 1},
+        "spec": {"targetRef": {"name": target}},
+    }
+
+
+def test_a_pinapps_placement_moving_queues_the_scalers_that_target_it_and_only_then():
+    """Its status is the federation's own write, so its key stays quiet; the scalers following it must not wait for
+    the resync (a failover or a drain moves the PinApp's shards by a status write)."""
+    from pincompute.operator.federation.host import HostRuntime
+
+    queued: list[tuple[str, str]] = []
+    enqueue = lambda key, cause="other", /: queued.append((key.name, cause))  # noqa: E731
+    host = HostRuntime(FakeKube(), enqueue, on_members_changed=list)
+    host.configs.ensure = lambda _namespace: None  # no config watches on a fake
+    for scaler in (_scaler("follows", "web"), _scaler("elsewhere", "api")):
+        host.store.apply("PinScaler", "ADDED", scaler)
+
+    host._on_workload("ADDED", _placed_app(["member-a", "member-b"]))
+    queued.clear()
+    host._on_workload("MODIFIED", _placed_app(["member-a", "member-b"], ready="False"))  # status, same placement
+    assert queued == []
+    host._on_workload("MODIFIED", _placed_app(["member-a"]))  # failed over
+
+    assert queued == [("follows", "target_placed")]

@@ -162,3 +162,35 @@ def test_a_job_that_finished_on_a_drained_member_is_not_run_again_at_the_deadlin
         assert (get(host, kind, ns, "once")["status"] or {}).get("phase") == "Succeeded"
     finally:
         set_member(host, source, {"cordoned": False, "drain": None})
+
+
+def hpa_bounds(api: client.ApiClient, ns: str, name: str) -> list[tuple[int, int]]:
+    hpas = client.AutoscalingV2Api(api).list_namespaced_horizontal_pod_autoscaler(ns).items
+    return [(h.spec.min_replicas, h.spec.max_replicas) for h in hpas if h.metadata.name.startswith(f"{name}-")]
+
+
+def test_a_scaler_follows_its_pinapp_off_a_drained_member_with_its_whole_bounds(
+    federation, federation_clusters, project
+):
+    """The scaler's shards follow the PinApp's placement at once (nothing requeued them before the resync), and the
+    member that took the drained zone over gets the scaler's whole floor and ceiling, not its zone's half: its HPA
+    then raises the Deployment (whose replicas are the HPA's) to the floor, so the handover completes."""
+    ns = project()
+    host, a, b = (federation_clusters[n] for n in ("host", "member-a", "member-b"))
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinapps", pinapp(ns, "scaled", replicas=2))
+    spec = {"project": ns, "team": "team", "tier": "OnDemand", "targetRef": {"name": "scaled"}, "minReplicas": 2,
+            "maxReplicas": 6, "metrics": [{"type": "CPU", "targetUtilization": 70}]}  # fmt: skip
+    scaler = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "PinScaler", "metadata": {"name": "scaler", "namespace": ns},
+              "spec": spec}  # fmt: skip
+    custom(host).create_namespaced_custom_object(GROUP, VERSION, ns, "pinscalers", scaler)
+    wait_for(lambda: hpa_bounds(a, ns, "scaler") == [(1, 3)] and hpa_bounds(b, ns, "scaler") == [(1, 3)], 90,
+             what="one HPA per zone shard, each with half the bounds")  # fmt: skip
+    wait_for(lambda: running(a, ns, "scaled") == 1 and running(b, ns, "scaled") == 1, 90, what="1 + 1 Running")
+    try:
+        drain(host, "member-b", 600)
+        wait_for(lambda: hpa_bounds(a, ns, "scaler") == [(2, 6)], 60, what="member-a's HPA with the whole bounds")
+        wait_for(lambda: get(b, "PinScaler", ns, "scaler") is None, 30, what="member-b's scaler shard removed")
+        wait_for(lambda: running(a, ns, "scaled") == 2, 90, what="member-a's HPA raising it to the floor")
+        wait_for(lambda: get(b, "PinApp", ns, "scaled") is None, 60, what="member-b's PinApp shard removed")
+    finally:
+        set_member(host, "member-b", {"cordoned": False, "drain": None})
