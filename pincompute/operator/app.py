@@ -110,7 +110,16 @@ def build_operator(settings: Settings, stop: threading.Event) -> Operator:
 
         def federation(op: Operator) -> Federation:
             kube = Kube(operator_client(host.kubeconfig, host.context), host.name)
-            return Federation(kube, clusters, profile, op.enqueue, stop, instance=settings.identity, ignored=op.ignored)
+            return Federation(
+                kube,
+                clusters,
+                profile,
+                op.enqueue,
+                stop,
+                instance=settings.identity,
+                ignored=op.ignored,
+                enqueue_after=op.enqueue_after,  # without it shard news went at once: no coalescing, no delays
+            )
 
     operator = Operator(
         clusters, profile, stop, options=settings.options, elector=elector, metrics=metrics, federation=federation

@@ -4,8 +4,9 @@ back here.
 
 Keys on the host cluster's name are the federation's: a project's admission key (``host.ADMISSION``)
 or one host workload. Member shard events that change what its reconcile reads (``shard_news``: status
-included, our own apply's echo not) requeue their host workload, coalesced over a quarter second; a member's
-reachability change requeues every host workload, and a sweep finds shards whose host object is gone.
+included, our own apply's echo not) requeue their host workload, coalesced over a quarter second (a status step
+still on its way over a second); a member's reachability change requeues every host workload, and a sweep finds
+shards whose host object is gone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pincompute.operator.federation.admitter import Admitter
 from pincompute.operator.federation.host import ADMISSION, QUOTA, HostRuntime
 from pincompute.operator.federation.member_health import MemberHealth
 from pincompute.operator.federation.propagator import Propagator
-from pincompute.operator.federation.shard_news import COALESCE_SECONDS, ShardNews
+from pincompute.operator.federation.shard_news import ShardNews
 from pincompute.operator.kubeio import Kube
 from pincompute.operator.reconciler import Outcome
 from pincompute.runtime import RuntimeProfile
@@ -46,12 +47,13 @@ class Federation:
         *,
         instance: str,
         ignored: Callable[[str], None] = lambda _cause: None,
-        enqueue_after: Callable[[Key, float, str], None] | None = None,
+        enqueue_after: Callable[[Key, float, str], None],
         health_period: float = 2.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.members, self.enqueue, self.stop, self.now, self.ignored = members, enqueue, stop, now, ignored
-        self.enqueue_after = enqueue_after or (lambda key, _delay, cause: enqueue(key, cause))
+        # required: a fallback that queued at once made every shard's news a reconcile of its own (no coalescing)
+        self.enqueue_after = enqueue_after
         self.shard_news = ShardNews()
         self.host = HostRuntime(host_kube, enqueue, on_members_changed=self.requeue_all, ignored=ignored)
         self.events = EventRecorder(host_kube, instance)
@@ -107,8 +109,9 @@ class Federation:
             kind, namespace, name = str(obj.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name"))
             shard = (cluster, kind, namespace, name)
             self.seen[shard] = self.now()
-            if self.shard_news.is_news(shard, event, obj):
-                self.enqueue_after(Key(self.name, kind, namespace, name), COALESCE_SECONDS, "shard_event")
+            delay = self.shard_news.delay(shard, event, obj)
+            if delay is not None:
+                self.enqueue_after(Key(self.name, kind, namespace, name), delay, "shard_event")
             else:
                 self.ignored("shard_echo")
 

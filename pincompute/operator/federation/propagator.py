@@ -279,10 +279,12 @@ class Propagator:
             if current is not None and _same_shard(desired, current):
                 continue
             res = member.cr_resource(kind) or cr_resource(kind, _plural(kind))
+            shard = (placement.cluster, kind, meta["namespace"], meta["name"])
             try:
-                applied = member.kube.apply(desired, res)
-                member.remember(applied)
-                self.news.wrote((placement.cluster, kind, meta["namespace"], meta["name"]), applied)
+                with self.news.writing(shard):
+                    applied = member.kube.apply(desired, res)
+                    member.remember(applied)
+                    self.news.wrote(shard, applied)
             except CoreError as exc:
                 pending = True
                 log.info("%s/%s on %s: %s", meta["namespace"], meta["name"], placement.cluster, exc)
