@@ -4,7 +4,7 @@ back here.
 
 Keys on the host cluster's name are the federation's: a project's admission key (``host.ADMISSION``)
 or one host workload. Member shard events that change what its reconcile reads (``shard_news``: status
-included, our own apply's echo not) requeue their host workload, coalesced over a quarter second (a status step
+included, our own apply's echo not) requeue their host workload, coalesced over a tenth of a second (a status step
 still on its way over a second); a member's reachability change requeues every host workload, and a sweep finds
 shards whose host object is gone.
 """
