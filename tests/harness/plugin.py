@@ -8,14 +8,17 @@ PINCONSOLE_TEST_LIGHT=1 runs on SQLite and in-memory layers for a quick local lo
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from devtools.localcp.mailpit import Mailpit, MailpitFailed
@@ -63,6 +66,25 @@ def _runs_tests(early_config: pytest.Config) -> bool:
         return True
     workers = getattr(early_config.known_args_namespace, "numprocesses", None)
     return not workers
+
+
+def _interrupt_on_sigterm(*, forward: bool) -> None:
+    """A SIGTERM (CI's job timeout, ``timeout``, a stopped job) ends the session as Ctrl-C does, so that the fixtures'
+    teardowns, ``pytest_unconfigure`` and ``atexit`` stop what it started; by default the signal ends the process at
+    once and leaves PostgreSQL, Redis, the control plane and the rest running. A second SIGTERM ends it at once.
+    ``forward``: pytest-xdist's controller, whose workers (each with its components) the signal did not reach when
+    only the controller was sent it: they are sent it first."""
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if forward:
+            for worker in psutil.Process().children():
+                with contextlib.suppress(psutil.Error):
+                    worker.send_signal(signal.SIGTERM)
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _start_backing_services() -> None:
@@ -160,7 +182,9 @@ def pytest_load_initial_conftests(
         }
     )
     (SESSION_DIR / "var" / "staticfiles").mkdir(parents=True, exist_ok=True)
-    if _runs_tests(early_config):
+    runs_tests = _runs_tests(early_config)
+    _interrupt_on_sigterm(forward=not runs_tests)
+    if runs_tests:
         _start_backing_services()
     return (yield)
 
