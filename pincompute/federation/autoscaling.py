@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pincompute.federation.admission import QUOTA_EXCEEDED, AdmissionDecision, Claim, ScalerBounds, Verdict, admit
 from pincompute.grants import Allocation
@@ -62,6 +63,11 @@ def reach(app: str, zones: int, steering: Iterable[Steering], *, asked: bool = T
         if asked and scaler.asked is not None and scaler.asked.target == app:
             highs.append(scaler.asked.max_replicas)
     return max((sum(hpa_max_per_shard(high, zones)) for high in highs), default=0)
+
+
+def target_name(scaler: Mapping[str, Any]) -> str:
+    """The PinApp a PinScaler object targets (``spec.targetRef.name``; "" when it names none)."""
+    return str(((scaler.get("spec") or {}).get("targetRef") or {}).get("name") or "")
 
 
 def scaler_shards(target: Sequence[Placement]) -> list[Placement]:

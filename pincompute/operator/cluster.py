@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pincompute import API_VERSION, VERSION
 from pincompute.errors import CoreError
+from pincompute.federation.autoscaling import target_name
 from pincompute.kinds import KINDS
 from pincompute.kube.listwatch import ListWatch
 from pincompute.kube.rawapi import Obj
@@ -217,7 +218,7 @@ class ClusterRuntime:
     def _scaler_targets(self, key: Key, obj: Mapping[str, Any], *, gone: bool) -> None:
         """A scaler's PinApps (the one it targets and the one it targeted before, or the last when it is deleted)
         must stop or start setting replicas: left to an HPA that no longer drives them, they would keep what it set."""
-        target = str(((obj.get("spec") or {}).get("targetRef") or {}).get("name") or "")
+        target = target_name(obj)
         before = self._targets.pop(key, "") if gone else self._targets.get(key, "")
         if not gone and target:
             self._targets[key] = target
@@ -304,11 +305,7 @@ class ClusterRuntime:
     def scalers_of(self, namespace: str, app: str) -> list[Mapping[str, Any]]:
         if "PinScaler" not in self.crs:
             return []
-        return [
-            s
-            for s in self.store.list("PinScaler", namespace)
-            if ((s.get("spec") or {}).get("targetRef") or {}).get("name") == app
-        ]
+        return [s for s in self.store.list("PinScaler", namespace) if target_name(s) == app]
 
     def remember(self, obj: dict[str, Any]) -> None:
         """Put a write's result in the store so the next reconcile does not redo it before the watch catches up."""

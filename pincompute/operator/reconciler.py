@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pincompute.errors import FieldError, NotFound, PermanentError, SpecInvalid
+from pincompute.federation.autoscaling import target_name
 from pincompute.federation.propagation import NOT_FEDERATED, unplaced_reason
 from pincompute.operator.apply import WritePlan, plan_writes
 from pincompute.operator.cluster import ClusterRuntime, Key
@@ -115,8 +116,7 @@ class Reconciler:
                 for s in cluster.scalers_of(cr["metadata"].get("namespace", ""), cr["metadata"]["name"])
             )
         elif kind == "PinScaler":
-            ref = ((cr.get("spec") or {}).get("targetRef") or {}).get("name", "")
-            target = cluster.get_cr("PinApp", cr["metadata"].get("namespace", ""), str(ref))
+            target = cluster.get_cr("PinApp", cr["metadata"].get("namespace", ""), target_name(cr))
         return translate(
             cr,
             self.profile,

@@ -18,7 +18,7 @@ from typing import Any
 
 from pincompute.errors import Conflict, NotFound
 from pincompute.federation.admission import CONDITION as ADMITTED
-from pincompute.federation.autoscaling import TARGET_KIND
+from pincompute.federation.autoscaling import TARGET_KIND, target_name
 from pincompute.federation.refusal import current_refusal
 from pincompute.federation.revisions import revision_selector
 from pincompute.kinds import KINDS, MEMBER_CLUSTER, PROJECT_QUOTA
@@ -152,7 +152,7 @@ class HostRuntime:
         else:
             self._placed[key] = rows
         for scaler in self.store.list("PinScaler", key.namespace):
-            if ((scaler.get("spec") or {}).get("targetRef") or {}).get("name") == key.name:
+            if target_name(scaler) == key.name:
                 self.enqueue(_key_of(self.name, scaler), "target_placed")
 
     def _on_quota(self, _event: str, obj: dict[str, Any]) -> None:

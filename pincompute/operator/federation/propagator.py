@@ -24,7 +24,7 @@ from pincompute.errors import CoreError, NoFeasibleCluster, SpecInvalid, Tempora
 from pincompute.federation.admission import CONDITION as ADMITTED
 from pincompute.federation.admission import is_admitted, recorded_admission
 from pincompute.federation.aggregation import ShardObservation, aggregate
-from pincompute.federation.autoscaling import scaler_shards
+from pincompute.federation.autoscaling import scaler_shards, target_name
 from pincompute.federation.failover import describe
 from pincompute.federation.members import candidate_of
 from pincompute.federation.propagation import (
@@ -225,7 +225,7 @@ class Propagator:
         return out
 
     def _follow_target(self, obj: dict[str, Any]) -> list[Placement]:
-        target = str(((obj.get("spec") or {}).get("targetRef") or {}).get("name") or "")
+        target = target_name(obj)
         app = self.host.workload("PinApp", str(obj["metadata"]["namespace"]), target)
         return scaler_shards(placements_of(app.get("status"))) if app is not None else []
 

@@ -65,21 +65,20 @@ class ShardNews:
 
     def __init__(self) -> None:
         self._known: dict[ShardId, tuple[str, str]] = {}
-        self._writing: dict[ShardId, int] = {}
+        self._writing: set[ShardId] = set()
         self._lock = threading.Lock()
 
     @contextmanager
     def writing(self, shard: ShardId) -> Iterator[None]:
-        """Around our write of ``shard``: its echo may arrive before the write returns."""
+        """Around our write of ``shard``: its echo may arrive before the write returns. One write per shard at a
+        time: a shard belongs to one host key, which one worker holds at a time."""
         with self._lock:
-            self._writing[shard] = self._writing.get(shard, 0) + 1
+            self._writing.add(shard)
         try:
             yield
         finally:
             with self._lock:
-                left = self._writing.pop(shard) - 1
-                if left:
-                    self._writing[shard] = left
+                self._writing.discard(shard)
 
     def wrote(self, shard: ShardId, obj: Mapping[str, Any]) -> None:
         """Our apply's result: its watch echo is no news."""
