@@ -189,6 +189,12 @@ def pytest_load_initial_conftests(
     return (yield)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.harness import static_index
+
+    static_index.share()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     _stop_backing_services()
     if "PINCONSOLE_SCREENSHOTS" not in os.environ:
