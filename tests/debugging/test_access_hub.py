@@ -279,3 +279,32 @@ async def test_a_change_applied_while_the_epoch_is_being_read_is_not_lost_to_the
     read = await reading
 
     assert read == 5 and hub.known_epoch(user.pk) == 6
+
+
+class SwallowingPubSub:
+    """A pubsub whose ping swallows a cancellation that lands inside it, as redis-py's can (redis/redis-py#2028)."""
+
+    def __init__(self) -> None:
+        self.pings = 0
+
+    async def ping(self, _message: str) -> None:
+        self.pings += 1
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            return
+
+
+async def test_the_pinger_stops_with_its_subscription_even_when_a_cancellation_is_swallowed(settings):
+    settings.DEBUG_ACCESS_LEASE_SECONDS = 0.2
+    hub = AccessHub(asyncio.get_running_loop())
+    pubsub, subscribed = SwallowingPubSub(), asyncio.Event()
+    subscribed.set()
+    pinger = asyncio.get_running_loop().create_task(hub._ping(pubsub, subscribed))
+    await until(lambda: pubsub.pings == 1)
+
+    subscribed.clear()  # what the subscription's end does, before it cancels the pinger
+    pinger.cancel()
+
+    await asyncio.wait_for(asyncio.shield(pinger), 2)
+    assert pubsub.pings == 1  # no ping after the end
