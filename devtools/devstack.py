@@ -107,8 +107,12 @@ def install_platform(cluster: Cluster) -> None:
     """Exactly as ``python -m pincompute.operator install-crds``: on a member the workload CRDs, tier
     PriorityClasses and project ClusterRoles; on the host (``--host-context``) the workload, ProjectQuota and
     MemberCluster CRDs."""
-    role = InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
-    install(Kube(api_for(cluster), cluster.name), role=role)
+    install(Kube(api_for(cluster), cluster.name), role=installed_on(cluster))
+
+
+def installed_on(cluster: Cluster) -> InstalledOn:
+    """Which of the platform's installs a registered cluster gets."""
+    return InstalledOn.HOST if cluster.role == FederationRole.HOST else InstalledOn.MEMBER
 
 
 def operator_command(cp: LocalControlPlane, clusters: list[Cluster]) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 from pincompute.crds import crd_manifests, platform_crd_manifests
 from pincompute.errors import TemporaryError
 from pincompute.kinds import InstalledOn
-from pincompute.operator.kubeio import CLUSTER_ROLE, CRD, PRIORITY_CLASS, Kube
+from pincompute.operator.kubeio import CLUSTER_ROLE, CRD, PRIORITY_CLASS, Kube, Resource
 from pincompute.rbac import cluster_role_manifests
 from pincompute.tiers import priority_class_manifests
 
@@ -25,17 +25,22 @@ def _established(obj: dict[str, Any]) -> bool:
     )
 
 
+def platform_manifests(role: InstalledOn) -> list[tuple[Resource, dict[str, Any]]]:
+    """Everything ``install`` applies on a ``role`` cluster, in the order it applies them (CRDs first)."""
+    objects = [(CRD, m) for m in (*crd_manifests(), *platform_crd_manifests(role))]
+    if role is InstalledOn.MEMBER:
+        objects += [(PRIORITY_CLASS, m) for m in priority_class_manifests()]
+        objects += [(CLUSTER_ROLE, m) for m in cluster_role_manifests()]
+    return objects
+
+
 def install(kube: Kube, timeout: float = 60.0, *, role: InstalledOn = InstalledOn.MEMBER) -> list[str]:
     """Server-side apply everything ``role`` clusters need (idempotent); returns the CRD names once all
     are Established."""
-    crds = [*crd_manifests(), *platform_crd_manifests(role)]
-    for manifest in crds:
-        kube.apply(manifest, CRD)
-    if role is InstalledOn.MEMBER:
-        for manifest in priority_class_manifests():
-            kube.apply(manifest, PRIORITY_CLASS)
-        for manifest in cluster_role_manifests():
-            kube.apply(manifest, CLUSTER_ROLE)
+    objects = platform_manifests(role)
+    for resource, manifest in objects:
+        kube.apply(manifest, resource)
+    crds = [manifest for resource, manifest in objects if resource is CRD]
     names = [m["metadata"]["name"] for m in crds]
     deadline = time.monotonic() + timeout
     pending = list(names)

@@ -17,15 +17,13 @@ from django.db import connection
 from kubernetes import client
 
 from clusters import runtime
-from clusters.models import Cluster, FederationRole
+from clusters.models import Cluster
 from clusters.services import PoolInput, update_pool
-from devtools.devstack import install_platform, register_one
+from devtools.devstack import install_platform, installed_on, register_one
 from devtools.waiting import wait_for
-from pincompute.crds import crd_manifests, platform_crd_manifests
-from pincompute.kinds import PROJECT_QUOTA, InstalledOn
+from pincompute.kinds import PROJECT_QUOTA
 from pincompute.kube.rawapi import read_json
-from pincompute.rbac import cluster_role_manifests
-from pincompute.tiers import priority_class_manifests
+from pincompute.operator.install import platform_manifests
 from projects import onboarding
 from projects.grants import QuotaInput
 from projects.members import MemberInput
@@ -43,26 +41,16 @@ ROOT = Path(__file__).resolve().parents[2]
 _installed: dict[tuple[str, str], dict[str, str]] = {}
 
 
-def _platform_objects(cluster: Cluster) -> dict[str, list[str]]:
-    """The names ``install_platform`` applies on this cluster, by resource path."""
-    host = cluster.role == FederationRole.HOST
-    role = InstalledOn.HOST if host else InstalledOn.MEMBER
-    objects = {
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions": [*crd_manifests(), *platform_crd_manifests(role)]
-    }
-    if not host:
-        objects["/apis/scheduling.k8s.io/v1/priorityclasses"] = priority_class_manifests()
-        objects["/apis/rbac.authorization.k8s.io/v1/clusterroles"] = cluster_role_manifests()
-    return {path: [m["metadata"]["name"] for m in manifests] for path, manifests in objects.items()}
-
-
 def platform_versions(cluster: Cluster) -> dict[str, str]:
     """``{path/name: resourceVersion}`` of the objects the install applies that the cluster has, read as metadata
     only (a CRD's schema is most of its bytes)."""
     api = runtime.api_for(cluster)
     accept = {"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"}
     versions: dict[str, str] = {}
-    for path, names in _platform_objects(cluster).items():
+    names_by_path: dict[str, list[str]] = {}
+    for resource, manifest in platform_manifests(installed_on(cluster)):
+        names_by_path.setdefault(resource.path(), []).append(manifest["metadata"]["name"])
+    for path, names in names_by_path.items():
         response = api.call_api(
             path, "GET", header_params=accept, auth_settings=["BearerToken"], _return_http_data_only=True,
             _preload_content=False, _request_timeout=30,
@@ -78,7 +66,6 @@ def install_once(cluster: Cluster) -> None:
     key = (cluster.api_server, cluster.role)
     if key in _installed and _installed[key] == platform_versions(cluster):
         return
-    _installed.pop(key, None)
     install_platform(cluster)
     _installed[key] = platform_versions(cluster)
 
