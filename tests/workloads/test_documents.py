@@ -3,6 +3,7 @@
 import time
 
 import pytest
+import yaml.scanner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +33,20 @@ def test_yaml_and_json_objects_are_read():
     assert load_document("kind: PinPod\nspec: {replicas: 2}\n") == {"kind": "PinPod", "spec": {"replicas": 2}}
     assert load_document(b'{"kind": "PinApp"}') == {"kind": "PinApp"}
     assert load_document(dump_document({"b": 1, "a": [1, 2]})) == {"b": 1, "a": [1, 2]}
+
+
+def test_libyaml_reads_an_ordinary_document_and_pyyaml_only_what_libyaml_refused(monkeypatch):
+    """libyaml is five times faster (``bench/document_reader.py``); PyYAML's scanner reads what libyaml refuses, such as
+    an escaped surrogate pair, and words the refusals."""
+    scanned = []
+    scanner_init = yaml.scanner.Scanner.__init__
+    monkeypatch.setattr(yaml.scanner.Scanner, "__init__", lambda self: scanned.append(1) or scanner_init(self))
+    assert load_document("kind: PinPod\nspec: {replicas: 2, args: [a, 'b']}\n")["spec"]["args"] == ["a", "b"]
+    assert load_document('{"name": "caf\\u00e9"}') == {"name": "caf\u00e9"}
+    assert scanned == []
+    assert load_document('{"emoji": "\\ud83d\\ude00"}') == {"emoji": "\U0001f600"}
+    assert "line 1" in refusal("a: [1, 2")
+    assert scanned == [1, 1]
 
 
 def test_a_yaml_bomb_is_refused_at_its_first_alias_without_expanding_it():
