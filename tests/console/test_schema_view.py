@@ -7,6 +7,9 @@ import json
 import pytest
 import yaml
 from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.renderers import OpenApiYamlRenderer
+
+from base.schema_view import LibyamlRenderer
 
 pytestmark = pytest.mark.django_db
 
@@ -26,5 +29,23 @@ def test_the_schema_is_generated_once_and_each_format_is_served_as_asked(client,
     assert first_yaml["Content-Type"].startswith("application/vnd.oai.openapi")
     assert first_json["Content-Type"].startswith("application/vnd.oai.openapi+json")
     assert again_yaml.content == first_yaml.content
-    assert json.loads(again_json.content) == json.loads(first_json.content) == yaml.safe_load(first_yaml.content)
+    assert (
+        json.loads(again_json.content)
+        == json.loads(first_json.content)
+        == yaml.load(first_yaml.content, Loader=yaml.CSafeLoader)
+    )
     assert again_json["Content-Disposition"].endswith('.json"')
+
+
+def test_libyamls_rendering_reads_back_as_drf_spectaculars_own():
+    """The schema's YAML comes from libyaml's emitter (2.5 times faster); it must say what drf-spectacular's says,
+    multi-line descriptions as blocks and no aliases for the many repeated objects."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    ours = LibyamlRenderer().render(schema)
+    theirs = OpenApiYamlRenderer().render(schema)
+    assert (
+        yaml.load(ours, Loader=yaml.CSafeLoader)
+        == yaml.load(theirs, Loader=yaml.CSafeLoader)
+        == json.loads(json.dumps(schema))
+    )
+    assert b"description: |" in ours and b"&id" not in ours and b"*id" not in ours

@@ -31,7 +31,7 @@ def components(django_db_blocker) -> dict[str, Schema]:
     with django_db_blocker.unblock():
         response = Client().get("/api/schema/")
     assert response.status_code == 200
-    return yaml.safe_load(response.content)["components"]["schemas"]
+    return yaml.load(response.content, Loader=yaml.CSafeLoader)["components"]["schemas"]
 
 
 MODELS = (*WORKLOAD_MODELS, *PREVIEW_MODELS)
