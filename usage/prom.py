@@ -4,6 +4,7 @@ Answers are cached per scrape interval (``PROMETHEUS_SCRAPE_SECONDS``) in the po
 within an interval costs no query, and no answer is older than one interval plus the query's own time. A range
 query's end is aligned to its step so that the cached answer fits every caller within the interval. The
 expressions are built by ``usage.use`` from names it checked; nothing a user types reaches PromQL unquoted.
+Queries share one HTTP client per process (kept-alive connections; one TLS context instead of one per query).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -49,12 +51,27 @@ def _require_configured() -> None:
         raise Unavailable("No usage metrics: PROMETHEUS_URL is not set (docs/operations.md).", retry_after=60)
 
 
+_clients: dict[int, httpx.Client] = {}
+_clients_lock = threading.Lock()
+
+
+def _client() -> httpx.Client:
+    """This process's client: keyed by pid, since a forked worker (Celery's prefork) must not share its parent's
+    sockets. A connection Prometheus closed (a restart) is dropped when next taken from the pool, not reused."""
+    pid = os.getpid()
+    with _clients_lock:
+        found = _clients.get(pid)
+        if found is None:
+            found = _clients[pid] = httpx.Client()
+        return found
+
+
 def _fetch(path: str, params: dict[str, str]) -> bytes:
     """Prometheus' answer as it came (cached as bytes: one blob in Redis, parsed once per process)."""
     _require_configured()
     url = settings.PROMETHEUS_URL.rstrip("/") + path
     try:
-        resp = httpx.get(url, params=params, timeout=settings.PROMETHEUS_TIMEOUT_SECONDS)
+        resp = _client().get(url, params=params, timeout=settings.PROMETHEUS_TIMEOUT_SECONDS)
     except httpx.HTTPError as exc:
         raise Unavailable(f"Usage metrics did not answer ({type(exc).__name__}).", retry_after=10) from exc
     if resp.status_code != 200:
