@@ -8,6 +8,7 @@ parent and so that stopping it can signal its whole process group. The pidfile s
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import signal
@@ -241,8 +242,16 @@ def _group_alive(pgid: int) -> bool:
 
 
 def _ssl_context(ca_file: Path | None) -> ssl.SSLContext:
-    ctx = ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
-    return ctx
+    """One context per CA file and version of it: a start polls a probe every 0.2 s, and building a context (loading
+    the CA) cost more CPU than the probe's request."""
+    if ca_file is None:
+        return _context_for(None, 0)
+    return _context_for(str(ca_file), ca_file.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _context_for(ca_file: str | None, _version: int) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=ca_file)
 
 
 def http_get(url: str, ca_file: Path | None = None, token: str | None = None, timeout: float = 3.0) -> tuple[int, str]:
