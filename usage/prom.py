@@ -9,10 +9,10 @@ Queries share one HTTP client per process (kept-alive connections; one TLS conte
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -51,19 +51,11 @@ def _require_configured() -> None:
         raise Unavailable("No usage metrics: PROMETHEUS_URL is not set (docs/operations.md).", retry_after=60)
 
 
-_clients: dict[int, httpx.Client] = {}
-_clients_lock = threading.Lock()
-
-
+@functools.cache
 def _client() -> httpx.Client:
-    """This process's client: keyed by pid, since a forked worker (Celery's prefork) must not share its parent's
-    sockets. A connection Prometheus closed (a restart) is dropped when next taken from the pool, not reused."""
-    pid = os.getpid()
-    with _clients_lock:
-        found = _clients.get(pid)
-        if found is None:
-            found = _clients[pid] = httpx.Client()
-        return found
+    """One pooled client per process, as the log archive's (``debugging.logs.archive._http``); a connection Prometheus
+    closed (a restart) is dropped when next taken from the pool. Celery forks its workers before any task queries."""
+    return httpx.Client()
 
 
 def _fetch(path: str, params: dict[str, str]) -> bytes:
